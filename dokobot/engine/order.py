@@ -1,0 +1,110 @@
+"""Trump and suit order of each game type (RULES §4), as lookup tables.
+
+For each scheme, every card has a *class* (0..3 its plain suit, :data:`TRUMP` for trumps)
+and a *key*: within one class, the higher key wins; every trump key is above every plain key.
+
+>>> from dokobot.engine.cards import card_str
+>>> s = SCHEMES[NORMAL_SCHEME]
+>>> [card_str(c) for c in s.trumps_high_to_low[:6]]
+['♥10', '♣Q', '♠Q', '♥Q', '♦Q', '♣J']
+>>> len(s.trumps_high_to_low), s.class_mask[TRUMP].bit_count()
+(13, 26)
+>>> SCHEMES[FLESHLESS_SCHEME].class_mask[TRUMP]
+0
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from .cards import (
+    ACE,
+    CLUBS,
+    DIAMONDS,
+    HEARTS,
+    JACK,
+    KING,
+    NINE,
+    QUEEN,
+    SPADES,
+    TEN,
+    Card,
+    Mask,
+    card_of,
+)
+from .types import Solo
+
+TRUMP: Final = 4
+
+# Scheme indices: the solo value, the normal game shares the diamonds solo's order.
+NORMAL_SCHEME: Final = int(Solo.DIAMONDS)
+FLESHLESS_SCHEME: Final = int(Solo.FLESHLESS)
+
+
+@dataclass(frozen=True, slots=True)
+class Scheme:
+    """The order of one game type."""
+
+    name: str
+    cls: tuple[int, ...]
+    """Class of each card (suit 0..3, or TRUMP)."""
+    key: tuple[int, ...]
+    """Strength of each card; compare only within a class, trumps above all."""
+    class_mask: tuple[Mask, ...]
+    """Cards of each class (index 0..4)."""
+    trumps_high_to_low: tuple[Card, ...]
+    """Trump kinds, highest first (copy 0 of each kind)."""
+
+    def beats(self, card: Card, best: Card) -> bool:
+        """Whether ``card``, played after ``best``, takes the trick from it."""
+        return (self.cls[card] == self.cls[best] or self.cls[card] == TRUMP) and (
+            self.key[card] > self.key[best]
+        )
+
+
+def _build(name: str, trump_kinds: list[tuple[int, int]]) -> Scheme:
+    cls = [0] * 48
+    key = [0] * 48
+    n = len(trump_kinds)
+    trump_rank = {suit * 6 + rank: n - i for i, (suit, rank) in enumerate(trump_kinds)}
+    masks = [0] * 5
+    for card in range(48):
+        kind = card >> 1
+        if kind in trump_rank:
+            cls[card] = TRUMP
+            key[card] = 100 + trump_rank[kind]
+        else:
+            cls[card] = kind // 6
+            key[card] = kind % 6  # rank order 9 < J < Q < K < 10 < A
+        masks[cls[card]] |= 1 << card
+    return Scheme(
+        name,
+        tuple(cls),
+        tuple(key),
+        tuple(masks),
+        tuple(card_of(s, r) for s, r in trump_kinds),
+    )
+
+
+def _suit_trumps(suit: int) -> list[tuple[int, int]]:
+    top = [(HEARTS, TEN)] + [(s, QUEEN) for s in (CLUBS, SPADES, HEARTS, DIAMONDS)]
+    top += [(s, JACK) for s in (CLUBS, SPADES, HEARTS, DIAMONDS)]
+    ranks = (ACE, KING, NINE) if suit == HEARTS else (ACE, TEN, KING, NINE)
+    return top + [(suit, r) for r in ranks]
+
+
+SCHEMES: Final[tuple[Scheme, ...]] = (
+    _build("diamonds", _suit_trumps(DIAMONDS)),
+    _build("hearts", _suit_trumps(HEARTS)),
+    _build("spades", _suit_trumps(SPADES)),
+    _build("clubs", _suit_trumps(CLUBS)),
+    _build("queens", [(s, QUEEN) for s in (CLUBS, SPADES, HEARTS, DIAMONDS)]),
+    _build("jacks", [(s, JACK) for s in (CLUBS, SPADES, HEARTS, DIAMONDS)]),
+    _build("fleshless", []),
+)
+
+
+def scheme_for(solo: Solo | None) -> Scheme:
+    """The order of a solo, or of the normal game (``None``)."""
+    return SCHEMES[NORMAL_SCHEME if solo is None else int(solo)]

@@ -1,0 +1,68 @@
+"""Neutral messages between the adapters and the host.
+
+An adapter turns what a person typed or clicked into an :class:`Input` and hands it to the
+host; the host answers with a list of events. :class:`Public` goes to the channel,
+:class:`Private` to one person only (a DM, an IRC NOTICE, a Discord ephemeral reply).
+Both carry the text already rendered in the reader's language; an adapter only adds
+platform formatting. ``choices`` lists the commands the reader may send next (cards to play,
+reservations, calls), so an adapter can show them as buttons.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Input:
+    """One line typed (or one button clicked) by a person.
+
+    ``channel`` and ``user`` are stable, platform-qualified ids such as ``"discord:123"`` or
+    ``"irc:#doko"``; ``name`` is the display name used in public messages.
+    ``dm`` marks a private message to the bot; then ``channel`` is the table's channel if the
+    adapter knows it, else ``""`` (the host finds the user's table).
+    """
+
+    channel: str
+    user: str
+    name: str
+    text: str
+    dm: bool = False
+    admin: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """A command the reader may send next, e.g. ``Choice("♣Q", "/play CQ")``."""
+
+    label: str
+    command: str
+
+
+@dataclass(frozen=True, slots=True)
+class Public:
+    """A message for everybody in ``channel``."""
+
+    channel: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Private:
+    """A message for ``user`` only.
+
+    ``reply`` is true when it answers that user's own input (Discord shows it as an
+    ephemeral reply); other private messages are pushed (a DM or an IRC NOTICE).
+    ``kind`` tells adapters what it is: ``"hand"``, ``"turn"`` (it carries the legal cards
+    as choices), ``"reservation"``, ``"error"``, ``"info"`` or ``"export"``.
+    """
+
+    channel: str
+    user: str
+    text: str
+    choices: tuple[Choice, ...] = ()
+    reply: bool = False
+    kind: str = "info"
+
+
+Event = Public | Private
