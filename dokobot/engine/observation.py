@@ -1,0 +1,334 @@
+"""What one player may know, and worlds consistent with it (for search).
+
+An :class:`Observation` holds only public facts and the player's own hand: the
+reservations said (healthy / reservation), the game that is played as far as it is
+announced, every played card, every call, and the parties as far as they are revealed.
+:meth:`Observation.sample_hands` deals the unseen cards to the other players so that every
+known fact holds (voids shown by play, ♣Q played or announced), and :meth:`Observation.world`
+turns such a deal into a full :class:`~dokobot.engine.game.Game` at the same point of play.
+
+>>> import random
+>>> from dokobot.engine.game import Game
+>>> from dokobot.engine.types import HEALTHY
+>>> g = Game.deal(DEFAULT_RULES, 3, seed=11)
+>>> for s in range(4):
+...     g.play(s, HEALTHY)
+>>> obs = observe(g, 2)
+>>> hands = obs.sample_hands(random.Random(0))
+>>> hands[2] == g.hands[2], sum(h.bit_count() for h in hands)
+(True, 48)
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from .cards import CLUB_QUEENS, FULL_DECK, Mask
+from .game import Game, Trick
+from .order import SCHEMES, TRUMP
+from .rules import DEFAULT_RULES, Rules
+from .types import Action, GameType, Party, Phase, Seat, Solo
+
+__all__ = ["DEFAULT_RULES", "Observation", "observe"]
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """One player's view of a game."""
+
+    seat: Seat
+    rules: Rules
+    dealer: Seat
+    phase: Phase
+    turn: Seat
+    hand: Mask
+    hand_sizes: tuple[int, int, int, int]
+    reserved: tuple[int, int, int, int]
+    """-1 not yet said, 0 healthy, 1 reservation."""
+    game_type: GameType
+    """As the player knows it: others see a silent wedding as a normal game."""
+    solo: Solo | None
+    declarer: Seat
+    mandatory: bool
+    wedding_open: bool
+    shift: int
+    tricks: tuple[Trick, ...]
+    trick: tuple[int, ...]
+    leader: Seat
+    calls: tuple[tuple[Seat, Action], ...]
+    level: tuple[int, int]
+    closed: tuple[bool, bool]
+    parties: tuple[Party | None, Party | None, Party | None, Party | None]
+    """Each seat's party as far as this player knows it."""
+    voids: tuple[int, int, int, int]
+    """Per seat a bit set of classes (suit 0..3, trump 4) the seat has shown it lacks."""
+    eyes: tuple[int, int, int, int]
+    won: tuple[int, int, int, int]
+    mandatory_owed: tuple[bool, bool, bool, bool]
+    forced: Seat
+
+    @property
+    def played(self) -> Mask:
+        m = 0
+        for _, cards, _ in self.tricks:
+            for c in cards:
+                m |= 1 << c
+        for c in self.trick:
+            m |= 1 << c
+        return m
+
+    @property
+    def unseen(self) -> Mask:
+        """Cards held by the other players."""
+        return FULL_DECK & ~self.played & ~self.hand
+
+    def _club_queen_rules(self) -> tuple[int, int]:
+        """(seats that hold no unplayed ♣Q, seats that must hold one)."""
+        if self.game_type not in (GameType.NORMAL, GameType.WEDDING) or self.solo is not None:
+            return 0, 0
+        unseen_q = (self.unseen & CLUB_QUEENS).bit_count()
+        played_by = [0, 0, 0, 0]
+        for leader, cards, _ in self.tricks:
+            for i, c in enumerate(cards):
+                if (1 << c) & CLUB_QUEENS:
+                    played_by[(leader + i) & 3] += 1
+        for i, c in enumerate(self.trick):
+            if (1 << c) & CLUB_QUEENS:
+                played_by[(self.leader + i) & 3] += 1
+        no_q = 0
+        must_q = 0
+        for s in range(4):
+            if s == self.seat:
+                continue
+            p = self.parties[s]
+            if self.game_type is GameType.WEDDING:
+                if s != self.declarer:
+                    no_q |= 1 << s  # the wedding player holds both
+            elif p is Party.KONTRA:
+                no_q |= 1 << s
+            elif p is Party.RE and played_by[s] == 0 and unseen_q:
+                must_q |= 1 << s
+        return no_q, must_q
+
+    def sample_hands(self, rng: random.Random, tries: int = 200) -> list[Mask]:
+        """A deal of the unseen cards consistent with this observation.
+
+        Every hand has its true size; a seat never gets a card of a class it has shown
+        void in; a known Kontra player (normal game) gets no ♣Q, a revealed Re player who
+        has not played one gets one.
+        """
+        scheme = SCHEMES[0 if self.solo is None else int(self.solo)]
+        allowed = [0, 0, 0, 0]
+        no_q, must_q = self._club_queen_rules()
+        for s in range(4):
+            if s == self.seat:
+                continue
+            bad = 0
+            for c in range(5):
+                if self.voids[s] >> c & 1:
+                    bad |= scheme.class_mask[c] if c < TRUMP else scheme.class_mask[TRUMP]
+            if no_q >> s & 1:
+                bad |= CLUB_QUEENS
+            allowed[s] = FULL_DECK & ~bad
+        unseen = self.unseen
+        others = [s for s in range(4) if s != self.seat]
+        cards = []
+        m = unseen
+        while m:
+            low = m & -m
+            cards.append(low.bit_length() - 1)
+            m ^= low
+        for _ in range(tries):
+            hands = [0, 0, 0, 0]
+            hands[self.seat] = self.hand
+            need = [self.hand_sizes[s] if s != self.seat else 0 for s in range(4)]
+            pool = cards[:]
+            ok = True
+            # Revealed Re players get a ♣Q first.
+            for s in others:
+                if must_q >> s & 1:
+                    qs = [c for c in pool if (1 << c) & CLUB_QUEENS]
+                    if not qs or need[s] == 0:
+                        continue
+                    q = rng.choice(qs)
+                    pool.remove(q)
+                    hands[s] |= 1 << q
+                    need[s] -= 1
+            # Most constrained cards first, then random among the seats that may hold them.
+            rng.shuffle(pool)
+            pool.sort(key=lambda c: sum(1 for s in others if allowed[s] >> c & 1))
+            for c in pool:
+                choices = [s for s in others if need[s] and allowed[s] >> c & 1]
+                if not choices:
+                    ok = False
+                    break
+                weights = [need[s] for s in choices]
+                s = rng.choices(choices, weights)[0]
+                hands[s] |= 1 << c
+                need[s] -= 1
+            if ok:
+                return hands
+        return self._sample_exact(rng, cards, allowed)
+
+    def _sample_exact(
+        self, rng: random.Random, cards: list[int], allowed: list[Mask]
+    ) -> list[Mask]:
+        """Backtracking fallback; ignores the soft ♣Q rule if nothing else fits."""
+        others = [s for s in range(4) if s != self.seat]
+        need = [self.hand_sizes[s] if s != self.seat else 0 for s in range(4)]
+        hands = [0, 0, 0, 0]
+        hands[self.seat] = self.hand
+        order = sorted(cards, key=lambda c: sum(1 for s in others if allowed[s] >> c & 1))
+
+        def go(i: int) -> bool:
+            if i == len(order):
+                return True
+            c = order[i]
+            seats = [s for s in others if need[s] and allowed[s] >> c & 1]
+            rng.shuffle(seats)
+            for s in seats:
+                need[s] -= 1
+                hands[s] |= 1 << c
+                if go(i + 1):
+                    return True
+                need[s] += 1
+                hands[s] &= ~(1 << c)
+            return False
+
+        if not go(0):
+            raise ValueError("no deal fits this observation")
+        return hands
+
+    def world(self, hands: list[Mask]) -> Game:
+        """A full game at this point of play in which the players hold ``hands``."""
+        if self.phase in (Phase.RESERVATIONS, Phase.DECLARATIONS):
+            raise ValueError("worlds are built for the card play")
+        start = list(hands)
+        for leader, cards, _ in self.tricks:
+            for i, c in enumerate(cards):
+                start[(leader + i) & 3] |= 1 << c
+        for i, c in enumerate(self.trick):
+            start[(self.leader + i) & 3] |= 1 << c
+        g = Game.from_hands(self.rules, self.dealer, start, mandatory_owed=self.mandatory_owed)
+        g.hands = list(hands)
+        g.phase = self.phase
+        g.reserved = list(self.reserved)
+        g.game_type = self.game_type
+        g.solo = self.solo
+        g.declarer = self.declarer
+        g.mandatory = self.mandatory
+        g.scheme = SCHEMES[0 if self.solo is None else int(self.solo)]
+        g.wedding_open = self.wedding_open
+        g.shift = self.shift
+        g.level = list(self.level)
+        g.closed = list(self.closed)
+        g.calls = list(self.calls)
+        g.tricks = list(self.tricks)
+        g.trick = list(self.trick)
+        g.leader = self.leader
+        g.turn = self.turn
+        g.eyes = list(self.eyes)
+        g.won = list(self.won)
+        if self.game_type is GameType.SOLO:
+            g.re_seats = 1 << self.declarer
+        elif self.game_type is GameType.WEDDING:
+            g.re_seats = 1 << self.declarer
+            for s in range(4):
+                if s != self.declarer and self.parties[s] is Party.RE:
+                    g.re_seats |= 1 << s
+        else:
+            holders = [s for s in range(4) if start[s] & CLUB_QUEENS]
+            if len(holders) == 1:
+                g.game_type = GameType.SILENT_WEDDING
+                g.declarer = holders[0]
+            g.re_seats = sum(1 << s for s in holders)
+        return g
+
+
+def _known_parties(game: Game, seat: Seat) -> list[Party | None]:
+    known: list[Party | None] = [None, None, None, None]
+    gt = game.game_type
+    if game.phase in (Phase.RESERVATIONS, Phase.DECLARATIONS):
+        return known
+    if gt is GameType.SOLO:
+        return [game.party_of(s) for s in range(4)]
+    if gt is GameType.WEDDING:
+        known[game.declarer] = Party.RE
+        if not game.wedding_open:
+            return [game.party_of(s) for s in range(4)]
+        return known
+    known[seat] = game.party_of(seat)
+    if gt is GameType.SILENT_WEDDING and seat == game.declarer:
+        return [game.party_of(s) for s in range(4)]
+    for s, _ in game.calls:
+        known[s] = game.party_of(s)
+    for leader, cards, _ in [*game.tricks, (game.leader, tuple(game.trick), -1)]:
+        for i, c in enumerate(cards):
+            if (1 << c) & CLUB_QUEENS:
+                known[(leader + i) & 3] = Party.RE
+    res = [s for s in range(4) if known[s] is Party.RE]
+    if len(res) == 2:
+        known = [Party.RE if s in res else Party.KONTRA for s in range(4)]
+    elif known[seat] is Party.KONTRA and game.hands[seat] & CLUB_QUEENS == 0:
+        kontra = [s for s in range(4) if known[s] is Party.KONTRA]
+        if len(kontra) == 2:
+            known = [Party.KONTRA if s in kontra else Party.RE for s in range(4)]
+    return known
+
+
+def observe(game: Game, seat: Seat) -> Observation:
+    """The observation of ``seat``."""
+    voids = [0, 0, 0, 0]
+    cls = game.scheme.cls
+    for leader, cards, _ in [*game.tricks, (game.leader, tuple(game.trick), -1)]:
+        if not cards:
+            continue
+        led = cls[cards[0]]
+        for i in range(1, len(cards)):
+            if cls[cards[i]] != led:
+                voids[(leader + i) & 3] |= 1 << led
+    game_type = game.game_type
+    declarer = game.declarer
+    if game_type is GameType.SILENT_WEDDING and seat != game.declarer:
+        game_type = GameType.NORMAL
+        declarer = -1
+    p = _known_parties(game, seat)
+    return Observation(
+        seat=seat,
+        rules=game.rules,
+        dealer=game.dealer,
+        phase=game.phase,
+        turn=game.turn,
+        hand=game.hands[seat],
+        hand_sizes=(
+            game.hands[0].bit_count(),
+            game.hands[1].bit_count(),
+            game.hands[2].bit_count(),
+            game.hands[3].bit_count(),
+        ),
+        reserved=(game.reserved[0], game.reserved[1], game.reserved[2], game.reserved[3]),
+        game_type=game_type,
+        solo=game.solo,
+        declarer=declarer,
+        mandatory=game.mandatory,
+        wedding_open=game.wedding_open,
+        shift=game.shift,
+        tricks=tuple(game.tricks),
+        trick=tuple(game.trick),
+        leader=game.leader,
+        calls=tuple(game.calls),
+        level=(game.level[0], game.level[1]),
+        closed=(game.closed[0], game.closed[1]),
+        parties=(p[0], p[1], p[2], p[3]),
+        voids=(voids[0], voids[1], voids[2], voids[3]),
+        eyes=(game.eyes[0], game.eyes[1], game.eyes[2], game.eyes[3]),
+        won=(game.won[0], game.won[1], game.won[2], game.won[3]),
+        mandatory_owed=(
+            game.mandatory_owed[0],
+            game.mandatory_owed[1],
+            game.mandatory_owed[2],
+            game.mandatory_owed[3],
+        ),
+        forced=game.forced,
+    )
