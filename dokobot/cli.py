@@ -1,0 +1,154 @@
+"""The ``dokobot`` command.
+
+``dokobot`` alone starts what the configuration asks for: the chat adapters if a token or
+an IRC server is configured, else a console game against three computer players.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+
+from . import __version__
+
+
+def _bot_factory():  # type: ignore[no-untyped-def]
+    try:
+        from .ai import make_bot_factory
+    except ImportError:  # pragma: no cover - the ai package is part of dokobot
+        return None
+    return make_bot_factory()
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from .host.replay import Replayer, ReplayError, render_transcript, results_jsonl
+
+    path = Path(args.file)
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        print(f"dokobot replay: cannot read {path}: {exc.strerror}", file=sys.stderr)
+        return 2
+    rep = Replayer(bot_factory=_bot_factory())
+    try:
+        rep.run_text(text)
+    except ReplayError as exc:
+        print(f"dokobot replay: {path}: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        sys.stdout.write(results_jsonl(rep.results()))
+    elif not args.quiet:
+        print(render_transcript(rep.transcript))
+    for failure in rep.failures:
+        print(f"{path}: {failure}", file=sys.stderr)
+    return 1 if rep.failures else 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from .config import ConfigError, load_config
+    from .store import open_store
+
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        print(f"dokobot: {exc}", file=sys.stderr)
+        return 2
+    store = open_store(config.store_path)
+    try:
+        journal = store.load_journal(args.channel)
+    finally:
+        store.close()
+    if not journal:
+        print(f"dokobot export: no table in channel {args.channel!r}", file=sys.stderr)
+        return 1
+    sys.stdout.write(f"# dokobot export of {args.channel}\n!bots scripted\n" + "\n".join(journal) + "\n")
+    return 0
+
+
+def cmd_console(args: argparse.Namespace) -> int:
+    from .console import run_console
+
+    return run_console(
+        players=args.players,
+        bots=args.bots,
+        seed=args.seed,
+        lang=args.lang,
+        level=args.level,
+    )
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .config import ConfigError, load_config
+    from .runner import run_adapters
+
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        print(f"dokobot: {exc}", file=sys.stderr)
+        return 2
+    if not config.has_chat():
+        if args.command == "run":
+            print(
+                "dokobot run: no chat adapter is configured (set DOKOBOT_DISCORD_TOKEN or an "
+                "irc section); starting a console game instead.",
+                file=sys.stderr,
+            )
+        from .console import run_console
+
+        return run_console(players=[], bots=3, seed=None, lang=config.language, level="normal")
+    return run_adapters(config)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="dokobot", description="Doppelkopf for chat channels.")
+    p.add_argument("--version", action="version", version=f"dokobot {__version__}")
+    p.add_argument("-v", "--verbose", action="store_true", help="log more")
+    sub = p.add_subparsers(dest="command")
+
+    r = sub.add_parser("replay", help="replay a scripted command log")
+    r.add_argument("file")
+    r.add_argument("--json", action="store_true", help="print one JSON object per finished game")
+    r.add_argument("-q", "--quiet", action="store_true", help="print nothing but failures")
+    r.set_defaults(func=cmd_replay)
+
+    c = sub.add_parser("console", help="play in the terminal")
+    c.add_argument("--players", nargs="*", default=None, help="names of local players")
+    c.add_argument("--bots", type=int, default=None, help="computer players (default: fill)")
+    c.add_argument("--seed", type=int, default=None)
+    c.add_argument("--lang", default="en", choices=["en", "de"])
+    c.add_argument("--level", default="normal", choices=["random", "easy", "normal", "strong"])
+    c.set_defaults(func=cmd_console)
+
+    e = sub.add_parser("export", help="print a stored table as a replay file")
+    e.add_argument("channel")
+    e.add_argument("--config", default=os.environ.get("DOKOBOT_CONFIG"))
+    e.set_defaults(func=cmd_export)
+
+    run = sub.add_parser("run", help="serve the configured chat platforms")
+    run.add_argument("--config", default=os.environ.get("DOKOBOT_CONFIG"))
+    run.set_defaults(func=cmd_run)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    if args.command is None:
+        args = parser.parse_args(["run", *(argv or [])])
+        args.command = "default"
+    func = args.func
+    try:
+        return int(func(args))
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,108 @@
+"""Message catalogues (``locales/de.yaml``, ``locales/en.yaml``) and rendering.
+
+Parameters may be plain values, :class:`Cards` (rendered with the reader's rank letters) or
+:class:`Term` (a catalogue word, e.g. a solo name).
+
+>>> render("en", "card_played", {"player": "anna", "card": Cards((5,))})
+'anna plays ♣Q'
+>>> render("de", "card_played", {"player": "anna", "card": Cards((5,))})
+'anna spielt ♣D'
+>>> render("de", "solo_name", {"solo": Term("solo.clubs")})
+'Kreuz-Solo'
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any, Final
+
+import yaml
+
+from ..engine.cards import SUIT_SYMBOLS
+
+LANGS: Final = ("en", "de")
+DEFAULT_LANG: Final = "en"
+_RANKS: Final = {"en": ("9", "J", "Q", "K", "10", "A"), "de": ("9", "B", "D", "K", "10", "A")}
+
+
+@dataclass(frozen=True, slots=True)
+class Cards:
+    """Cards to show; with ``numbers``, each card is prefixed by its number."""
+
+    cards: tuple[int, ...]
+    numbers: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """A word from the catalogue, rendered in the reader's language."""
+
+    key: str
+
+
+@cache
+def catalogue(lang: str) -> dict[str, str]:
+    """The flat message table of ``lang``."""
+    text = resources.files("dokobot.host").joinpath(f"locales/{lang}.yaml").read_text("utf-8")
+    data = yaml.safe_load(text)
+    out: dict[str, str] = {}
+
+    def flatten(prefix: str, node: Any) -> None:
+        if isinstance(node, dict):
+            for k, v in node.items():
+                flatten(f"{prefix}.{k}" if prefix else str(k), v)
+        else:
+            out[prefix] = str(node)
+
+    flatten("", data)
+    return out
+
+
+def card_text(card: int, lang: str) -> str:
+    kind = card >> 1
+    return SUIT_SYMBOLS[kind // 6] + _RANKS.get(lang, _RANKS["en"])[kind % 6]
+
+
+def _value(value: Any, lang: str) -> str:
+    if isinstance(value, Cards):
+        if value.numbers:
+            return "  ".join(
+                f"{n}:{card_text(c, lang)}" for n, c in zip(value.numbers, value.cards, strict=True)
+            )
+        return " ".join(card_text(c, lang) for c in value.cards)
+    if isinstance(value, Term):
+        return text(lang, value.key)
+    if isinstance(value, bool):
+        return text(lang, "word.on" if value else "word.off")
+    if isinstance(value, list | tuple):
+        return ", ".join(_value(v, lang) for v in value)
+    return str(value)
+
+
+def text(lang: str, key: str) -> str:
+    """The raw catalogue text of ``key`` (English if ``lang`` lacks it, else the key)."""
+    cat = catalogue(lang if lang in LANGS else DEFAULT_LANG)
+    if key in cat:
+        return cat[key]
+    return catalogue(DEFAULT_LANG).get(key, key)
+
+
+class _Params(dict[str, str]):
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def render(lang: str, key: str, params: dict[str, Any] | None = None) -> str:
+    """The message ``key`` in ``lang`` with ``params`` filled in."""
+    template = text(lang, key)
+    if not params:
+        return template
+    values = _Params({k: _value(v, lang) for k, v in params.items()})
+    return string.Formatter().vformat(template, (), values)
+
+
+def has_key(key: str) -> bool:
+    return key in catalogue(DEFAULT_LANG)

@@ -1,0 +1,35 @@
+"""What a table says, before it is put into words.
+
+A :class:`Note` names a catalogue message and who reads it; the router renders it in the
+reader's language into :class:`~dokobot.host.events.Public` or
+:class:`~dokobot.host.events.Private` events.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+ALL = -1
+"""Audience: the whole channel."""
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A message for the channel (``to == ALL``) or for the person in seat ``to``."""
+
+    to: int
+    key: str
+    params: dict[str, Any] = field(default_factory=dict)
+    kind: str = "info"
+    choices: tuple[tuple[str, str], ...] = ()
+    """(label key or text, command) pairs; labels starting with ``@`` are catalogue keys."""
+
+
+class Refusal(Exception):
+    """A command that is refused; nothing changed. Carries a catalogue key."""
+
+    def __init__(self, key: str, **params: Any) -> None:
+        super().__init__(key)
+        self.key = key
+        self.params = params

@@ -1,0 +1,136 @@
+"""Table options (RULES §11): names, types, defaults, parsing.
+
+>>> o = TableOptions()
+>>> o.set("tournament", "on").tournament, o.set("series_length", "8").series_length
+(True, 8)
+>>> o.set("series_length", "7")
+Traceback (most recent call last):
+...
+dokobot.host.options.OptionError: series_length must be a multiple of 4 from 4 to 96
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, fields
+from typing import Any, Final
+
+from ..engine.rules import Rules
+
+MODES: Final = ("free", "single", "fixed4", "duel")
+LANGUAGES: Final = ("de", "en")
+BOT_LEVELS: Final = ("random", "easy", "normal", "strong")
+
+_TRUE: Final = {"on", "true", "yes", "1", "an", "ja", "ein"}
+_FALSE: Final = {"off", "false", "no", "0", "aus", "nein"}
+
+
+class OptionError(ValueError):
+    """An unknown option or a value it does not take; ``reason`` and ``params`` for i18n."""
+
+    def __init__(self, reason: str, message: str, **params: Any) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.params = params
+
+
+@dataclass(frozen=True, slots=True)
+class TableOptions:
+    """Options of one table; immutable, :meth:`set` returns a changed copy."""
+
+    tournament: bool = False
+    series_length: int = 24
+    mode: str = "free"
+    stake: int = 1
+    limit: int = 0
+    commission: float = 0.0
+    lust_solo_leads: bool = False
+    second_heart10_wins: bool = False
+    language: str = "en"
+    turn_timeout: int = 0
+    standin: bool = True
+    bot_level: str = "normal"
+
+    @property
+    def rules(self) -> Rules:
+        return Rules(
+            tournament=self.tournament,
+            lust_solo_leads=self.lust_solo_leads,
+            second_heart10_wins=self.second_heart10_wins,
+        )
+
+    @staticmethod
+    def names() -> list[str]:
+        return [f.name for f in fields(TableOptions)]
+
+    def get(self, name: str) -> Any:
+        return getattr(self, name)
+
+    def show(self, name: str) -> str:
+        value = getattr(self, name)
+        if isinstance(value, bool):
+            return "on" if value else "off"
+        if isinstance(value, float):
+            return f"{value:g}"
+        return str(value)
+
+    def set(self, name: str, raw: str) -> TableOptions:
+        """A copy with option ``name`` set from the text ``raw``; :class:`OptionError`."""
+        name = name.strip().lower().replace("-", "_")
+        if name not in self.names():
+            raise OptionError("option_unknown", f"unknown option {name}", name=name)
+        return dataclasses.replace(self, **{name: _parse(name, raw.strip().lower())})
+
+    def as_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TableOptions:
+        known = {k: v for k, v in data.items() if k in cls.names()}
+        return cls(**known)
+
+
+def _bad(name: str, what: str) -> OptionError:
+    return OptionError("option_bad_value", f"{name} must be {what}", name=name, what=what)
+
+
+def _parse(name: str, raw: str) -> Any:
+    if name in ("tournament", "lust_solo_leads", "second_heart10_wins", "standin"):
+        if raw in _TRUE:
+            return True
+        if raw in _FALSE:
+            return False
+        raise _bad(name, "on or off")
+    if name == "series_length":
+        if raw.isdigit() and int(raw) % 4 == 0 and 4 <= int(raw) <= 96:
+            return int(raw)
+        raise _bad(name, "a multiple of 4 from 4 to 96")
+    if name in ("stake", "limit"):
+        if raw.isdigit() and int(raw) <= 1_000_000:
+            return int(raw)
+        raise _bad(name, "a whole number from 0 to 1000000")
+    if name == "turn_timeout":
+        if raw.isdigit() and (int(raw) == 0 or 10 <= int(raw) <= 3600):
+            return int(raw)
+        raise _bad(name, "0 (off) or seconds from 10 to 3600")
+    if name == "commission":
+        try:
+            value = float(raw.rstrip("%"))
+        except ValueError:
+            value = -1.0
+        if 0.0 <= value <= 50.0:
+            return value
+        raise _bad(name, "a percentage from 0 to 50")
+    if name == "mode":
+        if raw in MODES:
+            return raw
+        raise _bad(name, " | ".join(MODES))
+    if name == "language":
+        if raw in LANGUAGES:
+            return raw
+        raise _bad(name, " | ".join(LANGUAGES))
+    if name == "bot_level":
+        if raw in BOT_LEVELS:
+            return raw
+        raise _bad(name, " | ".join(BOT_LEVELS))
+    raise _bad(name, "?")  # pragma: no cover

@@ -1,0 +1,575 @@
+"""The command router: text in, events out, for every channel at once.
+
+It parses commands (English names, German aliases), checks who may do what, drives the
+table of the channel and renders the table's notes in each reader's language. It never
+raises: a refusal or an internal error becomes a private message to the sender.
+
+>>> from dokobot.host.events import Input
+>>> r = Router(seed=1)
+>>> for name in ("anna", "ben", "carl", "dora"):
+...     _ = r.handle(Input("c", name, name, "/join"))
+>>> [e.text for e in r.handle(Input("c", "anna", "anna", "/frobnicate"))]
+['Unknown command /frobnicate. Try /help.']
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+import random
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from ..engine.errors import NotationError
+from ..engine.notation import parse_card, parse_kind
+from ..engine.types import (
+    CALL_BLACK,
+    CALL_KONTRA,
+    CALL_NO30,
+    CALL_NO60,
+    CALL_NO90,
+    CALL_RE,
+    DECLARE_SOLO,
+    DECLARE_WEDDING,
+    HEALTHY,
+    RESERVATION,
+    Action,
+    Phase,
+    Solo,
+)
+from .events import Choice, Event, Input, Private, Public
+from .i18n import LANGS, card_text, render
+from .notes import ALL, Note, Refusal
+from .options import BOT_LEVELS, OptionError
+from .table import BotFactory, Table, sorted_hand
+
+log = logging.getLogger(__name__)
+
+MAX_LINE: Final = 400
+
+#: Command -> accepted names (English first, then German aliases).
+COMMANDS: Final[dict[str, tuple[str, ...]]] = {
+    "join": ("join", "mitspielen", "beitreten"),
+    "leave": ("leave", "verlassen", "gehen"),
+    "start": ("start", "los", "geben"),
+    "healthy": ("healthy", "gesund"),
+    "reservation": ("reservation", "vorbehalt"),
+    "solo": ("solo",),
+    "wedding": ("wedding", "hochzeit"),
+    "play": ("play", "spiel", "spielen", "lege", "p"),
+    "re": ("re",),
+    "kontra": ("kontra", "contra"),
+    "no90": ("no90", "keine90"),
+    "no60": ("no60", "keine60"),
+    "no30": ("no30", "keine30"),
+    "black": ("black", "schwarz"),
+    "hand": ("hand", "blatt", "karten"),
+    "table": ("table", "tisch"),
+    "last": ("last", "letzter", "letzte"),
+    "score": ("score", "liste", "punkte", "stand"),
+    "option": ("option",),
+    "options": ("options", "optionen"),
+    "lang": ("lang", "sprache", "language"),
+    "abort": ("abort", "abbrechen"),
+    "export": ("export", "exportieren"),
+    "replace": ("replace", "ersetzen"),
+    "help": ("help", "hilfe", "h"),
+}
+ALIASES: Final[dict[str, str]] = {alias: cmd for cmd, names in COMMANDS.items() for alias in names}
+
+SOLO_NAMES: Final[dict[str, Solo]] = {
+    "clubs": Solo.CLUBS, "kreuz": Solo.CLUBS, "club": Solo.CLUBS,
+    "spades": Solo.SPADES, "pik": Solo.SPADES, "spade": Solo.SPADES,
+    "hearts": Solo.HEARTS, "herz": Solo.HEARTS, "heart": Solo.HEARTS,
+    "diamonds": Solo.DIAMONDS, "karo": Solo.DIAMONDS, "diamond": Solo.DIAMONDS,
+    "queens": Solo.QUEENS, "damen": Solo.QUEENS, "damensolo": Solo.QUEENS,
+    "jacks": Solo.JACKS, "buben": Solo.JACKS, "bubensolo": Solo.JACKS,
+    "fleshless": Solo.FLESHLESS, "fleischlos": Solo.FLESHLESS, "aces": Solo.FLESHLESS,
+    "asse": Solo.FLESHLESS,
+}  # fmt: skip
+
+_CALLS: Final[dict[str, Action]] = {
+    "re": CALL_RE, "kontra": CALL_KONTRA, "no90": CALL_NO90, "no60": CALL_NO60,
+    "no30": CALL_NO30, "black": CALL_BLACK,
+}  # fmt: skip
+
+_CONTROL: Final = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ufffd]")
+
+
+@dataclass(slots=True)
+class Context:
+    """Who sent a command, where."""
+
+    inp: Input
+    table: Table | None
+    seat: int | None
+
+
+class Router:
+    """All tables of one process, by channel."""
+
+    def __init__(
+        self,
+        *,
+        seed: int | None = None,
+        bot_factory: BotFactory | None = None,
+        default_language: str = "en",
+        table_seed: Callable[[str], int] | None = None,
+    ) -> None:
+        self.tables: dict[str, Table] = {}
+        self.user_table: dict[str, str] = {}
+        self.langs: dict[str, str] = {}
+        self.bot_factory = bot_factory
+        self.default_language = default_language
+        self._rng = random.Random(seed)
+        self._table_seed = table_seed
+
+    # ---------------------------------------------------------------- tables
+    def table(self, channel: str) -> Table:
+        """The table of ``channel`` (created on first use)."""
+        t = self.tables.get(channel)
+        if t is None:
+            seed = (
+                self._table_seed(channel)
+                if self._table_seed
+                else self._rng.getrandbits(48)
+            )
+            t = Table(channel=channel, seed=seed, bot_factory=self.bot_factory)
+            t.journal.append(f"!seed {seed}")
+            if self.default_language != t.options.language:
+                t.options = t.options.set("language", self.default_language)
+            self.tables[channel] = t
+        return t
+
+    def lang_of(self, user: str, table: Table | None = None) -> str:
+        if user in self.langs:
+            return self.langs[user]
+        return table.options.language if table else self.default_language
+
+    # ---------------------------------------------------------------- entry point
+    def handle(self, inp: Input) -> list[Event]:
+        """Answer one input; never raises."""
+        try:
+            return self._handle(inp)
+        except Refusal as r:
+            table = self.tables.get(inp.channel) or self._table_of_user(inp.user)
+            return [self._private_text(inp, table, r.key, r.params, kind="error")]
+        except Exception:  # noqa: BLE001 - nothing may escape to the platform
+            log.exception("internal error on %r", inp.text[:80])
+            return [self._private_text(inp, None, "internal_error", {}, kind="error")]
+
+    def _table_of_user(self, user: str) -> Table | None:
+        ch = self.user_table.get(user)
+        return self.tables.get(ch) if ch else None
+
+    def _private_text(
+        self, inp: Input, table: Table | None, key: str, params: dict[str, Any], kind: str
+    ) -> Private:
+        lang = self.lang_of(inp.user, table)
+        if key.startswith("illegal.") and table is not None and "turn_seat" in params:
+            seat = params["turn_seat"]
+            if 0 <= seat < len(table.seats):
+                params = {**params, "player": table.seats[seat].name}
+        return Private(
+            inp.channel or (table.channel if table else ""),
+            inp.user,
+            render(lang, key, params),
+            reply=True,
+            kind=kind,
+        )
+
+    def _handle(self, inp: Input) -> list[Event]:
+        text = _CONTROL.sub("", inp.text).strip()
+        if not text:
+            return []
+        if len(text) > MAX_LINE:
+            raise Refusal("too_long", limit=MAX_LINE)
+        table: Table | None
+        if inp.dm or not inp.channel:
+            table = self._table_of_user(inp.user)
+        else:
+            table = self.table(inp.channel)
+        seat = table.seat_of(inp.user) if table else None
+        ctx = Context(inp, table, seat)
+        if text[0] not in "/!":
+            return self._bare(ctx, text)
+        parts = text[1:].split()
+        if not parts:
+            return []
+        word = parts[0].lower()
+        args = parts[1:]
+        cmd = ALIASES.get(word)
+        if cmd is None:
+            guess = difflib.get_close_matches(word, list(ALIASES), n=1, cutoff=0.6)
+            if guess:
+                raise Refusal("unknown_command_guess", word=word, guess=ALIASES[guess[0]])
+            raise Refusal("unknown_command", word=word)
+        return getattr(self, "_cmd_" + cmd)(ctx, args)
+
+    def _bare(self, ctx: Context, text: str) -> list[Event]:
+        """A line without a command: a card if it is the sender's turn, else nothing."""
+        table, seat = ctx.table, ctx.seat
+        if table is None or seat is None or table.game is None:
+            return []
+        game = table.game
+        if game.phase is not Phase.PLAYING or game.turn != seat or len(text) > 24:
+            return []
+        try:
+            self._card(table, seat, text)
+        except Refusal:
+            return []
+        return self._cmd_play(ctx, text.split())
+
+    # ---------------------------------------------------------------- computer players
+    def bot_step(self, channel: str) -> list[Event] | None:
+        """Let the computer player to move in ``channel`` act once; None if none must."""
+        decision = self.bot_decide(channel)
+        if decision is None:
+            return None
+        return self.bot_apply(channel, *decision)
+
+    def bot_decide(self, channel: str) -> tuple[int, Action | None, Action] | None:
+        """The move of the computer player to move (may be slow; no state change)."""
+        table = self.tables.get(channel)
+        if table is None:
+            return None
+        seat = table.bot_to_move()
+        if seat is None:
+            return None
+        call, action = table.bot_decision(seat)
+        return seat, call, action
+
+    def bot_apply(self, channel: str, seat: int, call: Action | None, action: Action) -> list[Event]:
+        """Apply a computer player's move decided by :meth:`bot_decide`."""
+        table = self.tables[channel]
+        if table.bot_to_move() != seat:
+            return []
+        try:
+            notes = table.apply_bot(seat, call, action)
+        except Refusal:
+            log.exception("computer player made an illegal move")
+            return []
+        return self.render_notes(table, notes, None)
+
+    # ---------------------------------------------------------------- rendering
+    def render_notes(self, table: Table, notes: list[Note], inp: Input | None) -> list[Event]:
+        out: list[Event] = []
+        public_lang = table.options.language
+        for note in notes:
+            if note.to == ALL:
+                out.append(Public(table.channel, render(public_lang, note.key, note.params)))
+                continue
+            if note.to >= len(table.seats):
+                continue
+            info = table.seats[note.to]
+            if info.is_bot:
+                continue
+            lang = self.lang_of(info.user, table)
+            choices = tuple(Choice(_label(lbl, lang), cmd) for lbl, cmd in note.choices)
+            out.append(
+                Private(
+                    table.channel,
+                    info.user,
+                    render(lang, note.key, note.params),
+                    choices=choices,
+                    reply=inp is not None and inp.user == info.user,
+                    kind=note.kind,
+                )
+            )
+        return out
+
+    def _reply(self, ctx: Context, key: str, params: dict[str, Any] | None = None,
+               kind: str = "info") -> list[Event]:  # fmt: skip
+        return [self._private_text(ctx.inp, ctx.table, key, params or {}, kind)]
+
+    # ---------------------------------------------------------------- checks
+    @staticmethod
+    def _need_table(ctx: Context) -> Table:
+        if ctx.table is None:
+            raise Refusal("no_table_dm" if ctx.inp.dm else "no_table")
+        return ctx.table
+
+    @staticmethod
+    def _need_seat(ctx: Context) -> tuple[Table, int]:
+        table = Router._need_table(ctx)
+        if ctx.seat is None:
+            raise Refusal("not_seated")
+        return table, ctx.seat
+
+    def _may_configure(self, ctx: Context, table: Table) -> None:
+        if not (ctx.inp.admin or table.owner == ctx.inp.user or table.owner is None):
+            owner = next((s.name for s in table.seats if s.user == table.owner), "?")
+            raise Refusal("not_owner", owner=owner)
+
+    # ---------------------------------------------------------------- commands
+    def _cmd_join(self, ctx: Context, args: list[str]) -> list[Event]:
+        if ctx.inp.dm:
+            raise Refusal("in_channel_only")
+        table = self._need_table(ctx)
+        if args and args[0].lower() in ("bot", "computer", "ki"):
+            level = args[1].lower() if len(args) > 1 else None
+            if level is not None and level not in BOT_LEVELS:
+                raise Refusal("bot_level_unknown", levels=" | ".join(BOT_LEVELS))
+            if ctx.seat is None and table.owner not in (None, ctx.inp.user) and not ctx.inp.admin:
+                raise Refusal("not_seated")
+            notes = table.join_bot(ctx.inp.name, level)
+            return self.render_notes(table, notes, ctx.inp)
+        other = self.user_table.get(ctx.inp.user)
+        if other is not None and other != table.channel:
+            t = self.tables.get(other)
+            if t is not None and t.seat_of(ctx.inp.user) is not None:
+                raise Refusal("seated_elsewhere")
+        name = _clean_name(ctx.inp.name)
+        notes = table.join(ctx.inp.user, name)
+        self.user_table[ctx.inp.user] = table.channel
+        if not any(line.startswith(f"!user {name}=") for line in table.journal):
+            table.journal.insert(len(table.journal) - 1, f"!user {name}={ctx.inp.user}")
+        return self.render_notes(table, notes, ctx.inp)
+
+    def _cmd_leave(self, ctx: Context, args: list[str]) -> list[Event]:
+        table = self._need_table(ctx)
+        notes = table.leave(ctx.inp.user)
+        if table.seat_of(ctx.inp.user) is None:
+            self.user_table.pop(ctx.inp.user, None)
+        return self.render_notes(table, notes, ctx.inp)
+
+    def _cmd_replace(self, ctx: Context, args: list[str]) -> list[Event]:
+        table = self._need_table(ctx)
+        other = self.user_table.get(ctx.inp.user)
+        if other is not None and other != table.channel:
+            raise Refusal("seated_elsewhere")
+        notes = table.replace(ctx.inp.user, _clean_name(ctx.inp.name), args[0] if args else None)
+        self.user_table[ctx.inp.user] = table.channel
+        return self.render_notes(table, notes, ctx.inp)
+
+    def _cmd_start(self, ctx: Context, args: list[str]) -> list[Event]:
+        table, _ = self._need_seat(ctx)
+        if ctx.inp.dm:
+            raise Refusal("in_channel_only")
+        return self.render_notes(table, table.start(ctx.inp.name), ctx.inp)
+
+    def _act(self, ctx: Context, action: Action, text: str) -> list[Event]:
+        table, seat = self._need_seat(ctx)
+        if table.game is None:
+            raise Refusal("no_game")
+        return self.render_notes(table, table.act(seat, action, text), ctx.inp)
+
+    def _cmd_healthy(self, ctx: Context, args: list[str]) -> list[Event]:
+        return self._act(ctx, HEALTHY, "/healthy")
+
+    def _cmd_reservation(self, ctx: Context, args: list[str]) -> list[Event]:
+        return self._act(ctx, RESERVATION, "/reservation")
+
+    def _cmd_wedding(self, ctx: Context, args: list[str]) -> list[Event]:
+        return self._act(ctx, DECLARE_WEDDING, "/wedding")
+
+    def _cmd_solo(self, ctx: Context, args: list[str]) -> list[Event]:
+        if not args:
+            raise Refusal("solo_which", types="clubs spades hearts diamonds queens jacks fleshless")
+        solo = SOLO_NAMES.get(args[0].lower())
+        if solo is None:
+            raise Refusal("solo_unknown", word=args[0], types="clubs spades hearts diamonds queens jacks fleshless")
+        return self._act(ctx, DECLARE_SOLO + solo, f"/solo {solo.key}")
+
+    def _card(self, table: Table, seat: int, token: str) -> int:
+        game = table.game
+        if game is None:
+            raise Refusal("no_game")
+        hand = game.hands[seat]
+        if token.isdigit():
+            order = sorted_hand(game, hand)
+            n = int(token)
+            if not 1 <= n <= len(order):
+                raise Refusal("card_number_range", n=n, count=len(order))
+            return order[n - 1]
+        try:
+            kind = parse_kind(token)
+        except NotationError as exc:
+            raise Refusal("notation." + exc.reason, **exc.params) from exc
+        del kind
+        return parse_card(token, hand)
+
+    def _cmd_play(self, ctx: Context, args: list[str]) -> list[Event]:
+        table, seat = self._need_seat(ctx)
+        if not args:
+            raise Refusal("play_which")
+        card = self._card(table, seat, " ".join(args))
+        from ..engine.cards import card_ascii
+
+        return self._act(ctx, card, f"/play {card_ascii(card)}")
+
+    def _call(self, ctx: Context, name: str) -> list[Event]:
+        return self._act(ctx, _CALLS[name], f"/{name}")
+
+    def _cmd_re(self, ctx: Context, args: list[str]) -> list[Event]:
+        return self._call(ctx, "re")
+
+    def _cmd_kontra(self, ctx: Context, args: list[str]) -> list[Event]:
+        return self._call(ctx, "kontra")
+
+    def _cmd_no90(self, ctx: Context, args: list[str]) -> list[Event]:
+        return self._call(ctx, "no90")
+
+    def _cmd_no60(self, ctx: Context, args: list[str]) -> list[Event]:
+        return self._call(ctx, "no60")
+
+    def _cmd_no30(self, ctx: Context, args: list[str]) -> list[Event]:
+        return self._call(ctx, "no30")
+
+    def _cmd_black(self, ctx: Context, args: list[str]) -> list[Event]:
+        return self._call(ctx, "black")
+
+    def _cmd_hand(self, ctx: Context, args: list[str]) -> list[Event]:
+        table, seat = self._need_seat(ctx)
+        if table.game is None:
+            raise Refusal("no_game")
+        notes = [table.hand_note(seat)]
+        if table.running and table.game.turn == seat:
+            notes += [n for n in table.prompt() if n.to == seat]
+        return self.render_notes(table, notes, ctx.inp)
+
+    def _cmd_table(self, ctx: Context, args: list[str]) -> list[Event]:
+        table = self._need_table(ctx)
+        lang = self.lang_of(ctx.inp.user, table)
+        return self._reply(ctx, "table_view", {"view": self.describe(table, lang)})
+
+    def describe(self, table: Table, lang: str) -> str:
+        """The /table view: seats, trick on the table, whose turn, calls, known parties."""
+        names = table.names()
+        lines = [render(lang, "view.seats", {"seats": names or ["-"]})]
+        game = table.game
+        if game is None or not table.running:
+            lines.append(render(lang, "view.no_game"))
+            return "\n".join(lines)
+        from .i18n import Cards, Term
+
+        if game.phase is Phase.PLAYING:
+            trick = [f"{names[(game.leader + i) % 4]} {card_text(c, lang)}" for i, c in enumerate(game.trick)]
+            lines.append(render(lang, "view.trick", {"n": len(game.tricks) + 1, "cards": trick or ["-"]}))
+        lines.append(render(lang, "view.turn", {"player": names[game.turn]}))
+        calls = [f"{names[s]}: {render(lang, 'call.' + _call_name(a))}" for s, a in game.calls]
+        lines.append(render(lang, "view.calls", {"calls": calls or ["-"]}))
+        known = _public_parties(table)
+        if known:
+            lines.append(render(lang, "view.parties", {"parties": [f"{names[s]} {render(lang, 'party.' + p)}" for s, p in known]}))
+        _ = (Cards, Term)
+        return "\n".join(lines)
+
+    def _cmd_last(self, ctx: Context, args: list[str]) -> list[Event]:
+        table = self._need_table(ctx)
+        if table.last_trick is None:
+            raise Refusal("no_last_trick")
+        leader, cards, winner = table.last_trick
+        names = table.names()
+        lang = self.lang_of(ctx.inp.user, table)
+        played = [f"{names[(leader + i) % 4]} {card_text(c, lang)}" for i, c in enumerate(cards)]
+        return self._reply(ctx, "last_trick", {"cards": played, "player": names[winner]})
+
+    def _cmd_score(self, ctx: Context, args: list[str]) -> list[Event]:
+        table = self._need_table(ctx)
+        note = table.score_note()
+        lang = self.lang_of(ctx.inp.user, table)
+        return self._reply(ctx, note.key, note.params, kind="info") if lang else []
+
+    def _cmd_options(self, ctx: Context, args: list[str]) -> list[Event]:
+        table = self._need_table(ctx)
+        opts = table.options
+        rows = [f"{n} = {opts.show(n)}" for n in opts.names()]
+        return self._reply(ctx, "options_list", {"options": "\n".join(rows)})
+
+    def _cmd_option(self, ctx: Context, args: list[str]) -> list[Event]:
+        table = self._need_table(ctx)
+        if not args:
+            return self._cmd_options(ctx, args)
+        name = args[0].lower().replace("-", "_")
+        if len(args) == 1:
+            if name not in table.options.names():
+                raise Refusal("option_unknown", name=name, names=", ".join(table.options.names()))
+            return self._reply(ctx, "option_value", {"name": name, "value": table.options.show(name)})
+        self._may_configure(ctx, table)
+        try:
+            notes = table.set_option(name, " ".join(args[1:]), ctx.inp.name)
+        except OptionError as exc:
+            raise Refusal(exc.reason, names=", ".join(table.options.names()), **exc.params) from exc
+        return self.render_notes(table, notes, ctx.inp)
+
+    def _cmd_lang(self, ctx: Context, args: list[str]) -> list[Event]:
+        if not args or args[0].lower() not in LANGS:
+            raise Refusal("lang_which", langs=" | ".join(LANGS))
+        self.langs[ctx.inp.user] = args[0].lower()
+        return self._reply(ctx, "lang_set", {"lang": args[0].lower()})
+
+    def _cmd_abort(self, ctx: Context, args: list[str]) -> list[Event]:
+        table, seat = self._need_seat(ctx)
+        return self.render_notes(table, table.abort(seat), ctx.inp)
+
+    def _cmd_export(self, ctx: Context, args: list[str]) -> list[Event]:
+        table = self._need_table(ctx)
+        from .replay import export_table
+
+        return [
+            Private(
+                table.channel,
+                ctx.inp.user,
+                export_table(table),
+                reply=True,
+                kind="export",
+            )
+        ]
+
+    def _cmd_help(self, ctx: Context, args: list[str]) -> list[Event]:
+        lang = self.lang_of(ctx.inp.user, ctx.table)
+        if args:
+            word = args[0].lstrip("/!").lower()
+            cmd = ALIASES.get(word)
+            if cmd is None:
+                raise Refusal("unknown_command", word=word)
+            aliases = ", ".join("/" + a for a in COMMANDS[cmd])
+            return self._reply(ctx, "help." + cmd, {"aliases": aliases})
+        rows = [f"/{cmd:<12} {render(lang, 'brief.' + cmd)}" for cmd in COMMANDS]
+        return self._reply(ctx, "help_list", {"commands": "\n".join(rows)})
+
+
+def _label(label: str, lang: str) -> str:
+    if label.startswith("@"):
+        return render(lang, label[1:])
+    if label.startswith("#"):
+        return card_text(int(label[1:]), lang)
+    return label
+
+
+def _clean_name(name: str) -> str:
+    name = _CONTROL.sub("", name).strip().replace(":", "").replace("\n", " ")
+    return name[:32] or "player"
+
+
+def _call_name(action: Action) -> str:
+    from ..engine.types import call_key
+
+    return call_key(action)
+
+
+def _public_parties(table: Table) -> list[tuple[int, str]]:
+    """Parties everybody at the table knows (solo, wedding, calls, played ♣Q)."""
+    game = table.game
+    if game is None or game.phase in (Phase.RESERVATIONS, Phase.DECLARATIONS):
+        return []
+    from ..engine.cards import CLUB_QUEENS
+    from ..engine.types import GameType
+
+    known: dict[int, str] = {}
+    if game.game_type is GameType.SOLO:
+        return [(s, game.party_of(s).key) for s in range(4)]
+    if game.game_type is GameType.WEDDING:
+        known[game.declarer] = "re"
+        if not game.wedding_open:
+            return [(s, game.party_of(s).key) for s in range(4)]
+    for s, _ in game.calls:
+        known[s] = game.party_of(s).key
+    for leader, cards, _ in [*game.tricks, (game.leader, tuple(game.trick), -1)]:
+        for i, c in enumerate(cards):
+            if (1 << c) & CLUB_QUEENS and game.game_type is GameType.NORMAL:
+                known[(leader + i) % 4] = "re"
+    return sorted(known.items())
