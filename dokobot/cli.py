@@ -13,14 +13,13 @@ import sys
 from pathlib import Path
 
 from . import __version__
+from .host.table import BotFactory
 
 
-def _bot_factory():  # type: ignore[no-untyped-def]
-    try:
-        from .ai import make_bot_factory
-    except ImportError:  # pragma: no cover - the ai package is part of dokobot
-        return None
-    return make_bot_factory()
+def _bot_factory() -> BotFactory | None:
+    from .host.service import default_bot_factory
+
+    return default_bot_factory()
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

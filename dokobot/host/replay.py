@@ -59,7 +59,7 @@ class Replayer:
 
     bot_factory: BotFactory | None = None
     channel: str = CHANNEL
-    router: Router = field(init=False)
+    router: Router | None = None
     admins: set[str] = field(default_factory=set)
     users: dict[str, str] = field(default_factory=dict)
     failures: list[Failure] = field(default_factory=list)
@@ -68,11 +68,17 @@ class Replayer:
     """Every line is accepted as if by an admin (restoring a journal)."""
 
     def __post_init__(self) -> None:
-        self.router = Router(seed=0, bot_factory=self.bot_factory, table_seed=lambda _: 0)
+        if self.router is None:
+            self.router = Router(seed=0, bot_factory=self.bot_factory, table_seed=lambda _: 0)
+
+    @property
+    def _router(self) -> Router:
+        assert self.router is not None
+        return self.router
 
     @property
     def table(self) -> Table:
-        return self.router.table(self.channel)
+        return self._router.table(self.channel)
 
     def _seat(self, lineno: int, name: str) -> int:
         for i, s in enumerate(self.table.seats):
@@ -120,6 +126,7 @@ class Replayer:
             if not eq:
                 raise ReplayError(lineno, "!user needs NAME=ID")
             self.users[name.strip()] = uid.strip()
+            self.table.journal.append(f"!user {name.strip()}={uid.strip()}")
         elif word == "bots":
             table.scripted_bots = rest == "scripted"
         else:
@@ -138,7 +145,7 @@ class Replayer:
             dm=dm,
             admin=self.trusted or name in self.admins,
         )
-        events = self.router.handle(inp)
+        events = self._router.handle(inp)
         events += self.run_bots()
         for e in events:
             self.transcript.append((lineno, e))
@@ -147,7 +154,7 @@ class Replayer:
     def run_bots(self) -> list[Event]:
         out: list[Event] = []
         while True:
-            step = self.router.bot_step(self.channel)
+            step = self._router.bot_step(self.channel)
             if step is None:
                 return out
             out += step

@@ -324,8 +324,9 @@ class Router:
         name = _clean_name(ctx.inp.name)
         notes = table.join(ctx.inp.user, name)
         self.user_table[ctx.inp.user] = table.channel
-        if not any(line.startswith(f"!user {name}=") for line in table.journal):
-            table.journal.insert(len(table.journal) - 1, f"!user {name}={ctx.inp.user}")
+        user_line = f"!user {name}={ctx.inp.user}"
+        if user_line not in table.journal:
+            table.journal.insert(len(table.journal) - 1, user_line)
         return self.render_notes(table, notes, ctx.inp)
 
     def _cmd_leave(self, ctx: Context, args: list[str]) -> list[Event]:
