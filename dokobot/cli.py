@@ -101,6 +101,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     return run_adapters(config)
 
 
+def cmd_feed(args: argparse.Namespace) -> int:
+    from .host.feed import run_feed
+
+    return run_feed(args.file, args.store, args.start, args.json)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="dokobot", description="Doppelkopf for chat channels.")
     p.add_argument("--version", action="version", version=f"dokobot {__version__}")
@@ -125,6 +131,13 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("channel")
     e.add_argument("--config", default=os.environ.get("DOKOBOT_CONFIG"))
     e.set_defaults(func=cmd_export)
+
+    f = sub.add_parser("feed", help="feed a script to a durable table, line by line (testing)")
+    f.add_argument("file")
+    f.add_argument("--store", required=True, help="SQLite file")
+    f.add_argument("--from", dest="start", type=int, default=1, help="first line to feed")
+    f.add_argument("--json", action="store_true", help="print the results at the end")
+    f.set_defaults(func=cmd_feed)
 
     run = sub.add_parser("run", help="serve the configured chat platforms")
     run.add_argument("--config", default=os.environ.get("DOKOBOT_CONFIG"))

@@ -114,11 +114,11 @@ class Replayer:
             if any(len(k) != 12 for k in kinds):
                 raise ReplayError(lineno, "every player needs 12 cards")
             try:
-                table.next_deal = hands_from_kinds(kinds)
+                table.set_next_deal(hands_from_kinds(kinds))
             except ValueError as exc:
                 raise ReplayError(lineno, str(exc)) from exc
         elif word == "dealer":
-            table.next_dealer = self._seat(lineno, rest)
+            table.set_next_dealer(self._seat(lineno, rest))
         elif word == "admin":
             self.admins.add(rest)
         elif word == "user":
@@ -132,12 +132,13 @@ class Replayer:
         else:
             raise ReplayError(lineno, f"unknown directive !{word}")
 
-    def feed(self, lineno: int, name: str, text: str, dm: bool = False) -> list[Event]:
+    def input_for(self, name: str, text: str, dm: bool = False) -> Input:
+        """The :class:`Input` of a line ``NAME: TEXT``."""
         uid = self.users.get(name)
         if uid is None:
             bot = next((s.user for s in self.table.seats if s.name == name and s.is_bot), None)
             uid = bot or f"replay:{name}"
-        inp = Input(
+        return Input(
             "" if dm else self.channel,
             uid,
             name,
@@ -145,7 +146,9 @@ class Replayer:
             dm=dm,
             admin=self.trusted or name in self.admins,
         )
-        events = self._router.handle(inp)
+
+    def feed(self, lineno: int, name: str, text: str, dm: bool = False) -> list[Event]:
+        events = self._router.handle(self.input_for(name, text, dm))
         events += self.run_bots()
         for e in events:
             self.transcript.append((lineno, e))
@@ -158,6 +161,14 @@ class Replayer:
             if step is None:
                 return out
             out += step
+
+    @staticmethod
+    def parse_input(lineno: int, line: str) -> tuple[str, str, bool]:
+        """(name, text, dm) of an input line; :class:`ReplayError` if it is none."""
+        m = _LINE.match(line)
+        if m is None:
+            raise ReplayError(lineno, f"expected NAME: TEXT, got {line[:60]!r}")
+        return m["name"].strip(), m["text"], bool(m["dm"])
 
     def run_lines(self, lines: Iterable[str]) -> None:
         last: list[Event] | None = None
@@ -176,10 +187,8 @@ class Replayer:
             if line.startswith("!"):
                 self.directive(lineno, line)
                 continue
-            m = _LINE.match(line)
-            if m is None:
-                raise ReplayError(lineno, f"expected NAME: TEXT, got {line[:60]!r}")
-            last = self.feed(lineno, m["name"].strip(), m["text"], dm=bool(m["dm"]))
+            name, text, dm = self.parse_input(lineno, line)
+            last = self.feed(lineno, name, text, dm=dm)
 
     def run_text(self, text: str) -> None:
         self.run_lines(text.splitlines())

@@ -26,8 +26,8 @@ log = logging.getLogger(__name__)
 Listener = Callable[[list[Event]], Awaitable[None]]
 
 
-def default_bot_factory() -> BotFactory | None:
-    """Computer players from :mod:`dokobot.ai`."""
+def default_bot_factory(budget_s: float | None = None) -> BotFactory | None:
+    """Computer players from :mod:`dokobot.ai` (``budget_s``: search time per decision)."""
     try:
         from ..ai import Restrictions, make_player
     except ImportError:  # pragma: no cover
@@ -35,7 +35,7 @@ def default_bot_factory() -> BotFactory | None:
 
     def factory(level: str, seed: int, duel: bool) -> Any:
         restrictions = Restrictions(no_calls=True, no_solo=True) if duel else None
-        return make_player(level, seed=seed, restrictions=restrictions)
+        return make_player(level, seed=seed, restrictions=restrictions, budget_s=budget_s)
 
     return factory
 
@@ -142,6 +142,10 @@ class Service:
             log.exception("service failed on input")
             return [Private(inp.channel, inp.user, "Sorry, something went wrong.", reply=True,
                             kind="error")]  # fmt: skip
+
+    async def persist(self, channel: str) -> None:
+        """Write the channel's new journal lines to the store."""
+        await self._persist(channel)
 
     async def _persist(self, channel: str) -> None:
         table = self.router.tables.get(channel)

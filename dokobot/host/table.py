@@ -13,9 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..engine.cards import CLUB_QUEENS, Card, card_ascii
+from ..engine.cards import CLUB_QUEENS, Card, card_ascii, cards_of
 from ..engine.errors import IllegalAction
-from ..engine.game import Game
+from ..engine.game import Game, hands_from_kinds
 from ..engine.observation import Observation, observe
 from ..engine.order import SCHEMES, TRUMP
 from ..engine.scoring import score
@@ -259,7 +259,6 @@ class Table:
         if self.next_dealer is not None:
             dealer = self.next_dealer
             self.next_dealer = None
-            self._log(f"!dealer {self.seats[dealer].name}")
         elif self.dealer is None:
             dealer = 3
         else:
@@ -267,29 +266,20 @@ class Table:
         self.dealer = dealer
         forced = self.series.forced_soloist(dealer, opts.tournament, opts.series_length)
         owed = self.series.owed if opts.tournament else [False] * 4
-        if self.next_deal is not None:
-            hands = self.next_deal
-            self.next_deal = None
-            self.game = Game.from_hands(
-                opts.rules, dealer, hands, mandatory_owed=owed, forced_soloist=forced
-            )
-        else:
-            self.game = Game.deal(
-                opts.rules,
-                dealer,
-                seed_for(self.seed, self.deal_count),
-                mandatory_owed=owed,
-                forced_soloist=forced,
-            )
+        if self.next_deal is None:
+            dealt = Game.deal(opts.rules, dealer, seed_for(self.seed, self.deal_count))
+            self.set_next_deal(list(dealt.start_hands))
+        assert self.next_deal is not None
+        hands = self.next_deal
+        self.next_deal = None
+        self.game = Game.from_hands(
+            opts.rules, dealer, hands, mandatory_owed=owed, forced_soloist=forced
+        )
         self.deal_count += 1
         self.game_number += 1
         self.abort_votes = set()
         self.last_trick = None
         game = self.game
-        self._log("!deal " + "; ".join(
-            f"{self.seats[i].name}=" + " ".join(card_ascii(c) for c in sorted_hand(None, h))
-            for i, h in enumerate(game.start_hands)
-        ))
         self._log(f"{by}: /start")
         names = self.names()
         notes.append(
@@ -309,6 +299,27 @@ class Table:
             notes.append(Note(ALL, "forced_solo", {"player": names[forced]}))
         notes += self.prompt()
         return notes
+
+    def set_next_deal(self, hands: list[int]) -> None:
+        """Fix the hands of the next deal (seat order); journaled as a ``!deal`` line.
+
+        The two copies of a card are numbered in seat order, so that the journal line
+        gives back exactly these hands.
+        """
+        hands = hands_from_kinds([[c >> 1 for c in cards_of(h)] for h in hands])
+        self.next_deal = hands
+        self._log(
+            "!deal "
+            + "; ".join(
+                f"{self.seats[i].name}=" + " ".join(card_ascii(c) for c in sorted_hand(None, h))
+                for i, h in enumerate(hands)
+            )
+        )
+
+    def set_next_dealer(self, seat: int) -> None:
+        """Fix the dealer of the next game; journaled as a ``!dealer`` line."""
+        self.next_dealer = seat
+        self._log(f"!dealer {self.seats[seat].name}")
 
     def hand_note(self, seat: int) -> Note:
         game = self.game

@@ -1,0 +1,215 @@
+"""Configuration: a YAML file (see ``config.example.yaml``) plus environment variables.
+
+Tokens and passwords come only from the environment (``DOKOBOT_DISCORD_TOKEN``,
+``DOKOBOT_IRC_PASSWORD``). A malformed file is refused with an error that names the key
+and the line.
+
+>>> cfg = parse_config("language: de\\nstore:\\n  path: ':memory:'\\n", env={})
+>>> cfg.language, cfg.store_path, cfg.has_chat()
+('de', ':memory:', False)
+>>> parse_config("language: fr\\n", env={})
+Traceback (most recent call last):
+...
+dokobot.config.ConfigError: config line 1: language: must be one of de, en
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+DISCORD_TOKEN_ENV = "DOKOBOT_DISCORD_TOKEN"
+CONFIG_ENV = "DOKOBOT_CONFIG"
+DEFAULT_CONFIG_FILES = ("dokobot.yaml", "config.yaml")
+
+
+class ConfigError(ValueError):
+    """A configuration problem, with the key and (when known) the line."""
+
+
+@dataclass(frozen=True, slots=True)
+class DiscordConfig:
+    token: str
+    sharded: bool = False
+    admin_role: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    language: str = "en"
+    store_path: str = "dokobot.sqlite3"
+    bot_level: str = "normal"
+    search_budget: float = 0.8
+    bot_delay: float = 0.6
+    turn_timeout: int = 0
+    discord: DiscordConfig | None = None
+    irc: Any = None
+    """:class:`dokobot.adapters.irc.IrcSettings` when an ``irc`` section is given."""
+    log_level: str = "INFO"
+    source: str = "(defaults)"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def has_chat(self) -> bool:
+        return self.discord is not None or self.irc is not None
+
+
+_SCHEMA: dict[str, Any] = {
+    "language": ("choice", ("de", "en")),
+    "log_level": ("choice", ("DEBUG", "INFO", "WARNING", "ERROR")),
+    "store": {"path": ("str", None)},
+    "bots": {
+        "level": ("choice", ("random", "easy", "normal", "strong")),
+        "search_budget": ("float", (0.05, 10.0)),
+        "delay": ("float", (0.0, 10.0)),
+    },
+    "tables": {"turn_timeout": ("int", (0, 3600))},
+    "discord": {
+        "enabled": ("bool", None),
+        "sharded": ("bool", None),
+        "admin_role": ("str", None),
+    },
+    "irc": {
+        "host": ("str", None),
+        "port": ("int", (1, 65535)),
+        "tls": ("bool", None),
+        "tls_verify": ("bool", None),
+        "nick": ("str", None),
+        "network": ("str", None),
+        "channels": ("strlist", None),
+        "admins": ("strlist", None),
+        "flood_burst": ("int", (1, 100)),
+        "flood_rate": ("float", (0.01, 100.0)),
+    },
+}
+
+
+def _line(node: yaml.Node | None) -> str:
+    return f"config line {node.start_mark.line + 1}: " if node is not None else "config: "
+
+
+def _check(path: str, spec: Any, node: yaml.Node) -> Any:
+    """Validate ``node`` against ``spec``; return the plain value."""
+    if isinstance(spec, dict):
+        if isinstance(node, yaml.ScalarNode) and node.value in ("", "~", "null"):
+            return {}
+        if not isinstance(node, yaml.MappingNode):
+            raise ConfigError(f"{_line(node)}{path}: must be a section of keys")
+        out: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            key = str(key_node.value)
+            sub = f"{path}.{key}" if path else key
+            if key not in spec:
+                known = ", ".join(sorted(spec))
+                raise ConfigError(f"{_line(key_node)}{sub}: unknown key (known: {known})")
+            out[key] = _check(sub, spec[key], value_node)
+        return out
+    kind, arg = spec
+    if kind == "strlist":
+        if not isinstance(node, yaml.SequenceNode) or not all(
+            isinstance(n, yaml.ScalarNode) for n in node.value
+        ):
+            raise ConfigError(f"{_line(node)}{path}: must be a list of names")
+        return [str(n.value) for n in node.value]
+    if not isinstance(node, yaml.ScalarNode):
+        raise ConfigError(f"{_line(node)}{path}: must be a single value")
+    value = yaml.safe_load(yaml.serialize(node))
+    if kind == "str":
+        if value is None or isinstance(value, list | dict):
+            raise ConfigError(f"{_line(node)}{path}: must be text")
+        return str(value)
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise ConfigError(f"{_line(node)}{path}: must be true or false")
+        return value
+    if kind == "choice":
+        if str(value) not in arg:
+            raise ConfigError(f"{_line(node)}{path}: must be one of {', '.join(arg)}")
+        return str(value)
+    if kind in ("int", "float"):
+        ok = isinstance(value, int) and not isinstance(value, bool)
+        if kind == "float":
+            ok = ok or isinstance(value, float)
+        if not ok or not arg[0] <= value <= arg[1]:
+            what = "a whole number" if kind == "int" else "a number"
+            raise ConfigError(f"{_line(node)}{path}: must be {what} from {arg[0]} to {arg[1]}")
+        return value
+    raise ConfigError(f"{path}: unsupported")  # pragma: no cover
+
+
+def parse_config(text: str, env: Mapping[str, str] | None = None, source: str = "") -> Config:
+    """A :class:`Config` from YAML text and environment variables."""
+    env = os.environ if env is None else env
+    try:
+        root = yaml.compose(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"config line {mark.line + 1}: " if mark is not None else "config: "
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError(f"{where}not valid YAML ({problem})") from exc
+    data: dict[str, Any] = {} if root is None else _check("", _SCHEMA, root)
+    store = data.get("store", {})
+    bots = data.get("bots", {})
+    tables = data.get("tables", {})
+    discord_cfg: DiscordConfig | None = None
+    dsec = data.get("discord", {})
+    token = env.get(DISCORD_TOKEN_ENV, "").strip()
+    if token and dsec.get("enabled", True):
+        discord_cfg = DiscordConfig(
+            token=token, sharded=bool(dsec.get("sharded", False)), admin_role=dsec.get("admin_role")
+        )
+    elif dsec.get("enabled") is True and not token:
+        raise ConfigError(f"discord.enabled: set the token in the environment variable "
+                          f"{DISCORD_TOKEN_ENV}")  # fmt: skip
+    irc_settings = None
+    if "irc" in data and data["irc"]:
+        from .adapters.irc.settings import IrcSettings
+
+        sec = dict(data["irc"])
+        if "host" not in sec:
+            raise ConfigError("irc.host: required when an irc section is given")
+        for key in ("channels", "admins"):
+            if key in sec:
+                sec[key] = tuple(sec[key])
+        try:
+            irc_settings = IrcSettings(**sec)
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"{exc}") from exc
+    return Config(
+        language=data.get("language", "en"),
+        store_path=store.get("path", "dokobot.sqlite3"),
+        bot_level=bots.get("level", "normal"),
+        search_budget=float(bots.get("search_budget", 0.8)),
+        bot_delay=float(bots.get("delay", 0.6)),
+        turn_timeout=int(tables.get("turn_timeout", 0)),
+        discord=discord_cfg,
+        irc=irc_settings,
+        log_level=data.get("log_level", "INFO"),
+        source=source or "(text)",
+    )
+
+
+def load_config(path: str | None) -> Config:
+    """Read the config file ``path`` (or ``$DOKOBOT_CONFIG``, ``dokobot.yaml``,
+    ``config.yaml``); no file at all means the defaults."""
+    candidates = [path] if path else [os.environ.get(CONFIG_ENV, ""), *DEFAULT_CONFIG_FILES]
+    for cand in candidates:
+        if not cand:
+            continue
+        p = Path(cand)
+        if p.is_file():
+            try:
+                text = p.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise ConfigError(f"{p}: cannot read ({exc})") from exc
+            try:
+                return parse_config(text, source=str(p))
+            except ConfigError as exc:
+                raise ConfigError(f"{p}: {exc}") from exc
+        if path:
+            raise ConfigError(f"{p}: no such file")
+    return parse_config("", source="(defaults)")

@@ -1,0 +1,58 @@
+"""``dokobot run``: serve the configured chat platforms from one process."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+
+from .config import Config
+from .host.router import Router
+from .host.service import Service, default_bot_factory
+from .store import open_store
+
+log = logging.getLogger("dokobot")
+
+
+async def serve(config: Config) -> None:
+    """Start the service and every configured adapter; run until cancelled."""
+    store = open_store(config.store_path)
+    router = Router(
+        bot_factory=default_bot_factory(config.search_budget),
+        default_language=config.language,
+    )
+    service = Service(router, store, bot_delay=config.bot_delay)
+    restored = await service.start()
+    log.info("restored %d tables from %s", len(router.tables), config.store_path)
+    jobs = []
+    if config.discord is not None:
+        from .adapters.discord import run_discord
+
+        jobs.append(run_discord(service, config.discord.token, sharded=config.discord.sharded,
+                                restored=restored))  # fmt: skip
+    if config.irc is not None:
+        from .adapters.irc import run_irc
+
+        jobs.append(run_irc(service, config.irc, restored=restored))
+    try:
+        await asyncio.gather(*jobs)
+    finally:
+        await service.close()
+
+
+def run_adapters(config: Config) -> int:
+    logging.getLogger().setLevel(config.log_level)
+    loop = asyncio.new_event_loop()
+    task = loop.create_task(serve(config))
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            loop.add_signal_handler(sig, task.cancel)
+        except (NotImplementedError, RuntimeError):  # pragma: no cover
+            pass
+    try:
+        loop.run_until_complete(task)
+    except asyncio.CancelledError:
+        pass
+    finally:
+        loop.close()
+    return 0

@@ -1,0 +1,132 @@
+"""Durability: a bot killed with SIGKILL at random points resumes every game exactly."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from dokobot.host.events import Input
+from dokobot.host.replay import Replayer
+from dokobot.host.router import Router
+from dokobot.host.service import Service
+from dokobot.store import SqliteStore
+
+CONFORMANCE = Path(__file__).resolve().parent.parent.parent / "shared" / "conformance"
+
+
+def _script(tmp_path: Path, games: int) -> tuple[Path, list[str]]:
+    lines = (CONFORMANCE / "tournament-2.doko").read_text().splitlines()
+    starts = [i for i, line in enumerate(lines) if line.endswith(": /start")]
+    cut = starts[games] if games < len(starts) else len(lines)
+    path = tmp_path / "script.doko"
+    path.write_text("\n".join(lines[:cut]) + "\n")
+    return path, lines[:cut]
+
+
+def _expected(script: Path) -> list[dict[str, object]]:
+    rep = Replayer()
+    rep.run_text(script.read_text())
+    return rep.results()
+
+
+def _feed(script: Path, store: Path, start: int) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "dokobot.cli", "feed", str(script), "--store", str(store),
+         "--from", str(start), "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+
+
+def test_sigkill_at_random_points_loses_nothing(tmp_path: Path) -> None:
+    script, lines = _script(tmp_path, games=5)
+    expected = _expected(script)
+    assert len(expected) == 5
+    store = tmp_path / "dokobot.sqlite3"
+    rng = random.Random(2026)
+    acked = 0
+    kills = 0
+    for _ in range(40):
+        proc = _feed(script, store, acked + 1)
+        assert proc.stdout is not None
+        # Kill after a random number of acknowledged lines (and a random extra delay).
+        target = rng.randint(5, 60)
+        lines_out: list[str] = []
+        seen = 0
+        for out in proc.stdout:
+            lines_out.append(out)
+            if out.startswith("ACK "):
+                seen += 1
+                if seen >= target:
+                    time.sleep(rng.uniform(0, 0.01))
+                    proc.send_signal(signal.SIGKILL)
+                    kills += 1
+                    break
+        proc.wait()
+        lines_out += proc.stdout.readlines()
+        for out in lines_out:
+            if out.startswith("ACK "):
+                acked = max(acked, int(out.split()[1]))
+        if proc.returncode == 0:
+            results = [json.loads(x) for x in lines_out if x.startswith("{")]
+            break
+    else:
+        raise AssertionError("the feed never finished")
+    assert kills >= 3, "the test should have killed the bot several times"
+    assert acked == len(lines)
+    assert results == expected
+
+
+def test_restart_restores_tables_exactly(tmp_path: Path) -> None:
+    """Seats, options, hands, trick, calls, whose turn and the score list come back."""
+
+    async def scenario() -> None:
+        path = tmp_path / "s.db"
+        svc = Service(Router(seed=4), SqliteStore(path))
+        await svc.start()
+        for name in ("anna", "ben", "carl", "dora"):
+            await svc.handle(Input("c1", f"u:{name}", name, "/join"))
+        await svc.handle(Input("c1", "u:anna", "anna", "/option second_heart10_wins on"))
+        await svc.handle(Input("c1", "u:anna", "anna", "/start"))
+        table = svc.router.tables["c1"]
+        game = table.game
+        assert game is not None
+        for _ in range(4):
+            seat = game.turn
+            await svc.handle(Input("c1", table.seats[seat].user, table.seats[seat].name,
+                                   "/healthy"))
+        plays = 0
+        while plays < 6:
+            seat = game.turn
+            card = game.legal_actions()[0]
+            from dokobot.engine.cards import card_ascii
+
+            await svc.handle(Input("c1", table.seats[seat].user, table.seats[seat].name,
+                                   f"/play {card_ascii(card)}"))
+            plays += 1
+        before = (game.hands[:], game.trick[:], game.turn, game.tricks[:], table.options,
+                  table.names(), game.calls[:], table.journal[:])
+        await svc.close()
+
+        svc2 = Service(Router(seed=99), SqliteStore(path))
+        events = await svc2.start()
+        t2 = svc2.router.tables["c1"]
+        g2 = t2.game
+        assert g2 is not None
+        after = (g2.hands[:], g2.trick[:], g2.turn, g2.tricks[:], t2.options, t2.names(),
+                 g2.calls[:], t2.journal[:])
+        assert after == before
+        assert any("continues" in e.text for e in events)
+        # The player to move is asked again, privately.
+        assert any(getattr(e, "user", None) == t2.seats[g2.turn].user and e.text.startswith(
+            "Your turn") for e in events)
+        await svc2.close()
+
+    asyncio.run(scenario())
