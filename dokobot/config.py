@@ -162,11 +162,8 @@ def parse_config(text: str, env: Mapping[str, str] | None = None, source: str = 
         discord_cfg = DiscordConfig(
             token=token, sharded=bool(dsec.get("sharded", False)), admin_role=dsec.get("admin_role")
         )
-    elif dsec.get("enabled") is True and not token:
-        raise ConfigError(f"discord.enabled: set the token in the environment variable "
-                          f"{DISCORD_TOKEN_ENV}")  # fmt: skip
     irc_settings = None
-    if "irc" in data and data["irc"]:
+    if data.get("irc"):
         from .adapters.irc.settings import IrcSettings
 
         sec = dict(data["irc"])

@@ -64,6 +64,9 @@ _RANKS: Final[dict[str, int]] = {n: rank for names, rank in _RANK_NAMES for n in
 _FILLER: Final = re.compile(r"[\s\-_.,/]+|\bof\b|\bdi\b|\ufe0f")
 
 
+_KIND_CACHE: dict[str, Kind] = {}
+
+
 def _normalise(token: str) -> str:
     return _FILLER.sub("", token.strip().lower().replace("\ufe0f", ""))
 
@@ -85,15 +88,22 @@ def parse_kind(token: str) -> Kind:
     Raises :class:`NotationError` (``reason`` ``"card_unknown"`` or ``"card_ambiguous"``,
     the latter with the candidates in ``params["candidates"]``).
     """
+    cached = _KIND_CACHE.get(token)
+    if cached is not None:
+        return cached
     text = _normalise(token)
     found = _readings(text)
     if not found:
+        # A lone rank or suit; "D" is both (Dame and diamonds), so both readings count.
         if text in _RANKS:
             found = {s * 6 + _RANKS[text] for s in range(4)}
-        elif text in _SUITS:
-            found = {_SUITS[text] * 6 + r for r in range(6)}
+        if text in _SUITS:
+            found |= {_SUITS[text] * 6 + r for r in range(6)}
     if len(found) == 1:
-        return found.pop()
+        kind = found.pop()
+        if len(_KIND_CACHE) < 4096:
+            _KIND_CACHE[token] = kind
+        return kind
     if not found:
         raise NotationError("card_unknown", f"unknown card {token.strip()!r}", token=token.strip())
     names = [card_str(k * 2) for k in sorted(found)]

@@ -13,7 +13,6 @@ Parameters may be plain values, :class:`Cards` (rendered with the reader's rank 
 
 from __future__ import annotations
 
-import string
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -61,18 +60,29 @@ def catalogue(lang: str) -> dict[str, str]:
     return out
 
 
+_CARD_TEXT: Final = {
+    lang: tuple(SUIT_SYMBOLS[(c >> 1) // 6] + ranks[(c >> 1) % 6] for c in range(48))
+    for lang, ranks in _RANKS.items()
+}
+
+
 def card_text(card: int, lang: str) -> str:
-    kind = card >> 1
-    return SUIT_SYMBOLS[kind // 6] + _RANKS.get(lang, _RANKS["en"])[kind % 6]
+    """A card in the reader's notation (German: B for Bube, D for Dame)."""
+    return _CARD_TEXT.get(lang, _CARD_TEXT["en"])[card]
 
 
 def _value(value: Any, lang: str) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
     if isinstance(value, Cards):
+        names = _CARD_TEXT.get(lang, _CARD_TEXT["en"])
         if value.numbers:
             return "  ".join(
-                f"{n}:{card_text(c, lang)}" for n, c in zip(value.numbers, value.cards, strict=True)
+                [f"{n}:{names[c]}" for n, c in zip(value.numbers, value.cards, strict=True)]
             )
-        return " ".join(card_text(c, lang) for c in value.cards)
+        return " ".join([names[c] for c in value.cards])
     if isinstance(value, Term):
         return text(lang, value.key)
     if isinstance(value, bool):
@@ -101,7 +111,10 @@ def render(lang: str, key: str, params: dict[str, Any] | None = None) -> str:
     if not params:
         return template
     values = _Params({k: _value(v, lang) for k, v in params.items()})
-    return string.Formatter().vformat(template, (), values)
+    try:
+        return template.format_map(values)
+    except (ValueError, IndexError, AttributeError, KeyError):
+        return template
 
 
 def has_key(key: str) -> bool:

@@ -15,6 +15,7 @@ raises: a refusal or an internal error becomes a private message to the sender.
 from __future__ import annotations
 
 import difflib
+import functools
 import logging
 import random
 import re
@@ -131,11 +132,7 @@ class Router:
         """The table of ``channel`` (created on first use)."""
         t = self.tables.get(channel)
         if t is None:
-            seed = (
-                self._table_seed(channel)
-                if self._table_seed
-                else self._rng.getrandbits(48)
-            )
+            seed = self._table_seed(channel) if self._table_seed else self._rng.getrandbits(48)
             t = Table(channel=channel, seed=seed, bot_factory=self.bot_factory)
             t.journal.append(f"!seed {seed}")
             if self.default_language != t.options.language:
@@ -156,7 +153,7 @@ class Router:
         except Refusal as r:
             table = self.tables.get(inp.channel) or self._table_of_user(inp.user)
             return [self._private_text(inp, table, r.key, r.params, kind="error")]
-        except Exception:  # noqa: BLE001 - nothing may escape to the platform
+        except Exception:
             log.exception("internal error on %r", inp.text[:80])
             return [self._private_text(inp, None, "internal_error", {}, kind="error")]
 
@@ -206,7 +203,8 @@ class Router:
             if guess:
                 raise Refusal("unknown_command_guess", word=word, guess=ALIASES[guess[0]])
             raise Refusal("unknown_command", word=word)
-        return getattr(self, "_cmd_" + cmd)(ctx, args)
+        handler: Callable[[Context, list[str]], list[Event]] = getattr(self, "_cmd_" + cmd)
+        return handler(ctx, args)
 
     def _bare(self, ctx: Context, text: str) -> list[Event]:
         """A line without a command: a card if it is the sender's turn, else nothing."""
@@ -241,7 +239,9 @@ class Router:
         call, action = table.bot_decision(seat)
         return seat, call, action
 
-    def bot_apply(self, channel: str, seat: int, call: Action | None, action: Action) -> list[Event]:
+    def bot_apply(
+        self, channel: str, seat: int, call: Action | None, action: Action
+    ) -> list[Event]:
         """Apply a computer player's move decided by :meth:`bot_decide`."""
         table = self.tables[channel]
         if table.bot_to_move() != seat:
@@ -267,7 +267,7 @@ class Router:
             if info.is_bot:
                 continue
             lang = self.lang_of(info.user, table)
-            choices = tuple(Choice(_label(lbl, lang), cmd) for lbl, cmd in note.choices)
+            choices = tuple([Choice(_label(lbl, lang), cmd) for lbl, cmd in note.choices])
             out.append(
                 Private(
                     table.channel,
@@ -371,7 +371,11 @@ class Router:
             raise Refusal("solo_which", types="clubs spades hearts diamonds queens jacks fleshless")
         solo = SOLO_NAMES.get(args[0].lower())
         if solo is None:
-            raise Refusal("solo_unknown", word=args[0], types="clubs spades hearts diamonds queens jacks fleshless")
+            raise Refusal(
+                "solo_unknown",
+                word=args[0],
+                types="clubs spades hearts diamonds queens jacks fleshless",
+            )
         return self._act(ctx, DECLARE_SOLO + solo, f"/solo {solo.key}")
 
     def _card(self, table: Table, seat: int, token: str) -> int:
@@ -447,14 +451,25 @@ class Router:
         from .i18n import Cards, Term
 
         if game.phase is Phase.PLAYING:
-            trick = [f"{names[(game.leader + i) % 4]} {card_text(c, lang)}" for i, c in enumerate(game.trick)]
-            lines.append(render(lang, "view.trick", {"n": len(game.tricks) + 1, "cards": trick or ["-"]}))
+            trick = [
+                f"{names[(game.leader + i) % 4]} {card_text(c, lang)}"
+                for i, c in enumerate(game.trick)
+            ]
+            lines.append(
+                render(lang, "view.trick", {"n": len(game.tricks) + 1, "cards": trick or ["-"]})
+            )
         lines.append(render(lang, "view.turn", {"player": names[game.turn]}))
         calls = [f"{names[s]}: {render(lang, 'call.' + _call_name(a))}" for s, a in game.calls]
         lines.append(render(lang, "view.calls", {"calls": calls or ["-"]}))
         known = _public_parties(table)
         if known:
-            lines.append(render(lang, "view.parties", {"parties": [f"{names[s]} {render(lang, 'party.' + p)}" for s, p in known]}))
+            lines.append(
+                render(
+                    lang,
+                    "view.parties",
+                    {"parties": [f"{names[s]} {render(lang, 'party.' + p)}" for s, p in known]},
+                )
+            )
         _ = (Cards, Term)
         return "\n".join(lines)
 
@@ -488,7 +503,9 @@ class Router:
         if len(args) == 1:
             if name not in table.options.names():
                 raise Refusal("option_unknown", name=name, names=", ".join(table.options.names()))
-            return self._reply(ctx, "option_value", {"name": name, "value": table.options.show(name)})
+            return self._reply(
+                ctx, "option_value", {"name": name, "value": table.options.show(name)}
+            )
         self._may_configure(ctx, table)
         try:
             notes = table.set_option(name, " ".join(args[1:]), ctx.inp.name)
@@ -533,6 +550,7 @@ class Router:
         return self._reply(ctx, "help_list", {"commands": "\n".join(rows)})
 
 
+@functools.lru_cache(maxsize=4096)
 def _label(label: str, lang: str) -> str:
     if label.startswith("@"):
         return render(lang, label[1:])

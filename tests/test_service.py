@@ -1,0 +1,128 @@
+"""The async service: computer players in the background, timeouts, store, concurrency."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import threading
+import time
+
+from dokobot.host.events import Event, Input, Private, Public
+from dokobot.host.router import Router
+from dokobot.host.service import Service, default_bot_factory
+from dokobot.store import MemoryStore
+
+
+def _inp(ch: str, name: str, text: str) -> Input:
+    return Input(ch, f"u:{name}", name, text)
+
+
+async def test_one_person_plays_a_whole_game_against_computer_players() -> None:
+    svc = Service.in_memory(seed=3)
+    pushed: list[Event] = []
+
+    async def listener(events: list[Event]) -> None:
+        pushed.extend(events)
+
+    svc.listener = listener
+    await svc.handle(_inp("c", "anna", "/join"))
+    for _ in range(3):
+        await svc.handle(_inp("c", "anna", "/join bot random"))
+    await svc.handle(_inp("c", "anna", "/start"))
+    table = svc.router.tables["c"]
+    game = table.game
+    assert game is not None
+    for _ in range(400):
+        await svc.idle()
+        if not table.running:
+            break
+        assert game.turn == 0, "computer players have moved until anna must act"
+        choices = [c for e in await svc.handle(_inp("c", "anna", "/hand"))
+                   if isinstance(e, Private) for c in e.choices]
+        await svc.handle(_inp("c", "anna", choices[0].command))
+    assert not table.running
+    assert any(isinstance(e, Public) and "Game 1 is over" in e.text for e in pushed)
+    assert not any(isinstance(e, Private) and e.user.startswith("bot:") for e in pushed)
+    await svc.close()
+
+
+async def test_turn_timeout_reminds_then_stands_in() -> None:
+    svc = Service.in_memory(seed=5)
+    pushed: list[Event] = []
+
+    async def listener(events: list[Event]) -> None:
+        pushed.extend(events)
+
+    svc.listener = listener
+    for n in ("anna", "ben", "carl", "dora"):
+        await svc.handle(_inp("c", n, "/join"))
+    table = svc.router.tables["c"]
+    table.options = dataclasses.replace(table.options, turn_timeout=0.05)  # type: ignore[arg-type]
+    await svc.handle(_inp("c", "anna", "/start"))
+    game = table.game
+    assert game is not None
+    first = game.turn
+    await asyncio.sleep(0.3)
+    assert any(isinstance(e, Private) and e.user == table.seats[first].user
+               and "your turn" in e.text.lower() for e in pushed)
+    assert any(isinstance(e, Public) and "did not act in time" in e.text for e in pushed)
+    assert game.reserved[first] != -1, "the stand-in made the move"
+    await svc.close()
+
+
+class SlowStore(MemoryStore):
+    """Writes for channel 'slow' take a long time."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.slow_started = threading.Event()
+
+    def append(self, channel: str, lines: list[str]) -> None:
+        if channel == "slow":
+            self.slow_started.set()
+            time.sleep(0.8)
+        super().append(channel, lines)
+
+
+async def test_slow_store_write_does_not_stall_other_channels() -> None:
+    store = SlowStore()
+    svc = Service(Router(seed=1), store)
+    slow = asyncio.create_task(svc.handle(_inp("slow", "anna", "/join")))
+    while not store.slow_started.is_set():
+        await asyncio.sleep(0.01)
+    t0 = time.monotonic()
+    events = await svc.handle(_inp("fast", "ben", "/join"))
+    assert time.monotonic() - t0 < 0.4
+    assert "ben joined" in events[0].text
+    assert not slow.done()
+    await slow
+    assert store.load_journal("slow") and store.load_journal("fast")
+    await svc.close()
+
+
+async def test_answer_comes_only_after_the_action_is_stored() -> None:
+    store = MemoryStore()
+    svc = Service(Router(seed=1), store)
+    await svc.handle(_inp("c", "anna", "/join"))
+    assert any(line.endswith("anna: /join") for line in store.load_journal("c"))
+    before = len(store.load_journal("c"))
+    await svc.handle(_inp("c", "anna", "/nonsense"))
+    assert len(store.load_journal("c")) == before, "refused input is not journaled"
+    await svc.close()
+
+
+async def test_language_choice_survives_restart() -> None:
+    store = MemoryStore()
+    svc = Service(Router(seed=1), store)
+    await svc.handle(_inp("c", "anna", "/lang de"))
+    svc2 = Service(Router(seed=1), store)
+    await svc2.start()
+    ev = await svc2.handle(_inp("c", "anna", "/hilfe"))
+    assert "Befehle" in ev[0].text
+
+
+def test_bot_factory_exists() -> None:
+    factory = default_bot_factory()
+    assert factory is not None
+    bot = factory("random", 1, False)
+    assert hasattr(bot, "decide") and hasattr(bot, "announce")
