@@ -13,6 +13,8 @@ fail with a message saying so (they are never skipped).
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import shutil
 import signal
@@ -20,6 +22,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 
@@ -32,12 +35,20 @@ NGIRCD_MISSING = (
 )
 
 
-def find_ngircd() -> str:
-    """The path of the ``ngircd`` binary; raises ``RuntimeError`` with a clear message."""
+def ngircd_path() -> str | None:
+    """The path of the ``ngircd`` binary, or ``None``."""
     for candidate in (shutil.which("ngircd"), "/usr/sbin/ngircd", "/usr/local/sbin/ngircd"):
         if candidate and os.access(candidate, os.X_OK):
             return candidate
-    raise RuntimeError(NGIRCD_MISSING)
+    return None
+
+
+def find_ngircd() -> str:
+    """The path of the ``ngircd`` binary; raises ``RuntimeError`` with a clear message."""
+    path = ngircd_path()
+    if path is None:
+        raise RuntimeError(NGIRCD_MISSING)
+    return path
 
 
 def free_port() -> int:
@@ -55,10 +66,8 @@ def _config(port: int, workdir: Path, password: str | None) -> str:
         "Info = dokobot test server",
         "Listen = 127.0.0.1",
         f"Ports = {port}",
-        f"PidFile = {workdir / 'ngircd.pid'}",
+        f"PidFile = {workdir / 'run' / 'ngircd.pid'}",
         f"MotdFile = {workdir / 'motd'}",
-        f"ServerUID = {os.getuid()}",
-        f"ServerGID = {os.getgid()}",
     ]
     if password:
         lines.append(f"Password = {password}")
@@ -76,6 +85,7 @@ def _config(port: int, workdir: Path, password: str | None) -> str:
         "DNS = no",
         "Ident = no",
         "PAM = no",
+        "OperCanUseMode = yes",
         "",
         "[Operator]",
         f"Name = {OPER_NAME}",
@@ -96,6 +106,10 @@ class NgircdServer:
         self._tmp = tempfile.TemporaryDirectory(prefix="dokobot-ngircd-")
         self.workdir = Path(self._tmp.name)
         self.config_path = self.workdir / "ngircd.conf"
+        # Started as root, ngIRCd drops to "nobody": let it read the files and write the PID.
+        self.workdir.chmod(0o755)
+        (self.workdir / "run").mkdir()
+        (self.workdir / "run").chmod(0o777)
         (self.workdir / "motd").write_text("dokobot test server\n")
         self.config_path.write_text(_config(self.port, self.workdir, password))
         self.log_path = self.workdir / "ngircd.log"
@@ -115,9 +129,7 @@ class NgircdServer:
             )
         while time.monotonic() < deadline:
             if self._proc.poll() is not None:
-                raise RuntimeError(
-                    f"ngircd exited with {self._proc.returncode}:\n{self.log()}"
-                )
+                raise RuntimeError(f"ngircd exited with {self._proc.returncode}:\n{self.log()}")
             try:
                 with socket.create_connection((self.host, self.port), timeout=0.5):
                     return
@@ -168,3 +180,162 @@ class NgircdServer:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+# -- a raw IRC client for the tests (plain asyncio streams) --------------------------------
+
+
+class IrcMessage:
+    """One parsed line from the server."""
+
+    __slots__ = ("command", "params", "prefix", "raw", "when")
+
+    def __init__(self, raw: str, when: float) -> None:
+        self.raw = raw
+        self.when = when
+        rest = raw
+        self.prefix = ""
+        if rest.startswith(":"):
+            self.prefix, _, rest = rest[1:].partition(" ")
+        trailing: str | None = None
+        if " :" in rest:
+            rest, _, trailing = rest.partition(" :")
+        parts = rest.split()
+        self.command = parts[0].upper() if parts else ""
+        self.params = parts[1:] + ([trailing] if trailing is not None else [])
+
+    @property
+    def nick(self) -> str:
+        return self.prefix.partition("!")[0]
+
+    @property
+    def target(self) -> str:
+        return self.params[0] if self.params else ""
+
+    @property
+    def text(self) -> str:
+        return self.params[-1] if self.params else ""
+
+    def __repr__(self) -> str:
+        return f"IrcMessage({self.raw!r})"
+
+
+class IrcClient:
+    """A minimal IRC client speaking raw IRC over asyncio streams.
+
+    Every message it receives is kept in ``messages`` (PINGs are answered); ``wait_for``
+    waits for a message matching a predicate.
+    """
+
+    def __init__(self, host: str, port: int, nick: str, *, password: str | None = None) -> None:
+        self.host = host
+        self.port = port
+        self.nick = nick
+        self.password = password
+        self.messages: list[IrcMessage] = []
+        self._changed: asyncio.Condition | None = None
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    async def connect(self, timeout: float = 10.0) -> None:
+        self._changed = asyncio.Condition()
+        self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
+        self._task = asyncio.create_task(self._read_loop())
+        if self.password:
+            await self.send(f"PASS {self.password}")
+        await self.send(f"NICK {self.nick}")
+        await self.send(f"USER {self.nick.lower()[:10]} 0 * :test player {self.nick}")
+        await self.wait_for(lambda m: m.command in ("376", "422"), timeout)
+
+    async def _read_loop(self) -> None:
+        assert self._reader is not None and self._changed is not None
+        while True:
+            raw = await self._reader.readline()
+            if not raw:
+                break
+            line = raw.decode("utf-8", "replace").rstrip("\r\n")
+            message = IrcMessage(line, time.monotonic())
+            if message.command == "PING":
+                await self.send("PONG :" + message.text)
+                continue
+            if message.command == "NICK" and message.nick == self.nick:
+                self.nick = message.text
+            async with self._changed:
+                self.messages.append(message)
+                self._changed.notify_all()
+        async with self._changed:
+            self._changed.notify_all()
+
+    async def send(self, line: str) -> None:
+        assert self._writer is not None
+        self._writer.write(line.encode("utf-8") + b"\r\n")
+        await self._writer.drain()
+
+    async def say(self, target: str, text: str) -> None:
+        await self.send(f"PRIVMSG {target} :{text}")
+
+    async def join(self, channel: str, timeout: float = 10.0) -> None:
+        mark = len(self.messages)
+        await self.send(f"JOIN {channel}")
+        await self.wait_for(
+            lambda m: m.command == "366" and m.params[1].lower() == channel.lower(),
+            timeout,
+            since=mark,
+        )
+
+    async def rename(self, new: str, timeout: float = 10.0) -> None:
+        mark = len(self.messages)
+        old = self.nick
+        await self.send(f"NICK {new}")
+        await self.wait_for(lambda m: m.command == "NICK" and m.nick == old, timeout, since=mark)
+
+    async def wait_for(
+        self,
+        predicate: Callable[[IrcMessage], bool],
+        timeout: float = 10.0,
+        *,
+        since: int = 0,
+    ) -> IrcMessage:
+        """The first message from index ``since`` on that matches, waiting up to ``timeout``."""
+        assert self._changed is not None
+        index = since
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        async with self._changed:
+            while True:
+                while index < len(self.messages):
+                    message = self.messages[index]
+                    index += 1
+                    if predicate(message):
+                        return message
+                remaining = deadline - loop.time()
+                if remaining <= 0 or (self._task is not None and self._task.done()):
+                    tail = "\n".join(m.raw for m in self.messages[-15:])
+                    raise TimeoutError(f"{self.nick}: no matching message; last lines:\n{tail}")
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._changed.wait(), remaining)
+
+    def notices(self, since: int = 0) -> list[str]:
+        """Texts of the NOTICEs sent to this client (not the server's)."""
+        return [m.text for m in self.messages[since:] if m.command == "NOTICE" and "!" in m.prefix]
+
+    def channel_lines(self, channel: str, since: int = 0) -> list[IrcMessage]:
+        return [
+            m
+            for m in self.messages[since:]
+            if m.command == "PRIVMSG" and m.target.lower() == channel.lower()
+        ]
+
+    async def close(self) -> None:
+        if self._writer is not None:
+            with contextlib.suppress(Exception):
+                self._writer.write(b"QUIT :bye\r\n")
+                await self._writer.drain()
+            self._writer.close()
+            with contextlib.suppress(Exception):
+                await self._writer.wait_closed()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(BaseException):
+                await self._task

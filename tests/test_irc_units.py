@@ -1,0 +1,235 @@
+"""Unit tests of the IRC adapter's parts that need no server."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Awaitable, Callable
+
+import pytest
+
+from dokobot.adapters.irc import IrcAdapter, IrcSettings
+from dokobot.adapters.irc.flood import Outbox, OutLine, TokenBucket, backoff_delay
+from dokobot.adapters.irc.identities import Identities
+from dokobot.adapters.irc.text import (
+    command_text,
+    irc_command,
+    render_choices,
+    split_text,
+    strip_formatting,
+    with_choices,
+)
+from dokobot.host.events import Choice, Event, Input, Private, Public
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 100.0
+        self.sleeps: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+
+async def test_token_bucket_bursts_then_keeps_the_rate() -> None:
+    clock = FakeClock()
+    bucket = TokenBucket(3, 2.0, clock=clock, sleep=clock.sleep)
+    stamps = []
+    for _ in range(9):
+        await bucket.acquire()
+        stamps.append(clock.now - 100.0)
+    assert stamps[:3] == [0.0, 0.0, 0.0]
+    assert stamps[3:] == pytest.approx([0.5, 1.0, 1.5, 2.0, 2.5, 3.0])
+    # after a pause the bucket is full again, but never fuller than the burst
+    clock.now += 60
+    start = clock.now
+    for _ in range(4):
+        await bucket.acquire()
+    assert clock.now - start == pytest.approx(0.5)
+
+
+def test_token_bucket_rejects_nonsense() -> None:
+    with pytest.raises(ValueError):
+        TokenBucket(0, 1.0)
+    with pytest.raises(ValueError):
+        TokenBucket(1, 0.0)
+
+
+async def test_outbox_is_fifo_with_put_front_and_a_cap() -> None:
+    box = Outbox(maxlen=3)
+    for n in range(5):
+        box.put(OutLine("PRIVMSG", "#c", str(n)))
+    assert box.dropped == 2
+    box.put_front(OutLine("PRIVMSG", "#c", "again"))
+    got = [(await box.get()).text for _ in range(4)]
+    assert got == ["again", "2", "3", "4"]
+    waiter = asyncio.create_task(box.get())
+    await asyncio.sleep(0)
+    assert not waiter.done()
+    box.put(OutLine("NOTICE", "u", "late"))
+    assert (await asyncio.wait_for(waiter, 1)).text == "late"
+
+
+def test_backoff_grows_is_capped_and_jittered() -> None:
+    rng = random.Random(0)
+    delays = [backoff_delay(n, initial=1.0, cap=30.0, rng=rng) for n in range(12)]
+    for n, delay in enumerate(delays):
+        ceiling = min(30.0, 2.0**n)
+        assert ceiling / 2 <= delay <= ceiling
+    assert len({round(d, 6) for d in delays[6:]}) > 1  # jitter, even at the cap
+    assert backoff_delay(10_000, initial=1.0, cap=5.0) <= 5.0
+
+
+@pytest.mark.parametrize(
+    ("line", "dm", "expected"),
+    [
+        ("!join", False, "/join"),
+        ("! join", False, "/join"),
+        ("/start", False, "/start"),
+        ("!play ♣Q", False, "/play ♣Q"),
+        ("CQ", False, "CQ"),
+        ("♠10", False, "♠10"),
+        ("3", False, "3"),
+        ("twelvechars!", False, "twelvechars!"),
+        ("thirteenchars", False, None),
+        ("two words", False, None),
+        ("two words", True, "two words"),
+        ("  CQ  ", False, "CQ"),
+        ("\x02!join\x02", False, "/join"),
+        ("\x0304CQ", False, "CQ"),
+        ("\x01ACTION waves\x01", False, None),
+        ("\x01VERSION\x01", True, None),
+        ("!!join", False, None),
+        ("", False, None),
+        ("   ", True, None),
+    ],
+)
+def test_command_text(line: str, dm: bool, expected: str | None) -> None:
+    assert command_text(line, dm=dm) == expected
+
+
+def test_command_text_cuts_very_long_input() -> None:
+    text = command_text("x" * 5000, dm=True)
+    assert text is not None and len(text) == 400
+
+
+def test_choices_not_shown_in_the_text_are_listed_as_commands() -> None:
+    cards = [Choice("♣Q", "/play CQ"), Choice("♠10", "/play S10"), Choice("re", "/re")]
+    assert render_choices("Your turn: 1:♣Q  4:♠10", cards) == "!re"
+    assert render_choices("Your turn: 1:♣q", cards) == "!play S10 | !re"  # case-insensitive
+    assert render_choices("", cards) == "!play CQ | !play S10 | !re"
+    # a label inside another word does not count as shown
+    assert render_choices("Healthy or reservation?", [Choice("re", "/re")]) == "!re"
+    assert with_choices("Your turn:\n", cards) == "Your turn:  [!play CQ | !play S10 | !re]"
+    assert with_choices("text", []) == "text"
+    assert with_choices("1:♣Q", cards[:1]) == "1:♣Q"
+    assert irc_command("/solo clubs") == "!solo clubs"
+    assert irc_command("plain") == "plain"
+
+
+def test_strip_formatting_keeps_text() -> None:
+    assert strip_formatting("\x1fu\x1f\x1di\x1d\x0f \x0312,4c\x03") == "ui c"
+
+
+@pytest.mark.parametrize("limit", [4, 5, 7, 16, 100, 400])
+def test_split_text_respects_the_byte_limit(limit: int) -> None:
+    rng = random.Random(limit)
+    alphabet = ["a", "b", " ", "♣", "Q", "1", "0", "ü", "\n", "𝄞"]
+    for _ in range(200):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 300)))
+        lines = split_text(text, limit)
+        assert all(0 < len(line.encode()) <= limit for line in lines)
+        assert all("\n" not in line and "\r" not in line for line in lines)
+        # nothing but whitespace is lost
+        assert "".join("".join(lines).split()) == "".join(text.split())
+
+
+def test_split_text_prefers_spaces_and_strips_protocol_breakers() -> None:
+    assert split_text("alpha beta gamma", 11) == ["alpha beta", "gamma"]
+    assert split_text("a\r\nb\rc\0d") == ["a", "b", "cd"]
+    with pytest.raises(ValueError):
+        split_text("x", 3)
+
+
+def test_identities_follow_renames_and_never_leak_to_a_new_holder() -> None:
+    ids = Identities("irc:n:")
+    anna = ids.user_id("Anna")
+    bob = ids.user_id("bob")
+    assert anna == "irc:n:anna"
+    assert ids.user_id("ANNA") == anna  # case-insensitive
+    assert ids.rename("Anna", "Anna_away") == anna
+    assert ids.nick_for(anna) == "Anna_away"
+    assert ids.user_id("anna_away") == anna
+    # bob takes anna's old nick
+    assert ids.rename("bob", "anna") == bob
+    assert ids.user_id("anna") == bob
+    assert ids.nick_for(anna) == "anna_away"
+    # now anna (as anna_away) quits and bob renames to anna_away: anna loses her nick
+    assert ids.rename("anna", "anna_away") == bob
+    assert ids.nick_for(anna) is None
+    assert ids.nick_for(bob) == "anna_away"
+    # a stranger with bob's first nick gets a new id
+    assert ids.user_id("bob") == "irc:n:bob~2"
+    # a rename of a nick never seen creates the identity under the new nick
+    assert ids.rename("ghost", "spirit") == "irc:n:spirit"
+    # rfc1459 casemapping: [ ] \\ ~ fold to { } | ^
+    assert ids.user_id("x[1]") == ids.user_id("X{1}")
+
+
+def test_settings_validate_and_read_mappings(monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = IrcSettings.from_mapping(
+        {"host": "irc.example.org", "channels": "#doko", "admins": ["Anna"], "port": 6697}
+    )
+    assert settings.channels == ("#doko",)
+    assert settings.admins == ("Anna",)
+    assert settings.tls and settings.tls_verify
+    for bad in (
+        {"host": ""},
+        {"host": "h", "port": 0},
+        {"host": "h", "channels": ["doko"]},
+        {"host": "h", "nick": "two words"},
+        {"host": "h", "network": "a:b"},
+        {"host": "h", "flood_rate": 0},
+        {"host": "h", "password": "x"},  # never from the config file
+        {"host": "h", "max_line_bytes": 600},
+    ):
+        with pytest.raises(ValueError):
+            IrcSettings.from_mapping(bad)
+    monkeypatch.delenv("DOKOBOT_IRC_PASSWORD", raising=False)
+    assert IrcSettings.password() is None
+    monkeypatch.setenv("DOKOBOT_IRC_PASSWORD", "pw")
+    assert IrcSettings.password() == "pw"
+    assert "pw" not in repr(settings)
+
+
+class NullService:
+    listener: Callable[[list[Event]], Awaitable[None]] | None = None
+
+    async def handle(self, inp: Input) -> list[Event]:
+        return []
+
+
+async def test_deliver_keeps_only_this_networks_events() -> None:
+    adapter = IrcAdapter(NullService(), IrcSettings(host="h", network="net", channels=("#c",)))
+    await adapter.deliver(
+        [
+            Public("irc:net:#c", "hello\nworld"),
+            Public("irc:other:#c", "other network"),
+            Public("discord:1", "discord"),
+            Public("irc:net:", "no channel"),
+            Private("irc:net:#c", "irc:net:anna", "psst", (Choice("♣Q", "/play CQ"),)),
+            Private("irc:net:#c", "discord:7", "not ours"),
+        ]
+    )
+    lines = []
+    while len(adapter.outbox):
+        lines.append(await adapter.outbox.get())
+    assert lines == [
+        OutLine("PRIVMSG", "#c", "hello"),
+        OutLine("PRIVMSG", "#c", "world"),
+        OutLine("NOTICE", "irc:net:anna", "psst  [!play CQ]", private=True),
+    ]
