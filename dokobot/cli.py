@@ -63,7 +63,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     if not journal:
         print(f"dokobot export: no table in channel {args.channel!r}", file=sys.stderr)
         return 1
-    sys.stdout.write(f"# dokobot export of {args.channel}\n!bots scripted\n" + "\n".join(journal) + "\n")
+    sys.stdout.write(
+        f"# dokobot export of {args.channel}\n!bots scripted\n" + "\n".join(journal) + "\n"
+    )
     return 0
 
 

@@ -22,7 +22,7 @@ CHANNEL = "console"
 def _default_name() -> str:
     try:
         name = getpass.getuser()
-    except Exception:  # noqa: BLE001
+    except Exception:
         name = "you"
     return (name or "you")[:16]
 

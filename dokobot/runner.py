@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 
 from .config import Config
+from .host.options import TableOptions
 from .host.router import Router
 from .host.service import Service, default_bot_factory
 from .store import open_store
@@ -17,9 +19,15 @@ log = logging.getLogger("dokobot")
 async def serve(config: Config) -> None:
     """Start the service and every configured adapter; run until cancelled."""
     store = open_store(config.store_path)
+    defaults = TableOptions(
+        language=config.language,
+        bot_level=config.bot_level,
+        turn_timeout=config.turn_timeout,
+    )
     router = Router(
         bot_factory=default_bot_factory(config.search_budget),
         default_language=config.language,
+        default_options=defaults,
     )
     service = Service(router, store, bot_delay=config.bot_delay)
     restored = await service.start()
@@ -28,8 +36,15 @@ async def serve(config: Config) -> None:
     if config.discord is not None:
         from .adapters.discord import run_discord
 
-        jobs.append(run_discord(service, config.discord.token, sharded=config.discord.sharded,
-                                restored=restored))  # fmt: skip
+        jobs.append(
+            run_discord(
+                service,
+                config.discord.token,
+                sharded=config.discord.sharded,
+                restored=restored,
+                admin_role=config.discord.admin_role,
+            )
+        )
     if config.irc is not None:
         from .adapters.irc import run_irc
 
@@ -45,10 +60,8 @@ def run_adapters(config: Config) -> int:
     loop = asyncio.new_event_loop()
     task = loop.create_task(serve(config))
     for sig in (signal.SIGINT, signal.SIGTERM):
-        try:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, task.cancel)
-        except (NotImplementedError, RuntimeError):  # pragma: no cover
-            pass
     try:
         loop.run_until_complete(task)
     except asyncio.CancelledError:

@@ -41,12 +41,30 @@ def test_replay_cli_json() -> None:
     path = CONFORMANCE / "forced-1.doko"
     out = subprocess.run(
         [sys.executable, "-m", "dokobot.cli", "replay", str(path), "--json"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     lines = [json.loads(line) for line in out.splitlines()]
     assert len(lines) == 4
-    keys = {"game", "dealer", "type", "solo", "mandatory_solo", "declarer", "re", "kontra",
-            "eyes", "tricks", "calls", "winner", "cancelled", "components", "scores", "totals"}
+    keys = {
+        "game",
+        "dealer",
+        "type",
+        "solo",
+        "mandatory_solo",
+        "declarer",
+        "re",
+        "kontra",
+        "eyes",
+        "tricks",
+        "calls",
+        "winner",
+        "cancelled",
+        "components",
+        "scores",
+        "totals",
+    }
     assert all(set(obj) == keys for obj in lines)
     expected = [json.loads(line) for line in path.with_suffix(".expected.jsonl").open()]
     totals = {n: sum(e["scores"][n] for e in expected) for n in ("anna", "ben", "carl", "dora")}

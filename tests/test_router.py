@@ -194,7 +194,7 @@ def _check_invariants(r: Router, events: list[Event]) -> None:
             assert "Your hand" not in e.text and "Your turn" not in e.text
 
 
-@given(st.lists(st.tuples(st.sampled_from(NAMES + ("eve",)),
+@given(st.lists(st.tuples(st.sampled_from((*NAMES, "eve")),
                           st.one_of(st.sampled_from(WORDS), st.text(max_size=40),
                                     st.binary(max_size=30).map(lambda b: b.decode("latin-1")),
                                     st.just("/play " + "x" * 5000)),

@@ -39,7 +39,7 @@ async def test_one_person_plays_a_whole_game_against_computer_players() -> None:
         assert game.turn == 0, "computer players have moved until anna must act"
         choices = [c for e in await svc.handle(_inp("c", "anna", "/hand"))
                    if isinstance(e, Private) for c in e.choices]
-        await svc.handle(_inp("c", "anna", choices[0].command))
+        pushed.extend(await svc.handle(_inp("c", "anna", choices[0].command)))
     assert not table.running
     assert any(isinstance(e, Public) and "Game 1 is over" in e.text for e in pushed)
     assert not any(isinstance(e, Private) and e.user.startswith("bot:") for e in pushed)

@@ -29,6 +29,9 @@ class Input:
     text: str
     dm: bool = False
     admin: bool = False
+    server: str = ""
+    """The server (Discord guild, IRC network) as ``"discord:GUILD"``; chip ledgers are kept
+    per server. Empty: derived from ``channel``."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,8 +7,8 @@ Parameters may be plain values, :class:`Cards` (rendered with the reader's rank 
 'anna plays ♣Q'
 >>> render("de", "card_played", {"player": "anna", "card": Cards((5,))})
 'anna spielt ♣D'
->>> render("de", "solo_name", {"solo": Term("solo.clubs")})
-'Kreuz-Solo'
+>>> render("de", "contract_solo", {"player": "ben", "solo": Term("solo.clubs")})
+'ben spielt ein Kreuz-Solo.'
 """
 
 from __future__ import annotations

@@ -7,12 +7,17 @@
 Traceback (most recent call last):
 ...
 dokobot.host.options.OptionError: series_length must be a multiple of 4 from 4 to 96
+>>> o.set("mode", "duel").set("tournament", "on")
+Traceback (most recent call last):
+...
+dokobot.host.options.OptionError: tournament mode needs mode free, not duel
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, fields
+from decimal import Decimal
 from typing import Any, Final
 
 from ..engine.rules import Rules
@@ -59,6 +64,11 @@ class TableOptions:
             second_heart10_wins=self.second_heart10_wins,
         )
 
+    @property
+    def commission_rate(self) -> Decimal:
+        """The commission in percent, exactly as typed (no float rounding)."""
+        return Decimal(repr(self.commission))
+
     @staticmethod
     def names() -> list[str]:
         return [f.name for f in fields(TableOptions)]
@@ -79,7 +89,15 @@ class TableOptions:
         name = name.strip().lower().replace("-", "_")
         if name not in self.names():
             raise OptionError("option_unknown", f"unknown option {name}", name=name)
-        return dataclasses.replace(self, **{name: _parse(name, raw.strip().lower())})
+        new = dataclasses.replace(self, **{name: _parse(name, raw.strip().lower())})
+        if new.tournament and new.mode != "free":
+            raise OptionError(
+                "option_conflict",
+                f"tournament mode needs mode free, not {new.mode}",
+                name=name,
+                mode=new.mode,
+            )
+        return new
 
     def as_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}

@@ -3,7 +3,8 @@
 Format (one item a line): ``#`` comments and blank lines are skipped;
 ``!seed N`` seeds every following deal; ``!deal NAME=CARDS; NAME=CARDS; …`` fixes the next
 deal; ``!dealer NAME`` sets the next dealer; ``!admin NAME`` makes NAME a server admin;
-``!user NAME=ID`` gives NAME a platform user id; ``!bots scripted`` makes computer players
+``!user NAME=ID`` gives NAME a platform user id; ``!server ID`` names the server whose
+chip ledger the table uses; ``!bots scripted`` makes computer players
 wait for their moves from the file; ``NAME: TEXT`` is a line typed in the channel and
 ``NAME (dm): TEXT`` a private message to the bot; ``> TEXT`` after an input line expects
 that some message answering that input contains TEXT.
@@ -50,7 +51,9 @@ class Failure:
 
     def __str__(self) -> str:
         got = "\n    ".join(self.got) or "(no output)"
-        return f"line {self.lineno}: expected a message containing {self.expected!r}; got:\n    {got}"
+        return (
+            f"line {self.lineno}: expected a message containing {self.expected!r}; got:\n    {got}"
+        )
 
 
 @dataclass(slots=True)
@@ -127,6 +130,8 @@ class Replayer:
                 raise ReplayError(lineno, "!user needs NAME=ID")
             self.users[name.strip()] = uid.strip()
             self.table.journal.append(f"!user {name.strip()}={uid.strip()}")
+        elif word == "server":
+            self._router.bind_server(table, rest)
         elif word == "bots":
             table.scripted_bots = rest == "scripted"
         else:

@@ -43,7 +43,8 @@ from ..engine.types import (
 from .events import Choice, Event, Input, Private, Public
 from .i18n import LANGS, card_text, render
 from .notes import ALL, Note, Refusal
-from .options import BOT_LEVELS, OptionError
+from .options import BOT_LEVELS, OptionError, TableOptions
+from .stakes import Ledger, server_of
 from .table import BotFactory, Table, sorted_hand
 
 log = logging.getLogger(__name__)
@@ -70,6 +71,7 @@ COMMANDS: Final[dict[str, tuple[str, ...]]] = {
     "table": ("table", "tisch"),
     "last": ("last", "letzter", "letzte"),
     "score": ("score", "liste", "punkte", "stand"),
+    "ledger": ("ledger", "chips", "konto"),
     "option": ("option",),
     "options": ("options", "optionen"),
     "lang": ("lang", "sprache", "language"),
@@ -118,27 +120,41 @@ class Router:
         bot_factory: BotFactory | None = None,
         default_language: str = "en",
         table_seed: Callable[[str], int] | None = None,
+        default_options: TableOptions | None = None,
     ) -> None:
         self.tables: dict[str, Table] = {}
         self.user_table: dict[str, str] = {}
         self.langs: dict[str, str] = {}
         self.bot_factory = bot_factory
         self.default_language = default_language
+        self.default_options = (default_options or TableOptions()).set("language", default_language)
+        self.ledgers: dict[str, Ledger] = {}
         self._rng = random.Random(seed)
         self._table_seed = table_seed
 
     # ---------------------------------------------------------------- tables
-    def table(self, channel: str) -> Table:
-        """The table of ``channel`` (created on first use)."""
+    def table(self, channel: str, server: str = "") -> Table:
+        """The table of ``channel`` (created on first use, with the chip ledger of
+        ``server``)."""
         t = self.tables.get(channel)
         if t is None:
             seed = self._table_seed(channel) if self._table_seed else self._rng.getrandbits(48)
-            t = Table(channel=channel, seed=seed, bot_factory=self.bot_factory)
+            srv = server or server_of(channel)
+            ledger = self.ledgers.setdefault(srv, Ledger(server=srv))
+            t = Table(channel=channel, seed=seed, bot_factory=self.bot_factory, ledger=ledger)
+            t.options = self.default_options
             t.journal.append(f"!seed {seed}")
-            if self.default_language != t.options.language:
-                t.options = t.options.set("language", self.default_language)
+            if server:
+                t.journal.append(f"!server {server}")
             self.tables[channel] = t
         return t
+
+    def bind_server(self, table: Table, server: str) -> None:
+        """Keep ``table``'s chips in the ledger of ``server`` (restoring a journal)."""
+        table.ledger = self.ledgers.setdefault(server, Ledger(server=server))
+        line = f"!server {server}"
+        if line not in table.journal:
+            table.journal.append(line)
 
     def lang_of(self, user: str, table: Table | None = None) -> str:
         if user in self.langs:
@@ -187,7 +203,7 @@ class Router:
         if inp.dm or not inp.channel:
             table = self._table_of_user(inp.user)
         else:
-            table = self.table(inp.channel)
+            table = self.table(inp.channel, inp.server)
         seat = table.seat_of(inp.user) if table else None
         ctx = Context(inp, table, seat)
         if text[0] not in "/!":
@@ -485,9 +501,23 @@ class Router:
 
     def _cmd_score(self, ctx: Context, args: list[str]) -> list[Event]:
         table = self._need_table(ctx)
-        note = table.score_note()
         lang = self.lang_of(ctx.inp.user, table)
-        return self._reply(ctx, note.key, note.params, kind="info") if lang else []
+        if args and args[0].lower() == "csv":
+            from .series import series_csv
+
+            return [
+                Private(table.channel, ctx.inp.user, series_csv(table), reply=True, kind="export")
+            ]
+        if args and args[0].isdigit():
+            note = table.game_note(int(args[0]), lang)
+        else:
+            note = table.score_note(lang)
+        return self._reply(ctx, note.key, note.params)
+
+    def _cmd_ledger(self, ctx: Context, args: list[str]) -> list[Event]:
+        table = self._need_table(ctx)
+        note = table.ledger_note(self.lang_of(ctx.inp.user, table))
+        return self._reply(ctx, note.key, note.params)
 
     def _cmd_options(self, ctx: Context, args: list[str]) -> list[Event]:
         table = self._need_table(ctx)

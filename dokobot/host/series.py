@@ -9,12 +9,19 @@ True
 
 from __future__ import annotations
 
+import csv
+import io
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ..engine.game import Game
 from ..engine.scoring import Result
 from ..engine.types import CALL_KEYS, CALL_RE, Party
+from .i18n import Term, render, text
+
+if TYPE_CHECKING:
+    from .table import Table
 
 
 @dataclass(slots=True)
@@ -60,9 +67,7 @@ class GameRecord:
             "calls": [{"player": names[s], "call": c} for s, c in self.calls],
             "winner": self.winner,
             "cancelled": self.cancelled,
-            "components": [
-                {"party": p, "item": i, "points": n} for p, i, n in self.components
-            ],
+            "components": [{"party": p, "item": i, "points": n} for p, i, n in self.components],
             "scores": {names[s]: self.scores[s] for s in range(4)},
             "totals": {names[s]: self.totals[s] for s in range(4)},
         }
@@ -84,6 +89,14 @@ class Series:
 
     def finished(self, tournament: bool, length: int) -> bool:
         return tournament and self.counted >= length
+
+    def is_over(self, length: int | None) -> bool:
+        """Whether a series of ``length`` counted games (None: open-ended) is complete."""
+        return length is not None and self.counted >= length
+
+    def missing_solos(self) -> list[int]:
+        """Seats that still owe their mandatory solo (tournament mode)."""
+        return [s for s in range(4) if self.owed[s]]
 
     def forced_soloist(self, dealer: int, tournament: bool, length: int) -> int | None:
         """The seat that must play a forced solo in the next game, if any."""
@@ -164,3 +177,310 @@ class Series:
     def ranking(self) -> list[int]:
         """Seats by total, best first (ties: seat order)."""
         return sorted(range(4), key=lambda s: (-self.totals[s], s))
+
+    def standings(self) -> list[tuple[int, int]]:
+        """(place, seat) best first; equal totals share a place (1, 2, 2, 4).
+
+        >>> s = Series(totals=[3, 5, 3, -11])
+        >>> s.standings()
+        [(1, 1), (2, 0), (2, 2), (4, 3)]
+        """
+        order = self.ranking()
+        out: list[tuple[int, int]] = []
+        for i, seat in enumerate(order):
+            if i and self.totals[seat] == self.totals[order[i - 1]]:
+                out.append((out[-1][0], seat))
+            else:
+                out.append((i + 1, seat))
+        return out
+
+
+# ---------------------------------------------------------------------- the score list
+NAME_WIDTH: Final = 6
+"""Names are cut to this width in the columns of the score list."""
+
+
+def type_label(rec: GameRecord, lang: str) -> str:
+    """The short name of a game in the score list, with its mark.
+
+    Marks: ``*`` a mandatory solo, ``!`` a forced solo (Vorführung, also mandatory).
+    """
+    if rec.cancelled:
+        base = text(lang, "score.type.cancelled")
+    elif rec.solo is not None:
+        base = text(lang, "score.solo." + rec.solo)
+    elif rec.type == "wedding" and len(rec.re) == 1:
+        base = text(lang, "score.type.wedding_alone")
+    else:
+        base = text(lang, "score.type." + rec.type)
+    return base + ("!" if rec.forced else "*" if rec.mandatory else "")
+
+
+def signed(x: int) -> str:
+    """``+3``, ``-3``, and ``0`` without a sign."""
+    return f"{x:+d}" if x else "0"
+
+
+def _grid(rows: list[list[str]], left: set[int]) -> list[str]:
+    """Rows of cells as aligned text; columns in ``left`` are left-aligned, the rest right.
+
+    A row of one cell is printed as it is (a separator line).
+    """
+    widths: dict[int, int] = {}
+    for row in rows:
+        if len(row) > 1:
+            for i, cell in enumerate(row):
+                widths[i] = max(widths.get(i, 0), len(cell))
+    out = []
+    for row in rows:
+        if len(row) == 1:
+            out.append(row[0])
+            continue
+        cells = [
+            cell.ljust(widths[i]) if i in left else cell.rjust(widths[i])
+            for i, cell in enumerate(row)
+        ]
+        out.append(" ".join(cells).rstrip())
+    return out
+
+
+def score_sheet(
+    records: Sequence[GameRecord],
+    names: Sequence[str],
+    series: Series,
+    lang: str,
+    *,
+    last: int = 12,
+    length: int | None = None,
+    tournament: bool = False,
+) -> list[str]:
+    """The score list as lines of aligned text: a progress line, one row per game (the last
+    ``last``; a line says how many earlier ones are left out), the totals of the running
+    series and a legend of the marks.
+
+    Columns: game number, dealer, game, value, each player's result, ``|``, each player's
+    running total in the game's series.
+    """
+    counted = series.counted
+    if tournament and length is not None:
+        owed: list[Any] = [names[s] for s in series.missing_solos() if s < len(names)]
+        progress = render(
+            lang,
+            "score.progress_tournament",
+            {
+                "series": series.number,
+                "counted": counted,
+                "length": length,
+                "owed": owed or [Term("score.nobody")],
+            },
+        )
+    elif length is not None:
+        progress = render(
+            lang,
+            "score.progress_fixed",
+            {"series": series.number, "counted": counted, "length": length},
+        )
+    else:
+        progress = render(
+            lang, "score.progress_open", {"series": series.number, "counted": counted}
+        )
+    lines = [progress]
+    if not records:
+        lines.append(text(lang, "score.empty"))
+        return lines
+    shown = list(records[-last:]) if last > 0 else list(records)
+    if len(shown) < len(records):
+        lines.append(render(lang, "score.earlier", {"n": len(records) - len(shown)}))
+    short = [n[:NAME_WIDTH] for n in names]
+    while len(short) < 4:
+        short.append("?")
+    rows: list[list[str]] = [
+        [
+            text(lang, "score.col.game"),
+            text(lang, "score.col.dealer"),
+            text(lang, "score.col.type"),
+            text(lang, "score.col.value"),
+            *short,
+            "|",
+            *short,
+        ]
+    ]
+    previous: int | None = None
+    marks = False
+    for rec in shown:
+        if previous is not None and rec.series != previous:
+            rows.append([render(lang, "score.series_sep", {"n": rec.series})])
+        previous = rec.series
+        marks = marks or rec.mandatory or rec.forced
+        dealer = rec.names[rec.dealer] if rec.dealer < len(rec.names) else "?"
+        if rec.cancelled:
+            results = ["-"] * 4
+            value = "-"
+        else:
+            results = [signed(x) for x in rec.scores]
+            value = str(rec.value)
+        rows.append(
+            [
+                str(rec.number),
+                dealer[:NAME_WIDTH],
+                type_label(rec, lang),
+                value,
+                *results,
+                "|",
+                *(signed(x) for x in rec.totals),
+            ]
+        )
+    if series.records:
+        rows.append(
+            ["", "", text(lang, "score.total"), "", "", "", "", "", "|"]
+            + [signed(x) for x in series.totals]
+        )
+    lines += _grid(rows, left={1, 2})
+    if marks:
+        lines.append(text(lang, "score.legend"))
+    return lines
+
+
+def game_lines(rec: GameRecord, lang: str) -> list[str]:
+    """One game of the score list in detail: parties, eyes, value components, results."""
+    names = rec.names
+    head = render(
+        lang,
+        "score.game_head",
+        {
+            "n": rec.number,
+            "series": rec.series,
+            "type": type_label(rec, lang),
+            "dealer": names[rec.dealer],
+        },
+    )
+    if rec.cancelled:
+        return [head, text(lang, "score.game_cancelled")]
+    lines = [
+        head,
+        render(
+            lang,
+            "score.game_result",
+            {
+                "re": [names[s] for s in rec.re],
+                "kontra": [names[s] for s in rec.kontra],
+                "eyes_re": rec.eyes[0],
+                "eyes_kontra": rec.eyes[1],
+                "winner": Term("party." + (rec.winner or "nobody")),
+            },
+        ),
+    ]
+    if rec.calls:
+        calls = [f"{names[s]}: {text(lang, 'call.' + c)}" for s, c in rec.calls]
+        lines.append(render(lang, "score.calls", {"calls": calls}))
+    for party, item, pts in rec.components:
+        lines.append(
+            render(
+                lang,
+                "component",
+                {"party": Term("party." + party), "item": Term("item." + item), "points": pts},
+            )
+        )
+    lines.append(render(lang, "score.value", {"value": rec.value}))
+    lines.append(
+        render(
+            lang, "game_scores", {"scores": [f"{names[s]} {rec.scores[s]:+d}" for s in range(4)]}
+        )
+    )
+    return lines
+
+
+CSV_COLUMNS: Final = (
+    "row",
+    "series",
+    "game",
+    "dealer",
+    "type",
+    "solo",
+    "mandatory_solo",
+    "forced_solo",
+    "cancelled",
+    "counted",
+    "declarer",
+    "re",
+    "kontra",
+    "eyes_re",
+    "eyes_kontra",
+    "winner",
+    "value",
+    "components",
+    *(f"player{i}" for i in range(1, 5)),
+    *(f"score{i}" for i in range(1, 5)),
+    *(f"total{i}" for i in range(1, 5)),
+    *(f"chips{i}" for i in range(1, 5)),
+    "commission",
+)
+
+
+def series_csv(table: Table) -> str:
+    """The table's score list as CSV (every game of every series, for ``/export``).
+
+    One ``game`` row per game; a ``settlement`` row after a series settled with a fixed
+    stake. Players are columns by seat (``player1`` … ``player4`` name them in each row,
+    since seats may change hands between series). Chips are decimal strings (``10.56``);
+    ``components`` lists ``party:item:points`` separated by ``;``. Flags are 0/1.
+    """
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    by_game = {e.settlement.game: e for e in table.settlements if e.settlement.kind == "game"}
+    by_series = {e.settlement.series: e for e in table.settlements if e.settlement.kind == "series"}
+    empty4 = ["", "", "", ""]
+    for i, rec in enumerate(table.finished):
+        names = list(rec.names) + ["?"] * (4 - len(rec.names))
+        entry = by_game.get(rec.number)
+        chips_cells = empty4
+        commission = ""
+        if entry is not None:
+            chips_cells = [str(x) for x in entry.settlement.net]
+            commission = str(entry.settlement.commission)
+        writer.writerow(
+            [
+                "game",
+                rec.series,
+                rec.number,
+                names[rec.dealer],
+                "cancelled" if rec.cancelled else rec.type,
+                rec.solo or "",
+                int(rec.mandatory),
+                int(rec.forced),
+                int(rec.cancelled),
+                int(rec.counted),
+                "" if rec.declarer is None else names[rec.declarer],
+                " ".join(names[s] for s in rec.re),
+                " ".join(names[s] for s in rec.kontra),
+                rec.eyes[0],
+                rec.eyes[1],
+                rec.winner or "",
+                rec.value,
+                ";".join(f"{p}:{item}:{pts}" for p, item, pts in rec.components),
+                *names[:4],
+                *rec.scores,
+                *rec.totals,
+                *chips_cells,
+                commission,
+            ]
+        )
+        end_of_series = i + 1 == len(table.finished) or table.finished[i + 1].series != rec.series
+        series_entry = by_series.get(rec.series)
+        if end_of_series and series_entry is not None:
+            st = series_entry.settlement
+            snames = list(series_entry.names) + ["?"] * (4 - len(series_entry.names))
+            writer.writerow(
+                [
+                    "settlement",
+                    rec.series,
+                    *([""] * 16),
+                    *snames[:4],
+                    *empty4,
+                    *rec.totals,
+                    *(str(x) for x in st.net),
+                    str(st.commission),
+                ]
+            )
+    return buf.getvalue()

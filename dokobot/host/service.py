@@ -10,6 +10,7 @@ players' search, store writes) runs in worker threads, never on the event loop.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -99,7 +100,7 @@ class Service:
         self._written[channel] = len(table.journal)
         if not table.running:
             return []
-        notes = [Note(ALL, "restored")] + table.prompt()
+        notes = [Note(ALL, "restored"), *table.prompt()]
         return self.router.render_notes(table, notes, None)
 
     async def close(self) -> None:
@@ -107,10 +108,8 @@ class Service:
         for task in [*self._bot_tasks.values(), *self._timers.values()]:
             task.cancel()
         for task in [*self._bot_tasks.values(), *self._timers.values()]:
-            try:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
-            except (asyncio.CancelledError, Exception):  # noqa: BLE001
-                pass
         await asyncio.to_thread(self.store.close)
 
     # ---------------------------------------------------------------- input
@@ -138,7 +137,7 @@ class Service:
                     await asyncio.to_thread(self.store.set_language, inp.user, after)
             self._after_change(channel)
             return events
-        except Exception:  # noqa: BLE001 - nothing escapes to the adapter
+        except Exception:
             log.exception("service failed on input")
             return [Private(inp.channel, inp.user, "Sorry, something went wrong.", reply=True,
                             kind="error")]  # fmt: skip
@@ -161,7 +160,7 @@ class Service:
         if events and self.listener is not None:
             try:
                 await self.listener(events)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 log.exception("listener failed")
 
     # ---------------------------------------------------------------- background work
@@ -205,7 +204,9 @@ class Service:
             self._timeout(channel, seat, marker, float(timeout))
         )
 
-    async def _timeout(self, channel: str, seat: int, marker: tuple[int, int], delay: float) -> None:
+    async def _timeout(
+        self, channel: str, seat: int, marker: tuple[int, int], delay: float
+    ) -> None:
         await asyncio.sleep(delay)
         table = self.router.tables[channel]
         if not self._still(table, marker):
@@ -219,10 +220,10 @@ class Service:
             if not self._still(table, marker):
                 return
             try:
-                call, action = await asyncio.to_thread(table.bot_decision, seat)
+                _call, action = await asyncio.to_thread(table.bot_decision, seat)
                 notes = [Note(ALL, "timeout_standin", {"player": table.seats[seat].name})]
                 notes += table.apply_bot(seat, None, action)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 log.exception("stand-in failed")
                 return
             events = self.router.render_notes(table, notes, None)

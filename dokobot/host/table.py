@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Protocol
 
 from ..engine.cards import CLUB_QUEENS, Card, card_ascii, cards_of
@@ -34,10 +35,19 @@ from ..engine.types import (
     call_key,
     is_call,
 )
-from .i18n import Cards, Term
+from .i18n import Cards, Term, render
+from .modes import (
+    DuelWedding,
+    duel_deal,
+    duel_order,
+    duel_wedding_after_trick,
+    series_length,
+    settlement_kind,
+)
 from .notes import ALL, Note, Refusal
 from .options import TableOptions
-from .series import GameRecord, Series
+from .series import GameRecord, Series, game_lines, score_sheet
+from .stakes import Ledger, LedgerEntry, Settlement, format_all, format_chips
 
 
 class Bot(Protocol):
@@ -89,18 +99,28 @@ def command_for(action: Action, card: Card | None = None) -> str:
     return "/" + call_key(action)
 
 
+def _display_order(scheme_index: int) -> tuple[Card, ...]:
+    scheme = SCHEMES[scheme_index]
+    return tuple(
+        sorted(
+            range(48),
+            key=lambda c: (
+                0 if scheme.cls[c] == TRUMP else 1 + scheme.cls[c],
+                -scheme.key[c],
+                c,
+            ),
+        )
+    )
+
+
+_DISPLAY_ORDER = tuple(_display_order(i) for i in range(len(SCHEMES)))
+_CARD_CHOICES = tuple((f"#{c}", f"/play {card_ascii(c)}") for c in range(48))
+
+
 def sorted_hand(game: Game | None, hand: int) -> list[Card]:
     """A hand in display order: trumps high to low, then ♣ ♠ ♥ ♦ high to low."""
-    scheme = SCHEMES[0] if game is None else game.scheme
-    cards = [c for c in range(48) if hand >> c & 1]
-    return sorted(
-        cards,
-        key=lambda c: (
-            0 if scheme.cls[c] == TRUMP else 1 + scheme.cls[c],
-            -scheme.key[c],
-            c,
-        ),
-    )
+    order = _DISPLAY_ORDER[0 if game is None or game.solo is None else int(game.solo)]
+    return [c for c in order if hand >> c & 1]
 
 
 @dataclass(slots=True)
@@ -130,6 +150,12 @@ class Table:
     waiting: list[tuple[str, str]] = field(default_factory=list)
     """People waiting for a seat (user id, name), for /replace."""
     bot_counter: int = 0
+    ledger: Ledger = field(default_factory=Ledger)
+    """Chip balances; the router may share one ledger among the tables of a server."""
+    settlements: list[LedgerEntry] = field(default_factory=list)
+    """This table's settlements, in order."""
+    duel_people: tuple[int, ...] = ()
+    """In a duel game: the seats of the two people (fixed at the deal)."""
 
     # ---------------------------------------------------------------- seats
     def seat_of(self, user: str) -> int | None:
@@ -236,26 +262,81 @@ class Table:
     def set_option(self, name: str, raw: str, by: str) -> list[Note]:
         if self.running:
             raise Refusal("only_between_games")
+        old = self.options
         self.options = self.options.set(name, raw)
         clean = name.strip().lower().replace("-", "_")
-        if clean == "tournament":
-            self.series = Series(number=self.series.number)
         self._log(f"{by}: /option {clean} {raw.strip()}")
-        return [Note(ALL, "option_set", {"name": clean, "value": self.options.show(clean)})]
+        notes = [Note(ALL, "option_set", {"name": clean, "value": self.options.show(clean)})]
+        if clean == "mode":
+            self.bots.clear()  # computer players are made with or without duel limits
+        if clean == "tournament" or (clean == "mode" and old.mode != self.options.mode):
+            notes += self._new_series()
+        elif clean == "series_length" and self.options.tournament:
+            left = self.series.games_left(self.options.series_length)
+            if self.series.counted >= self.options.series_length or sum(self.series.owed) > left:
+                notes += self._new_series()
+        return notes
+
+    def _new_series(self) -> list[Note]:
+        """Start a new series now (a started one is closed as it is)."""
+        if not self.series.records:
+            self.series = Series(number=self.series.number)
+            return []
+        self.series = Series(number=self.series.number + 1)
+        return [Note(ALL, "series_new", {"n": self.series.number})]
+
+    def account_of(self, seat: int) -> str | None:
+        """The ledger account of a seat (a stand-in charges the person it replaces).
+
+        In a duel only the two people hold chips.
+        """
+        info = self.seats[seat]
+        if self.options.mode == "duel" and seat not in self.duel_people:
+            return None
+        return info.standin_for or info.user
 
     # ---------------------------------------------------------------- game flow
+    def _seat_duel(self) -> list[Note]:
+        """Check the duel seating; put the two people opposite each other if needed."""
+        order = duel_order([s.is_bot for s in self.seats])
+        if order is None:
+            return []
+        self.seats = [self.seats[i] for i in order]
+        if self.next_deal is not None:
+            # Hands follow their players; copies renumbered as a journaled deal would be.
+            moved = [self.next_deal[i] for i in order]
+            self.next_deal = hands_from_kinds([[c >> 1 for c in cards_of(h)] for h in moved])
+        if self.next_dealer is not None:
+            self.next_dealer = order.index(self.next_dealer)
+        if self.dealer is not None:
+            self.dealer = order.index(self.dealer)
+        self.bots.clear()
+        self.abort_votes = set()
+        names = self.names()
+        self._log("# duel seating: " + ", ".join(names))
+        notes = [Note(ALL, "duel_seated", {"seats": names})]
+        if self.series.records:
+            notes += self._new_series()
+        return notes
+
     def start(self, by: str) -> list[Note]:
         if self.running:
             raise Refusal("game_running")
         if len(self.seats) < 4:
             raise Refusal("need_four", n=len(self.seats))
         opts = self.options
+        duel = opts.mode == "duel"
+        if duel:
+            duel_order([s.is_bot for s in self.seats])  # refuses before anything changes
         notes: list[Note] = []
-        if self.series.finished(opts.tournament, opts.series_length) or (
-            opts.mode in ("fixed4", "duel") and self.series.counted >= 4
-        ):
+        if self.series.is_over(series_length(opts)):
             self.series = Series(number=self.series.number + 1)
             notes.append(Note(ALL, "series_new", {"n": self.series.number}))
+        if duel:
+            notes += self._seat_duel()
+            self.duel_people = tuple(i for i, s in enumerate(self.seats) if not s.is_bot)
+        else:
+            self.duel_people = ()
         if self.next_dealer is not None:
             dealer = self.next_dealer
             self.next_dealer = None
@@ -267,7 +348,11 @@ class Table:
         forced = self.series.forced_soloist(dealer, opts.tournament, opts.series_length)
         owed = self.series.owed if opts.tournament else [False] * 4
         if self.next_deal is None:
-            dealt = Game.deal(opts.rules, dealer, seed_for(self.seed, self.deal_count))
+            seed = seed_for(self.seed, self.deal_count)
+            if duel:
+                dealt = duel_deal(opts.rules, dealer, seed, self.duel_people)
+            else:
+                dealt = Game.deal(opts.rules, dealer, seed)
             self.set_next_deal(list(dealt.start_hands))
         assert self.next_deal is not None
         hands = self.next_deal
@@ -348,7 +433,10 @@ class Table:
                     "turn_reservation",
                     {},
                     kind="reservation",
-                    choices=(("@choice.healthy", "/healthy"), ("@choice.reservation", "/reservation")),
+                    choices=(
+                        ("@choice.healthy", "/healthy"),
+                        ("@choice.reservation", "/reservation"),
+                    ),
                 ),
             ]
         if game.phase is Phase.DECLARATIONS:
@@ -361,15 +449,14 @@ class Table:
             ]
         hand = sorted_hand(game, game.hands[seat])
         legal = game.legal_cards(seat)
-        numbers = tuple(i + 1 for i, c in enumerate(hand) if legal >> c & 1)
-        cards = tuple(c for c in hand if legal >> c & 1)
-        seen: set[int] = set()
+        numbers = tuple([i + 1 for i, c in enumerate(hand) if legal >> c & 1])
+        cards = tuple([c for c in hand if legal >> c & 1])
         choices_c: list[tuple[str, str]] = []
-        for c in cards:
-            if c >> 1 in seen:
-                continue
-            seen.add(c >> 1)
-            choices_c.append((f"#{c}", f"/play {card_ascii(c)}"))
+        last_kind = -1
+        for c in cards:  # display order keeps the two copies of a card together
+            if c >> 1 != last_kind:
+                last_kind = c >> 1
+                choices_c.append(_CARD_CHOICES[c])
         for a in game.legal_calls(seat):
             choices_c.append((f"@call.{call_key(a)}", f"/{call_key(a)}"))
         return [
@@ -406,7 +493,9 @@ class Table:
         who = names[seat]
         notes: list[Note] = []
         if is_call(action):
-            notes.append(Note(ALL, "called", {"player": who, "call": Term("call." + call_key(action))}))
+            notes.append(
+                Note(ALL, "called", {"player": who, "call": Term("call." + call_key(action))})
+            )
             return notes
         if phase is Phase.RESERVATIONS:
             key = "said_reservation" if action == RESERVATION else "said_healthy"
@@ -416,15 +505,28 @@ class Table:
         elif action < 48:
             notes.append(Note(ALL, "card_played", {"player": who, "card": Cards((action,))}))
             if len(game.tricks) > tricks:
-                leader, cards, winner = game.tricks[-1]
+                _leader, cards, winner = game.tricks[-1]
                 self.last_trick = game.tricks[-1]
                 pts = sum((0, 2, 3, 4, 10, 11)[(c >> 1) % 6] for c in cards)
                 notes.append(
-                    Note(ALL, "trick_won", {"player": names[winner], "eyes": pts, "n": len(game.tricks)})
+                    Note(
+                        ALL,
+                        "trick_won",
+                        {"player": names[winner], "eyes": pts, "n": len(game.tricks)},
+                    )
                 )
+                if wedding_open and self.duel_people and game.game_type is GameType.WEDDING:
+                    outcome = duel_wedding_after_trick(game, self.duel_people)
+                    if outcome is DuelWedding.CANCEL:
+                        return notes + self._cancel_duel_wedding()
+                    if outcome is DuelWedding.OPEN and winner != game.declarer:
+                        notes.append(Note(ALL, "duel_no_clarification", {"player": names[winner]}))
                 if wedding_open and not game.wedding_open:
                     if game.wedding_trick:
-                        notes.append(Note(ALL, "wedding_partner", {"player": names[winner]}))
+                        partner = next(
+                            s for s in range(4) if s != game.declarer and game.re_seats >> s & 1
+                        )
+                        notes.append(Note(ALL, "wedding_partner", {"player": names[partner]}))
                     else:
                         notes.append(Note(ALL, "wedding_alone", {"player": names[game.declarer]}))
         if phase in (Phase.RESERVATIONS, Phase.DECLARATIONS) and game.phase is Phase.PLAYING:
@@ -458,6 +560,20 @@ class Table:
             notes += [self.hand_note(s) for s in range(4)]
         notes.append(Note(ALL, "leads", {"player": names[game.leader]}))
         return notes
+
+    def _cancel_duel_wedding(self) -> list[Note]:
+        """End a duel game whose wedding was not clarified as the duel demands (no score)."""
+        game = self.game
+        assert game is not None
+        rec = self.series.record_cancelled(game, self.game_number, self.names())
+        self.finished.append(rec)
+        game.phase = Phase.FINISHED
+        person = game.declarer in self.duel_people
+        key = "duel_cancelled_person" if person else "duel_cancelled_computer"
+        return [
+            Note(ALL, key, {"player": self.seats[game.declarer].name}),
+            Note(ALL, "next_game_hint"),
+        ]
 
     def _finish(self) -> list[Note]:
         game = self.game
@@ -497,44 +613,132 @@ class Table:
                 {"scores": [f"{names[s]} {rec.scores[s]:+d}" for s in range(4)]},
             )
         )
-        notes.append(self.score_note())
         opts = self.options
-        if self.series.finished(opts.tournament, opts.series_length):
-            ranking = self.series.ranking()
-            notes.append(
-                Note(
-                    ALL,
-                    "series_over",
-                    {
-                        "ranking": [
-                            f"{i + 1}. {names[s]} {self.series.totals[s]:+d}"
-                            for i, s in enumerate(ranking)
-                        ]
-                    },
-                )
-            )
+        kind = settlement_kind(opts)
+        over = self.series.is_over(series_length(opts))
+        # Settle first, so that the score list below shows the chips already.
+        game_entry = self._settle_game(rec) if kind == "game" else None
+        series_entry = self._settle_series() if over and kind == "series" else None
+        if game_entry is not None:
+            notes.append(self._settlement_note(game_entry))
+        notes.append(self.score_note(opts.language, last=8))
+        if over:
+            ranking = [
+                f"{place}. {names[s]} {self.series.totals[s]:+d}"
+                for place, s in self.series.standings()
+            ]
+            notes.append(Note(ALL, "series_over", {"ranking": ranking}))
+            if series_entry is not None:
+                notes.append(self._settlement_note(series_entry))
         notes.append(Note(ALL, "next_game_hint"))
         return notes
 
-    def score_note(self) -> Note:
+    # ---------------------------------------------------------------- chips
+    def _accounts(self) -> list[str | None]:
+        return [self.account_of(s) for s in range(4)]
+
+    def _settle_game(self, rec: GameRecord) -> LedgerEntry:
+        opts = self.options
+        self.ledger.settle_game(
+            self.channel,
+            self._accounts(),
+            self.names(),
+            rec.scores,
+            rec.value,
+            stake=opts.stake,
+            limit=opts.limit,
+            rate=opts.commission_rate,
+            series=rec.series,
+            game=rec.number,
+        )
+        entry = self.ledger.entries[-1]
+        self.settlements.append(entry)
+        return entry
+
+    def _settle_series(self) -> LedgerEntry:
+        opts = self.options
+        self.ledger.settle_series(
+            self.channel,
+            self._accounts(),
+            self.names(),
+            self.series.totals,
+            stake=opts.stake,
+            rate=opts.commission_rate,
+            series=self.series.number,
+        )
+        entry = self.ledger.entries[-1]
+        self.settlements.append(entry)
+        return entry
+
+    def _settlement_note(self, entry: LedgerEntry) -> Note:
+        st: Settlement = entry.settlement
+        seats = [s for s in range(len(st.net)) if entry.accounts[s] is not None]
+        shown = format_all([st.net[s] for s in seats])
+        amounts = [f"{entry.names[s]} {x}" for s, x in zip(seats, shown, strict=True)]
+        params: dict[str, Any] = {"chips": amounts, "unit": format_chips(st.unit, signed=False)}
+        key = "settlement_" + st.kind
+        if st.commission > 0:
+            params["commission"] = format_chips(st.commission, signed=False)
+            key += "_commission"
+        return Note(ALL, key, params)
+
+    def chips_lines(self, lang: str) -> list[str]:
+        """The chip lines of the score list: this table's result and the balances."""
+        if not self.settlements:
+            return []
         names = self.names()
-        rows = []
-        for rec in self.series.records[-12:]:
-            kind = rec.solo or rec.type
-            mark = "*" if rec.mandatory else ""
-            cells = " ".join(f"{rec.scores[s]:+4d}" for s in range(4))
-            tots = " ".join(f"{rec.totals[s]:+5d}" for s in range(4))
-            rows.append(f"{rec.number:>3} {names[rec.dealer][:6]:<6} {kind + mark:<14} {cells} |{tots}")
-        header = f"{'#':>3} {'dealer':<6} {'game':<14} " + " ".join(f"{n[:4]:>4}" for n in names)
-        totals = " ".join(f"{n}: {self.series.totals[i]:+d}" for i, n in enumerate(names))
-        extra = ""
-        if self.options.tournament:
-            extra = f"{self.series.counted}/{self.options.series_length}"
+        here = self.ledger.channel_totals(self.channel)
+        seats = [s for s in range(len(self.seats)) if self.account_of(s) is not None]
+        accounts = [a for a in (self.account_of(s) for s in seats) if a is not None]
+        here_all = format_all([here.get(a, Decimal(0)) for a in accounts])
+        balance_all = format_all([self.ledger.balance(a) for a in accounts])
+        rows_here = [f"{names[s]} {x}" for s, x in zip(seats, here_all, strict=True)]
+        rows_all = [f"{names[s]} {x}" for s, x in zip(seats, balance_all, strict=True)]
+        return [
+            render(lang, "score.chips_table", {"chips": rows_here}),
+            render(lang, "score.chips_server", {"chips": rows_all}),
+        ]
+
+    def score_note(self, lang: str | None = None, last: int = 12) -> Note:
+        """The score list (``/score``): the last ``last`` games, totals, chips."""
+        lang = lang or self.options.language
+        opts = self.options
+        length = series_length(opts)
+        names = self.names()
+        sheet = score_sheet(
+            self.finished,
+            names,
+            self.series,
+            lang,
+            last=last,
+            length=length,
+            tournament=opts.tournament,
+        )
+        sheet += self.chips_lines(lang)
+        return Note(ALL, "score_sheet", {"sheet": "\n".join(sheet)})
+
+    def ledger_note(self, lang: str | None = None, top: int = 20) -> Note:
+        """The chip balances of the ledger (a ``/ledger`` command)."""
+        lang = lang or self.options.language
+        rows = [
+            f"{i + 1:>3}. {name:<16} {format_chips(balance):>10}"
+            for i, (_, name, balance) in enumerate(self.ledger.standings()[:top])
+        ]
+        if not rows:
+            return Note(ALL, "ledger_empty")
         return Note(
             ALL,
-            "score_list",
-            {"table": "\n".join([header, *rows]) if rows else "-", "totals": totals, "progress": extra},
+            "ledger_list",
+            {"rows": "\n".join(rows), "house": format_chips(self.ledger.house, signed=False)},
         )
+
+    def game_note(self, number: int, lang: str | None = None) -> Note:
+        """One game of the score list in detail (``/score N``)."""
+        rec = next((r for r in self.finished if r.number == number), None)
+        if rec is None:
+            raise Refusal("score_no_such_game", n=number)
+        lang = lang or self.options.language
+        return Note(ALL, "score_game", {"text": "\n".join(game_lines(rec, lang))})
 
     def abort(self, seat: int) -> list[Note]:
         game = self.game
@@ -546,7 +750,13 @@ class Table:
         need = len(humans) // 2 + 1
         votes = len([s for s in self.abort_votes if s in humans])
         if votes < need:
-            return [Note(ALL, "abort_vote", {"player": self.seats[seat].name, "votes": votes, "need": need})]
+            return [
+                Note(
+                    ALL,
+                    "abort_vote",
+                    {"player": self.seats[seat].name, "votes": votes, "need": need},
+                )
+            ]
         rec = self.series.record_cancelled(game, self.game_number, self.names())
         self.finished.append(rec)
         game.phase = Phase.FINISHED
@@ -569,7 +779,9 @@ class Table:
             if self.bot_factory is None:
                 raise Refusal("no_bots")
             level = self.seats[seat].bot or "normal"
-            bot = self.bot_factory(level, seed_for(self.seed, 10_000 + seat), self.options.mode == "duel")
+            bot = self.bot_factory(
+                level, seed_for(self.seed, 10_000 + seat), self.options.mode == "duel"
+            )
             self.bots[seat] = bot
         return bot
 

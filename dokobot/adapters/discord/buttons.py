@@ -52,7 +52,7 @@ class ButtonHandler(Protocol):
     """What a client must offer to receive :class:`DokoButton` clicks."""
 
     async def on_doko_button(
-        self, interaction: discord.Interaction[Any], table: int, command: str
+        self, interaction: discord.Interaction[Any], table: int, command: str, label: str
     ) -> None: ...
 
 
@@ -78,6 +78,8 @@ class DokoButton(
         command: str,
         label: str,
         style: discord.ButtonStyle | None = None,
+        row: int | None = None,
+        emoji: str | None = None,
     ) -> None:
         custom_id = self.custom_id_for(table, command)
         if custom_id is None:
@@ -87,10 +89,13 @@ class DokoButton(
                 label=label[:MAX_LABEL] or "?",
                 style=style or _STYLES.get(verb(command), discord.ButtonStyle.secondary),
                 custom_id=custom_id,
-            )
+                emoji=emoji,
+            ),
+            row=row,
         )
         self.table = table
         self.command = "/" + command.lstrip("/")
+        self.label = label
 
     @staticmethod
     def custom_id_for(table: int, command: str) -> str | None:
@@ -113,44 +118,86 @@ class DokoButton(
     ) -> DokoButton:
         label = getattr(item, "label", None) or "?"
         style = getattr(item, "style", None)
-        return cls(int(match["channel"]), match["cmd"], label, style)
+        emoji = getattr(item, "emoji", None)
+        return cls(
+            int(match["channel"]), match["cmd"], label, style, emoji=str(emoji) if emoji else None
+        )
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         client = interaction.client
         if isinstance(client, ButtonHandler):
-            await client.on_doko_button(interaction, self.table, self.command)
+            await client.on_doko_button(interaction, self.table, self.command, self.label)
         else:  # pragma: no cover - only if registered on a foreign client
             log.error("DokoButton clicked on a client without a handler: %r", client)
 
 
-def choices_view(table: int, choices: Iterable[Choice]) -> discord.ui.View | None:
-    """Buttons for ``choices`` (at most 25, duplicates dropped), or None if there are none.
+class PersistentView(discord.ui.View):
+    """A view whose timeout stays None.
 
-    >>> v = choices_view(7, [Choice("♣Q", "/play CQ"), Choice("♣Q", "/play CQ"),
-    ...                      Choice("♠A", "/play SA")])
-    >>> [c.custom_id for c in v.children]
-    ['doko:7:play CQ', 'doko:7:play SA']
+    discord.py gives a view sent ephemerally a 15 minute timeout, and when a view times out
+    it unregisters the :class:`~discord.ui.DynamicItem` templates it contains, for every
+    message. This view ignores that timeout, so :class:`DokoButton` stays registered.
+
+    >>> v = PersistentView()
+    >>> v.timeout = 900.0
     >>> v.timeout is None
     True
     """
-    view = discord.ui.View(timeout=None)
+
+    def __init__(self) -> None:
+        super().__init__(timeout=None)
+
+    @property
+    def timeout(self) -> float | None:
+        return None
+
+    @timeout.setter
+    def timeout(self, value: float | None) -> None:
+        return None
+
+
+def choices_view(table: int, choices: Iterable[Choice]) -> discord.ui.View | None:
+    """Buttons for ``choices``, or None if there are none.
+
+    Cards fill rows of five; other choices (calls such as Re) start a row of their own.
+    Duplicates are dropped; Discord allows 25 buttons in 5 rows.
+
+    >>> cards = [Choice(c, "/play " + c) for c in ["CQ", "CQ", "SA", "S9", "H9", "D9", "DA"]]
+    >>> v = choices_view(7, [*cards, Choice("Re", "/re")])
+    >>> [(c.custom_id, c.row) for c in v.children]  # doctest: +NORMALIZE_WHITESPACE
+    [('doko:7:play CQ', 0), ('doko:7:play SA', 0), ('doko:7:play S9', 0), ('doko:7:play H9', 0),
+     ('doko:7:play D9', 0), ('doko:7:play DA', 1), ('doko:7:re', 2)]
+    >>> v.timeout is None
+    True
+    """
+    unique: list[Choice] = []
     seen: set[str] = set()
     for choice in choices:
         custom_id = DokoButton.custom_id_for(table, choice.command)
-        if custom_id is None or custom_id in seen:
-            if custom_id is None:
-                log.warning("choice does not fit a button: %r", choice.command)
-            continue
-        if len(seen) >= MAX_BUTTONS:
-            log.warning("more than %d choices; the rest get no button", MAX_BUTTONS)
-            break
-        seen.add(custom_id)
-        view.add_item(DokoButton(table, choice.command, choice.label))
-    return view if seen else None
+        if custom_id is None:
+            log.warning("choice does not fit a button: %r", choice.command)
+        elif custom_id not in seen:
+            seen.add(custom_id)
+            unique.append(choice)
+    if not unique:
+        return None
+    cards = [c for c in unique if verb(c.command) == "play"]
+    others = [c for c in unique if verb(c.command) != "play"]
+    rows = [cards[i : i + 5] for i in range(0, len(cards), 5)]
+    rows += [others[i : i + 5] for i in range(0, len(others), 5)]
+    if len(rows) > 5:  # too many rows when grouped: fill them in order instead
+        rows = [unique[i : i + 5] for i in range(0, min(len(unique), MAX_BUTTONS), 5)]
+    if len(unique) > sum(map(len, rows)):
+        log.warning("more than %d choices; the rest get no button", MAX_BUTTONS)
+    view = PersistentView()
+    for number, row in enumerate(rows):
+        for choice in row:
+            view.add_item(DokoButton(table, choice.command, choice.label, row=number))
+    return view
 
 
 def table_view(table: int, label: str) -> discord.ui.View:
     """The view under table messages: one "My hand" button (it sends ``/hand``)."""
-    view = discord.ui.View(timeout=None)
-    view.add_item(DokoButton(table, "/hand", "🂠 " + label, discord.ButtonStyle.primary))
+    view = PersistentView()
+    view.add_item(DokoButton(table, "/hand", label, discord.ButtonStyle.primary, emoji="🃏"))
     return view

@@ -9,9 +9,9 @@ for German clients.
 >>> from discord import Locale
 >>> from discord.app_commands import locale_str
 >>> t = DokoTranslator()
->>> asyncio.run(t.translate(locale_str("healthy"), Locale.german, None))  # type: ignore[arg-type]
+>>> asyncio.run(t.translate(locale_str("healthy"), Locale.german, None))
 'gesund'
->>> asyncio.run(t.translate(locale_str("healthy"), Locale.french, None)) is None  # type: ignore[arg-type]
+>>> asyncio.run(t.translate(locale_str("healthy"), Locale.french, None)) is None
 True
 >>> text("my_hand", "de")
 'Meine Karten'
@@ -58,6 +58,8 @@ GERMAN: Final[dict[str, str]] = {
     "value": "wert",
     "language": "sprache",
     "command": "befehl",
+    "level": "stufe",
+    "player": "spieler",
     # command descriptions
     "Take a seat at the table in this channel": "Am Tisch in diesem Kanal Platz nehmen",
     "Seat a computer player instead of yourself": "Einen Computerspieler statt dir setzen",
@@ -90,9 +92,15 @@ GERMAN: Final[dict[str, str]] = {
     "Language": "Sprache",
     "Abort the current game": "Das laufende Spiel abbrechen",
     "Export the game record": "Das Spielprotokoll exportieren",
-    "Replace an absent player by a computer player": (
-        "Einen abwesenden Spieler durch einen Computerspieler ersetzen"
+    "Take a computer player's seat (between games)": (
+        "Den Platz eines Computerspielers übernehmen (zwischen den Spielen)"
     ),
+    "The computer player whose seat you take": "Der Computerspieler, dessen Platz du übernimmst",
+    "How strong the computer player is": "Wie stark der Computerspieler ist",
+    "Random": "Zufällig",
+    "Easy": "Leicht",
+    "Normal": "Normal",
+    "Strong": "Stark",
     "Explain the commands": "Die Befehle erklären",
     "A command to explain": "Ein Befehl, der erklärt werden soll",
     # choice names

@@ -1,0 +1,40 @@
+"""dokobot on Discord (discord.py 2.7).
+
+Run it with ``await run_discord(service, token)``; without a token it reads the
+environment variable ``DOKOBOT_DISCORD_TOKEN``. The bot needs the ``bot`` and
+``applications.commands`` scopes and, in the game channels, permission to send messages; no
+privileged intent is used.
+
+* Slash commands (``/join``, ``/play``, ... with German names such as ``/gesund``) and
+  buttons turn into the host's command texts (:mod:`.slash`, :mod:`.buttons`).
+* The host's answers are routed by :class:`DiscordAdapter`: public texts to the channel,
+  replies ephemeral, other private texts by DM with buttons, and a "My hand" button on the
+  table messages for players who block DMs.
+* Buttons keep working after a restart: their ``custom_id`` carries table and command.
+
+>>> from dokobot.adapters.discord import DiscordAdapter, run_discord
+"""
+
+from dokobot.adapters.discord.adapter import (
+    TOKEN_ENV,
+    DiscordAdapter,
+    ServiceLike,
+    ShardedDiscordAdapter,
+    create_adapter,
+    resolve_token,
+    run_discord,
+)
+from dokobot.adapters.discord.buttons import DokoButton
+from dokobot.adapters.discord.i18n import DokoTranslator
+
+__all__ = [
+    "TOKEN_ENV",
+    "DiscordAdapter",
+    "DokoButton",
+    "DokoTranslator",
+    "ServiceLike",
+    "ShardedDiscordAdapter",
+    "create_adapter",
+    "resolve_token",
+    "run_discord",
+]

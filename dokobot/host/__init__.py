@@ -1,0 +1,1 @@
+"""The host: tables, router, message catalogues, replay, the async service."""

@@ -1,0 +1,900 @@
+"""A small fake Discord: the REST routes discord.py uses and a gateway websocket.
+
+It serves one guild with one text channel, four human members and the bot. Tests make
+members run slash commands (:meth:`FakeDiscord.slash`) and click buttons
+(:meth:`FakeDiscord.click`); the fake sends INTERACTION_CREATE over the gateway and records
+everything the client does over REST: interaction callbacks (with their flags), follow-ups,
+channel messages, DMs, and DMs it refused for users in :attr:`FakeDiscord.blocked_dms`
+(403, code 50007). It also refuses a second answer to an interaction (40060) and an answer
+later than three seconds (10062), as Discord does, and lists them in :attr:`violations`.
+
+Use :meth:`FakeDiscord.patched` to point discord.py at it (``Route.BASE`` and
+``DiscordWebSocket.DEFAULT_GATEWAY``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import re
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import discord
+import discord.gateway
+import discord.http
+import yarl
+from aiohttp import BodyPartReader, WSMsgType, web
+
+EPHEMERAL = 64
+LOADING = 128
+ALL_PERMISSIONS = (1 << 53) - 1
+MEMBER_PERMISSIONS = (
+    (1 << 10)  # view channel
+    | (1 << 11)  # send messages
+    | (1 << 16)  # read message history
+    | (1 << 31)  # use application commands
+)
+MANAGE_GUILD = 1 << 5
+
+Json = dict[str, Any]
+
+
+@dataclass
+class FakeUser:
+    """A member of the fake guild."""
+
+    id: int
+    name: str
+    locale: str = "en-US"
+    permissions: int = MEMBER_PERMISSIONS
+    roles: list[int] = field(default_factory=list)
+
+    @property
+    def mention(self) -> str:
+        return f"<@{self.id}>"
+
+    def payload(self, bot: bool = False) -> Json:
+        return {
+            "id": str(self.id),
+            "username": self.name.lower(),
+            "discriminator": "0",
+            "global_name": self.name,
+            "avatar": None,
+            "bot": bot,
+            "flags": 0,
+            "public_flags": 0,
+        }
+
+
+@dataclass
+class Call:
+    """One REST request the client made."""
+
+    method: str
+    path: str
+    query: dict[str, str]
+    body: Any
+    status: int = 200
+    files: list[tuple[str, bytes]] = field(default_factory=list)
+    response: Any = None
+    authorization: str | None = None
+
+
+@dataclass
+class Message:
+    """A message as the fake holds it (``payload`` is what Discord would return)."""
+
+    payload: Json
+    channel_id: int
+    dm_user: int | None = None
+    interaction_id: int | None = None
+    deleted: bool = False
+    history: list[str] = field(default_factory=list)
+    files: list[tuple[str, bytes]] = field(default_factory=list)
+
+    @property
+    def id(self) -> int:
+        return int(self.payload["id"])
+
+    @property
+    def content(self) -> str:
+        return str(self.payload.get("content") or "")
+
+    @property
+    def flags(self) -> int:
+        return int(self.payload.get("flags") or 0)
+
+    @property
+    def ephemeral(self) -> bool:
+        return bool(self.flags & EPHEMERAL)
+
+    @property
+    def custom_ids(self) -> list[str]:
+        return [b["custom_id"] for b in self.buttons]
+
+    @property
+    def buttons(self) -> list[Json]:
+        out: list[Json] = []
+        for row in self.payload.get("components") or []:
+            for item in row.get("components", []):
+                if item.get("type") == 2 and "custom_id" in item:
+                    out.append(item)
+        return out
+
+    def button(self, predicate: Callable[[str], bool]) -> str | None:
+        return next((c for c in self.custom_ids if predicate(c)), None)
+
+
+@dataclass
+class Interaction:
+    """An interaction the fake sent, and how the client answered it."""
+
+    id: int
+    token: str
+    kind: int
+    user: FakeUser
+    channel_id: int
+    created: float
+    message: Message | None = None
+    response_type: int | None = None
+    response_flags: int = 0
+    original: Message | None = None
+    followups: list[Message] = field(default_factory=list)
+    answered: asyncio.Event = field(default_factory=asyncio.Event)
+    autocomplete: list[Json] | None = None
+
+    @property
+    def ephemeral_messages(self) -> list[Message]:
+        out = [m for m in [self.original, *self.followups] if m is not None]
+        return [m for m in out if m.ephemeral and not m.deleted]
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+class FakeDiscord:
+    """The fake server. ``await start()``, then ``with fake.patched(): ...``."""
+
+    def __init__(self, *, heartbeat_ms: int = 1000, guild_locale: str = "en-US") -> None:
+        self._ids = itertools.count(900_000_000_000_000_000)
+        self.bot = FakeUser(self.snowflake(), "Dokobot")
+        self.app_id = self.bot.id
+        self.guild_id = self.snowflake()
+        self.channel_id = self.snowflake()
+        self.guild_locale = guild_locale
+        names = ("Anna", "Ben", "Carl", "Dora")
+        self.users = [FakeUser(self.snowflake(), n) for n in names]
+        self.owner = self.users[0]
+        self.users[0].permissions = MEMBER_PERMISSIONS | MANAGE_GUILD
+        self.heartbeat_ms = heartbeat_ms
+        self.blocked_dms: set[int] = set()
+        self.roles: dict[int, str] = {}
+        self.calls: list[Call] = []
+        self.messages: dict[int, Message] = {}
+        self.interactions: dict[int, Interaction] = {}
+        self.by_token: dict[str, Interaction] = {}
+        self.dm_channels: dict[int, int] = {}
+        self.commands: list[Json] = []
+        self.violations: list[str] = []
+        self.unknown_routes: list[str] = []
+        self.heartbeats = 0
+        self.identifies = 0
+        self.shard_info: list[Any] = []
+        self._ws: web.WebSocketResponse | None = None
+        self._seq = 0
+        self._session = ""
+        self._ready = asyncio.Event()
+        self._changed = asyncio.Condition()
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    def snowflake(self) -> int:
+        return next(self._ids)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api/v10"
+
+    @property
+    def gateway_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/gateway"
+
+    async def start(self) -> None:
+        app = web.Application()
+        app.router.add_get("/gateway", self._gateway)
+        app.router.add_route("*", "/api/v10/{tail:.*}", self._rest)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        server = site._server
+        assert server is not None
+        sockets = getattr(server, "sockets", None) or []
+        self.port = sockets[0].getsockname()[1]
+
+    async def stop(self) -> None:
+        if self._ws is not None and not self._ws.closed:
+            await self._ws.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    @contextlib.contextmanager
+    def patched(self) -> Iterator[None]:
+        """Point discord.py's REST base and default gateway at this fake."""
+        old_base = discord.http.Route.BASE
+        old_gateway = discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
+        discord.http.Route.BASE = self.base_url
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(self.gateway_url)
+        try:
+            yield
+        finally:
+            discord.http.Route.BASE = old_base
+            discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = old_gateway
+
+    async def wait_connected(self, timeout: float = 5.0) -> None:
+        """Wait until a client has identified and got READY."""
+        await asyncio.wait_for(self._ready.wait(), timeout)
+
+    # -- queries for tests ---------------------------------------------------------------------
+
+    def add_role(self, name: str, members: list[FakeUser]) -> int:
+        """A guild role (no permissions) held by ``members``; call before clients connect."""
+        role_id = self.snowflake()
+        self.roles[role_id] = name
+        for member in members:
+            member.roles.append(role_id)
+        return role_id
+
+    def user(self, name: str) -> FakeUser:
+        return next(u for u in self.users if u.name == name)
+
+    def channel_messages(self, channel_id: int | None = None) -> list[Message]:
+        """Messages everybody in the channel sees (not ephemeral, not deleted)."""
+        cid = channel_id or self.channel_id
+        return [
+            m
+            for m in self.messages.values()
+            if m.channel_id == cid and not m.ephemeral and not m.deleted and m.dm_user is None
+        ]
+
+    def dms(self, user: FakeUser) -> list[Message]:
+        return [m for m in self.messages.values() if m.dm_user == user.id and not m.deleted]
+
+    def refused_dms(self, user: FakeUser) -> list[Call]:
+        dm = self.dm_channels.get(user.id)
+        return [
+            c
+            for c in self.calls
+            if c.status == 403 and dm is not None and c.path == f"/channels/{dm}/messages"
+        ]
+
+    def callbacks(self) -> list[Call]:
+        return [c for c in self.calls if c.path.endswith("/callback")]
+
+    async def wait_for(self, predicate: Callable[[], bool], timeout: float = 5.0) -> None:
+        """Wait until ``predicate()`` holds; it is checked after every request."""
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(predicate), timeout)
+
+    # -- interactions --------------------------------------------------------------------------
+
+    async def slash(
+        self,
+        user: FakeUser,
+        name: str,
+        options: Mapping[str, str | int | bool] | None = None,
+        *,
+        channel_id: int | None = None,
+        dm: bool = False,
+    ) -> Interaction:
+        """``user`` runs ``/name`` with ``options`` in the table channel (or in a DM)."""
+        command = next((c for c in self.commands if c["name"] == name), None)
+        opts: list[Json] = []
+        for key, value in (options or {}).items():
+            kind = 5 if isinstance(value, bool) else 4 if isinstance(value, int) else 3
+            opts.append({"name": key, "type": kind, "value": value})
+        data: Json = {
+            "id": command["id"] if command else str(self.snowflake()),
+            "name": name,
+            "type": 1,
+            "options": opts,
+        }
+        cid = self._dm_channel(user.id) if dm else (channel_id or self.channel_id)
+        return await self._interact(2, user, cid, data, dm=dm)
+
+    async def complete(self, user: FakeUser, name: str, option: str, typed: str) -> list[Json]:
+        """Autocomplete: ``user`` types ``typed`` into ``option`` of ``/name``."""
+        command = next((c for c in self.commands if c["name"] == name), None)
+        data: Json = {
+            "id": command["id"] if command else str(self.snowflake()),
+            "name": name,
+            "type": 1,
+            "options": [{"name": option, "type": 3, "value": typed, "focused": True}],
+        }
+        interaction = await self._interact(4, user, self.channel_id, data, dm=False)
+        await self.wait_answered(interaction)
+        return interaction.autocomplete or []
+
+    async def click(self, user: FakeUser, message: Message, custom_id: str) -> Interaction:
+        """``user`` clicks the button ``custom_id`` on ``message``."""
+        assert custom_id in message.custom_ids, (custom_id, message.custom_ids)
+        data: Json = {"custom_id": custom_id, "component_type": 2}
+        dm = message.dm_user is not None
+        return await self._interact(3, user, message.channel_id, data, dm=dm, message=message)
+
+    async def wait_answered(self, interaction: Interaction, timeout: float = 5.0) -> None:
+        await asyncio.wait_for(interaction.answered.wait(), timeout)
+
+    async def _interact(
+        self,
+        kind: int,
+        user: FakeUser,
+        channel_id: int,
+        data: Json,
+        *,
+        dm: bool,
+        message: Message | None = None,
+    ) -> Interaction:
+        iid = self.snowflake()
+        interaction = Interaction(
+            id=iid,
+            token=f"token-{iid}",
+            kind=kind,
+            user=user,
+            channel_id=channel_id,
+            created=time.monotonic(),
+            message=message,
+        )
+        self.interactions[iid] = interaction
+        self.by_token[interaction.token] = interaction
+        payload: Json = {
+            "id": str(iid),
+            "application_id": str(self.app_id),
+            "type": kind,
+            "data": data,
+            "token": interaction.token,
+            "version": 1,
+            "locale": user.locale,
+            "app_permissions": str(ALL_PERMISSIONS),
+            "entitlements": [],
+            "attachment_size_limit": 10 * 1024 * 1024,
+            "channel_id": str(channel_id),
+        }
+        if dm:
+            payload["channel"] = {
+                "id": str(channel_id),
+                "type": 1,
+                "recipients": [user.payload()],
+                "last_message_id": None,
+                "flags": 0,
+            }
+            payload["user"] = user.payload()
+            payload["context"] = 1
+            payload["authorizing_integration_owners"] = {"0": "0"}
+        else:
+            payload["guild_id"] = str(self.guild_id)
+            payload["guild_locale"] = self.guild_locale
+            payload["channel"] = self._channel_payload()
+            member = self._member_payload(user)
+            member["permissions"] = str(
+                ALL_PERMISSIONS if user.id == self.owner.id else user.permissions
+            )
+            payload["member"] = member
+            payload["context"] = 0
+            payload["authorizing_integration_owners"] = {"0": str(self.guild_id)}
+        if message is not None:
+            payload["message"] = message.payload
+        await self.dispatch("INTERACTION_CREATE", payload)
+        return interaction
+
+    # -- gateway -------------------------------------------------------------------------------
+
+    async def dispatch(self, event: str, data: Json) -> None:
+        await self.wait_connected()
+        ws = self._ws
+        assert ws is not None
+        self._seq += 1
+        await ws.send_str(json.dumps({"op": 0, "t": event, "s": self._seq, "d": data}))
+
+    async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        await ws.send_str(
+            json.dumps({"op": 10, "d": {"heartbeat_interval": self.heartbeat_ms}, "s": None})
+        )
+        async for msg in ws:
+            if msg.type is not WSMsgType.TEXT:
+                continue
+            frame = json.loads(msg.data)
+            op = frame.get("op")
+            if op == 1:
+                self.heartbeats += 1
+                await ws.send_str(json.dumps({"op": 11}))
+            elif op == 2:
+                self.identifies += 1
+                self.shard_info.append(frame["d"].get("shard"))
+                self._ws = ws
+                self._seq = 0
+                self._session = f"session-{self.snowflake()}"
+                await self._send_ready(ws, frame["d"].get("shard"))
+            elif op == 6:
+                self._ws = ws
+                self._seq += 1
+                await ws.send_str(json.dumps({"op": 0, "t": "RESUMED", "s": self._seq, "d": {}}))
+        if self._ws is ws:
+            self._ws = None
+            self._ready.clear()
+        return ws
+
+    async def _send_ready(self, ws: web.WebSocketResponse, shard: Any) -> None:
+        ready: Json = {
+            "v": 10,
+            "user": self.bot.payload(bot=True) | {"mfa_enabled": False, "verified": True},
+            "guilds": [{"id": str(self.guild_id), "unavailable": True}],
+            "session_id": self._session,
+            "resume_gateway_url": self.gateway_url,
+            "application": {"id": str(self.app_id), "flags": 0},
+            "private_channels": [],
+            "relationships": [],
+        }
+        if shard is not None:
+            ready["shard"] = shard
+        self._seq += 1
+        await ws.send_str(json.dumps({"op": 0, "t": "READY", "s": self._seq, "d": ready}))
+        self._seq += 1
+        guild = {"op": 0, "t": "GUILD_CREATE", "s": self._seq, "d": self._guild_payload()}
+        await ws.send_str(json.dumps(guild))
+        self._ready.set()
+
+    def _channel_payload(self) -> Json:
+        return {
+            "id": str(self.channel_id),
+            "type": 0,
+            "guild_id": str(self.guild_id),
+            "name": "doppelkopf",
+            "position": 0,
+            "permission_overwrites": [],
+            "nsfw": False,
+            "parent_id": None,
+            "topic": None,
+            "last_message_id": None,
+            "rate_limit_per_user": 0,
+            "flags": 0,
+        }
+
+    def _member_payload(self, user: FakeUser) -> Json:
+        return {
+            "user": user.payload(bot=user.id == self.bot.id),
+            "roles": [str(r) for r in user.roles],
+            "joined_at": "2024-01-01T00:00:00+00:00",
+            "deaf": False,
+            "mute": False,
+            "flags": 0,
+            "nick": None,
+            "avatar": None,
+            "pending": False,
+        }
+
+    def _guild_payload(self) -> Json:
+        everyone = {
+            "id": str(self.guild_id),
+            "name": "@everyone",
+            "permissions": str(MEMBER_PERMISSIONS),
+            "position": 0,
+            "color": 0,
+            "hoist": False,
+            "managed": False,
+            "mentionable": False,
+            "flags": 0,
+        }
+        members = [self._member_payload(u) for u in [*self.users, self.bot]]
+        roles = [
+            everyone | {"id": str(role_id), "name": name, "permissions": "0", "position": 1}
+            for role_id, name in self.roles.items()
+        ]
+        return {
+            "id": str(self.guild_id),
+            "name": "Doko Club",
+            "owner_id": str(self.owner.id),
+            "preferred_locale": self.guild_locale,
+            "unavailable": False,
+            "large": False,
+            "member_count": len(members),
+            "roles": [everyone, *roles],
+            "channels": [self._channel_payload()],
+            "members": members,
+            "presences": [],
+            "voice_states": [],
+            "threads": [],
+            "stage_instances": [],
+            "guild_scheduled_events": [],
+            "soundboard_sounds": [],
+            "emojis": [],
+            "stickers": [],
+            "features": [],
+            "joined_at": "2024-01-01T00:00:00+00:00",
+            "verification_level": 0,
+            "default_message_notifications": 0,
+            "explicit_content_filter": 0,
+            "mfa_level": 0,
+            "nsfw_level": 0,
+            "premium_tier": 0,
+            "system_channel_flags": 0,
+        }
+
+    # -- REST ----------------------------------------------------------------------------------
+
+    async def _rest(self, request: web.Request) -> web.StreamResponse:
+        path = "/" + request.match_info["tail"]
+        body, files = await self._read_body(request)
+        call = Call(request.method, path, dict(request.query), body, files=files)
+        call.authorization = request.headers.get("Authorization")
+        self.calls.append(call)
+        try:
+            status, payload = self._route(request.method, path, body, files, call)
+        except Exception as exc:  # a bug in the fake: make it visible
+            self.violations.append(f"fake crashed on {request.method} {path}: {exc!r}")
+            status, payload = 500, {"message": repr(exc), "code": 0}
+        call.status = status
+        call.response = payload
+        async with self._changed:
+            self._changed.notify_all()
+        if status == 204:
+            return web.Response(status=204)
+        return web.Response(
+            status=status,
+            body=json.dumps(payload).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+
+    async def _read_body(self, request: web.Request) -> tuple[Any, list[tuple[str, bytes]]]:
+        files: list[tuple[str, bytes]] = []
+        if request.content_type.startswith("multipart/"):
+            body: Any = None
+            reader = await request.multipart()
+            async for part in reader:
+                if not isinstance(part, BodyPartReader):
+                    continue
+                data = await part.read()
+                if part.name == "payload_json":
+                    body = json.loads(data)
+                else:
+                    files.append((part.filename or part.name or "", bytes(data)))
+            return body, files
+        raw = await request.read()
+        return (json.loads(raw) if raw else None), files
+
+    def _route(
+        self, method: str, path: str, body: Any, files: list[tuple[str, bytes]], call: Call
+    ) -> tuple[int, Any]:
+        parts = path.strip("/").split("/")
+        match (method, parts):
+            case ("GET", ["users", "@me"]):
+                return 200, self.bot.payload(bot=True) | {"mfa_enabled": False, "verified": True}
+            case ("GET", ["oauth2", "applications", "@me"]):
+                return 200, self._application()
+            case ("GET", ["gateway", "bot"]):
+                limit = {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1}
+                return 200, {"url": self.gateway_url, "shards": 1, "session_start_limit": limit}
+            case ("GET", ["gateway"]):
+                return 200, {"url": self.gateway_url}
+            case ("PUT", ["applications", _, "commands"]):
+                return self._put_commands(body)
+            case ("PUT", ["applications", _, "guilds", _, "commands"]):
+                return self._put_commands(body)
+            case ("POST", ["users", "@me", "channels"]):
+                return 200, self._dm_payload(int(body["recipient_id"]))
+            case ("POST", ["channels", cid, "messages"]):
+                return self._channel_message(int(cid), body, files)
+            case ("PATCH", ["channels", cid, "messages", mid]):
+                return self._edit(self.messages.get(int(mid)), body)
+            case ("POST", ["interactions", iid, token, "callback"]):
+                return self._callback(int(iid), token, body, files)
+            case ("POST", ["webhooks", _, token]):
+                return self._followup(token, body, files)
+            case ("PATCH", ["webhooks", _, token, "messages", mid]):
+                return self._edit(self._webhook_message(token, mid), body)
+            case ("GET", ["webhooks", _, token, "messages", mid]):
+                message = self._webhook_message(token, mid)
+                return (404, _error(10008)) if message is None else (200, message.payload)
+            case ("DELETE", ["webhooks", _, token, "messages", mid]):
+                message = self._webhook_message(token, mid)
+                if message is None:
+                    return 404, _error(10008)
+                message.deleted = True
+                return 204, None
+            case _:
+                self.unknown_routes.append(f"{method} {path}")
+                return 404, {"message": "404: Not Found", "code": 0}
+
+    def _application(self) -> Json:
+        return {
+            "id": str(self.app_id),
+            "name": "dokobot",
+            "icon": None,
+            "description": "Doppelkopf",
+            "rpc_origins": [],
+            "bot_public": True,
+            "bot_require_code_grant": False,
+            "owner": self.owner.payload(),
+            "team": None,
+            "verify_key": "0" * 64,
+            "flags": 0,
+            "summary": "",
+            "tags": [],
+            "bot": self.bot.payload(bot=True),
+            "interactions_endpoint_url": None,
+            "redirect_uris": [],
+            "approximate_guild_count": 1,
+        }
+
+    def _put_commands(self, body: Any) -> tuple[int, Any]:
+        problems = command_problems(body or [])
+        if problems:
+            self.violations += problems
+            return 400, {"message": "Invalid Form Body", "code": 50035}
+        out = []
+        for command in body or []:
+            stored = dict(command)
+            stored.setdefault("id", str(self.snowflake()))
+            stored["application_id"] = str(self.app_id)
+            stored["version"] = "1"
+            stored.setdefault("default_member_permissions", None)
+            stored.setdefault("nsfw", False)
+            stored.setdefault("type", 1)
+            stored.setdefault("options", [])
+            out.append(stored)
+        self.commands = out
+        return 200, out
+
+    def _dm_channel(self, user_id: int) -> int:
+        if user_id not in self.dm_channels:
+            self.dm_channels[user_id] = self.snowflake()
+        return self.dm_channels[user_id]
+
+    def _dm_user(self, channel_id: int) -> int | None:
+        return next((u for u, c in self.dm_channels.items() if c == channel_id), None)
+
+    def _dm_payload(self, user_id: int) -> Json:
+        user = next((u for u in self.users if u.id == user_id), None)
+        recipient = user.payload() if user else FakeUser(user_id, "unknown").payload()
+        return {
+            "id": str(self._dm_channel(user_id)),
+            "type": 1,
+            "recipients": [recipient],
+            "last_message_id": None,
+            "flags": 0,
+        }
+
+    def _new_message(
+        self,
+        channel_id: int,
+        body: Any,
+        files: list[tuple[str, bytes]],
+        flags: int = 0,
+        interaction: Interaction | None = None,
+    ) -> Message:
+        body = body or {}
+        mid = self.snowflake()
+        payload: Json = {
+            "id": str(mid),
+            "channel_id": str(channel_id),
+            "author": self.bot.payload(bot=True),
+            "content": body.get("content") or "",
+            "timestamp": _now(),
+            "edited_timestamp": None,
+            "tts": False,
+            "mention_everyone": False,
+            "mentions": [],
+            "mention_roles": [],
+            "attachments": [
+                {
+                    "id": str(self.snowflake()),
+                    "filename": name,
+                    "size": len(data),
+                    "url": f"http://127.0.0.1/{name}",
+                    "proxy_url": f"http://127.0.0.1/{name}",
+                }
+                for name, data in files
+            ],
+            "embeds": body.get("embeds") or [],
+            "pinned": False,
+            "type": 0,
+            "flags": flags | int(body.get("flags") or 0),
+            "components": body.get("components") or [],
+        }
+        if interaction is not None:
+            payload["interaction_metadata"] = {
+                "id": str(interaction.id),
+                "type": interaction.kind,
+                "user": interaction.user.payload(),
+                "authorizing_integration_owners": {},
+            }
+        message = Message(
+            payload,
+            channel_id,
+            dm_user=self._dm_user(channel_id),
+            interaction_id=interaction.id if interaction else None,
+            files=list(files),
+        )
+        message.history.append(message.content)
+        self.messages[mid] = message
+        return message
+
+    def _channel_message(
+        self, channel_id: int, body: Any, files: list[tuple[str, bytes]]
+    ) -> tuple[int, Any]:
+        recipient = self._dm_user(channel_id)
+        if recipient is not None and recipient in self.blocked_dms:
+            return 403, _error(50007)
+        if recipient is None and channel_id != self.channel_id:
+            return 404, _error(10003)
+        return 200, self._new_message(channel_id, body, files).payload
+
+    def _edit(self, message: Message | None, body: Any) -> tuple[int, Any]:
+        if message is None or message.deleted:
+            return 404, _error(10008)
+        body = body or {}
+        for key in ("content", "components", "embeds"):
+            if key in body:
+                message.payload[key] = (
+                    body[key] if body[key] is not None else ("" if key == "content" else [])
+                )
+        message.payload["flags"] = message.flags & ~LOADING
+        message.payload["edited_timestamp"] = _now()
+        message.history.append(message.content)
+        return 200, message.payload
+
+    def _callback(
+        self, iid: int, token: str, body: Any, files: list[tuple[str, bytes]]
+    ) -> tuple[int, Any]:
+        interaction = self.interactions.get(iid)
+        if interaction is None or interaction.token != token:
+            return 404, _error(10062)
+        age = time.monotonic() - interaction.created
+        if age > 3.0:
+            self.violations.append(f"interaction {iid} answered after {age:.1f} s")
+            return 404, _error(10062)
+        if interaction.response_type is not None:
+            self.violations.append(f"interaction {iid} answered twice")
+            return 400, _error(40060)
+        kind = int(body["type"])
+        data = body.get("data") or {}
+        interaction.response_type = kind
+        interaction.response_flags = int(data.get("flags") or 0)
+        resource: Json | None = None
+        if kind == 4:
+            message = self._new_message(interaction.channel_id, data, files, 0, interaction)
+            interaction.original = message
+            resource = {"type": 4, "message": message.payload}
+        elif kind == 5:
+            message = self._new_message(
+                interaction.channel_id, {}, [], LOADING | interaction.response_flags, interaction
+            )
+            interaction.original = message
+            resource = {"type": 5, "message": message.payload}
+        elif kind == 6:
+            interaction.original = interaction.message
+        elif kind == 7:
+            interaction.original = interaction.message
+            self._edit(interaction.message, data)
+            if interaction.message is not None:
+                resource = {"type": 7, "message": interaction.message.payload}
+        elif kind == 8:
+            interaction.autocomplete = list(data.get("choices") or [])
+        interaction.answered.set()
+        original = interaction.original
+        answer: Json = {
+            "interaction": {
+                "id": str(iid),
+                "type": interaction.kind,
+                "response_message_id": str(original.id) if original else None,
+                "response_message_loading": kind == 5,
+                "response_message_ephemeral": bool(interaction.response_flags & EPHEMERAL),
+            }
+        }
+        if resource is not None:
+            answer["resource"] = resource
+        return 200, answer
+
+    def _followup(self, token: str, body: Any, files: list[tuple[str, bytes]]) -> tuple[int, Any]:
+        interaction = self.by_token.get(token)
+        if interaction is None or interaction.response_type is None:
+            self.violations.append("follow-up before the interaction was answered")
+            return 404, _error(10015)
+        original = interaction.original
+        if interaction.response_type == 5 and original is not None and original.flags & LOADING:
+            # the first follow-up after a "thinking" defer replaces the loading message
+            self._edit(original, body)
+            interaction.followups.append(original)
+            return 200, original.payload
+        message = self._new_message(interaction.channel_id, body, files, 0, interaction)
+        interaction.followups.append(message)
+        return 200, message.payload
+
+    def _webhook_message(self, token: str, mid: str) -> Message | None:
+        interaction = self.by_token.get(token)
+        if interaction is None:
+            return None
+        if mid == "@original":
+            return interaction.original
+        message = self.messages.get(int(mid))
+        return message if message in interaction.followups else None
+
+
+def _error(code: int) -> Json:
+    messages = {
+        10003: "Unknown Channel",
+        10008: "Unknown Message",
+        10015: "Unknown Webhook",
+        10062: "Unknown interaction",
+        40060: "Interaction has already been acknowledged.",
+        50007: "Cannot send messages to this user",
+    }
+    return {"message": messages.get(code, "error"), "code": code}
+
+
+_NAME = re.compile(r"^[-_\w]{1,32}$")
+_LOCALES = {locale.value for locale in discord.Locale}
+
+
+def command_problems(commands: list[Json]) -> list[str]:
+    """What Discord would refuse in a bulk upload of slash commands (names, lengths, counts)."""
+    problems: list[str] = []
+
+    def name(where: str, value: Any) -> None:
+        if not isinstance(value, str) or not _NAME.match(value) or value != value.lower():
+            problems.append(f"{where}: bad name {value!r}")
+
+    def text(where: str, value: Any) -> None:
+        if not isinstance(value, str) or not 1 <= len(value) <= 100:
+            problems.append(f"{where}: bad text {value!r}")
+
+    def localized(where: str, item: Json, key: str, check: Callable[[str, Any], None]) -> None:
+        for locale, value in (item.get(key) or {}).items():
+            if locale not in _LOCALES:
+                problems.append(f"{where}: unknown locale {locale!r}")
+            check(f"{where} [{locale}]", value)
+
+    if len(commands) > 100:
+        problems.append("more than 100 commands")
+    seen: dict[str, set[str]] = {}
+    for command in commands:
+        where = f"/{command.get('name')}"
+        name(where, command.get("name"))
+        text(where, command.get("description"))
+        localized(where, command, "name_localizations", name)
+        localized(where, command, "description_localizations", text)
+        names = {"": command.get("name"), **(command.get("name_localizations") or {})}
+        for locale, value in names.items():
+            if value in seen.setdefault(locale, set()):
+                problems.append(f"{where}: name {value!r} used twice ({locale or 'default'})")
+            seen[locale].add(value)
+        options = command.get("options") or []
+        if len(options) > 25:
+            problems.append(f"{where}: more than 25 options")
+        required = [bool(o.get("required")) for o in options]
+        if required != sorted(required, reverse=True):
+            problems.append(f"{where}: a required option after an optional one")
+        for option in options:
+            at = f"{where} {option.get('name')}"
+            name(at, option.get("name"))
+            text(at, option.get("description"))
+            localized(at, option, "name_localizations", name)
+            localized(at, option, "description_localizations", text)
+            choices = option.get("choices") or []
+            if len(choices) > 25:
+                problems.append(f"{at}: more than 25 choices")
+            for choice in choices:
+                text(f"{at} choice", choice.get("name"))
+                localized(f"{at} choice", choice, "name_localizations", text)
+    return problems
