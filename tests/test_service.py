@@ -67,6 +67,14 @@ async def test_turn_timeout_reminds_then_stands_in() -> None:
                and "your turn" in e.text.lower() for e in pushed)
     assert any(isinstance(e, Public) and "did not act in time" in e.text for e in pushed)
     assert game.reserved[first] != -1, "the stand-in made the move"
+    assert first in table.away
+    await svc.idle()
+    # The person comes back: from now on they play themselves again.
+    name = table.seats[first].name
+    events = await svc.handle(_inp("c", name, "/hand"))
+    assert any(isinstance(e, Public) and f"{name} is back" in e.text for e in events)
+    assert first not in table.away
+    assert any(line == f"!away {name}" for line in table.journal)
     await svc.close()
 
 

@@ -4,7 +4,8 @@ Format (one item a line): ``#`` comments and blank lines are skipped;
 ``!seed N`` seeds every following deal; ``!deal NAME=CARDS; NAME=CARDS; …`` fixes the next
 deal; ``!dealer NAME`` sets the next dealer; ``!admin NAME`` makes NAME a server admin;
 ``!user NAME=ID`` gives NAME a platform user id; ``!server ID`` names the server whose
-chip ledger the table uses; ``!bots scripted`` makes computer players
+chip ledger the table uses; ``!away NAME`` lets a computer player move for NAME until NAME acts again;
+``!bots scripted`` makes computer players
 wait for their moves from the file; ``NAME: TEXT`` is a line typed in the channel and
 ``NAME (dm): TEXT`` a private message to the bot; ``> TEXT`` after an input line expects
 that some message answering that input contains TEXT.
@@ -130,6 +131,8 @@ class Replayer:
                 raise ReplayError(lineno, "!user needs NAME=ID")
             self.users[name.strip()] = uid.strip()
             self.table.journal.append(f"!user {name.strip()}={uid.strip()}")
+        elif word == "away":
+            table.mark_away(self._seat(lineno, rest))
         elif word == "server":
             self._router.bind_server(table, rest)
         elif word == "bots":

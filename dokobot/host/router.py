@@ -206,6 +206,12 @@ class Router:
             table = self.table(inp.channel, inp.server)
         seat = table.seat_of(inp.user) if table else None
         ctx = Context(inp, table, seat)
+        if table is not None and seat is not None and seat in table.away:
+            back = self.render_notes(table, table.back(seat), inp)
+            return back + self._dispatch(ctx, text)
+        return self._dispatch(ctx, text)
+
+    def _dispatch(self, ctx: Context, text: str) -> list[Event]:
         if text[0] not in "/!":
             return self._bare(ctx, text)
         parts = text[1:].split()

@@ -219,13 +219,7 @@ class Service:
         async with self._lock(channel):
             if not self._still(table, marker):
                 return
-            try:
-                _call, action = await asyncio.to_thread(table.bot_decision, seat)
-                notes = [Note(ALL, "timeout_standin", {"player": table.seats[seat].name})]
-                notes += table.apply_bot(seat, None, action)
-            except Exception:
-                log.exception("stand-in failed")
-                return
+            notes = [table.mark_away(seat)]
             events = self.router.render_notes(table, notes, None)
             await self._persist(channel)
         await self._emit(events)

@@ -147,6 +147,8 @@ class Table:
     journal: list[str] = field(default_factory=list)
     finished: list[GameRecord] = field(default_factory=list)
     last_trick: tuple[int, tuple[int, ...], int] | None = None
+    away: set[int] = field(default_factory=set)
+    """Seats whose person timed out: a computer player moves for them until they act."""
     waiting: list[tuple[str, str]] = field(default_factory=list)
     """People waiting for a seat (user id, name), for /replace."""
     bot_counter: int = 0
@@ -769,9 +771,22 @@ class Table:
         if game is None or game.phase is Phase.FINISHED or self.scripted_bots:
             return None
         seat = game.turn
-        if seat < len(self.seats) and self.seats[seat].is_bot:
+        if seat < len(self.seats) and (self.seats[seat].is_bot or seat in self.away):
             return seat
         return None
+
+    def mark_away(self, seat: int) -> Note:
+        """The person in ``seat`` timed out: a computer player moves for them from now on."""
+        self.away.add(seat)
+        self._log(f"!away {self.seats[seat].name}")
+        return Note(ALL, "timeout_standin", {"player": self.seats[seat].name})
+
+    def back(self, seat: int) -> list[Note]:
+        """The person in ``seat`` acts again after a timeout."""
+        if seat not in self.away:
+            return []
+        self.away.discard(seat)
+        return [Note(ALL, "welcome_back", {"player": self.seats[seat].name})]
 
     def bot(self, seat: int) -> Bot:
         bot = self.bots.get(seat)
