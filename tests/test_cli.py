@@ -1,0 +1,111 @@
+"""The command line: replay failures, console, config errors, export."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from dokobot.cli import main
+from dokobot.config import ConfigError, load_config, parse_config
+
+
+def _run(*args: str, stdin: str = "", env: dict[str, str] | None = None,
+         cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "dokobot.cli", *args], input=stdin,
+                          capture_output=True, text=True, timeout=120, cwd=cwd,
+                          env={**os.environ, **(env or {})})
+
+
+def test_replay_expectation_failure_exits_1_and_shows_difference(tmp_path: Path) -> None:
+    f = tmp_path / "t.doko"
+    f.write_text("anna: /join\n> anna joined\nben: /join\n> carl joined\n")
+    res = _run("replay", str(f), "-q")
+    assert res.returncode == 1
+    assert "line 4" in res.stderr and "carl joined" in res.stderr and "ben joined" in res.stderr
+
+
+def test_replay_malformed_line_is_reported(tmp_path: Path) -> None:
+    f = tmp_path / "t.doko"
+    f.write_text("anna: /join\n!deal nonsense\n")
+    res = _run("replay", str(f))
+    assert res.returncode == 2 and "line 2" in res.stderr
+
+
+def test_replay_garbage_bytes_do_not_crash(tmp_path: Path) -> None:
+    f = tmp_path / "t.doko"
+    f.write_bytes(b"anna: /join\nanna: /pl\xff\xfeay \x00\x01\n> Which card\nanna: /\xc3\x28\xa0\xa1\n> Unknown command\n")
+    res = _run("replay", str(f), "-q")
+    assert res.returncode == 0, res.stderr
+
+
+def test_console_plays_against_computer_players() -> None:
+    res = _run("console", "--seed", "4", "--level", "random", "--players", "anna",
+               stdin="/healthy\n/hand\n/table\n/score\n/quit\n")
+    assert res.returncode == 0, res.stderr
+    assert "Computer player Bot1" in res.stdout
+    assert "Your hand:" in res.stdout
+    assert "anna: healthy." in res.stdout
+
+
+def test_console_two_local_players() -> None:
+    res = _run("console", "--players", "anna", "ben", "--level", "random",
+               stdin="anna: /hand\nben: /hand\n/quit\n")
+    assert res.returncode == 0, res.stderr
+    assert "[anna] Your hand" in res.stdout and "[ben] Your hand" in res.stdout
+
+
+def test_default_command_without_chat_starts_console(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "DOKOBOT_DISCORD_TOKEN"}
+    res = subprocess.run([sys.executable, "-m", "dokobot.cli"], input="/quit\n",
+                         capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
+    assert res.returncode == 0, res.stderr
+    assert "dokobot console" in res.stdout
+
+
+def test_malformed_config_names_key_and_line(tmp_path: Path) -> None:
+    cfg = tmp_path / "dokobot.yaml"
+    cfg.write_text("language: en\nbots:\n  level: hard\n")
+    try:
+        load_config(str(cfg))
+    except ConfigError as exc:
+        assert "line 3" in str(exc) and "bots.level" in str(exc)
+    else:
+        raise AssertionError("expected a ConfigError")
+    res = _run("run", "--config", str(cfg))
+    assert res.returncode == 2 and "bots.level" in res.stderr
+    assert "Traceback" not in res.stderr
+
+
+def test_config_unknown_key_and_bad_yaml() -> None:
+    for text, needle in (("foo: 1\n", "foo: unknown key"), ("a: [\n", "not valid YAML"),
+                         ("\x00\x01", "not valid YAML"), ("store: 3\n", "store")):
+        try:
+            parse_config(text, env={})
+        except ConfigError as exc:
+            assert needle in str(exc)
+        else:
+            raise AssertionError(text)
+
+
+def test_token_from_environment_only() -> None:
+    cfg = parse_config("discord:\n  sharded: true\n", env={"DOKOBOT_DISCORD_TOKEN": "s3cret"})
+    assert cfg.discord is not None and cfg.discord.token == "s3cret" and cfg.discord.sharded
+    assert "s3cret" not in repr(parse_config("", env={}))
+
+
+def test_export_from_store(tmp_path: Path) -> None:
+    store = tmp_path / "s.db"
+    script = tmp_path / "t.doko"
+    script.write_text("anna: /join\nben: /join\ncarl: /join\ndora: /join\nanna: /start\n")
+    subprocess.run([sys.executable, "-m", "dokobot.cli", "feed", str(script), "--store",
+                    str(store)], check=True, capture_output=True, timeout=120)
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"store:\n  path: {store}\n")
+    res = _run("export", "feed", "--config", str(cfg))
+    assert res.returncode == 0, res.stderr
+    assert "!deal anna=" in res.stdout and "anna: /start" in res.stdout
+    exported = tmp_path / "e.doko"
+    exported.write_text(res.stdout + "anna: /table\n> Turn: anna\n")
+    assert main(["replay", str(exported), "-q"]) == 0
