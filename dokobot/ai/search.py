@@ -1,0 +1,345 @@
+"""The strong player: UCT over sampled worlds (after Sievers and Helmert, KI 2015).
+
+For a card decision the player deals the unseen cards several times consistently with its
+observation (:meth:`Observation.sample_hands`), builds each world as a full game
+(:meth:`Observation.world`) and runs UCT in it: every player in the tree picks the action
+best for its own party, below the tree the game is played out with random cards
+(:meth:`Game.playout`). The reward of a seat is its score plus its party's eyes / 500 (the
+eyes break ties). The root values are pooled over the worlds.
+
+Calls use the same search: the rollouts report how often the own party won and reached 151
+eyes; a call is made when that is likely enough. Reservations come from the heuristic's
+hand evaluation, checked by rollouts with the heuristic ... (see :func:`_reservation`).
+
+Determinism: the work per decision is a number of iterations fixed from ``budget_s`` and the
+cards left (calibrated for CPython on one core), not the clock, so the same seed and
+observation give the same action on any machine; a hard stop guards
+against a machine far slower than the calibration
+(``1 s + 10 x budget_s``).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Final
+
+from dokobot.engine import (
+    CALL_KONTRA,
+    CALL_NO90,
+    CALL_RE,
+    DECLARE_SOLO,
+    DECLARE_WEDDING,
+    HEALTHY,
+    RESERVATION,
+    Action,
+    Game,
+    Mask,
+    Observation,
+    Party,
+    Phase,
+    Solo,
+    score,
+)
+from dokobot.engine.cards import CLUB_QUEENS
+from dokobot.engine.order import SCHEMES
+
+from .base import Restrictions
+from .heuristic import best_solo, losers, reservation_choice
+from .legal import decision_rng, legal_actions, legal_calls
+
+__all__ = ["SearchPlayer", "SearchStats", "uct_search"]
+
+DEFAULT_BUDGET_S: Final = 0.45
+# Seconds per iteration ~ A + B * cards left (CPython 3.11, one core; see bench/ai.py).
+_ITER_BASE_S: Final = 35e-6
+_ITER_PER_CARD_S: Final = 2.5e-6
+EYES_WEIGHT: Final = 1.0 / 500.0
+CONTRACT_WORLDS: Final = 8
+SOLO_LOSERS_CANDIDATE: Final = 5.0
+SOLO_MARGIN: Final = 0.5
+"""Points per game a solo must promise above the best normal choice."""
+
+
+class _Node:
+    __slots__ = ("children", "mover", "n", "untried", "w")
+
+    def __init__(self, mover: int, untried: list[int]) -> None:
+        self.n = 0
+        self.w = 0.0
+        self.mover = mover
+        self.untried = untried
+        self.children: dict[int, _Node] = {}
+
+
+class SearchStats:
+    """Pooled root statistics of one search."""
+
+    __slots__ = ("eyes151", "iterations", "n", "w", "wins")
+
+    def __init__(self) -> None:
+        self.n: dict[Action, int] = {}
+        self.w: dict[Action, float] = {}
+        self.iterations = 0
+        self.wins = 0
+        self.eyes151 = 0
+
+    def best(self) -> Action:
+        return max(self.n, key=lambda a: (self.w[a] / max(1, self.n[a]), self.n[a], -a))
+
+    def mean(self, action: Action) -> float:
+        return self.w[action] / max(1, self.n[action])
+
+
+def _rewards(g: Game) -> tuple[list[float], int]:
+    r = score(g)
+    re_eyes, ko_eyes = r.eyes
+    re = g.re_seats
+    out = [r.scores[s] + (re_eyes if re >> s & 1 else ko_eyes) * EYES_WEIGHT for s in range(4)]
+    return out, (0 if r.winner is None else (1 if r.winner is Party.RE else 2)) | (
+        4 if re_eyes >= 151 else 0
+    ) | (8 if ko_eyes >= 151 else 0)
+
+
+def _uct_world(
+    root_game: Game,
+    me: int,
+    rng: random.Random,
+    iterations: int,
+    c: float,
+    stats: SearchStats,
+) -> float:
+    """UCT in one world; adds the root statistics to ``stats``; returns ``me``'s mean reward."""
+    my_party = root_game.party_of(me)
+    win_flag = 1 if my_party is Party.RE else 2
+    eyes_flag = 4 if my_party is Party.RE else 8
+    root = _Node(root_game.turn, root_game.legal_actions())
+    log = math.log
+    sqrt = math.sqrt
+    total = 0.0
+    for _ in range(iterations):
+        g = root_game.copy()
+        node = root
+        path = [node]
+        while g.phase is not Phase.FINISHED:
+            if node.untried:
+                i = int(rng.random() * len(node.untried))
+                action = node.untried[i]
+                node.untried[i] = node.untried[-1]
+                node.untried.pop()
+                g.push(node.mover, action)
+                child = _Node(g.turn, g.legal_actions() if g.phase is Phase.PLAYING else [])
+                node.children[action] = child
+                path.append(child)
+                break
+            logn = log(node.n)
+            best_v = -1e18
+            best_a = -1
+            for a, ch in node.children.items():
+                v = ch.w / ch.n + c * sqrt(logn / ch.n)
+                if v > best_v:
+                    best_v, best_a = v, a
+            g.push(node.mover, best_a)
+            node = node.children[best_a]
+            path.append(node)
+        if g.phase is not Phase.FINISHED:
+            g.playout(rng)
+        rewards, flags = _rewards(g)
+        total += rewards[me]
+        root.n += 1
+        for k in range(1, len(path)):
+            ch = path[k]
+            ch.n += 1
+            ch.w += rewards[path[k - 1].mover]
+        stats.iterations += 1
+        if flags & 3 == win_flag:
+            stats.wins += 1
+        if flags & eyes_flag:
+            stats.eyes151 += 1
+    if root.mover == me:
+        for a, ch in root.children.items():
+            stats.n[a] = stats.n.get(a, 0) + ch.n
+            stats.w[a] = stats.w.get(a, 0.0) + ch.w
+    return total / max(1, iterations)
+
+
+def uct_search(
+    obs: Observation,
+    rng: random.Random,
+    iterations: int,
+    worlds: int,
+    c: float,
+    deadline: float,
+) -> SearchStats:
+    """Ensemble UCT from the observing player's card turn."""
+    stats = SearchStats()
+    per_world = max(1, iterations // worlds)
+    for _ in range(worlds):
+        root_game = obs.world(obs.sample_hands(rng))
+        _uct_world(root_game, obs.seat, rng, per_world, c, stats)
+        if time.perf_counter() > deadline:
+            break
+    return stats
+
+
+def _contract_game(
+    obs: Observation, hands: list[Mask], reserve: bool, declaration: Action | None
+) -> Game:
+    """The game at the start of the card play if the others say healthy and ``obs.seat``
+    says ``reserve`` and declares ``declaration``."""
+    g = Game.from_hands(
+        obs.rules,
+        obs.dealer,
+        hands,
+        mandatory_owed=obs.mandatory_owed,
+        forced_soloist=obs.forced if obs.forced >= 0 else None,
+    )
+    while g.phase is Phase.RESERVATIONS or g.phase is Phase.DECLARATIONS:
+        if g.phase is Phase.RESERVATIONS:
+            g.push(g.turn, RESERVATION if g.turn == obs.seat and reserve else HEALTHY)
+        else:
+            g.push(g.turn, DECLARE_SOLO if declaration is None else declaration)
+    return g
+    while g.phase is Phase.RESERVATIONS:
+        g.push(g.turn, RESERVATION if g.turn == obs.seat and reserve else HEALTHY)
+    while g.phase is Phase.DECLARATIONS:
+        assert declaration is not None
+        g.push(g.turn, declaration)
+    return g
+
+
+class SearchPlayer:
+    """The ``strong`` level."""
+
+    name = "search"
+
+    def __init__(
+        self,
+        seed: int,
+        restrictions: Restrictions,
+        budget_s: float | None = None,
+        *,
+        worlds: int = 10,
+        c: float = 6.0,
+        call_share: float = 0.3,
+        call_p: float = 0.55,
+        no90_p: float = 0.6,
+    ) -> None:
+        self.seed = seed
+        self.restrictions = restrictions
+        self.budget_s = DEFAULT_BUDGET_S if budget_s is None else budget_s
+        self.worlds = worlds
+        self.c = c
+        self.call_share = call_share
+        self.call_p = call_p
+        self.no90_p = no90_p
+
+    def _iterations(self, obs: Observation, share: float) -> int:
+        cards_left = 48 - 4 * len(obs.tricks) - len(obs.trick)
+        per_iter = _ITER_BASE_S + _ITER_PER_CARD_S * cards_left
+        return max(self.worlds * 20, int(self.budget_s * share / per_iter))
+
+    def _search(self, obs: Observation, purpose: str, share: float) -> SearchStats:
+        rng = decision_rng(self.seed, obs, purpose)
+        deadline = time.perf_counter() + 1.0 + 10 * self.budget_s * share
+        return uct_search(obs, rng, self._iterations(obs, share), self.worlds, self.c, deadline)
+
+    def decide(self, obs: Observation) -> Action:
+        actions = legal_actions(obs)
+        if not actions:
+            raise ValueError("it is not this player's turn")
+        if obs.phase is Phase.RESERVATIONS:
+            plan = self._contract(obs, with_healthy=True)
+            return HEALTHY if plan is None else RESERVATION
+        if obs.phase is Phase.DECLARATIONS:
+            plan = self._contract(obs, with_healthy=False)
+            if plan is not None and plan in actions:
+                return plan
+            if DECLARE_WEDDING in actions:
+                return DECLARE_WEDDING
+            return DECLARE_SOLO + best_solo(obs.hand)[0]
+        if len(actions) == 1:
+            return actions[0]
+        share = 1.0 - self.call_share if self._may_call(obs) else 1.0
+        return self._search(obs, "decide", share).best()
+
+    def _contract(self, obs: Observation, *, with_healthy: bool) -> Action | None:
+        """The declaration to make (None: say healthy), chosen by UCT rollouts over sampled
+        deals among: healthy, a wedding (both ♣Q) and the two solos the hand evaluation
+        likes best. A solo must beat the best other choice by :data:`SOLO_MARGIN`."""
+        hand = obs.hand
+        forced = obs.forced == obs.seat
+        plans: list[Action | None] = []
+        if with_healthy and not forced:
+            plans.append(None)
+        if hand & CLUB_QUEENS == CLUB_QUEENS and not forced:
+            plans.append(DECLARE_WEDDING)
+        if forced or not self.restrictions.no_solo:
+            ranked = sorted(Solo, key=lambda solo: losers(hand, SCHEMES[int(solo)]))
+            limit = 99.0 if forced else SOLO_LOSERS_CANDIDATE
+            plans += [
+                DECLARE_SOLO + solo for solo in ranked[:2] if losers(hand, SCHEMES[solo]) <= limit
+            ]
+        if not plans:
+            return reservation_choice(hand, self.restrictions)[1]
+        if len(plans) == 1:
+            return plans[0]
+        rng = random.Random(f"{self.seed}|contract|{obs.seat}|{obs.dealer}|{hand}|{forced}")
+        per_iter = _ITER_BASE_S + _ITER_PER_CARD_S * 48
+        iterations = max(40, int(self.budget_s / per_iter) // (len(plans) * CONTRACT_WORLDS))
+        values = [0.0] * len(plans)
+        rest = [c for c in range(48) if not hand >> c & 1]
+        stats = SearchStats()
+        for _ in range(CONTRACT_WORLDS):
+            rng.shuffle(rest)
+            hands: list[Mask] = []
+            k = 0
+            for seat in range(4):
+                if seat == obs.seat:
+                    hands.append(hand)
+                else:
+                    hands.append(sum(1 << c for c in rest[12 * k : 12 * k + 12]))
+                    k += 1
+            for i, plan in enumerate(plans):
+                g = _contract_game(obs, hands, plan is not None, plan)
+                values[i] += _uct_world(g, obs.seat, rng, iterations, self.c, stats)
+        best = max(range(len(plans)), key=lambda i: values[i])
+        plan = plans[best]
+        if plan is not None and plan >= DECLARE_SOLO and not forced:
+            others = [values[i] for i, p in enumerate(plans) if p is None or p < DECLARE_SOLO]
+            if others and values[best] - max(others) < SOLO_MARGIN * CONTRACT_WORLDS:
+                return plans[values.index(max(others))]
+        return plan
+
+    def _may_call(self, obs: Observation) -> bool:
+        return not self.restrictions.no_calls and bool(self._candidate_calls(obs))
+
+    def _candidate_calls(self, obs: Observation) -> list[Action]:
+        calls = legal_calls(obs)
+        party = obs.parties[obs.seat]
+        if party is None:
+            return []
+        own = obs.level[party]
+        if own == 0:
+            want = CALL_RE if party is Party.RE else CALL_KONTRA
+            return [want] if want in calls else []
+        if own == 1 and CALL_NO90 in calls:
+            return [CALL_NO90]
+        return []
+
+    def announce(self, obs: Observation) -> Action | None:
+        if self.restrictions.no_calls or obs.turn != obs.seat:
+            return None
+        cands = self._candidate_calls(obs)
+        if not cands:
+            return None
+        stats = self._search(obs, "announce", self.call_share)
+        if not stats.iterations:
+            return None
+        call = cands[0]
+        if call == CALL_NO90:
+            p = stats.eyes151 / stats.iterations
+            return call if p >= self.no90_p else None
+        p = stats.wins / stats.iterations
+        return call if p >= self.call_p else None
