@@ -22,12 +22,13 @@ search uses the unchecked :meth:`Game.push` / :meth:`Game.pop` and :meth:`Game.c
 from __future__ import annotations
 
 import random
+from _random import Random as _CRandom
 from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
-from .cards import CLUB_QUEENS, HEART_TENS, POINTS, Card, Mask, card_str, mask_of
+from .cards import CLUB_QUEENS, POINTS, Card, Mask, card_str
 from .errors import IllegalAction
-from .order import NORMAL_SCHEME, SCHEMES, TRUMP, Scheme
+from .order import NORMAL_SCHEME, SCHEMES, Scheme
 from .rules import DEFAULT_RULES, Rules
 from .types import (
     CALL_BLACK,
@@ -45,8 +46,6 @@ from .types import (
     Solo,
     action_name,
     call_level,
-    is_call,
-    is_card,
 )
 
 __all__ = ["DEFAULT_RULES", "Game", "Trick", "hands_from_kinds", "shuffled_deck"]
@@ -55,6 +54,53 @@ Trick = tuple[Seat, tuple[Card, ...], Seat]
 """A finished trick: (leader, cards in play order, winner)."""
 
 _NO_SEAT: Final = -1
+
+# Enum members as module constants: reading ``Phase.PLAYING`` costs a descriptor call in
+# Python 3.11, a module global does not.
+_RESERVATIONS: Final = Phase.RESERVATIONS
+_DECLARATIONS: Final = Phase.DECLARATIONS
+_PLAYING: Final = Phase.PLAYING
+_FINISHED: Final = Phase.FINISHED
+_RE: Final = Party.RE
+_KONTRA: Final = Party.KONTRA
+_NORMAL: Final = GameType.NORMAL
+_WEDDING: Final = GameType.WEDDING
+_SILENT_WEDDING: Final = GameType.SILENT_WEDDING
+_SOLO: Final = GameType.SOLO
+_SOLOS: Final = tuple(Solo)
+_FULL: Final = (1 << 48) - 1
+_BIT: Final = tuple(1 << c for c in range(48))
+_NOT_OWED: Final = (False, False, False, False)
+_DECLARE_SOLOS: Final = tuple(DECLARE_SOLO + s for s in range(7))
+# _CALLS_ABOVE[party][own]: the call actions of a party for the levels own + 1 .. 5.
+_CALLS_ABOVE: Final = tuple(
+    tuple(
+        tuple((CALL_RE + party) if lv == 1 else CALL_KONTRA + lv - 1 for lv in range(own + 1, 6))
+        for own in range(6)
+    )
+    for party in (0, 1)
+)
+_CARD_OF_BIT: Final = {1 << c: c for c in range(48)}
+_NEXT3: Final = tuple(((s + 1) & 3, (s + 2) & 3, (s + 3) & 3) for s in range(4))
+
+
+def _deck_chunks() -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """The radices 48, 47, ..., 2 of :func:`shuffled_deck` in groups whose product fits
+    one CPython digit (30 bits), so that the divisions are on small ints."""
+    chunks: list[tuple[int, tuple[int, ...]]] = []
+    group: list[int] = []
+    product = 1
+    for radix in range(48, 1, -1):
+        if product * radix >= 1 << 30:
+            chunks.append((product, tuple(group)))
+            group, product = [], 1
+        group.append(radix)
+        product *= radix
+    chunks.append((product, tuple(group)))
+    return tuple(chunks)
+
+
+_DECK_CHUNKS: Final = _deck_chunks()
 
 
 def shuffled_deck(rng: random.Random) -> list[Card]:
@@ -66,11 +112,22 @@ def shuffled_deck(rng: random.Random) -> list[Card]:
     >>> shuffled_deck(random.Random(1))[:6]
     [12, 36, 16, 41, 39, 4]
     """
+    return _deck_from_bits(rng.getrandbits(256))
+
+
+def _deck_from_bits(x: int) -> list[Card]:
+    """The deck of :func:`shuffled_deck` for the 256-bit draw ``x``."""
     deck = list(range(48))
-    x = rng.getrandbits(256)
-    for i in range(47, 0, -1):
-        x, j = divmod(x, i + 1)
-        deck[i], deck[j] = deck[j], deck[i]
+    # Fisher-Yates for i = 47 .. 1 with j = digit of radix i + 1; the digits are taken
+    # a group at a time (x mod 48*47*...*k first), which gives the same digits.
+    i = 47
+    for product, radices in _DECK_CHUNKS:
+        x, r = divmod(x, product)
+        for radix in radices:
+            j = r % radix
+            r //= radix
+            deck[i], deck[j] = deck[j], deck[i]
+            i -= 1
     return deck
 
 
@@ -158,21 +215,43 @@ class Game:
         mandatory solo. ``forced_soloist``: a forced solo (Vorführung); that seat names the
         solo type at once, there is no reservation round.
         """
-        if len(hands) != 4 or any(h.bit_count() != 12 for h in hands):
+        if len(hands) != 4:
             raise ValueError("every player needs 12 cards")
-        if hands[0] | hands[1] | hands[2] | hands[3] != (1 << 48) - 1:
+        h0, h1, h2, h3 = hands
+        if h0.bit_count() != 12 or h1.bit_count() != 12 or h2.bit_count() != 12 or (
+            h3.bit_count() != 12
+        ):
+            raise ValueError("every player needs 12 cards")
+        if h0 | h1 | h2 | h3 != _FULL:
             raise ValueError("the hands must hold the 48 cards once each")
+        return cls._new(rules, dealer, h0, h1, h2, h3, mandatory_owed, forced_soloist)
+
+    @classmethod
+    def _new(
+        cls,
+        rules: Rules,
+        dealer: Seat,
+        h0: Mask,
+        h1: Mask,
+        h2: Mask,
+        h3: Mask,
+        mandatory_owed: Sequence[bool],
+        forced_soloist: Seat | None,
+    ) -> Game:
+        """:meth:`from_hands` without the checks of the hands."""
         g = cls.__new__(cls)
         g.rules = rules
         g.dealer = dealer % 4
-        g.hands = list(hands)
-        g.start_hands = tuple(hands)
-        g.mandatory_owed = tuple(bool(x) for x in mandatory_owed)
+        g.hands = [h0, h1, h2, h3]
+        g.start_hands = (h0, h1, h2, h3)
+        g.mandatory_owed = (
+            _NOT_OWED if mandatory_owed == _NOT_OWED else tuple(map(bool, mandatory_owed))
+        )
         g.forced = _NO_SEAT if forced_soloist is None else forced_soloist
         g.reserved = [-1, -1, -1, -1]
         g.declarations = [-1, -1, -1, -1]
         g.best = _NO_SEAT
-        g.game_type = GameType.NORMAL
+        g.game_type = _NORMAL
         g.solo = None
         g.declarer = _NO_SEAT
         g.mandatory = False
@@ -192,10 +271,10 @@ class Game:
         g.log = []
         g._undo = []
         if g.forced >= 0:
-            g.phase = Phase.DECLARATIONS
+            g.phase = _DECLARATIONS
             g.turn = g.forced
         else:
-            g.phase = Phase.RESERVATIONS
+            g.phase = _RESERVATIONS
             g.turn = g.leader
         return g
 
@@ -210,10 +289,20 @@ class Game:
         forced_soloist: Seat | None = None,
     ) -> Game:
         """A game dealt from ``seed``: the same seed gives the same hands everywhere."""
-        deck = shuffled_deck(random.Random(seed))
-        hands = [mask_of(deck[12 * i : 12 * i + 12]) for i in range(4)]
-        return cls.from_hands(
-            rules, dealer, hands, mandatory_owed=mandatory_owed, forced_soloist=forced_soloist
+        # The C base class of random.Random seeds an int the same way, without the
+        # Python-level __init__ and seed() of random.Random.
+        rng = _CRandom(seed) if type(seed) is int else random.Random(seed)
+        deck = _deck_from_bits(rng.getrandbits(256))
+        bit = _BIT.__getitem__
+        return cls._new(
+            rules,
+            dealer,
+            sum(map(bit, deck[0:12])),
+            sum(map(bit, deck[12:24])),
+            sum(map(bit, deck[24:36])),
+            sum(map(bit, deck[36:48])),
+            mandatory_owed,
+            forced_soloist,
         )
 
     def copy(self) -> Game:
@@ -258,7 +347,7 @@ class Game:
 
     def party_of(self, seat: Seat) -> Party:
         """The party a seat belongs to (the truth, not what others know)."""
-        return Party.RE if self.re_seats >> seat & 1 else Party.KONTRA
+        return _RE if self.re_seats >> seat & 1 else _KONTRA
 
     def seats_of(self, party: Party) -> list[Seat]:
         return [s for s in range(4) if self.party_of(s) is party]
@@ -266,7 +355,7 @@ class Game:
     @property
     def is_solo_scored(self) -> bool:
         """Scored as a solo: a solo, a silent wedding or a wedding without partner."""
-        return self.re_seats.bit_count() == 1 and self.phase is not Phase.RESERVATIONS
+        return self.re_seats.bit_count() == 1 and self.phase is not _RESERVATIONS
 
     @property
     def cards_left(self) -> int:
@@ -277,7 +366,7 @@ class Game:
 
     def legal_cards(self, seat: Seat | None = None) -> Mask:
         """Mask of the cards ``seat`` (default: the player to move) may play now."""
-        if self.phase is not Phase.PLAYING:
+        if self.phase is not _PLAYING:
             return 0
         seat = self.turn if seat is None else seat
         if seat != self.turn:
@@ -294,8 +383,13 @@ class Game:
         Of two copies of a card in a hand only one is listed. Calls are not listed here
         (see :meth:`legal_calls`): they are not bound to the turn.
         """
-        if self.phase is Phase.PLAYING:
-            mask = self.legal_cards()
+        phase = self.phase
+        if phase is _PLAYING:
+            mask = self.hands[self.turn]
+            trick = self.trick
+            if trick:
+                scheme = self.scheme
+                mask = mask & scheme.class_mask[scheme.cls[trick[0]]] or mask
             out: list[Action] = []
             while mask:
                 low = mask & -mask
@@ -305,10 +399,10 @@ class Game:
                 if not card & 1:
                     mask &= ~(1 << (card + 1))
             return out
-        if self.phase is Phase.RESERVATIONS:
+        if phase is _RESERVATIONS:
             return [HEALTHY, RESERVATION]
-        if self.phase is Phase.DECLARATIONS:
-            solos = [DECLARE_SOLO + s for s in Solo]
+        if phase is _DECLARATIONS:
+            solos = list(_DECLARE_SOLOS)
             if self.forced < 0 and self.hands[self.turn] & CLUB_QUEENS == CLUB_QUEENS:
                 return [DECLARE_WEDDING, *solos]
             return solos
@@ -319,21 +413,19 @@ class Game:
 
         The same answer as asking :meth:`call_problem` for every call, faster.
         """
-        if self.phase is not Phase.PLAYING or self.wedding_open:
+        if self.phase is not _PLAYING or self.wedding_open:
             return []
         party = 0 if self.re_seats >> seat & 1 else 1
         if self.closed[party]:
             return []
         own = self.level[party]
         held = self.hands[seat].bit_count()
-        if held >= 11 - own - self.shift:
-            levels = range(own + 1, 6)
-        elif own == 0 and self.level[1 - party] >= 1 and held >= 11 - self.level[1 - party] - self.shift:
-            levels = range(1, 2)
-        else:
-            return []
-        party_call = CALL_RE if party == 0 else CALL_KONTRA
-        return [party_call if lv == 1 else CALL_KONTRA + lv - 1 for lv in levels]
+        if held >= 11 - own - self.shift:  # the next level in time: it and any skip
+            return list(_CALLS_ABOVE[party][own])
+        opp = self.level[1 - party]
+        if own == 0 and opp >= 1 and held >= 11 - opp - self.shift:
+            return [CALL_RE if party == 0 else CALL_KONTRA]  # a reply
+        return []
 
     def call_deadline(self, level: int) -> int:
         """Cards a player must still hold to make a call of ``level`` normally."""
@@ -341,14 +433,14 @@ class Game:
 
     def call_problem(self, seat: Seat, action: Action) -> tuple[str, dict[str, Any]] | None:
         """Why ``seat`` may not make call ``action`` now, or ``None`` if it may."""
-        if self.phase is not Phase.PLAYING:
+        if self.phase is not _PLAYING:
             return ("call_not_now", {})
         if self.wedding_open:
             return ("call_wedding_unclarified", {})
         party = self.party_of(seat)
-        if action == CALL_RE and party is not Party.RE:
+        if action == CALL_RE and party is not _RE:
             return ("call_wrong_party", {"party": party.key})
-        if action == CALL_KONTRA and party is not Party.KONTRA:
+        if action == CALL_KONTRA and party is not _KONTRA:
             return ("call_wrong_party", {"party": party.key})
         target = call_level(action)
         own = self.level[party]
@@ -380,14 +472,15 @@ class Game:
         """Why ``seat`` may not do ``action`` now (a reason key and parameters), or None."""
         if not 0 <= seat < 4:
             return ("no_such_seat", {})
-        if self.phase is Phase.FINISHED:
+        phase = self.phase
+        if phase is _FINISHED:
             return ("game_over", {})
-        if is_call(action):
+        if CALL_RE <= action <= CALL_BLACK:
             return self.call_problem(seat, action)
         if seat != self.turn:
             return ("not_your_turn", {"turn": self.turn})
-        if is_card(action):
-            if self.phase is not Phase.PLAYING:
+        if 0 <= action < 48:
+            if phase is not _PLAYING:
                 return ("not_playing_yet", {})
             if not self.hands[seat] >> action & 1:
                 return ("card_not_in_hand", {"card": card_str(action)})
@@ -396,11 +489,11 @@ class Game:
                 return ("must_follow", {"card": card_str(action), "led": led})
             return None
         if action in (HEALTHY, RESERVATION):
-            if self.phase is not Phase.RESERVATIONS:
+            if self.phase is not _RESERVATIONS:
                 return ("not_reservation_round", {})
             return None
         if action == DECLARE_WEDDING or DECLARE_SOLO <= action < DECLARE_SOLO + 7:
-            if self.phase is not Phase.DECLARATIONS:
+            if self.phase is not _DECLARATIONS:
                 return ("not_declaration_round", {})
             if action == DECLARE_WEDDING:
                 if self.forced >= 0:
@@ -416,14 +509,41 @@ class Game:
         if 0 <= action < 48:
             self._push_card(seat, action)
             return
+        if action <= RESERVATION:
+            if (seat + 1) & 3 != (self.dealer + 1) & 3:
+                # Not the last word of the reservation round: only it and the turn change.
+                self._undo.append((2, seat, self.reserved[seat], self.turn))
+                self.log.append((seat, action))
+                self.reserved[seat] = int(action == RESERVATION)
+                self.turn = (seat + 1) & 3
+                return
+            # The last word starts the play or the declaration round; _reserve changes
+            # no more than these fields then.
+            self._undo.append(
+                (
+                    4,
+                    seat,
+                    self.reserved[seat],
+                    self.turn,
+                    self.phase,
+                    self.game_type,
+                    self.declarer,
+                    self.re_seats,
+                )
+            )
+            self.log.append((seat, action))
+            self._reserve(seat, action == RESERVATION)
+            return
+        if action >= CALL_RE:
+            # a call changes only the calls, the level and "closed" of the caller's party
+            party = 0 if self.re_seats >> seat & 1 else 1
+            self._undo.append((3, party, self.level[party], self.closed[party]))
+            self.log.append((seat, action))
+            self._call(seat, action)
+            return
         self._undo.append(self._snapshot())
         self.log.append((seat, action))
-        if action >= CALL_RE:
-            self._call(seat, action)
-        elif action <= RESERVATION:
-            self._reserve(seat, action == RESERVATION)
-        else:
-            self._declare(seat, action)
+        self._declare(seat, action)
 
     def pop(self) -> tuple[Seat, Action]:
         """Undo the last :meth:`push`; return what it was."""
@@ -450,6 +570,25 @@ class Game:
             self.hands[seat] |= 1 << card
             self.turn = seat
             return seat, card
+        if record[0] == 2:
+            _, seat, self.reserved[seat], self.turn = record
+            return self.log.pop()
+        if record[0] == 3:
+            _, party, self.level[party], self.closed[party] = record
+            self.calls.pop()
+            return self.log.pop()
+        if record[0] == 4:
+            (
+                _,
+                seat,
+                self.reserved[seat],
+                self.turn,
+                self.phase,
+                self.game_type,
+                self.declarer,
+                self.re_seats,
+            ) = record
+            return self.log.pop()
         self._restore(record)
         return self.log.pop()
 
@@ -463,21 +602,24 @@ class Game:
             self._undo.append((0, seat, card, None))
             return
         scheme = self.scheme
-        cls = scheme.cls
-        key = scheme.key
+        c0, c1, c2, c3 = trick
+        # A later card takes the trick iff its rank is higher; with the option, a later
+        # trump ♥10 takes it from the first one too.
+        rank = scheme.rank[scheme.cls[c0]]
+        h10 = scheme.heart10 if self.rules.second_heart10_wins else -2
         best = 0
-        top = trick[0]
-        for i in (1, 2, 3):
-            c = trick[i]
-            if ((cls[c] == cls[top] or cls[c] == TRUMP) and key[c] > key[top]) or (
-                self.rules.second_heart10_wins
-                and c >> 1 == top >> 1
-                and (1 << c) & HEART_TENS
-                and cls[c] == TRUMP
-            ):
-                best, top = i, c
+        top = rank[c0]
+        r = rank[c1]
+        if r > top or r == h10:
+            best, top = 1, r
+        r = rank[c2]
+        if r > top or r == h10:
+            best, top = 2, r
+        r = rank[c3]
+        if r > top or r == h10:
+            best = 3
         winner = (self.leader + best) & 3
-        pts = POINTS[trick[0]] + POINTS[trick[1]] + POINTS[trick[2]] + POINTS[trick[3]]
+        pts = POINTS[c0] + POINTS[c1] + POINTS[c2] + POINTS[c3]
         self._undo.append(
             (
                 0,
@@ -513,18 +655,18 @@ class Game:
                 self.wedding_trick = 0
                 self.shift = 2
         if n == 12:
-            self.phase = Phase.FINISHED
+            self.phase = _FINISHED
 
     def _reserve(self, seat: Seat, reservation: bool) -> None:
         self.reserved[seat] = int(reservation)
         nxt = (seat + 1) & 3
-        if nxt != self.first_hand:
+        if nxt != (self.dealer + 1) & 3:
             self.turn = nxt
             return
-        if not any(r == 1 for r in self.reserved):
+        if 1 not in self.reserved:
             self._start_without_reservation()
             return
-        self.phase = Phase.DECLARATIONS
+        self.phase = _DECLARATIONS
         self.turn = self.first_hand
         self._advance_declarations()
 
@@ -582,14 +724,14 @@ class Game:
         action = self.declarations[seat]
         self.declarer = seat
         self.re_seats = 1 << seat
-        self.phase = Phase.PLAYING
+        self.phase = _PLAYING
         self.leader = self.first_hand
         if action == DECLARE_WEDDING:
-            self.game_type = GameType.WEDDING
+            self.game_type = _WEDDING
             self.wedding_open = True
         else:
-            self.game_type = GameType.SOLO
-            self.solo = Solo(action - DECLARE_SOLO)
+            self.game_type = _SOLO
+            self.solo = _SOLOS[action - DECLARE_SOLO]
             self.scheme = SCHEMES[int(self.solo)]
             self.mandatory = self.forced >= 0 or self.is_mandatory_solo_of(seat)
             if self.mandatory or self.rules.lust_solo_leads:
@@ -597,24 +739,27 @@ class Game:
         self.turn = self.leader
 
     def _start_without_reservation(self) -> None:
-        self.phase = Phase.PLAYING
-        for seat in range(4):
-            if self.hands[seat] & CLUB_QUEENS == CLUB_QUEENS:
-                self.game_type = GameType.SILENT_WEDDING
+        self.phase = _PLAYING
+        re_seats = 0
+        for seat, hand in enumerate(self.hands):
+            queens = hand & CLUB_QUEENS
+            if queens == CLUB_QUEENS:
+                self.game_type = _SILENT_WEDDING
                 self.declarer = seat
-                self.re_seats = 1 << seat
+                re_seats = 1 << seat
                 break
-        else:
-            self.re_seats = sum(1 << s for s in range(4) if self.hands[s] & CLUB_QUEENS)
+            if queens:
+                re_seats |= 1 << seat
+        self.re_seats = re_seats
         self.turn = self.leader
 
     def _call(self, seat: Seat, action: Action) -> None:
-        party = self.party_of(seat)
-        held = self.hands[seat].bit_count()
+        party = 0 if self.re_seats >> seat & 1 else 1
         self.calls.append((seat, action))
-        if call_level(action) == 1 and held < self.call_deadline(1):
-            self.closed[party] = True  # a late reply ends the party's calls
-        self.level[party] = call_level(action)
+        level = 1 if action <= CALL_KONTRA else action - CALL_KONTRA + 1  # call_level()
+        if level == 1 and self.hands[seat].bit_count() < 11 - self.shift:
+            self.closed[party] = True  # a late reply (re/kontra deadline missed) closes
+        self.level[party] = level
 
     # ----------------------------------------------------------------- snapshots
     def _snapshot(self) -> tuple[Any, ...]:
@@ -665,75 +810,131 @@ class Game:
     def playout(self, rng: random.Random) -> None:
         """Play the rest of the game with uniformly random legal cards (no calls).
 
-        The fast path of rollouts: no undo records, no log entries.
+        The fast path of rollouts: no undo records, no log entries. Each card takes one
+        ``rng.random()`` r and is the k-th lowest card id of the legal cards,
+        k = int(r * their number).
         """
-        if self.phase is not Phase.PLAYING:
+        if self.phase is not _PLAYING:
             raise ValueError("playout needs the card play phase")
         scheme = self.scheme
         cls = scheme.cls
-        key = scheme.key
+        ranks = scheme.rank
         class_mask = scheme.class_mask
+        h10 = scheme.heart10 if self.rules.second_heart10_wins else -2
+        card_of = _CARD_OF_BIT
         hands = self.hands
         eyes = self.eyes
         won = self.won
+        tricks = self.tricks
         rand = rng.random
-        trick = self.trick
         leader = self.leader
-        second_h10 = self.rules.second_heart10_wins
+        n = len(tricks)
+        wedding = self.wedding_open
+        partial = self.trick
+        # The hands in play order from the leader, a0 the leader's, kept in locals and
+        # rotated to the winner after each trick.
+        s1, s2, s3 = _NEXT3[leader]
+        a0, a1, a2, a3 = hands[leader], hands[s1], hands[s2], hands[s3]
+        # In the picks, k is a float: r * count // 1 == int(r * count), and "while k"
+        # counts it down the same number of times.
         while True:
-            seat = (leader + len(trick)) & 3
-            while len(trick) < 4:
-                hand = hands[seat]
-                if trick:
-                    m = hand & class_mask[cls[trick[0]]]
-                    if not m:
-                        m = hand
-                else:
-                    m = hand
-                k = int(rand() * m.bit_count())
+            if partial:  # finish the trick in progress
+                follow = class_mask[cls[partial[0]]]
+                seat = (leader + len(partial)) & 3
+                while len(partial) < 4:
+                    hand = hands[seat]
+                    m = hand & follow or hand
+                    k = rand() * m.bit_count() // 1
+                    while k:
+                        m &= m - 1
+                        k -= 1
+                    low = m & -m
+                    hands[seat] = hand ^ low
+                    partial.append(card_of[low])
+                    seat = (seat + 1) & 3
+                c0, c1, c2, c3 = partial
+                partial = []
+                lead_class = cls[c0]
+                a0, a1, a2, a3 = hands[leader], hands[s1], hands[s2], hands[s3]
+            else:
+                m = a0
+                k = rand() * m.bit_count() // 1
                 while k:
                     m &= m - 1
                     k -= 1
                 low = m & -m
-                card = low.bit_length() - 1
-                hands[seat] = hand ^ low
-                trick.append(card)
-                seat = (seat + 1) & 3
+                a0 ^= low
+                c0 = card_of[low]
+                lead_class = cls[c0]
+                follow = class_mask[lead_class]
+
+                m = a1 & follow or a1
+                k = rand() * m.bit_count() // 1
+                while k:
+                    m &= m - 1
+                    k -= 1
+                low = m & -m
+                a1 ^= low
+                c1 = card_of[low]
+
+                m = a2 & follow or a2
+                k = rand() * m.bit_count() // 1
+                while k:
+                    m &= m - 1
+                    k -= 1
+                low = m & -m
+                a2 ^= low
+                c2 = card_of[low]
+
+                m = a3 & follow or a3
+                k = rand() * m.bit_count() // 1
+                while k:
+                    m &= m - 1
+                    k -= 1
+                low = m & -m
+                a3 ^= low
+                c3 = card_of[low]
+            rank = ranks[lead_class]
             best = 0
-            top = trick[0]
-            for i in (1, 2, 3):
-                c = trick[i]
-                if ((cls[c] == cls[top] or cls[c] == TRUMP) and key[c] > key[top]) or (
-                    second_h10
-                    and c >> 1 == top >> 1
-                    and (1 << c) & HEART_TENS
-                    and cls[c] == TRUMP
-                ):
-                    best, top = i, c
+            top = rank[c0]
+            r = rank[c1]
+            if r > top or r == h10:  # h10: a later trump ♥10 wins, with the option
+                best, top = 1, r
+            r = rank[c2]
+            if r > top or r == h10:
+                best, top = 2, r
+            r = rank[c3]
+            if r > top or r == h10:
+                best = 3
             winner = (leader + best) & 3
-            eyes[winner] += (
-                POINTS[trick[0]] + POINTS[trick[1]] + POINTS[trick[2]] + POINTS[trick[3]]
-            )
+            eyes[winner] += POINTS[c0] + POINTS[c1] + POINTS[c2] + POINTS[c3]
             won[winner] += 1
-            self.tricks.append((leader, tuple(trick), winner))
-            trick = []
+            tricks.append((leader, (c0, c1, c2, c3), winner))
+            if best == 1:
+                a0, a1, a2, a3 = a1, a2, a3, a0
+            elif best == 2:
+                a0, a1, a2, a3 = a2, a3, a0, a1
+            elif best == 3:
+                a0, a1, a2, a3 = a3, a0, a1, a2
             leader = winner
-            n = len(self.tricks)
-            if self.wedding_open:
+            n += 1
+            if wedding:
                 if winner != self.declarer:
                     self.re_seats |= 1 << winner
-                    self.wedding_open = False
+                    self.wedding_open = wedding = False
                     self.wedding_trick = n
                     self.shift = n - 1
                 elif n == 3:
-                    self.wedding_open = False
+                    self.wedding_open = wedding = False
                     self.shift = 2
             if n == 12:
                 break
-        self.trick = trick
+        s1, s2, s3 = _NEXT3[leader]
+        hands[leader], hands[s1], hands[s2], hands[s3] = a0, a1, a2, a3
+        self.trick = []
         self.leader = leader
         self.turn = leader
-        self.phase = Phase.FINISHED
+        self.phase = _FINISHED
 
     def __repr__(self) -> str:
         return (

@@ -148,7 +148,7 @@ class Observation:
             # Revealed Re players get a ♣Q first.
             for s in others:
                 if must_q >> s & 1:
-                    qs = [c for c in pool if (1 << c) & CLUB_QUEENS]
+                    qs = [c for c in pool if (1 << c) & CLUB_QUEENS & allowed[s]]
                     if not qs or need[s] == 0:
                         continue
                     q = rng.choice(qs)

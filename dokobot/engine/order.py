@@ -55,6 +55,12 @@ class Scheme:
     """Cards of each class (index 0..4)."""
     trumps_high_to_low: tuple[Card, ...]
     """Trump kinds, highest first (copy 0 of each kind)."""
+    rank: tuple[tuple[int, ...], ...] = ()
+    """Per led class (0..4), each card's strength in such a trick: its key if it is of
+    that class or a trump, else -1. A card takes the trick from the best so far iff its
+    rank is higher (the same as :meth:`beats`)."""
+    heart10: int = -2
+    """The key of ♥10 if it is a trump in this game, else -2 (no rank equals it)."""
 
     def beats(self, card: Card, best: Card) -> bool:
         """Whether ``card``, played after ``best``, takes the trick from it."""
@@ -78,12 +84,19 @@ def _build(name: str, trump_kinds: list[tuple[int, int]]) -> Scheme:
             cls[card] = kind // 6
             key[card] = kind % 6  # rank order 9 < J < Q < K < 10 < A
         masks[cls[card]] |= 1 << card
+    rank = tuple(
+        tuple(key[c] if cls[c] == led or cls[c] == TRUMP else -1 for c in range(48))
+        for led in range(5)
+    )
+    h10 = card_of(HEARTS, TEN)
     return Scheme(
         name,
         tuple(cls),
         tuple(key),
         tuple(masks),
         tuple(card_of(s, r) for s, r in trump_kinds),
+        rank,
+        key[h10] if cls[h10] == TRUMP else -2,
     )
 
 

@@ -14,9 +14,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Final
 
-from .cards import CLUB_JACKS, DIAMOND_ACES, POINTS
+from .cards import CLUB_JACKS, DIAMOND_ACES, FULL_DECK, POINTS, cards_of
 from .game import Game
 from .rules import DEFAULT_RULES
 from .types import CALL_KEYS, GameType, Party, Phase
@@ -75,96 +76,206 @@ def _meets(party: int, eyes: list[int], tricks: list[int], level: list[int]) -> 
     if opp >= 2:
         return eyes[party] >= _AGAINST_TARGET[opp]
     only_kontra_called = level[1] >= 1 and level[0] == 0
-    if party == Party.RE:
+    if party == 0:
         return eyes[0] >= (120 if only_kontra_called else 121)
     return eyes[1] >= (121 if only_kontra_called else 120)
 
 
-def _performance(party: int, eyes: list[int], tricks: list[int], level: list[int]) -> list[str]:
-    """Items a party earns from the opponents' low eyes and from beating their calls."""
-    opp = 1 - party
-    items = [name for limit, name in _UNDER if eyes[opp] < limit]
-    if tricks[opp] == 0:
-        items.append("black")
-    for lv in range(2, level[opp] + 1):
-        need, name = _REACHED[lv]
-        if eyes[party] >= need:
-            items.append(name)
-    return items
+# Components are immutable values, so score() hands out shared instances (creating a
+# frozen dataclass costs more than the rest of the scoring).
+_PARTIES: Final = (Party.RE, Party.KONTRA)
+_RE: Final = Party.RE
+_FINISHED: Final = Phase.FINISHED
+_CLUB_QUEEN_GAMES: Final = (GameType.NORMAL, GameType.WEDDING)
+_COMPONENTS: Final[dict[tuple[int, str, int], Component]] = {
+    (p, item, pts): Component(_PARTIES[p], item, pts)
+    for p in (0, 1)
+    for item, pts in [
+        ("won", 1),
+        *((name, 1) for _, name in _UNDER),
+        ("black", 1),
+        ("re_called", 2),
+        ("kontra_called", 2),
+        *((f"{CALL_KEYS[lv]}_called", 1) for lv in range(2, 6)),
+        *((name, 1) for _, name in _REACHED.values()),
+        ("against_club_queens", 1),
+        ("doppelkopf", 1),
+        ("fox", 1),
+        ("karlchen", 1),
+    ]
+}
+_UNDER_C: Final = tuple(
+    tuple((limit, _COMPONENTS[p, name, 1]) for limit, name in _UNDER) for p in (0, 1)
+)
+_REACHED_C: Final = tuple(
+    {lv: (need, _COMPONENTS[p, name, 1]) for lv, (need, name) in _REACHED.items()}
+    for p in (0, 1)
+)
+_WON_C: Final = (_COMPONENTS[0, "won", 1], _COMPONENTS[1, "won", 1])
+_PARTY_CALLED_C: Final = tuple(
+    (_COMPONENTS[p, "re_called", 2], _COMPONENTS[p, "kontra_called", 2]) for p in (0, 1)
+)
+_LOWER_CALLED_C: Final = tuple(
+    {lv: _COMPONENTS[p, f"{CALL_KEYS[lv]}_called", 1] for lv in range(2, 6)} for p in (0, 1)
+)
+# score() builds its Result through the slot descriptors (what the generated __init__ of
+# the frozen dataclass does through object.__setattr__, at half the cost).
+_new_object: Final = object.__new__
+_RESULT_SLOTS: Final = tuple(f.name for f in fields(Result))
+assert _RESULT_SLOTS == (
+    "eyes", "tricks", "winner", "components", "re_total", "scores", "solo_scored"
+), "update score() for the fields of Result"
+(
+    _set_eyes,
+    _set_tricks,
+    _set_winner,
+    _set_components,
+    _set_re_total,
+    _set_scores,
+    _set_solo_scored,
+) = (getattr(Result, name).__set__ for name in _RESULT_SLOTS)
+_FOX_MIN: Final = min(cards_of(DIAMOND_ACES))
+# The two ♦A are the highest card ids, so "card >= _FOX_MIN" finds them.
+assert DIAMOND_ACES == FULL_DECK & ~((1 << _FOX_MIN) - 1)
+
+
+def _lows(party: int, eyes: list[int], tricks: list[int], out: list[Component]) -> None:
+    """The "under" and "black" items of ``party`` against the other party."""
+    opp_eyes = eyes[1 - party]
+    for limit, comp in _UNDER_C[party]:
+        if opp_eyes < limit:
+            out.append(comp)
+    if tricks[1 - party] == 0:
+        out.append(_COMPONENTS[party, "black", 1])
+
+
+def _reached(party: int, eyes: list[int], level: list[int], out: list[Component]) -> None:
+    """The "reached ... against" items of ``party`` against the other party's calls."""
+    own_eyes = eyes[party]
+    reached = _REACHED_C[party]
+    for lv in range(2, level[1 - party] + 1):
+        need, comp = reached[lv]
+        if own_eyes >= need:
+            out.append(comp)
 
 
 def score(game: Game) -> Result:
     """Score a finished game."""
-    if game.phase is not Phase.FINISHED:
+    if game.phase is not _FINISHED:
         raise ValueError("the game is not finished")
     re_seats = game.re_seats
-    eyes = [0, 0]
-    tricks = [0, 0]
-    for seat in range(4):
-        p = 0 if re_seats >> seat & 1 else 1
-        eyes[p] += game.eyes[seat]
-        tricks[p] += game.won[seat]
+    e0, e1, e2, e3 = game.eyes
+    w0, w1, w2, w3 = game.won
+    re_eyes = (
+        (e0 if re_seats & 1 else 0)
+        + (e1 if re_seats & 2 else 0)
+        + (e2 if re_seats & 4 else 0)
+        + (e3 if re_seats & 8 else 0)
+    )
+    re_won = (
+        (w0 if re_seats & 1 else 0)
+        + (w1 if re_seats & 2 else 0)
+        + (w2 if re_seats & 4 else 0)
+        + (w3 if re_seats & 8 else 0)
+    )
+    eyes = [re_eyes, e0 + e1 + e2 + e3 - re_eyes]
+    tricks = [re_won, w0 + w1 + w2 + w3 - re_won]
     level = game.level
     comps: list[Component] = []
     winner: Party | None = None
-    if _meets(0, eyes, tricks, level):
-        winner = Party.RE
+    lr, lk = level
+    if lr < 2 and lk < 2:  # no lower call: the thresholds 121/120 of _meets, inline
+        only_kontra_called = lk >= 1 and lr == 0
+        if re_eyes >= (120 if only_kontra_called else 121):
+            w = 0
+        elif eyes[1] >= (121 if only_kontra_called else 120):
+            w = 1
+        else:
+            w = -1
+    elif _meets(0, eyes, tricks, level):
+        w = 0
     elif _meets(1, eyes, tricks, level):
-        winner = Party.KONTRA
-    if winner is not None:
-        comps.append(Component(winner, "won", 1))
-        comps += [
-            Component(winner, n, 1)
-            for n in _performance(winner, eyes, tricks, level)
-            if not n.startswith("reached")
-        ]
-        for p in (Party.RE, Party.KONTRA):
-            if level[p] >= 1:
-                comps.append(Component(winner, f"{p.key}_called", 2))
-        for p in (Party.RE, Party.KONTRA):
-            for lv in range(2, level[p] + 1):
-                comps.append(Component(winner, f"{CALL_KEYS[lv]}_called", 1))
-        comps += [
-            Component(winner, n, 1)
-            for n in _performance(winner, eyes, tricks, level)
-            if n.startswith("reached")
-        ]
+        w = 1
     else:
-        for p in (Party.RE, Party.KONTRA):
-            comps += [Component(p, n, 1) for n in _performance(p, eyes, tricks, level)]
+        w = -1
+    if w >= 0:
+        winner = _PARTIES[w]
+        comps.append(_WON_C[w])
+        loser_eyes = eyes[1 - w]
+        if loser_eyes < 90:
+            _lows(w, eyes, tricks, comps)
+        if lr or lk:
+            called = _PARTY_CALLED_C[w]
+            if lr >= 1:
+                comps.append(called[0])
+            if lk >= 1:
+                comps.append(called[1])
+            lower = _LOWER_CALLED_C[w]
+            for lv in range(2, lr + 1):
+                comps.append(lower[lv])
+            for lv in range(2, lk + 1):
+                comps.append(lower[lv])
+            if level[1 - w] >= 2:
+                _reached(w, eyes, level, comps)
+    else:
+        for p in (0, 1):
+            _lows(p, eyes, tricks, comps)
+            _reached(p, eyes, level, comps)
     solo_scored = re_seats.bit_count() == 1
     if not solo_scored:
-        comps += _special_points(game, winner)
-    re_total = sum(c.points if c.party is Party.RE else -c.points for c in comps)
-    if solo_scored:
-        scores = tuple(3 * re_total if re_seats >> s & 1 else -re_total for s in range(4))
-    else:
-        scores = tuple(re_total if re_seats >> s & 1 else -re_total for s in range(4))
-    return Result(
-        (eyes[0], eyes[1]),
-        (tricks[0], tricks[1]),
-        winner,
-        tuple(comps),
-        re_total,
-        (scores[0], scores[1], scores[2], scores[3]),
-        solo_scored,
+        _special_points(game, w, comps)
+    re_total = 0
+    for c in comps:
+        if c.party is _RE:
+            re_total += c.points
+        else:
+            re_total -= c.points
+    m = 3 if solo_scored else 1
+    scores = (
+        m * re_total if re_seats & 1 else -re_total,
+        m * re_total if re_seats & 2 else -re_total,
+        m * re_total if re_seats & 4 else -re_total,
+        m * re_total if re_seats & 8 else -re_total,
     )
+    r = _new_object(Result)
+    _set_eyes(r, (eyes[0], eyes[1]))
+    _set_tricks(r, (tricks[0], tricks[1]))
+    _set_winner(r, winner)
+    _set_components(r, tuple(comps))
+    _set_re_total(r, re_total)
+    _set_scores(r, scores)
+    _set_solo_scored(r, solo_scored)
+    return r
 
 
-def _special_points(game: Game, winner: Party | None) -> list[Component]:
-    """Special points of a normal game (also a wedding with partner)."""
-    out: list[Component] = []
-    if winner is Party.KONTRA and game.game_type in (GameType.NORMAL, GameType.WEDDING):
-        out.append(Component(Party.KONTRA, "against_club_queens", 1))
-    party_of = game.party_of
-    last = len(game.tricks) - 1
-    for n, (leader, cards, taker) in enumerate(game.tricks):
-        side = party_of(taker)
-        if sum(POINTS[c] for c in cards) >= 40:
-            out.append(Component(side, "doppelkopf", 1))
-        for i, card in enumerate(cards):
-            if (1 << card) & DIAMOND_ACES and party_of((leader + i) & 3) is not side:
-                out.append(Component(side, "fox", 1))
-        if n == last and (1 << cards[(taker - leader) & 3]) & CLUB_JACKS:
-            out.append(Component(side, "karlchen", 1))
-    return out
+def _special_points(game: Game, winner: int, out: list[Component]) -> None:
+    """Special points of a normal game (also a wedding with partner), appended to ``out``.
+
+    ``winner``: 0 Re, 1 Kontra, -1 nobody.
+    """
+    if winner == 1 and game.game_type in _CLUB_QUEEN_GAMES:
+        out.append(_COMPONENTS[1, "against_club_queens", 1])
+    re_seats = game.re_seats
+    side_of = (
+        0 if re_seats & 1 else 1,
+        0 if re_seats & 2 else 1,
+        0 if re_seats & 4 else 1,
+        0 if re_seats & 8 else 1,
+    )
+    fox = _FOX_MIN
+    tricks = game.tricks
+    points = POINTS
+    for leader, (c0, c1, c2, c3), taker in tricks:
+        # 40 eyes or more in four cards: only if every card is a ten or an ace
+        # (with a king or less the most is 11 + 11 + 11 + 4 = 37).
+        if points[c0] >= 10 and points[c1] >= 10 and points[c2] >= 10 and points[c3] >= 10:
+            out.append(_COMPONENTS[side_of[taker], "doppelkopf", 1])
+        if c0 >= fox or c1 >= fox or c2 >= fox or c3 >= fox:
+            side = side_of[taker]
+            for i, card in enumerate((c0, c1, c2, c3)):
+                if card >= fox and side_of[(leader + i) & 3] != side:
+                    out.append(_COMPONENTS[side, "fox", 1])
+    if tricks:
+        leader, cards, taker = tricks[-1]
+        if (1 << cards[(taker - leader) & 3]) & CLUB_JACKS:
+            out.append(_COMPONENTS[side_of[taker], "karlchen", 1])
