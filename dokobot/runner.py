@@ -49,9 +49,14 @@ async def serve(config: Config) -> None:
         from .adapters.irc import run_irc
 
         jobs.append(run_irc(service, config.irc, restored=restored))
+    # If one adapter fails, the others are stopped too, before the service closes.
+    tasks = [asyncio.ensure_future(job) for job in jobs]
     try:
-        await asyncio.gather(*jobs)
+        await asyncio.gather(*tasks)
     finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
         await service.close()
 
 

@@ -298,6 +298,7 @@ class IrcAdapter:
                     password=IrcSettings.password(),
                     channels=list(settings.channels),
                 )
+                _raise_if_cancelling()
                 await self._wait_first((conn.ready, conn.finished, self._stop), REGISTER_TIMEOUT)
                 if not conn.ready.is_set() and not conn.finished.is_set():
                     if not self._stop.is_set():
@@ -443,6 +444,7 @@ class IrcAdapter:
             line = await self.outbox.get()
             with _logged("sending"):
                 await self._send(line)
+            _raise_if_cancelling()
 
     async def _send(self, line: OutLine) -> None:
         """Send one line once a connection is up and the bucket has a token.
@@ -510,3 +512,12 @@ async def run_irc(
             service.listener = previous
         if owned:
             await service.close()
+
+
+def _raise_if_cancelling() -> None:
+    """Re-raise a cancellation that ``asyncio.wait_for`` dropped (CPython 3.11 bug, fixed in
+    3.12): pydle sends every line through ``wait_for``, and a lost cancellation would make
+    shutdown hang."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError

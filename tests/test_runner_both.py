@@ -1,0 +1,481 @@
+"""``dokobot run`` end to end: one process serves Discord and IRC at the same time.
+
+:func:`dokobot.runner.serve` gets a :class:`~dokobot.config.Config` made by
+:func:`~dokobot.config.parse_config` with a Discord token and an ``irc`` section; it talks to
+the fake Discord server (``tests/discord_fake``) and to a real ngIRCd on loopback
+(``tests/irc_server.py``). On Discord one member plays a whole game against three computer
+players with slash commands and buttons, and on IRC one user does the same with ``!``
+commands and NOTICE prompts; both games run at once. The computer players' moves are
+pushed by the service's background tasks, so they reach a chat only through
+``service.listener``, which both adapters chain: every such move must show on its own
+platform, and never on the other one. The store (SQLite in ``tmp_path``) must hold the
+journals of both tables, and cancelling ``serve()`` must shut everything down cleanly.
+
+ngIRCd must be installed (``bash .ci/install-ngircd.sh``); without it this test fails.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import re
+import sqlite3
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable, Iterator
+from pathlib import Path
+from typing import Any, ClassVar, TypeVar
+
+import pytest
+
+from dokobot import runner
+from dokobot.config import DISCORD_TOKEN_ENV, parse_config
+from dokobot.host.events import Event, Public
+from dokobot.host.service import Service
+from dokobot.store import SqliteStore
+
+if str(Path(__file__).resolve().parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from discord_fake import FakeDiscord, FakeUser, Message
+from irc_server import NGIRCD_MISSING, IrcClient, IrcMessage, NgircdServer, ngircd_path
+
+CHANNEL = "#doko"
+NETWORK = "testnet"
+BOT_NICK = "dokobot"
+PLAYER = "zoe"  # the IRC user; the Discord member is the fake's "Anna"
+IRC_TABLE = f"irc:{NETWORK}:{CHANNEL}"
+TOKEN = "runner-both-token"
+
+GAME_OVER = re.compile(r"Game \d+ is over\.")
+#: "Bot2 plays ♣Q" (not "Bot2 plays a queen solo.")
+PLAY = re.compile(r"^(\S+) plays ([♣♠♥♦](?:10|[AKQJ9]))$")
+NUMBERED_CARD = re.compile(r"(\d+):(\S+)")
+
+T = TypeVar("T")
+
+
+# -- fixtures -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def ngircd() -> Iterator[NgircdServer]:
+    if ngircd_path() is None:  # CI installs it: fail, never skip
+        pytest.fail(NGIRCD_MISSING, pytrace=False)
+    with NgircdServer() as server:
+        yield server
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeDiscord]:
+    server = FakeDiscord(heartbeat_ms=300)
+    await server.start()
+    try:
+        with server.patched():
+            yield server
+    finally:
+        await server.stop()
+
+
+class RecordedService(Service):
+    """The real :class:`Service`; it only remembers its instances and what its background
+    tasks pushed to ``listener`` (for the checks)."""
+
+    instances: ClassVar[list[RecordedService]] = []
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.pushed: list[Event] = []
+        RecordedService.instances.append(self)
+
+    async def _emit(self, events: list[Event]) -> None:
+        if self.listener is not None:
+            self.pushed += events
+        await super()._emit(events)
+
+
+def config_text(ngircd: NgircdServer, store: Path) -> str:
+    return f"""
+language: en
+store:
+  path: '{store}'
+bots:
+  level: random
+  delay: 0
+  search_budget: 0.05
+irc:
+  host: {ngircd.host}
+  port: {ngircd.port}
+  tls: false
+  nick: {BOT_NICK}
+  network: {NETWORK}
+  channels: ["{CHANNEL}"]
+  flood_burst: 100
+  flood_rate: 100
+"""
+
+
+# -- text helpers ---------------------------------------------------------------------------
+
+
+def unescape(text: str) -> str:
+    """Undo Discord Markdown escaping."""
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def plain(content: str) -> str:
+    """The host's text back from a Discord message: escapes undone, code fences dropped."""
+    out: list[str] = []
+    at = 0
+    for block in re.finditer(r"```\n(.*?)\n```", content, re.DOTALL):
+        out.append(unescape(content[at : block.start()]))
+        out.append(block.group(1).replace("`\u200b``", "```"))
+        at = block.end()
+    out.append(unescape(content[at:]))
+    return "".join(out)
+
+
+def discord_lines(fake: FakeDiscord, messages: list[Message] | None = None) -> list[str]:
+    """Every line of the public messages in the fake's channel."""
+    found = fake.channel_messages() if messages is None else messages
+    return [line for m in found for line in plain(m.content).split("\n")]
+
+
+def irc_lines(client: IrcClient) -> list[str]:
+    """Every line the bot said in the IRC channel."""
+    return [m.text for m in client.channel_lines(CHANNEL) if m.nick == BOT_NICK]
+
+
+def plays(lines: list[str]) -> list[tuple[str, str]]:
+    return [(m.group(1), m.group(2)) for m in map(PLAY.match, lines) if m]
+
+
+# -- the Discord member ---------------------------------------------------------------------
+
+
+def is_choice(custom_id: str) -> bool:
+    return not custom_id.endswith(":hand")
+
+
+class DiscordPlayer:
+    """Plays through the fake only by what a member sees: slash commands, then the buttons of
+    every prompt that reaches them (by DM, or ephemerally as a reply)."""
+
+    def __init__(self, fake: FakeDiscord, user: FakeUser) -> None:
+        self.fake = fake
+        self.user = user
+        self.used: set[int] = set()
+        self.prompts: list[str] = []
+        self.plays = 0
+
+    async def slash(self, name: str, options: dict[str, str | int | bool] | None = None) -> None:
+        interaction = await self.fake.slash(self.user, name, options)
+        await self.fake.wait_answered(interaction)
+
+    def _mine(self, message: Message) -> bool:
+        if message.dm_user is not None:
+            return message.dm_user == self.user.id
+        if message.ephemeral and message.interaction_id is not None:
+            return self.fake.interactions[message.interaction_id].user.id == self.user.id
+        return False
+
+    def prompt(self) -> Message | None:
+        """The oldest prompt with buttons this member has not answered yet."""
+        for message in list(self.fake.messages.values()):
+            if message.id in self.used or message.deleted or not self._mine(message):
+                continue
+            if any(is_choice(c) for c in message.custom_ids):
+                return message
+        return None
+
+    def game_over(self) -> bool:
+        return any(GAME_OVER.search(line) for line in discord_lines(self.fake))
+
+    async def play_game(self, timeout: float = 15.0) -> None:
+        while True:
+            await self.fake.wait_for(lambda: self.prompt() is not None or self.game_over(), timeout)
+            message = self.prompt()
+            if message is None:
+                return
+            self.used.add(message.id)
+            self.prompts.append(plain(message.content))
+            choice = (
+                message.button(lambda c: c.endswith(":healthy"))
+                or message.button(lambda c: ":play " in c)
+                or message.button(is_choice)
+            )
+            assert choice is not None
+            interaction = await self.fake.click(self.user, message, choice)
+            await self.fake.wait_answered(interaction)
+            if ":play " in choice:
+                self.plays += 1
+
+
+# -- the IRC user ---------------------------------------------------------------------------
+
+
+def is_game_over(message: IrcMessage) -> bool:
+    return (
+        message.command == "PRIVMSG"
+        and message.nick == BOT_NICK
+        and GAME_OVER.search(message.text) is not None
+    )
+
+
+def is_prompt(message: IrcMessage, me: IrcClient) -> bool:
+    return (
+        message.command == "NOTICE"
+        and message.nick == BOT_NICK
+        and message.target.lower() == me.nick.lower()
+        and ("Your turn:" in message.text or "Healthy or reservation?" in message.text)
+    )
+
+
+async def irc_command(client: IrcClient, text: str, answer: str) -> None:
+    """Say ``text`` in the channel and wait for a channel line containing ``answer``."""
+    mark = len(client.messages)
+    await client.say(CHANNEL, text)
+    await client.wait_for(
+        lambda m: m.command == "PRIVMSG" and m.nick == BOT_NICK and answer in m.text, since=mark
+    )
+
+
+async def play_irc_game(client: IrcClient, rng: random.Random, timeout: float = 15.0) -> list[str]:
+    """Answer every prompt with a legal card (by its number) until the game is over."""
+    prompts: list[str] = []
+    cursor = 0
+    while True:
+        message = await client.wait_for(
+            lambda m: is_prompt(m, client) or is_game_over(m), timeout, since=cursor
+        )
+        cursor = client.messages.index(message) + 1
+        if is_game_over(message):
+            return prompts
+        prompts.append(message.text)
+        if "Healthy or reservation?" in message.text:
+            await client.say(CHANNEL, "!healthy")
+            continue
+        cards = NUMBERED_CARD.findall(message.text)
+        assert cards, message.text
+        number, _ = rng.choice(cards)
+        await client.say(CHANNEL, number)
+
+
+# -- the test -------------------------------------------------------------------------------
+
+
+async def until(serving: asyncio.Task[None], waiting: Awaitable[T]) -> T:
+    """Await ``waiting``, but fail at once (with its error) if ``serve()`` ends meanwhile."""
+    job = asyncio.ensure_future(waiting)
+    await asyncio.wait({job, serving}, return_when=asyncio.FIRST_COMPLETED)
+    if not job.done():
+        job.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await job
+        error = None if serving.cancelled() else serving.exception()
+        raise AssertionError(f"serve() ended early: {error!r}") from error
+    return job.result()
+
+
+async def quiet(client: IrcClient, fake: FakeDiscord, period: float = 0.2) -> None:
+    """Wait until neither the IRC client nor the fake Discord got anything for ``period``."""
+    while True:
+        seen = (len(client.messages), len(fake.calls))
+        await asyncio.sleep(period)
+        if (len(client.messages), len(fake.calls)) == seen:
+            return
+
+
+def leftover_tasks() -> tuple[list[asyncio.Task[Any]], list[asyncio.Task[Any]]]:
+    """Unfinished tasks running dokobot's code, and those running discord.py's or pydle's
+    (not the fakes', the test client's or pytest's)."""
+    ours: list[asyncio.Task[Any]] = []
+    libraries: list[asyncio.Task[Any]] = []
+    for task in asyncio.all_tasks():
+        if task is asyncio.current_task() or task.done():
+            continue
+        code = getattr(task.get_coro(), "cr_code", None)
+        filename = code.co_filename if code is not None else ""
+        if "/dokobot/" in filename:
+            ours.append(task)
+        elif "/discord/" in filename or "/pydle/" in filename:
+            libraries.append(task)
+    return ours, libraries
+
+
+async def test_serve_runs_discord_and_irc_in_one_process(
+    ngircd: NgircdServer,
+    fake: FakeDiscord,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    began = time.monotonic()
+    store_path = tmp_path / "dokobot.sqlite3"
+    config = parse_config(
+        config_text(ngircd, store_path), env={DISCORD_TOKEN_ENV: TOKEN}, source="test"
+    )
+    assert config.discord is not None and config.discord.token == TOKEN
+    assert config.irc is not None and config.irc.port == ngircd.port
+    assert (config.bot_delay, config.store_path) == (0.0, str(store_path))
+    monkeypatch.delenv(DISCORD_TOKEN_ENV, raising=False)  # the token comes from the config
+    RecordedService.instances = []
+    monkeypatch.setattr(runner, "Service", RecordedService)
+
+    anna = fake.users[0]
+    discord_table = f"discord:{fake.channel_id}"
+    zoe = IrcClient(ngircd.host, ngircd.port, PLAYER)
+    await zoe.connect()
+    await zoe.join(CHANNEL)
+    serving = asyncio.create_task(runner.serve(config))
+    try:
+        # both platforms come up: the bot joins the IRC channel, Discord gets READY
+        await until(serving, zoe.wait_for(lambda m: m.command == "JOIN" and m.nick == BOT_NICK))
+        await until(serving, fake.wait_connected(10))
+        [service] = RecordedService.instances
+        assert service.listener is not None
+        assert {c["name"] for c in fake.commands} >= {"join", "start", "play", "healthy"}
+
+        # the same seating on both platforms
+        discord = DiscordPlayer(fake, anna)
+        await discord.slash("join")
+        for _ in range(3):
+            await discord.slash("join", {"bot": True, "level": "random"})
+        await irc_command(zoe, "!join", f"{PLAYER} joined (1/4)")
+        for n in range(2, 5):
+            await irc_command(zoe, "!join bot random", f"({n}/4)")
+        seated = discord_lines(fake)
+        assert "Anna joined (1/4)." in seated
+        assert [line for line in seated if "(random) joined" in line] == [
+            f"Computer player Bot{n} (random) joined ({n + 1}/4)." for n in (1, 2, 3)
+        ]
+
+        # both games at once, each person answering only their own prompts
+        await discord.slash("start")
+        await zoe.say(CHANNEL, "!start")
+        windows: dict[str, tuple[float, float]] = {}
+
+        async def timed(name: str, game: Any) -> Any:
+            start = time.monotonic()
+            try:
+                return await game
+            finally:
+                windows[name] = (start, time.monotonic())
+
+        _, irc_prompts = await until(
+            serving,
+            asyncio.gather(
+                timed("discord", discord.play_game()),
+                timed("irc", play_irc_game(zoe, random.Random(4))),
+            ),
+        )
+        (d_start, d_end), (i_start, i_end) = windows["discord"], windows["irc"]
+        assert d_start < i_end and i_start < d_end  # the two games overlapped in time
+
+        # the two tables are separate, under their platforms' ids
+        assert set(service.router.tables) == {discord_table, IRC_TABLE}
+        assert service.router.user_table == {
+            f"discord:{anna.id}": discord_table,
+            f"irc:{NETWORK}:{PLAYER}": IRC_TABLE,
+        }
+        seats = {ch: [s.user for s in t.seats] for ch, t in service.router.tables.items()}
+        assert seats[discord_table][0] == f"discord:{anna.id}"
+        assert seats[IRC_TABLE][0] == f"irc:{NETWORK}:{PLAYER}"
+        assert all(u.startswith("bot:") for s in seats.values() for u in s[1:])
+        await asyncio.wait_for(service.idle(), 5)
+
+        # the computer players' moves were pushed through the listener, and only there
+        pushed = {
+            table: plays(
+                [e.text for e in service.pushed if isinstance(e, Public) and e.channel == table]
+            )
+            for table in (discord_table, IRC_TABLE)
+        }
+        for table, moves in pushed.items():
+            assert len(moves) == 36, (table, moves)
+            assert {who for who, _ in moves} == {"Bot1", "Bot2", "Bot3"}
+
+        # Discord: a whole game; the computer players' 36 cards came as pushed messages
+        assert discord.plays == 12
+        assert discord.prompts[0].startswith("Healthy or reservation?")
+        assert sum(p.startswith("Your turn:") for p in discord.prompts) == 12
+        d_plays = plays(discord_lines(fake))
+        assert len(d_plays) == 48, d_plays
+        assert sorted({who for who, _ in d_plays}) == ["Anna", "Bot1", "Bot2", "Bot3"]
+        assert sum(who == "Anna" for who, _ in d_plays) == 12
+        assert [p for p in d_plays if p[0] != "Anna"] == pushed[discord_table]
+        # (only slash commands get public interaction responses; clicks and pushed batches
+        # become channel messages of their own)
+        answers = [m for m in fake.channel_messages() if m.interaction_id is not None]
+        assert plays(discord_lines(fake, answers)) == []
+        assert fake.violations == [] and fake.unknown_routes == []
+
+        # IRC: a whole game too, and the computer players' cards in the channel
+        assert irc_prompts[0].startswith("Healthy or reservation?")
+        assert sum(p.startswith("Your turn:") for p in irc_prompts) == 12
+        i_plays = plays(irc_lines(zoe))
+        assert len(i_plays) == 48, i_plays
+        assert sorted({who for who, _ in i_plays}) == [*(f"Bot{n}" for n in (1, 2, 3)), PLAYER]
+        assert sum(who == PLAYER for who, _ in i_plays) == 12
+        assert [p for p in i_plays if p[0] != PLAYER] == pushed[IRC_TABLE]
+        assert sum(bool(GAME_OVER.search(t)) for t in irc_lines(zoe)) == 1
+
+        # nothing crossed over: each platform shows only its own table
+        assert not any("Anna" in line for line in irc_lines(zoe))
+        assert not any(PLAYER in line for line in discord_lines(fake))
+        for message in fake.messages.values():  # not in DMs or ephemeral replies either
+            assert PLAYER not in plain(message.content)
+        assert [m for m in zoe.messages if m.command == "NOTICE" and "Anna" in m.text] == []
+        # stop the bots once everything went out: on Python 3.11 a cancellation that lands
+        # inside one of pydle's sends (asyncio.wait_for) can be lost; not what this tests
+        await quiet(zoe, fake)
+    finally:
+        serving.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await asyncio.wait_for(serving, 10)
+    try:
+        # shut down cleanly: IRC says QUIT, the Discord gateway is closed, the service is
+        # closed (store too), and no task of dokobot (computer players, IRC workers),
+        # discord.py or pydle is left running
+        assert serving.cancelled(), serving
+        await zoe.wait_for(lambda m: m.command == "QUIT" and m.nick == BOT_NICK, 5)
+        with pytest.raises(TimeoutError):
+            await fake.wait_connected(0.2)
+        assert service.listener is None
+        with pytest.raises(sqlite3.ProgrammingError):
+            service.store.channels()  # closed
+        await asyncio.sleep(0.1)
+        ours, libraries = leftover_tasks()
+        assert ours == []
+        # discord.py leaves its "ready" timer (guild_ready_timeout, 2 s) running when a client
+        # closes before it fired: allow library tasks to end by themselves, but soon
+        if libraries:
+            await asyncio.wait(libraries, timeout=3)
+        assert leftover_tasks() == ([], [])
+        calls_after = len(fake.calls)
+        await asyncio.sleep(0.2)
+        assert len(fake.calls) == calls_after  # nothing talks to Discord any more
+    finally:
+        await zoe.close()
+
+    # the store file holds both journals, each with its own people and the whole game
+    store = SqliteStore(store_path)
+    try:
+        assert store.channels() == sorted([discord_table, IRC_TABLE])
+        d_journal, i_journal = store.load_journal(discord_table), store.load_journal(IRC_TABLE)
+    finally:
+        store.close()
+    assert "Anna: /join" in d_journal and "Anna: /start" in d_journal
+    assert d_journal.count("Anna: /join bot random") == 3
+    assert f"{PLAYER}: /join" in i_journal and f"{PLAYER}: /start" in i_journal
+    assert i_journal.count(f"{PLAYER}: /join bot random") == 3
+    for journal, person, seen in (
+        (d_journal, "Anna", d_plays),
+        (i_journal, PLAYER, i_plays),
+    ):
+        other = PLAYER if person == "Anna" else "Anna"
+        assert not any(line.startswith(f"{other}:") for line in journal)
+        played = [line.split(":")[0] for line in journal if ": /play " in line]
+        assert len(played) == 48, journal
+        assert played == [who for who, _ in seen]  # what each chat showed, in order
+    assert time.monotonic() - began < 20
