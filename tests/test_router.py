@@ -229,3 +229,24 @@ def test_random_games_through_router_finish() -> None:
             r.handle(_inp(name, rng.choice(choices).command))
     assert len(t.finished) == 6
     assert sum(t.series.totals) == 0
+
+
+def test_score_views_and_ledger() -> None:
+    r = _seated(seed=2)
+    r.handle(_inp("anna", "/option mode single"))
+    r.handle(_inp("anna", "/start"))
+    _healthy_all(r)
+    t = r.tables["chan"]
+    g = t.game
+    assert g is not None
+    while g.phase is not Phase.FINISHED:
+        r.handle(_inp(t.seats[g.turn].name, f"/play {card_ascii(g.legal_actions()[0])}"))
+    one = r.handle(_inp("ben", "/score 1"))[0].text
+    assert "won" in one
+    csv = r.handle(_inp("ben", "/export csv"))[0]
+    assert isinstance(csv, Private) and csv.kind == "export" and "anna" in csv.text
+    assert csv.text.splitlines()[0].count(",") >= 5
+    ledger = r.handle(_inp("ben", "/ledger"))[0].text
+    assert "anna" in ledger
+    replay = r.handle(_inp("ben", "/export"))[0].text
+    assert "!deal anna=" in replay and "!bots scripted" in replay

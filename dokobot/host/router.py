@@ -560,18 +560,17 @@ class Router:
         return self.render_notes(table, table.abort(seat), ctx.inp)
 
     def _cmd_export(self, ctx: Context, args: list[str]) -> list[Event]:
+        """``/export``: the replay file; ``/export csv``: the score list as CSV."""
         table = self._need_table(ctx)
-        from .replay import export_table
+        if args and args[0].lower() == "csv":
+            from .series import series_csv
 
-        return [
-            Private(
-                table.channel,
-                ctx.inp.user,
-                export_table(table),
-                reply=True,
-                kind="export",
-            )
-        ]
+            text = series_csv(table)
+        else:
+            from .replay import export_table
+
+            text = export_table(table)
+        return [Private(table.channel, ctx.inp.user, text, reply=True, kind="export")]
 
     def _cmd_help(self, ctx: Context, args: list[str]) -> list[Event]:
         lang = self.lang_of(ctx.inp.user, ctx.table)
