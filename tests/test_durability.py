@@ -112,7 +112,7 @@ def test_restart_restores_tables_exactly(tmp_path: Path) -> None:
                                    f"/play {card_ascii(card)}"))
             plays += 1
         before = (game.hands[:], game.trick[:], game.turn, game.tricks[:], table.options,
-                  table.names(), game.calls[:], table.journal[:])
+                  table.names(), game.calls[:], svc.store.load_journal("c1"))
         await svc.close()
 
         svc2 = Service(Router(seed=99), SqliteStore(path))
@@ -121,8 +121,15 @@ def test_restart_restores_tables_exactly(tmp_path: Path) -> None:
         g2 = t2.game
         assert g2 is not None
         after = (g2.hands[:], g2.trick[:], g2.turn, g2.tricks[:], t2.options, t2.names(),
-                 g2.calls[:], t2.journal[:])
+                 g2.calls[:], svc2.store.load_journal("c1"))
         assert after == before
+        # The export of the restored table replays to the same position.
+        export = await svc2.handle(Input("c1", "u:anna", "anna", "/export"))
+        rep = Replayer()
+        rep.run_text(export[0].text)
+        g3 = rep.table.game
+        assert g3 is not None
+        assert (g3.hands, g3.trick, g3.turn, g3.tricks) == (g2.hands, g2.trick, g2.turn, g2.tricks)
         assert any("continues" in e.text for e in events)
         # The player to move is asked again, privately.
         assert any(getattr(e, "user", None) == t2.seats[g2.turn].user and e.text.startswith(

@@ -658,7 +658,7 @@ async def test_full_game_with_the_real_service(ngircd: NgircdServer, seed: int) 
         await play_full_game(ngircd, service, is_game_over)
     finally:
         await service.close()
-    journal = service.router.tables[CHANNEL_ID].journal
+    journal = service.store.load_journal(CHANNEL_ID)
     assert any("/play" in line for line in journal)
 
 

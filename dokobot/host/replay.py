@@ -130,7 +130,9 @@ class Replayer:
             if not eq:
                 raise ReplayError(lineno, "!user needs NAME=ID")
             self.users[name.strip()] = uid.strip()
-            self.table.journal.append(f"!user {name.strip()}={uid.strip()}")
+            line = f"!user {name.strip()}={uid.strip()}"
+            self.table.user_lines.add(line)
+            self.table.journal.append(line)
         elif word == "away":
             table.mark_away(self._seat(lineno, rest))
         elif word == "server":
@@ -205,13 +207,16 @@ class Replayer:
         return [rec.as_json() for rec in self.table.finished]
 
 
-def export_table(table: Table) -> str:
-    """The table's history as a replay file (computer players' moves included)."""
+def export_table(table: Table, journal: list[str] | None = None) -> str:
+    """The table's history as a replay file (computer players' moves included).
+
+    ``journal``: the whole journal, where the table keeps only its unsaved lines.
+    """
     head = [
         f"# dokobot export of {table.channel}",
         "!bots scripted",
     ]
-    return "\n".join(head + table.journal) + "\n"
+    return "\n".join(head + (table.journal if journal is None else journal)) + "\n"
 
 
 def results_jsonl(results: list[dict[str, Any]]) -> str:

@@ -129,6 +129,8 @@ class Router:
         self.default_language = default_language
         self.default_options = (default_options or TableOptions()).set("language", default_language)
         self.ledgers: dict[str, Ledger] = {}
+        self.history: Callable[[Table], list[str]] | None = None
+        """The whole journal of a table, where the table keeps only its unsaved lines."""
         self._rng = random.Random(seed)
         self._table_seed = table_seed
 
@@ -347,7 +349,8 @@ class Router:
         notes = table.join(ctx.inp.user, name)
         self.user_table[ctx.inp.user] = table.channel
         user_line = f"!user {name}={ctx.inp.user}"
-        if user_line not in table.journal:
+        if user_line not in table.user_lines:
+            table.user_lines.add(user_line)
             table.journal.insert(len(table.journal) - 1, user_line)
         return self.render_notes(table, notes, ctx.inp)
 
@@ -569,7 +572,8 @@ class Router:
         else:
             from .replay import export_table
 
-            text = export_table(table)
+            lines = self.history(table) if self.history is not None else table.journal
+            text = export_table(table, lines)
         return [Private(table.channel, ctx.inp.user, text, reply=True, kind="export")]
 
     def _cmd_help(self, ctx: Context, args: list[str]) -> list[Event]:

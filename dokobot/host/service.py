@@ -56,10 +56,10 @@ class Service:
         self.listener: Listener | None = None
         self.bot_delay = bot_delay
         self._locks: dict[str, asyncio.Lock] = {}
-        self._written: dict[str, int] = {}
         self._bot_tasks: dict[str, asyncio.Task[None]] = {}
         self._timers: dict[str, asyncio.Task[None]] = {}
         self._closed = False
+        router.history = self._history
 
     @classmethod
     def in_memory(
@@ -69,6 +69,9 @@ class Service:
         factory = default_bot_factory() if bots else None
         return cls(Router(seed=seed, bot_factory=factory, default_language=language),
                    bot_delay=bot_delay)  # fmt: skip
+
+    def _history(self, table: Table) -> list[str]:
+        return self.store.load_journal(table.channel) + table.journal
 
     # ---------------------------------------------------------------- lifecycle
     async def start(self) -> list[Event]:
@@ -97,7 +100,7 @@ class Service:
         for seat in table.seats:
             if not seat.is_bot:
                 self.router.user_table[seat.user] = channel
-        self._written[channel] = len(table.journal)
+        table.journal.clear()  # the store has it
         if not table.running:
             return []
         notes = [Note(ALL, "restored"), *table.prompt()]
@@ -150,11 +153,12 @@ class Service:
         table = self.router.tables.get(channel)
         if table is None:
             return
-        done = self._written.get(channel, 0)
-        new = table.journal[done:]
+        new = table.journal[:]
         if new:
             await asyncio.to_thread(self.store.append, channel, new)
-            self._written[channel] = done + len(new)
+            # The store holds them now; keeping them in memory too would grow every table
+            # by ~100 KB over a long series.
+            del table.journal[: len(new)]
 
     async def _emit(self, events: list[Event]) -> None:
         if events and self.listener is not None:

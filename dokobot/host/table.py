@@ -145,6 +145,9 @@ class Table:
     scripted_bots: bool = False
     """Computer players wait for their moves from a journal instead of deciding."""
     journal: list[str] = field(default_factory=list)
+    """Replay lines of every accepted change; a durable service keeps only the lines not
+    yet stored (the store has the rest)."""
+    user_lines: set[str] = field(default_factory=set)
     finished: list[GameRecord] = field(default_factory=list)
     last_trick: tuple[int, tuple[int, ...], int] | None = None
     away: set[int] = field(default_factory=set)
