@@ -430,9 +430,12 @@ class Table:
             return []
         seat = game.turn
         names = self.names()
+        # Who is being waited for is said in the channel, except for computer players,
+        # who answer at once.
+        waiting = seat >= len(self.seats) or not self.seats[seat].is_bot
         if game.phase is Phase.RESERVATIONS:
             return [
-                Note(ALL, "turn_reservation_public", {"player": names[seat]}),
+                *([Note(ALL, "turn_reservation_public", {"player": names[seat]})] * waiting),
                 Note(
                     seat,
                     "turn_reservation",
@@ -449,7 +452,7 @@ class Table:
             if game.forced < 0 and game.hands[seat] & CLUB_QUEENS == CLUB_QUEENS:
                 choices.insert(0, ("@choice.wedding", "/wedding"))
             return [
-                Note(ALL, "turn_declaration_public", {"player": names[seat]}),
+                *([Note(ALL, "turn_declaration_public", {"player": names[seat]})] * waiting),
                 Note(seat, "turn_declaration", {}, kind="reservation", choices=tuple(choices)),
             ]
         hand = sorted_hand(game, game.hands[seat])
