@@ -254,3 +254,43 @@ def test_wedding_declared_with_both_club_queens() -> None:
             assert make_player("normal", seed=0).decide(obs) == RESERVATION
             return
     raise AssertionError("no deal with both ♣Q in one hand")
+
+
+def test_search_call_gains_match_scoring() -> None:
+    """The paired call evaluation equals the real scoring with the call level applied."""
+    from dokobot.ai.search import CallEval
+    from dokobot.engine import score
+
+    rng = random.Random(11)
+    for seed in range(150):
+        g = Game.deal(DEFAULT_RULES, seed % 4, seed)
+        while g.phase is not Phase.PLAYING:
+            g.push(g.turn, rng.choice(g.legal_actions()))
+        calls = g.legal_calls(g.turn)
+        if calls and seed % 2:
+            g.push(g.turn, rng.choice(calls))
+        g.playout(rng)
+        levels = [1, 2, 3, 4, 5]
+        for me in range(4):
+            ev = CallEval(levels)
+            ev.add(g, me)
+            party = 0 if g.re_seats >> me & 1 else 1
+            old = g.level[:]
+            base = score(g).scores[me]
+            for i, lv in enumerate(levels):
+                g.level[party] = lv
+                assert ev.gain[i] == score(g).scores[me] - base
+                g.level[:] = old
+
+
+def test_strong_calls_with_overwhelming_hand() -> None:
+    g = _strong_hand_game(0)
+    for _ in range(4):
+        g.play(g.turn, HEALTHY)  # silent wedding: seat 0 plays alone, first hand
+    obs = observe(g, 0)
+    call = make_player("strong", seed=1, budget_s=FAST).announce(obs)
+    assert call is not None and call in legal_calls(obs)
+    duel = make_player("strong", seed=1, budget_s=FAST, restrictions=Restrictions(True, True))
+    assert duel.announce(obs) is None
+
+

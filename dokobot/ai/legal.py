@@ -27,7 +27,7 @@ from dokobot.engine import (
     Solo,
     call_level,
 )
-from dokobot.engine.cards import CLUB_QUEENS
+from dokobot.engine.cards import CLUB_QUEENS, distinct_cards
 from dokobot.engine.order import Scheme, scheme_for
 
 __all__ = [
@@ -73,16 +73,7 @@ def legal_actions(obs: Observation) -> list[Action]:
     if obs.turn != obs.seat:
         return []
     if obs.phase is Phase.PLAYING:
-        mask = legal_cards(obs)
-        out: list[Action] = []
-        while mask:
-            low = mask & -mask
-            card = low.bit_length() - 1
-            out.append(card)
-            mask ^= low
-            if not card & 1:
-                mask &= ~(1 << (card + 1))
-        return out
+        return distinct_cards(legal_cards(obs))
     if obs.phase is Phase.RESERVATIONS:
         return [HEALTHY, RESERVATION]
     if obs.phase is Phase.DECLARATIONS:

@@ -7,9 +7,17 @@ best for its own party, below the tree the game is played out with random cards
 (:meth:`Game.playout`). The reward of a seat is its score plus its party's eyes / 500 (the
 eyes break ties). The root values are pooled over the worlds.
 
-Calls use the same search: the rollouts report how often the own party won and reached 151
-eyes; a call is made when that is likely enough. Reservations come from the heuristic's
-hand evaluation, checked by rollouts with the heuristic ... (see :func:`_reservation`).
+Calls are decided inside the search (:class:`CallEval`): every rollout is scored as played
+and, with the real scoring, as if the own party had reached each candidate call level (the
+next :data:`MAX_CALL_STEP` levels, skips included), over the same sampled worlds and
+rollouts. The call with the largest mean gain is made if the gain beats ``call_margin``
+points per game (the margin covers the value of waiting for more information). The player
+is asked again on each turn, so a call that is not yet worth it may come later.
+
+Reservations: healthy, a wedding and the two solos the heuristic's hand evaluation likes
+best (up to ``solo_candidate`` estimated losers) are compared by UCT rollouts over deals of
+the unseen cards; each plan's value includes the gain of its best opening call. A solo must
+beat the best other plan by ``solo_margin`` points per game.
 
 Determinism: the work per decision is a number of iterations fixed from ``budget_s`` and the
 cards left (calibrated for CPython on one core), not the clock, so the same seed and
@@ -26,9 +34,6 @@ import time
 from typing import Final
 
 from dokobot.engine import (
-    CALL_KONTRA,
-    CALL_NO90,
-    CALL_RE,
     DECLARE_SOLO,
     DECLARE_WEDDING,
     HEALTHY,
@@ -40,10 +45,12 @@ from dokobot.engine import (
     Party,
     Phase,
     Solo,
+    call_level,
     score,
 )
 from dokobot.engine.cards import CLUB_QUEENS
 from dokobot.engine.order import SCHEMES
+from dokobot.engine.scoring import outcome_scores
 
 from .base import Restrictions
 from .heuristic import best_solo, losers, reservation_choice
@@ -53,11 +60,15 @@ __all__ = ["SearchPlayer", "SearchStats", "uct_search"]
 
 DEFAULT_BUDGET_S: Final = 0.45
 # Seconds per iteration ~ A + B * cards left (CPython 3.11, one core; see bench/ai.py).
-_ITER_BASE_S: Final = 35e-6
-_ITER_PER_CARD_S: Final = 2.5e-6
+# Measured 2026-11 on the shared 2-core machine under load: about 30, 48, 62, 81, 85 us
+# at 6, 12, 24, 36, 48 cards left; the line stays a little above that.
+_ITER_BASE_S: Final = 30e-6
+_ITER_PER_CARD_S: Final = 1.9e-6
 EYES_WEIGHT: Final = 1.0 / 500.0
 CONTRACT_WORLDS: Final = 8
 SOLO_LOSERS_CANDIDATE: Final = 5.0
+MAX_CALL_STEP: Final = 3
+"""Call levels considered above the party's current one (re/kontra + no90 + no60)."""
 SOLO_MARGIN: Final = 0.5
 """Points per game a solo must promise above the best normal choice."""
 
@@ -102,6 +113,55 @@ def _rewards(g: Game) -> tuple[list[float], int]:
     ) | (8 if ko_eyes >= 151 else 0)
 
 
+_OUTCOMES: dict[tuple[int, ...], tuple[int, int, int, int]] = {}
+_OUTCOMES_MAX: Final = 200_000
+
+
+def _call_scores(g: Game, re_eyes: int, re_won: int, lr: int, lk: int) -> tuple[int, ...]:
+    """The seats' scores of ``g``'s outcome with the levels ``lr``, ``lk``, without the
+    trick special points, which do not depend on calls (memoized: the function is pure)."""
+    key = (g.re_seats, re_eyes, re_won, lr, lk, int(g.game_type))
+    hit = _OUTCOMES.get(key)
+    if hit is None:
+        hit = outcome_scores(g.game_type, g.re_seats, re_eyes, re_won, (lr, lk))
+        if len(_OUTCOMES) >= _OUTCOMES_MAX:
+            _OUTCOMES.clear()
+        _OUTCOMES[key] = hit
+    return hit
+
+
+class CallEval:
+    """Paired evaluation of calls: for every rollout, the difference between ``me``'s score
+    had ``me``'s party reached each call level in ``levels`` and as played (the real
+    scoring with the level applied). ``gain[i]`` sums the differences."""
+
+    __slots__ = ("gain", "levels", "n")
+
+    def __init__(self, levels: list[int]) -> None:
+        self.levels = levels
+        self.gain = [0.0] * len(levels)
+        self.n = 0
+
+    def add(self, g: Game, me: int) -> None:
+        re = g.re_seats
+        eyes = g.eyes
+        won = g.won
+        re_eyes = sum(eyes[s] for s in range(4) if re >> s & 1)
+        re_won = sum(won[s] for s in range(4) if re >> s & 1)
+        lr, lk = g.level
+        base = _call_scores(g, re_eyes, re_won, lr, lk)[me]
+        gain = self.gain
+        for i, lv in enumerate(self.levels):
+            if re >> me & 1:
+                gain[i] += _call_scores(g, re_eyes, re_won, lv, lk)[me] - base
+            else:
+                gain[i] += _call_scores(g, re_eyes, re_won, lr, lv)[me] - base
+        self.n += 1
+
+    def mean(self, i: int) -> float:
+        return self.gain[i] / max(1, self.n)
+
+
 def _uct_world(
     root_game: Game,
     me: int,
@@ -109,8 +169,10 @@ def _uct_world(
     iterations: int,
     c: float,
     stats: SearchStats,
+    calls: CallEval | None = None,
 ) -> float:
-    """UCT in one world; adds the root statistics to ``stats``; returns ``me``'s mean reward."""
+    """UCT in one world; adds the root statistics to ``stats`` (and the call gains to
+    ``calls``); returns ``me``'s mean reward."""
     my_party = root_game.party_of(me)
     win_flag = 1 if my_party is Party.RE else 2
     eyes_flag = 4 if my_party is Party.RE else 8
@@ -147,6 +209,8 @@ def _uct_world(
             g.playout(rng)
         rewards, flags = _rewards(g)
         total += rewards[me]
+        if calls is not None:
+            calls.add(g, me)
         root.n += 1
         for k in range(1, len(path)):
             ch = path[k]
@@ -171,13 +235,14 @@ def uct_search(
     worlds: int,
     c: float,
     deadline: float,
+    calls: CallEval | None = None,
 ) -> SearchStats:
     """Ensemble UCT from the observing player's card turn."""
     stats = SearchStats()
     per_world = max(1, iterations // worlds)
     for _ in range(worlds):
         root_game = obs.world(obs.sample_hands(rng))
-        _uct_world(root_game, obs.seat, rng, per_world, c, stats)
+        _uct_world(root_game, obs.seat, rng, per_world, c, stats, calls)
         if time.perf_counter() > deadline:
             break
     return stats
@@ -201,12 +266,6 @@ def _contract_game(
         else:
             g.push(g.turn, DECLARE_SOLO if declaration is None else declaration)
     return g
-    while g.phase is Phase.RESERVATIONS:
-        g.push(g.turn, RESERVATION if g.turn == obs.seat and reserve else HEALTHY)
-    while g.phase is Phase.DECLARATIONS:
-        assert declaration is not None
-        g.push(g.turn, declaration)
-    return g
 
 
 class SearchPlayer:
@@ -221,10 +280,12 @@ class SearchPlayer:
         budget_s: float | None = None,
         *,
         worlds: int = 10,
-        c: float = 6.0,
+        c: float = 24.0,
         call_share: float = 0.3,
-        call_p: float = 0.55,
-        no90_p: float = 0.6,
+        call_margin: float = 0.25,
+        solo_candidate: float = SOLO_LOSERS_CANDIDATE,
+        solo_margin: float = SOLO_MARGIN,
+        contract_factor: float = 1.0,
     ) -> None:
         self.seed = seed
         self.restrictions = restrictions
@@ -232,18 +293,33 @@ class SearchPlayer:
         self.worlds = worlds
         self.c = c
         self.call_share = call_share
-        self.call_p = call_p
-        self.no90_p = no90_p
+        self.call_margin = call_margin
+        self.solo_candidate = solo_candidate
+        self.solo_margin = solo_margin
+        self.contract_factor = contract_factor
+
+    def _per_iter(self, cards_left: int) -> float:
+        return _ITER_BASE_S + _ITER_PER_CARD_S * cards_left
 
     def _iterations(self, obs: Observation, share: float) -> int:
         cards_left = 48 - 4 * len(obs.tricks) - len(obs.trick)
-        per_iter = _ITER_BASE_S + _ITER_PER_CARD_S * cards_left
+        per_iter = self._per_iter(cards_left)
         return max(self.worlds * 20, int(self.budget_s * share / per_iter))
 
-    def _search(self, obs: Observation, purpose: str, share: float) -> SearchStats:
+    def _search(
+        self, obs: Observation, purpose: str, share: float, calls: CallEval | None = None
+    ) -> SearchStats:
         rng = decision_rng(self.seed, obs, purpose)
         deadline = time.perf_counter() + 1.0 + 10 * self.budget_s * share
-        return uct_search(obs, rng, self._iterations(obs, share), self.worlds, self.c, deadline)
+        return uct_search(
+            obs,
+            rng,
+            self._iterations(obs, share),
+            self.worlds,
+            self.c,
+            deadline,
+            calls,
+        )
 
     def decide(self, obs: Observation) -> Action:
         actions = legal_actions(obs)
@@ -277,7 +353,7 @@ class SearchPlayer:
             plans.append(DECLARE_WEDDING)
         if forced or not self.restrictions.no_solo:
             ranked = sorted(Solo, key=lambda solo: losers(hand, SCHEMES[int(solo)]))
-            limit = 99.0 if forced else SOLO_LOSERS_CANDIDATE
+            limit = 99.0 if forced else self.solo_candidate
             plans += [
                 DECLARE_SOLO + solo for solo in ranked[:2] if losers(hand, SCHEMES[solo]) <= limit
             ]
@@ -286,11 +362,16 @@ class SearchPlayer:
         if len(plans) == 1:
             return plans[0]
         rng = random.Random(f"{self.seed}|contract|{obs.seat}|{obs.dealer}|{hand}|{forced}")
-        per_iter = _ITER_BASE_S + _ITER_PER_CARD_S * 48
-        iterations = max(40, int(self.budget_s / per_iter) // (len(plans) * CONTRACT_WORLDS))
+        per_iter = self._per_iter(48)
+        budget = self.budget_s * self.contract_factor
+        iterations = max(40, int(budget / per_iter) // (len(plans) * CONTRACT_WORLDS))
         values = [0.0] * len(plans)
         rest = [c for c in range(48) if not hand >> c & 1]
         stats = SearchStats()
+        evals = [
+            None if self.restrictions.no_calls or plan == DECLARE_WEDDING else CallEval([1, 2])
+            for plan in plans
+        ]
         for _ in range(CONTRACT_WORLDS):
             rng.shuffle(rest)
             hands: list[Mask] = []
@@ -303,12 +384,17 @@ class SearchPlayer:
                     k += 1
             for i, plan in enumerate(plans):
                 g = _contract_game(obs, hands, plan is not None, plan)
-                values[i] += _uct_world(g, obs.seat, rng, iterations, self.c, stats)
+                values[i] += _uct_world(g, obs.seat, rng, iterations, self.c, stats, evals[i])
+        for i, ev in enumerate(evals):
+            if ev is not None and ev.n:
+                # the plan's value with the best opening call (made at the first card)
+                gain = max(ev.mean(k) - self.call_margin for k in range(len(ev.levels)))
+                values[i] += CONTRACT_WORLDS * max(0.0, gain)
         best = max(range(len(plans)), key=lambda i: values[i])
         plan = plans[best]
         if plan is not None and plan >= DECLARE_SOLO and not forced:
             others = [values[i] for i, p in enumerate(plans) if p is None or p < DECLARE_SOLO]
-            if others and values[best] - max(others) < SOLO_MARGIN * CONTRACT_WORLDS:
+            if others and values[best] - max(others) < self.solo_margin * CONTRACT_WORLDS:
                 return plans[values.index(max(others))]
         return plan
 
@@ -316,30 +402,24 @@ class SearchPlayer:
         return not self.restrictions.no_calls and bool(self._candidate_calls(obs))
 
     def _candidate_calls(self, obs: Observation) -> list[Action]:
-        calls = legal_calls(obs)
+        """The next few call levels the party may still reach now (skips included)."""
         party = obs.parties[obs.seat]
         if party is None:
             return []
         own = obs.level[party]
-        if own == 0:
-            want = CALL_RE if party is Party.RE else CALL_KONTRA
-            return [want] if want in calls else []
-        if own == 1 and CALL_NO90 in calls:
-            return [CALL_NO90]
-        return []
+        return [a for a in legal_calls(obs) if call_level(a) <= own + MAX_CALL_STEP]
 
     def announce(self, obs: Observation) -> Action | None:
+        """The call whose paired gain over the same worlds and rollouts (the real scoring
+        with the call applied) is largest, if it beats :attr:`call_margin`."""
         if self.restrictions.no_calls or obs.turn != obs.seat:
             return None
         cands = self._candidate_calls(obs)
         if not cands:
             return None
-        stats = self._search(obs, "announce", self.call_share)
-        if not stats.iterations:
+        ev = CallEval([call_level(a) for a in cands])
+        self._search(obs, "announce", self.call_share, ev)
+        if not ev.n:
             return None
-        call = cands[0]
-        if call == CALL_NO90:
-            p = stats.eyes151 / stats.iterations
-            return call if p >= self.no90_p else None
-        p = stats.wins / stats.iterations
-        return call if p >= self.call_p else None
+        best = max(range(len(cands)), key=lambda i: (ev.mean(i), -i))
+        return cands[best] if ev.mean(best) > self.call_margin else None

@@ -99,6 +99,24 @@ def cards_of(mask: Mask) -> Iterator[Card]:
         mask ^= low
 
 
+def distinct_cards(mask: Mask) -> list[Card]:
+    """One card of each kind in ``mask``, lowest id first: of two equal cards only one is a
+    separate choice.
+
+    >>> distinct_cards(mask_of([4, 5, 9]))
+    [4, 9]
+    """
+    out: list[Card] = []
+    while mask:
+        low = mask & -mask
+        card = low.bit_length() - 1
+        out.append(card)
+        mask ^= low
+        if not card & 1:
+            mask &= ~(1 << (card + 1))
+    return out
+
+
 def count(mask: Mask) -> int:
     return mask.bit_count()
 

@@ -26,7 +26,7 @@ from _random import Random as _CRandom
 from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
-from .cards import CLUB_QUEENS, POINTS, Card, Mask, card_str
+from .cards import CLUB_QUEENS, POINTS, Card, Mask, card_str, distinct_cards
 from .errors import IllegalAction
 from .order import NORMAL_SCHEME, SCHEMES, Scheme
 from .rules import DEFAULT_RULES, Rules
@@ -390,15 +390,7 @@ class Game:
             if trick:
                 scheme = self.scheme
                 mask = mask & scheme.class_mask[scheme.cls[trick[0]]] or mask
-            out: list[Action] = []
-            while mask:
-                low = mask & -mask
-                card = low.bit_length() - 1
-                out.append(card)
-                mask ^= low
-                if not card & 1:
-                    mask &= ~(1 << (card + 1))
-            return out
+            return distinct_cards(mask)
         if phase is _RESERVATIONS:
             return [HEALTHY, RESERVATION]
         if phase is _DECLARATIONS:

@@ -22,7 +22,7 @@ from .game import Game
 from .rules import DEFAULT_RULES
 from .types import CALL_KEYS, GameType, Party, Phase
 
-__all__ = ["DEFAULT_RULES", "Component", "Result", "score"]
+__all__ = ["DEFAULT_RULES", "Component", "Result", "outcome_scores", "score"]
 
 # Eyes the loser stays under, and what the winner must reach against a lower call.
 _UNDER = ((90, "under_90"), (60, "under_60"), (30, "under_30"))
@@ -159,34 +159,13 @@ def _reached(party: int, eyes: list[int], level: list[int], out: list[Component]
             out.append(comp)
 
 
-def score(game: Game) -> Result:
-    """Score a finished game."""
-    if game.phase is not _FINISHED:
-        raise ValueError("the game is not finished")
-    re_seats = game.re_seats
-    e0, e1, e2, e3 = game.eyes
-    w0, w1, w2, w3 = game.won
-    re_eyes = (
-        (e0 if re_seats & 1 else 0)
-        + (e1 if re_seats & 2 else 0)
-        + (e2 if re_seats & 4 else 0)
-        + (e3 if re_seats & 8 else 0)
-    )
-    re_won = (
-        (w0 if re_seats & 1 else 0)
-        + (w1 if re_seats & 2 else 0)
-        + (w2 if re_seats & 4 else 0)
-        + (w3 if re_seats & 8 else 0)
-    )
-    eyes = [re_eyes, e0 + e1 + e2 + e3 - re_eyes]
-    tricks = [re_won, w0 + w1 + w2 + w3 - re_won]
-    level = game.level
+def _value(eyes: list[int], tricks: list[int], level: list[int]) -> tuple[int, list[Component]]:
+    """The winner (0 Re, 1 Kontra, -1 nobody) and the value items, without special points."""
     comps: list[Component] = []
-    winner: Party | None = None
     lr, lk = level
     if lr < 2 and lk < 2:  # no lower call: the thresholds 121/120 of _meets, inline
         only_kontra_called = lk >= 1 and lr == 0
-        if re_eyes >= (120 if only_kontra_called else 121):
+        if eyes[0] >= (120 if only_kontra_called else 121):
             w = 0
         elif eyes[1] >= (121 if only_kontra_called else 120):
             w = 1
@@ -199,7 +178,6 @@ def score(game: Game) -> Result:
     else:
         w = -1
     if w >= 0:
-        winner = _PARTIES[w]
         comps.append(_WON_C[w])
         loser_eyes = eyes[1 - w]
         if loser_eyes < 90:
@@ -221,6 +199,64 @@ def score(game: Game) -> Result:
         for p in (0, 1):
             _lows(p, eyes, tricks, comps)
             _reached(p, eyes, level, comps)
+    return w, comps
+
+
+def outcome_scores(
+    game_type: GameType,
+    re_seats: int,
+    eyes_re: int,
+    tricks_re: int,
+    level: tuple[int, int] | list[int],
+) -> tuple[int, int, int, int]:
+    """Per-seat scores of an outcome from the eyes and tricks of Re and the call levels,
+    without the special points that depend on single tricks (Doppelkopf, fox, Karlchen).
+    Search uses it to price calls it has not made.
+
+    >>> outcome_scores(GameType.SOLO, 0b0001, 130, 7, (1, 0))  # a solo won after "re"
+    (9, -3, -3, -3)
+    >>> outcome_scores(GameType.NORMAL, 0b0011, 100, 5, (0, 1))  # kontra won, called
+    (-4, -4, 4, 4)
+    """
+    w, comps = _value([eyes_re, 240 - eyes_re], [tricks_re, 12 - tricks_re], list(level))
+    solo_scored = re_seats.bit_count() == 1
+    if w == 1 and not solo_scored and game_type in _CLUB_QUEEN_GAMES:
+        comps.append(_COMPONENTS[1, "against_club_queens", 1])
+    re_total = 0
+    for c in comps:
+        re_total += c.points if c.party is _RE else -c.points
+    m = 3 if solo_scored else 1
+    return (
+        m * re_total if re_seats & 1 else -re_total,
+        m * re_total if re_seats & 2 else -re_total,
+        m * re_total if re_seats & 4 else -re_total,
+        m * re_total if re_seats & 8 else -re_total,
+    )
+
+
+def score(game: Game) -> Result:
+    """Score a finished game."""
+    if game.phase is not _FINISHED:
+        raise ValueError("the game is not finished")
+    re_seats = game.re_seats
+    e0, e1, e2, e3 = game.eyes
+    w0, w1, w2, w3 = game.won
+    re_eyes = (
+        (e0 if re_seats & 1 else 0)
+        + (e1 if re_seats & 2 else 0)
+        + (e2 if re_seats & 4 else 0)
+        + (e3 if re_seats & 8 else 0)
+    )
+    re_won = (
+        (w0 if re_seats & 1 else 0)
+        + (w1 if re_seats & 2 else 0)
+        + (w2 if re_seats & 4 else 0)
+        + (w3 if re_seats & 8 else 0)
+    )
+    eyes = [re_eyes, e0 + e1 + e2 + e3 - re_eyes]
+    tricks = [re_won, w0 + w1 + w2 + w3 - re_won]
+    w, comps = _value(eyes, tricks, game.level)
+    winner = None if w < 0 else _PARTIES[w]
     solo_scored = re_seats.bit_count() == 1
     if not solo_scored:
         _special_points(game, w, comps)
