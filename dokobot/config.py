@@ -44,7 +44,7 @@ class Config:
     language: str = "en"
     store_path: str = "dokobot.sqlite3"
     bot_level: str = "normal"
-    search_budget: float = 0.8
+    search_budget: float = 0.45
     bot_delay: float = 0.6
     turn_timeout: int = 0
     discord: DiscordConfig | None = None
@@ -180,7 +180,7 @@ def parse_config(text: str, env: Mapping[str, str] | None = None, source: str = 
         language=data.get("language", "en"),
         store_path=store.get("path", "dokobot.sqlite3"),
         bot_level=bots.get("level", "normal"),
-        search_budget=float(bots.get("search_budget", 0.8)),
+        search_budget=float(bots.get("search_budget", 0.45)),
         bot_delay=float(bots.get("delay", 0.6)),
         turn_timeout=int(tables.get("turn_timeout", 0)),
         discord=discord_cfg,
