@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import logging
 import random
-import re
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -40,7 +39,7 @@ from dokobot.host.service import Service
 if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from discord_fake import EPHEMERAL, FakeDiscord, FakeUser, Interaction, Message, running
+from discord_fake import EPHEMERAL, FakeDiscord, FakeUser, Interaction, Message, plain, running
 
 Listener = Callable[[list[Event]], Awaitable[None]]
 Swap = Callable[[ServiceLike], Awaitable[ServiceLike]]
@@ -225,23 +224,6 @@ class Recorder:
 
 
 # -- helpers ------------------------------------------------------------------------------------
-
-
-def unescape(text: str) -> str:
-    """Undo Discord Markdown escaping."""
-    return re.sub(r"\\(.)", r"\1", text)
-
-
-def plain(content: str) -> str:
-    """The host's text back from a Discord message: escapes undone, code fences dropped."""
-    out: list[str] = []
-    at = 0
-    for block in re.finditer(r"```\n(.*?)\n```", content, re.DOTALL):
-        out.append(unescape(content[at : block.start()]))
-        out.append(block.group(1).replace("`\u200b``", "```"))
-        at = block.end()
-    out.append(unescape(content[at:]))
-    return "".join(out)
 
 
 def assert_shown_in_order(fake: FakeDiscord, texts: list[str]) -> None:

@@ -38,7 +38,7 @@ from dokobot.store import SqliteStore
 if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from discord_fake import FakeDiscord, FakeUser, Message
+from discord_fake import FakeDiscord, FakeUser, Message, plain
 from irc_server import NGIRCD_MISSING, IrcClient, IrcMessage, NgircdServer, ngircd_path
 
 CHANNEL = "#doko"
@@ -117,23 +117,6 @@ irc:
 
 
 # -- text helpers ---------------------------------------------------------------------------
-
-
-def unescape(text: str) -> str:
-    """Undo Discord Markdown escaping."""
-    return re.sub(r"\\(.)", r"\1", text)
-
-
-def plain(content: str) -> str:
-    """The host's text back from a Discord message: escapes undone, code fences dropped."""
-    out: list[str] = []
-    at = 0
-    for block in re.finditer(r"```\n(.*?)\n```", content, re.DOTALL):
-        out.append(unescape(content[at : block.start()]))
-        out.append(block.group(1).replace("`\u200b``", "```"))
-        at = block.end()
-    out.append(unescape(content[at:]))
-    return "".join(out)
 
 
 def discord_lines(fake: FakeDiscord, messages: list[Message] | None = None) -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 from collections.abc import AsyncIterator
 
 import discord
@@ -17,7 +18,9 @@ __all__ = [
     "FakeUser",
     "Interaction",
     "Message",
+    "plain",
     "running",
+    "unescape",
 ]
 
 
@@ -41,3 +44,20 @@ async def running(
             await client.close()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await asyncio.wait_for(task, timeout)
+
+
+def unescape(text: str) -> str:
+    """Undo Discord Markdown escaping."""
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def plain(content: str) -> str:
+    """The host's text back from a Discord message: escapes undone, code fences dropped."""
+    out: list[str] = []
+    at = 0
+    for block in re.finditer(r"```\n(.*?)\n```", content, re.DOTALL):
+        out.append(unescape(content[at : block.start()]))
+        out.append(block.group(1).replace("`\u200b``", "```"))
+        at = block.end()
+    out.append(unescape(content[at:]))
+    return "".join(out)
