@@ -250,3 +250,32 @@ def test_score_views_and_ledger() -> None:
     assert "anna" in ledger
     replay = r.handle(_inp("ben", "/export"))[0].text
     assert "!deal anna=" in replay and "!bots scripted" in replay
+
+
+def test_leave_during_game_standin_then_replace_between_games() -> None:
+    from dokobot.host.service import default_bot_factory
+
+    r = Router(seed=4, bot_factory=default_bot_factory())
+    for n in NAMES:
+        r.handle(_inp(n, "/join"))
+    r.handle(_inp("anna", "/start"))
+    t = r.tables["chan"]
+    ev = r.handle(_inp("dora", "/leave"))
+    assert "computer player plays the seat" in ev[0].text
+    assert t.seats[3].is_bot and t.seats[3].standin_for == "u:dora"
+    assert "waiting" in r.handle(_inp("eve", "/join"))[0].text
+    ev = r.handle(_inp("eve", "/replace"))
+    assert "between games" in ev[0].text
+    g = t.game
+    assert g is not None
+    while g.phase is not Phase.FINISHED:
+        if r.bot_step("chan") is not None:
+            continue  # the stand-in moved for dora
+        name = t.seats[g.turn].name
+        acts = g.legal_actions()
+        cmd = "/healthy" if g.phase is Phase.RESERVATIONS else f"/play {card_ascii(acts[0])}"
+        r.handle(_inp(name, cmd))
+    ev = r.handle(_inp("eve", "/replace"))
+    assert "eve takes the seat of dora" in ev[0].text
+    assert t.seats[3].user == "u:eve" and not t.seats[3].is_bot
+    assert "waiting" not in str(t.waiting)
