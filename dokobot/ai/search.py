@@ -15,9 +15,14 @@ points per game (the margin covers the value of waiting for more information). T
 is asked again on each turn, so a call that is not yet worth it may come later.
 
 Reservations: healthy, a wedding and the two solos the heuristic's hand evaluation likes
-best (up to ``solo_candidate`` estimated losers) are compared by UCT rollouts over deals of
-the unseen cards; each plan's value includes the gain of its best opening call. A solo must
+best (up to ``solo_candidate`` estimated losers) are compared over deals of the unseen cards,
+each plan played out many times with the greedy full-information policy of
+:func:`~dokobot.ai.rollout.greedy_playout` (random playouts price every solo as if the soloist
+could not play); each plan's value includes the gain of its best opening call. A solo must
 beat the best other plan by ``solo_margin`` points per game.
+
+With ``greedy=True`` the card search also plays its rollouts with that policy (``eps_self``
+and ``eps_others`` are the shares of random cards of the player and of the others).
 
 Determinism: the work per decision is a number of iterations fixed from ``budget_s`` and the
 cards left (calibrated for CPython on one core), not the clock, so the same seed and
@@ -55,6 +60,7 @@ from dokobot.engine.scoring import outcome_scores
 from .base import Restrictions
 from .heuristic import best_solo, losers, reservation_choice
 from .legal import decision_rng, legal_actions, legal_calls
+from .rollout import greedy_playout
 
 __all__ = ["SearchPlayer", "SearchStats", "uct_search"]
 
@@ -65,7 +71,9 @@ DEFAULT_BUDGET_S: Final = 0.45
 _ITER_BASE_S: Final = 30e-6
 _ITER_PER_CARD_S: Final = 1.9e-6
 EYES_WEIGHT: Final = 1.0 / 500.0
-CONTRACT_WORLDS: Final = 8
+CONTRACT_WORLDS: Final = 24
+_GREEDY_PLAYOUT_S: Final = 250e-6
+_GREEDY_PER_CARD_S: Final = 4.6e-6
 SOLO_LOSERS_CANDIDATE: Final = 5.0
 MAX_CALL_STEP: Final = 3
 """Call levels considered above the party's current one (re/kontra + no90 + no60)."""
@@ -170,6 +178,7 @@ def _uct_world(
     c: float,
     stats: SearchStats,
     calls: CallEval | None = None,
+    greedy: tuple[float, float, float, float] | None = None,
 ) -> float:
     """UCT in one world; adds the root statistics to ``stats`` (and the call gains to
     ``calls``); returns ``me``'s mean reward."""
@@ -206,7 +215,10 @@ def _uct_world(
             node = node.children[best_a]
             path.append(node)
         if g.phase is not Phase.FINISHED:
-            g.playout(rng)
+            if greedy:
+                greedy_playout(g, rng, greedy)
+            else:
+                g.playout(rng)
         rewards, flags = _rewards(g)
         total += rewards[me]
         if calls is not None:
@@ -236,13 +248,14 @@ def uct_search(
     c: float,
     deadline: float,
     calls: CallEval | None = None,
+    greedy: tuple[float, float, float, float] | None = None,
 ) -> SearchStats:
     """Ensemble UCT from the observing player's card turn."""
     stats = SearchStats()
     per_world = max(1, iterations // worlds)
     for _ in range(worlds):
         root_game = obs.world(obs.sample_hands(rng))
-        _uct_world(root_game, obs.seat, rng, per_world, c, stats, calls)
+        _uct_world(root_game, obs.seat, rng, per_world, c, stats, calls, greedy)
         if time.perf_counter() > deadline:
             break
     return stats
@@ -286,6 +299,10 @@ class SearchPlayer:
         solo_candidate: float = SOLO_LOSERS_CANDIDATE,
         solo_margin: float = SOLO_MARGIN,
         contract_factor: float = 1.0,
+        contract_worlds: int = CONTRACT_WORLDS,
+        greedy: bool = False,
+        eps_self: float = 0.1,
+        eps_others: float = 0.1,
     ) -> None:
         self.seed = seed
         self.restrictions = restrictions
@@ -297,9 +314,19 @@ class SearchPlayer:
         self.solo_candidate = solo_candidate
         self.solo_margin = solo_margin
         self.contract_factor = contract_factor
+        self.contract_worlds = contract_worlds
+        self.greedy = greedy
+        self.eps_self = eps_self
+        self.eps_others = eps_others
+
+    def _eps(self, me: int) -> tuple[float, float, float, float]:
+        e = [self.eps_others] * 4
+        e[me] = self.eps_self
+        return (e[0], e[1], e[2], e[3])
 
     def _per_iter(self, cards_left: int) -> float:
-        return _ITER_BASE_S + _ITER_PER_CARD_S * cards_left
+        per_card = _ITER_PER_CARD_S + (_GREEDY_PER_CARD_S if self.greedy else 0.0)
+        return _ITER_BASE_S + per_card * cards_left
 
     def _iterations(self, obs: Observation, share: float) -> int:
         cards_left = 48 - 4 * len(obs.tricks) - len(obs.trick)
@@ -319,6 +346,7 @@ class SearchPlayer:
             self.c,
             deadline,
             calls,
+            self._eps(obs.seat) if self.greedy else None,
         )
 
     def decide(self, obs: Observation) -> Action:
@@ -341,8 +369,8 @@ class SearchPlayer:
         return self._search(obs, "decide", share).best()
 
     def _contract(self, obs: Observation, *, with_healthy: bool) -> Action | None:
-        """The declaration to make (None: say healthy), chosen by UCT rollouts over sampled
-        deals among: healthy, a wedding (both ♣Q) and the two solos the hand evaluation
+        """The declaration to make (None: say healthy), chosen by greedy playouts over
+        sampled deals among: healthy, a wedding (both ♣Q) and the two solos the hand evaluation
         likes best. A solo must beat the best other choice by :data:`SOLO_MARGIN`."""
         hand = obs.hand
         forced = obs.forced == obs.seat
@@ -362,39 +390,46 @@ class SearchPlayer:
         if len(plans) == 1:
             return plans[0]
         rng = random.Random(f"{self.seed}|contract|{obs.seat}|{obs.dealer}|{hand}|{forced}")
-        per_iter = self._per_iter(48)
         budget = self.budget_s * self.contract_factor
-        iterations = max(40, int(budget / per_iter) // (len(plans) * CONTRACT_WORLDS))
+        playouts = max(1, int(budget / _GREEDY_PLAYOUT_S) // (len(plans) * self.contract_worlds))
         values = [0.0] * len(plans)
         rest = [c for c in range(48) if not hand >> c & 1]
-        stats = SearchStats()
         evals = [
             None if self.restrictions.no_calls or plan == DECLARE_WEDDING else CallEval([1, 2])
             for plan in plans
         ]
-        for _ in range(CONTRACT_WORLDS):
+        me = obs.seat
+        for _ in range(self.contract_worlds):
             rng.shuffle(rest)
             hands: list[Mask] = []
             k = 0
             for seat in range(4):
-                if seat == obs.seat:
+                if seat == me:
                     hands.append(hand)
                 else:
                     hands.append(sum(1 << c for c in rest[12 * k : 12 * k + 12]))
                     k += 1
             for i, plan in enumerate(plans):
-                g = _contract_game(obs, hands, plan is not None, plan)
-                values[i] += _uct_world(g, obs.seat, rng, iterations, self.c, stats, evals[i])
+                start = _contract_game(obs, hands, plan is not None, plan)
+                ev = evals[i]
+                total = 0.0
+                for _p in range(playouts):
+                    g = start.copy()
+                    greedy_playout(g, rng, self._eps(me))
+                    total += _rewards(g)[0][me]
+                    if ev is not None:
+                        ev.add(g, me)
+                values[i] += total / playouts
         for i, ev in enumerate(evals):
             if ev is not None and ev.n:
                 # the plan's value with the best opening call (made at the first card)
                 gain = max(ev.mean(k) - self.call_margin for k in range(len(ev.levels)))
-                values[i] += CONTRACT_WORLDS * max(0.0, gain)
+                values[i] += self.contract_worlds * max(0.0, gain)
         best = max(range(len(plans)), key=lambda i: values[i])
         plan = plans[best]
         if plan is not None and plan >= DECLARE_SOLO and not forced:
             others = [values[i] for i, p in enumerate(plans) if p is None or p < DECLARE_SOLO]
-            if others and values[best] - max(others) < self.solo_margin * CONTRACT_WORLDS:
+            if others and values[best] - max(others) < self.solo_margin * self.contract_worlds:
                 return plans[values.index(max(others))]
         return plan
 

@@ -1,0 +1,235 @@
+"""Playouts with a fast card-play policy for search in sampled worlds.
+
+:meth:`Game.playout` plays uniformly random cards: cheap, but a soloist who plays at random
+loses almost every solo, so a plan evaluated that way is priced as if nobody could play.
+:func:`greedy_playout` plays the rest of a game the way a sound player would if it could see
+all hands (which it can, inside one sampled world): win a trick with the cheapest card the
+players behind cannot beat, give points to a partner whose trick is safe, otherwise throw the
+cheapest card; lead plain aces of suits not yet led, a lone player leads his highest trump.
+A share ``eps`` of the cards is random so that the playouts of one world differ.
+
+>>> import random
+>>> from dokobot.engine import DEFAULT_RULES, Game, Phase, HEALTHY
+>>> g = Game.deal(DEFAULT_RULES, dealer=3, seed=5)
+>>> for _ in range(4):
+...     g.push(g.turn, HEALTHY)
+>>> greedy_playout(g, random.Random(1))
+>>> g.phase is Phase.FINISHED, sum(g.eyes), sum(g.won)
+(True, 240, 12)
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Final
+
+from dokobot.engine import Game, Phase
+from dokobot.engine.cards import ACE, POINTS, Mask
+from dokobot.engine.order import SCHEMES, TRUMP, Scheme
+
+__all__ = ["greedy_playout"]
+
+_CARD_OF_BIT: Final = {1 << c: c for c in range(48)}
+
+
+class _Tables:
+    """Per scheme: which cards beat a given rank in each led class, and card preferences."""
+
+    __slots__ = ("aces", "beat", "discard", "heart10_mask", "smear", "trump_mask")
+
+    def __init__(self, s: Scheme) -> None:
+        top = max(s.key) + 2
+        # beat[led][r]: the cards whose rank in a trick led with class ``led`` exceeds r
+        # (r = -1 .. top; index r + 1).
+        self.beat = tuple(
+            tuple(sum(1 << c for c in range(48) if s.rank[led][c] > r) for r in range(-1, top))
+            for led in range(5)
+        )
+        self.trump_mask = s.class_mask[TRUMP]
+        self.heart10_mask = (
+            sum(1 << c for c in range(48) if s.key[c] == s.heart10) if s.heart10 >= 0 else 0
+        )
+        trump = [s.cls[c] == TRUMP for c in range(48)]
+        # The cheapest card to throw: few points, and a plain card before a trump.
+        self.discard = tuple(
+            POINTS[c] * 3 + (s.key[c] if trump[c] else s.key[c] % 100) for c in range(48)
+        )
+        # The best card to give a partner: many points, but not a high trump.
+        self.smear = tuple(
+            POINTS[c] * 3 - ((s.key[c] - 100) * 2 if trump[c] else 0) for c in range(48)
+        )
+        self.aces = sum(1 << c for c in range(48) if not trump[c] and (c >> 1) % 6 == ACE)
+
+
+_TABLES: Final = {id(s): _Tables(s) for s in SCHEMES}
+
+
+def _pick_random(m: Mask, r: float) -> int:
+    k = int(r * m.bit_count())
+    while k:
+        m &= m - 1
+        k -= 1
+    return _CARD_OF_BIT[m & -m]
+
+
+def greedy_playout(
+    g: Game, rng: random.Random, eps: tuple[float, float, float, float] = (0.1, 0.1, 0.1, 0.1)
+) -> None:
+    """Play ``g`` to its end with the greedy full-information policy (no calls);
+    ``eps[s]`` is the share of random cards of seat ``s``."""
+    if g.phase is not Phase.PLAYING:
+        raise ValueError("playout needs the card play phase")
+    scheme = g.scheme
+    t = _TABLES[id(scheme)]
+    cls = scheme.cls
+    key = scheme.key
+    ranks = scheme.rank
+    class_mask = scheme.class_mask
+    beat = t.beat
+    discard = t.discard
+    smear = t.smear
+    aces = t.aces
+    trump_mask = t.trump_mask
+    h10 = scheme.heart10 if g.rules.second_heart10_wins else -2
+    h10_mask = t.heart10_mask if h10 >= 0 else 0
+    card_of = _CARD_OF_BIT
+    hands = g.hands
+    eyes = g.eyes
+    won = g.won
+    tricks = g.tricks
+    rand = rng.random
+    leader = g.leader
+    trick = g.trick
+    n = len(tricks)
+    led_suits = 0
+    for _leader, cards, _w in tricks:
+        led_suits |= 1 << cls[cards[0]]
+    while True:
+        seat = (leader + len(trick)) & 3
+        while len(trick) < 4:
+            hand = hands[seat]
+            re = g.re_seats
+            if trick:
+                lc = cls[trick[0]]
+                follow = class_mask[lc]
+                m = hand & follow or hand
+            else:
+                lc = -1
+                follow = 0
+                m = hand
+            if not m & (m - 1):
+                card = card_of[m]
+            elif rand() < eps[seat]:
+                card = _pick_random(m, rand())
+            elif not trick:
+                mine = (re >> seat) & 1
+                alone = sum(((re >> s) & 1) == mine for s in range(4)) == 1
+                if alone and m & trump_mask:
+                    f = m & trump_mask
+                    best_k = -1
+                    while f:
+                        low = f & -f
+                        f ^= low
+                        c = card_of[low]
+                        if key[c] > best_k:
+                            best_k, card = key[c], c
+                else:
+                    fresh = m & aces
+                    f = fresh
+                    while f:
+                        low = f & -f
+                        f ^= low
+                        if led_suits >> cls[card_of[low]] & 1:
+                            fresh ^= low
+                    card = card_of[fresh & -fresh] if fresh else _pick_random(m, rand())
+            else:
+                rank = ranks[lc]
+                top = -1
+                win_seat = leader
+                for i, c in enumerate(trick):
+                    r = rank[c]
+                    if r > top or r == h10:
+                        top = r
+                        win_seat = (leader + i) & 3
+                mine = (re >> seat) & 1
+                # the legal cards of the opponents still to play in this trick
+                behind = 0
+                for j in range(len(trick) + 1, 4):
+                    s = (leader + j) & 3
+                    if (re >> s) & 1 != mine:
+                        h = hands[s]
+                        behind |= h & follow or h
+                card = -1
+                beats_top = beat[lc][top + 1] | (h10_mask if top == h10 else 0)
+                partner_wins = (re >> win_seat) & 1 == mine
+                if partner_wins and not behind & beats_top:
+                    best_v = -999
+                    f = m
+                    while f:
+                        low = f & -f
+                        f ^= low
+                        c = card_of[low]
+                        if smear[c] > best_v:
+                            best_v, card = smear[c], c
+                else:
+                    winners = m & beats_top
+                    best_k = 999
+                    while winners:
+                        low = winners & -winners
+                        winners ^= low
+                        c = card_of[low]
+                        k = key[c]
+                        if k < best_k:
+                            r = rank[c]
+                            safe = beat[lc][r + 1] | (h10_mask if r == h10 else 0)
+                            if not behind & safe:
+                                best_k, card = k, c
+                    if card < 0:
+                        best_v = 999
+                        f = m
+                        while f:
+                            low = f & -f
+                            f ^= low
+                            c = card_of[low]
+                            if discard[c] < best_v:
+                                best_v, card = discard[c], c
+            hands[seat] = hand & ~(1 << card)
+            trick.append(card)
+            seat = (seat + 1) & 3
+        c0, c1, c2, c3 = trick
+        lead_class = cls[c0]
+        led_suits |= 1 << lead_class
+        rank = ranks[lead_class]
+        best = 0
+        top = rank[c0]
+        r = rank[c1]
+        if r > top or r == h10:
+            best, top = 1, r
+        r = rank[c2]
+        if r > top or r == h10:
+            best, top = 2, r
+        r = rank[c3]
+        if r > top or r == h10:
+            best = 3
+        winner = (leader + best) & 3
+        eyes[winner] += POINTS[c0] + POINTS[c1] + POINTS[c2] + POINTS[c3]
+        won[winner] += 1
+        tricks.append((leader, (c0, c1, c2, c3), winner))
+        trick = []
+        leader = winner
+        n += 1
+        if g.wedding_open:
+            if winner != g.declarer:
+                g.re_seats |= 1 << winner
+                g.wedding_open = False
+                g.wedding_trick = n
+                g.shift = n - 1
+            elif n == 3:
+                g.wedding_open = False
+                g.shift = 2
+        if n == 12:
+            break
+    g.trick = []
+    g.leader = leader
+    g.turn = leader
+    g.phase = Phase.FINISHED
