@@ -35,7 +35,7 @@ _CARD_OF_BIT: Final = {1 << c: c for c in range(48)}
 class _Tables:
     """Per scheme: which cards beat a given rank in each led class, and card preferences."""
 
-    __slots__ = ("aces", "beat", "discard", "heart10_mask", "smear", "trump_mask")
+    __slots__ = ("aces", "beat", "discard", "heart10_mask", "high_first", "smear", "trump_mask")
 
     def __init__(self, s: Scheme) -> None:
         top = max(s.key) + 2
@@ -54,14 +54,28 @@ class _Tables:
         self.discard = tuple(
             POINTS[c] * 3 + (s.key[c] if trump[c] else s.key[c] % 100) for c in range(48)
         )
-        # The best card to give a partner: many points, but not a high trump.
+        # The best card to give a partner (lowest first): many points, not a high trump.
         self.smear = tuple(
-            POINTS[c] * 3 - ((s.key[c] - 100) * 2 if trump[c] else 0) for c in range(48)
+            ((s.key[c] - 100) * 2 if trump[c] else 0) - POINTS[c] * 3 for c in range(48)
         )
+        self.high_first = tuple(-k for k in s.key)
         self.aces = sum(1 << c for c in range(48) if not trump[c] and (c >> 1) % 6 == ACE)
 
 
 _TABLES: Final = {id(s): _Tables(s) for s in SCHEMES}
+
+
+def _cheapest(m: Mask, cost: tuple[int, ...]) -> int:
+    """The card of ``m`` with the lowest ``cost`` (ties: the lowest card id)."""
+    best_v = 1 << 30
+    card = -1
+    while m:
+        low = m & -m
+        m ^= low
+        c = _CARD_OF_BIT[low]
+        if cost[c] < best_v:
+            best_v, card = cost[c], c
+    return card
 
 
 def _pick_random(m: Mask, r: float) -> int:
@@ -88,23 +102,20 @@ def greedy_playout(
     beat = t.beat
     discard = t.discard
     smear = t.smear
+    high_first = t.high_first
     aces = t.aces
     trump_mask = t.trump_mask
     h10 = scheme.heart10 if g.rules.second_heart10_wins else -2
     h10_mask = t.heart10_mask if h10 >= 0 else 0
     card_of = _CARD_OF_BIT
     hands = g.hands
-    eyes = g.eyes
-    won = g.won
-    tricks = g.tricks
     rand = rng.random
     leader = g.leader
     trick = g.trick
-    n = len(tricks)
     led_suits = 0
-    for _leader, cards, _w in tricks:
+    for _leader, cards, _w in g.tricks:
         led_suits |= 1 << cls[cards[0]]
-    while True:
+    while len(g.tricks) < 12:
         seat = (leader + len(trick)) & 3
         while len(trick) < 4:
             hand = hands[seat]
@@ -125,14 +136,7 @@ def greedy_playout(
                 mine = (re >> seat) & 1
                 alone = sum(((re >> s) & 1) == mine for s in range(4)) == 1
                 if alone and m & trump_mask:
-                    f = m & trump_mask
-                    best_k = -1
-                    while f:
-                        low = f & -f
-                        f ^= low
-                        c = card_of[low]
-                        if key[c] > best_k:
-                            best_k, card = key[c], c
+                    card = _cheapest(m & trump_mask, high_first)
                 else:
                     fresh = m & aces
                     f = fresh
@@ -163,14 +167,7 @@ def greedy_playout(
                 beats_top = beat[lc][top + 1] | (h10_mask if top == h10 else 0)
                 partner_wins = (re >> win_seat) & 1 == mine
                 if partner_wins and not behind & beats_top:
-                    best_v = -999
-                    f = m
-                    while f:
-                        low = f & -f
-                        f ^= low
-                        c = card_of[low]
-                        if smear[c] > best_v:
-                            best_v, card = smear[c], c
+                    card = _cheapest(m, smear)
                 else:
                     winners = m & beats_top
                     best_k = 999
@@ -185,51 +182,10 @@ def greedy_playout(
                             if not behind & safe:
                                 best_k, card = k, c
                     if card < 0:
-                        best_v = 999
-                        f = m
-                        while f:
-                            low = f & -f
-                            f ^= low
-                            c = card_of[low]
-                            if discard[c] < best_v:
-                                best_v, card = discard[c], c
+                        card = _cheapest(m, discard)
             hands[seat] = hand & ~(1 << card)
             trick.append(card)
             seat = (seat + 1) & 3
-        c0, c1, c2, c3 = trick
-        lead_class = cls[c0]
-        led_suits |= 1 << lead_class
-        rank = ranks[lead_class]
-        best = 0
-        top = rank[c0]
-        r = rank[c1]
-        if r > top or r == h10:
-            best, top = 1, r
-        r = rank[c2]
-        if r > top or r == h10:
-            best, top = 2, r
-        r = rank[c3]
-        if r > top or r == h10:
-            best = 3
-        winner = (leader + best) & 3
-        eyes[winner] += POINTS[c0] + POINTS[c1] + POINTS[c2] + POINTS[c3]
-        won[winner] += 1
-        tricks.append((leader, (c0, c1, c2, c3), winner))
-        trick = []
-        leader = winner
-        n += 1
-        if g.wedding_open:
-            if winner != g.declarer:
-                g.re_seats |= 1 << winner
-                g.wedding_open = False
-                g.wedding_trick = n
-                g.shift = n - 1
-            elif n == 3:
-                g.wedding_open = False
-                g.shift = 2
-        if n == 12:
-            break
-    g.trick = []
-    g.leader = leader
-    g.turn = leader
-    g.phase = Phase.FINISHED
+        led_suits |= 1 << cls[trick[0]]
+        leader = g.close_trick()
+        trick = g.trick

@@ -218,8 +218,11 @@ class Game:
         if len(hands) != 4:
             raise ValueError("every player needs 12 cards")
         h0, h1, h2, h3 = hands
-        if h0.bit_count() != 12 or h1.bit_count() != 12 or h2.bit_count() != 12 or (
-            h3.bit_count() != 12
+        if (
+            h0.bit_count() != 12
+            or h1.bit_count() != 12
+            or h2.bit_count() != 12
+            or (h3.bit_count() != 12)
         ):
             raise ValueError("every player needs 12 cards")
         if h0 | h1 | h2 | h3 != _FULL:
@@ -593,8 +596,24 @@ class Game:
             self.turn = (seat + 1) & 3
             self._undo.append((0, seat, card, None))
             return
+        before = (
+            self.leader,
+            self.phase,
+            self.re_seats,
+            self.wedding_open,
+            self.wedding_trick,
+            self.shift,
+        )
+        winner = self.close_trick()
+        pts = POINTS[trick[0]] + POINTS[trick[1]] + POINTS[trick[2]] + POINTS[trick[3]]
+        self._undo.append((0, seat, card, (winner, pts, *before)))
+
+    def close_trick(self) -> Seat:
+        """Credit the complete trick in :attr:`trick` (four cards from :attr:`leader`) to its
+        winner, settle the wedding's clarification and end the game after the twelfth
+        trick; no undo record (fast playouts use it directly). Returns the winner."""
         scheme = self.scheme
-        c0, c1, c2, c3 = trick
+        c0, c1, c2, c3 = self.trick
         # A later card takes the trick iff its rank is higher; with the option, a later
         # trump ♥10 takes it from the first one too.
         rank = scheme.rank[scheme.cls[c0]]
@@ -611,27 +630,9 @@ class Game:
         if r > top or r == h10:
             best = 3
         winner = (self.leader + best) & 3
-        pts = POINTS[c0] + POINTS[c1] + POINTS[c2] + POINTS[c3]
-        self._undo.append(
-            (
-                0,
-                seat,
-                card,
-                (
-                    winner,
-                    pts,
-                    self.leader,
-                    self.phase,
-                    self.re_seats,
-                    self.wedding_open,
-                    self.wedding_trick,
-                    self.shift,
-                ),
-            )
-        )
-        self.eyes[winner] += pts
+        self.eyes[winner] += POINTS[c0] + POINTS[c1] + POINTS[c2] + POINTS[c3]
         self.won[winner] += 1
-        self.tricks.append((self.leader, tuple(trick), winner))
+        self.tricks.append((self.leader, (c0, c1, c2, c3), winner))
         self.trick = []
         self.leader = winner
         self.turn = winner
@@ -648,6 +649,7 @@ class Game:
                 self.shift = 2
         if n == 12:
             self.phase = _FINISHED
+        return winner
 
     def _reserve(self, seat: Seat, reservation: bool) -> None:
         self.reserved[seat] = int(reservation)
