@@ -367,6 +367,22 @@ def test_silent_wedding_has_normal_deadlines() -> None:
     assert refused(g, 0, CALL_RE) == "call_too_late"
 
 
+def test_kontra_call_in_a_silent_wedding_reveals_no_re_player() -> None:
+    """Seat 3 (Kontra) sees seat 1 call kontra: seats 0 and 2 are not known to be Re, since
+    one of them may hold both ♣Q (here seat 0 does, and seat 2 is Kontra too)."""
+    from dokobot.engine import observe
+
+    hands = hands_from_kinds(parse_cards(h) for h in WEDDING)
+    g = Game.from_hands(DEFAULT_RULES, 3, hands)
+    for s in range(4):
+        g.play(s, HEALTHY)
+    g.play(1, CALL_KONTRA)
+    obs = observe(g, 3)
+    assert obs.parties == (None, KONTRA, None, KONTRA)
+    worlds = [obs.world(obs.sample_hands(random.Random(i))) for i in range(40)]
+    assert {w.game_type for w in worlds} == {GameType.NORMAL, GameType.SILENT_WEDDING}
+
+
 def test_solo_calls_by_party() -> None:
     from dokobot.engine import DECLARE_SOLO, Solo
 

@@ -327,6 +327,8 @@ def test_observation_hides_other_hands(s: dict[str, Any], cut: int, seat: int) -
         if x != seat:
             others |= g.hands[x]
     assert obs.unseen == others and obs.hand == g.hands[seat]
+    for x in range(4):  # what it claims to know of the parties is true
+        assert obs.parties[x] in (None, g.party_of(x))
     for field in ("tricks", "trick", "calls", "eyes", "won", "level"):
         assert getattr(obs, field) == tuple(getattr(g, field))
 

@@ -270,10 +270,8 @@ def _known_parties(game: Game, seat: Seat) -> list[Party | None]:
     res = [s for s in range(4) if known[s] is Party.RE]
     if len(res) == 2:
         known = [Party.RE if s in res else Party.KONTRA for s in range(4)]
-    elif known[seat] is Party.KONTRA and game.hands[seat] & CLUB_QUEENS == 0:
-        kontra = [s for s in range(4) if known[s] is Party.KONTRA]
-        if len(kontra) == 2:
-            known = [Party.KONTRA if s in kontra else Party.RE for s in range(4)]
+    # Two known Kontra players do not make the other two Re: one of them may hold both ♣Q
+    # (a silent wedding, with three Kontra players).
     return known
 
 
