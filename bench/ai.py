@@ -86,7 +86,15 @@ def main() -> None:
     times: dict[str, list[float]] = {}
     kinds: dict[str, Counter[str]] = {m[0]: Counter() for m in matches}
     with mp.Pool(args.procs) as pool:
+        done = 0
         for match, deal, _seat, sc, at, bt, kind in pool.imap_unordered(_run, tasks, chunksize=1):
+            done += 1
+            if done % 100 == 0 or done == len(tasks):
+                print(
+                    f"  {done}/{len(tasks)} games, {time.time() - t0:.0f} s",
+                    file=sys.stderr,
+                    flush=True,
+                )
             per_deal[match].setdefault(deal, []).append(sc)
             a_level, b_level = next((a, b) for n, a, b in matches if n == match)
             times.setdefault(a_level, []).extend(at)
