@@ -86,9 +86,8 @@ def main() -> None:
     times: dict[str, list[float]] = {}
     kinds: dict[str, Counter[str]] = {m[0]: Counter() for m in matches}
     with mp.Pool(args.procs) as pool:
-        done = 0
-        for match, deal, _seat, sc, at, bt, kind in pool.imap_unordered(_run, tasks, chunksize=1):
-            done += 1
+        results = pool.imap_unordered(_run, tasks, chunksize=1)
+        for done, (match, deal, _seat, sc, at, bt, kind) in enumerate(results, 1):
             if done % 100 == 0 or done == len(tasks):
                 print(
                     f"  {done}/{len(tasks)} games, {time.time() - t0:.0f} s",
