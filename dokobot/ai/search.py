@@ -47,7 +47,6 @@ from dokobot.engine import (
     Game,
     Mask,
     Observation,
-    Party,
     Phase,
     Solo,
     call_level,
@@ -95,14 +94,12 @@ class _Node:
 class SearchStats:
     """Pooled root statistics of one search."""
 
-    __slots__ = ("eyes151", "iterations", "n", "w", "wins")
+    __slots__ = ("iterations", "n", "w")
 
     def __init__(self) -> None:
         self.n: dict[Action, int] = {}
         self.w: dict[Action, float] = {}
         self.iterations = 0
-        self.wins = 0
-        self.eyes151 = 0
 
     def best(self) -> Action:
         return max(self.n, key=lambda a: (self.w[a] / max(1, self.n[a]), self.n[a], -a))
@@ -111,14 +108,12 @@ class SearchStats:
         return self.w[action] / max(1, self.n[action])
 
 
-def _rewards(g: Game) -> tuple[list[float], int]:
+def _rewards(g: Game) -> list[float]:
+    """Each seat's reward of the finished ``g``: its score, ties broken by its party's eyes."""
     r = score(g)
     re_eyes, ko_eyes = r.eyes
     re = g.re_seats
-    out = [r.scores[s] + (re_eyes if re >> s & 1 else ko_eyes) * EYES_WEIGHT for s in range(4)]
-    return out, (0 if r.winner is None else (1 if r.winner is Party.RE else 2)) | (
-        4 if re_eyes >= 151 else 0
-    ) | (8 if ko_eyes >= 151 else 0)
+    return [r.scores[s] + (re_eyes if re >> s & 1 else ko_eyes) * EYES_WEIGHT for s in range(4)]
 
 
 _OUTCOMES: dict[tuple[int, ...], tuple[int, int, int, int]] = {}
@@ -182,9 +177,6 @@ def _uct_world(
 ) -> float:
     """UCT in one world; adds the root statistics to ``stats`` (and the call gains to
     ``calls``); returns ``me``'s mean reward."""
-    my_party = root_game.party_of(me)
-    win_flag = 1 if my_party is Party.RE else 2
-    eyes_flag = 4 if my_party is Party.RE else 8
     root = _Node(root_game.turn, root_game.legal_actions())
     log = math.log
     sqrt = math.sqrt
@@ -219,7 +211,7 @@ def _uct_world(
                 greedy_playout(g, rng, greedy)
             else:
                 g.playout(rng)
-        rewards, flags = _rewards(g)
+        rewards = _rewards(g)
         total += rewards[me]
         if calls is not None:
             calls.add(g, me)
@@ -229,10 +221,6 @@ def _uct_world(
             ch.n += 1
             ch.w += rewards[path[k - 1].mover]
         stats.iterations += 1
-        if flags & 3 == win_flag:
-            stats.wins += 1
-        if flags & eyes_flag:
-            stats.eyes151 += 1
     if root.mover == me:
         for a, ch in root.children.items():
             stats.n[a] = stats.n.get(a, 0) + ch.n
@@ -416,7 +404,7 @@ class SearchPlayer:
                 for _p in range(playouts):
                     g = start.copy()
                     greedy_playout(g, rng, self._eps(me))
-                    total += _rewards(g)[0][me]
+                    total += _rewards(g)[me]
                     if ev is not None:
                         ev.add(g, me)
                 values[i] += total / playouts
