@@ -84,6 +84,28 @@ def test_sigkill_at_random_points_loses_nothing(tmp_path: Path) -> None:
     assert results == expected
 
 
+def test_a_durable_line_whose_ack_was_lost_is_not_applied_twice(tmp_path: Path) -> None:
+    """Killed after a line is durable but before its ACK: the restart is told to begin at
+    that line again, and must skip it. The line chosen is legal twice (dora holds both ♥10
+    and leads again after winning with the first)."""
+    script, lines = _script(tmp_path, games=2)
+    expected = _expected(script)
+    n = next(i for i, line in enumerate(lines, 1) if line == "dora: /play H10")
+    n = next(i for i, line in enumerate(lines, 1) if i > n and line == "dora: /play H10")
+    first = tmp_path / "first.doko"
+    first.write_text("\n".join(lines[:n]) + "\n")
+    store = tmp_path / "dokobot.sqlite3"
+    ran = subprocess.run(
+        [sys.executable, "-m", "dokobot.cli", "feed", str(first), "--store", str(store)],
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    assert ran.stdout.splitlines()[-1] == f"ACK {n}"
+    proc = _feed(script, store, n)  # as if "ACK n" had never been printed
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 0
+    assert [json.loads(x) for x in out.splitlines() if x.startswith("{")] == expected
+
+
 def test_restart_restores_tables_exactly(tmp_path: Path) -> None:
     """Seats, options, hands, trick, calls, whose turn and the score list come back."""
 

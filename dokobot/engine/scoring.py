@@ -108,8 +108,7 @@ _UNDER_C: Final = tuple(
     tuple((limit, _COMPONENTS[p, name, 1]) for limit, name in _UNDER) for p in (0, 1)
 )
 _REACHED_C: Final = tuple(
-    {lv: (need, _COMPONENTS[p, name, 1]) for lv, (need, name) in _REACHED.items()}
-    for p in (0, 1)
+    {lv: (need, _COMPONENTS[p, name, 1]) for lv, (need, name) in _REACHED.items()} for p in (0, 1)
 )
 _WON_C: Final = (_COMPONENTS[0, "won", 1], _COMPONENTS[1, "won", 1])
 _PARTY_CALLED_C: Final = tuple(
@@ -123,7 +122,13 @@ _LOWER_CALLED_C: Final = tuple(
 _new_object: Final = object.__new__
 _RESULT_SLOTS: Final = tuple(f.name for f in fields(Result))
 assert _RESULT_SLOTS == (
-    "eyes", "tricks", "winner", "components", "re_total", "scores", "solo_scored"
+    "eyes",
+    "tricks",
+    "winner",
+    "components",
+    "re_total",
+    "scores",
+    "solo_scored",
 ), "update score() for the fields of Result"
 (
     _set_eyes,

@@ -4,6 +4,12 @@
 is handled and durable. Killed at any moment and restarted with ``--from`` the line after
 the last ``ACK``, it resumes every table from the store; the final results are those of an
 uninterrupted run.
+
+Exactly once: a kill can fall after a line is durable but before its ``ACK`` is printed.
+Each line's journal entries are therefore written together with a comment ``# feed N`` (one
+transaction); on a restart the lines up to the last such marker are skipped, whatever
+``--from`` says, so no line is applied twice (a second ``/play ♥10`` can be legal: a player
+may hold both).
 """
 
 from __future__ import annotations
@@ -18,18 +24,39 @@ from .router import Router
 from .service import Service, default_bot_factory
 
 CHANNEL = "feed"
+MARKER = "# feed "
+
+
+def durable_line(journal: Sequence[str]) -> int:
+    """The last script line whose effects are in ``journal`` (0: none).
+
+    >>> durable_line(["!seed 0", "# feed 3", "anna: /join", "# feed 4"])
+    4
+    """
+    for line in reversed(journal):
+        if line.startswith(MARKER) and line[len(MARKER) :].isdigit():
+            return int(line[len(MARKER) :])
+    return 0
 
 
 async def feed(
     service: Service, lines: Sequence[str], start: int = 1, out: TextIO = sys.stdout
 ) -> None:
-    """Handle ``lines[start-1:]`` through ``service``; print ``ACK n`` for each."""
+    """Handle ``lines[start-1:]`` through ``service``, skipping lines already durable; print
+    ``ACK n`` for each."""
     rep = Replayer(router=service.router, channel=CHANNEL)
-    for seat in service.router.table(CHANNEL).seats:
+    table = service.router.table(CHANNEL)
+    for seat in table.seats:
         rep.users[seat.name] = seat.user
+    done = durable_line(service.store.load_journal(CHANNEL))
     for lineno, raw in enumerate(lines, 1):
         if lineno < start:
             continue
+        if lineno <= done:
+            print(f"ACK {lineno}", file=out, flush=True)
+            continue
+        # written in the same transaction as the line's own journal entries
+        table.journal.append(f"{MARKER}{lineno}")
         line = raw.strip()
         if line and not line.startswith(("#", ">")):
             if line.startswith("!"):
