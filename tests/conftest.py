@@ -1,14 +1,24 @@
-"""Shared test settings: `--slow` runs the long property tests."""
+"""Shared test settings (`--slow` runs the long property tests) and the fixtures of the
+end-to-end tests: a fake Discord (`fake`) and a real ngIRCd (`ngircd`)."""
 
 from __future__ import annotations
 
+import sys
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared"
+if str(Path(__file__).resolve().parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+if TYPE_CHECKING:
+    from discord_fake import FakeDiscord
+    from irc_server import NgircdServer
 
 settings.register_profile(
     "default", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -24,3 +34,28 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     settings.load_profile("slow" if config.getoption("--slow") else "default")
+
+
+@pytest.fixture
+def ngircd() -> Iterator[NgircdServer]:
+    """A fresh ngIRCd; fails (never skips) when it is missing: CI installs it."""
+    from irc_server import NGIRCD_MISSING, NgircdServer, ngircd_path
+
+    if ngircd_path() is None:
+        pytest.fail(NGIRCD_MISSING, pytrace=False)
+    with NgircdServer() as server:
+        yield server
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeDiscord]:
+    """A fake Discord (REST + gateway) that discord.py is patched to talk to."""
+    from discord_fake import FakeDiscord
+
+    server = FakeDiscord(heartbeat_ms=300)
+    await server.start()
+    try:
+        with server.patched():
+            yield server
+    finally:
+        await server.stop()

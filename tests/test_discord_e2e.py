@@ -16,7 +16,7 @@ import contextlib
 import logging
 import random
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -364,17 +364,6 @@ class Driver:
 
 
 # -- the game -------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeDiscord]:
-    server = FakeDiscord(heartbeat_ms=300)
-    await server.start()
-    try:
-        with server.patched():
-            yield server
-    finally:
-        await server.stop()
 
 
 async def play_full_game(fake: FakeDiscord, inner: ServiceLike, swap: Swap) -> None:

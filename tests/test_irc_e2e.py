@@ -15,7 +15,7 @@ import random
 import re
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -195,13 +195,6 @@ def require_ngircd() -> None:
     """Fail (never skip) when ngIRCd is missing: CI installs it."""
     if ngircd_path() is None:
         pytest.fail(NGIRCD_MISSING, pytrace=False)
-
-
-@pytest.fixture
-def ngircd() -> Iterator[NgircdServer]:
-    require_ngircd()
-    with NgircdServer() as server:
-        yield server
 
 
 def settings_for(server: NgircdServer, **overrides: object) -> IrcSettings:

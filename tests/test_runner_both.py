@@ -23,7 +23,7 @@ import re
 import sqlite3
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Iterator
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
@@ -39,7 +39,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from discord_fake import FakeDiscord, FakeUser, Message, plain
-from irc_server import NGIRCD_MISSING, IrcClient, IrcMessage, NgircdServer, ngircd_path
+from irc_server import IrcClient, IrcMessage, NgircdServer
 
 CHANNEL = "#doko"
 NETWORK = "testnet"
@@ -57,25 +57,6 @@ T = TypeVar("T")
 
 
 # -- fixtures -------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def ngircd() -> Iterator[NgircdServer]:
-    if ngircd_path() is None:  # CI installs it: fail, never skip
-        pytest.fail(NGIRCD_MISSING, pytrace=False)
-    with NgircdServer() as server:
-        yield server
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeDiscord]:
-    server = FakeDiscord(heartbeat_ms=300)
-    await server.start()
-    try:
-        with server.patched():
-            yield server
-    finally:
-        await server.stop()
 
 
 class RecordedService(Service):
