@@ -24,12 +24,10 @@ import random
 from typing import Final
 
 from dokobot.engine import Game, Phase
-from dokobot.engine.cards import ACE, POINTS, Mask
+from dokobot.engine.cards import ACE, CARD_OF_BIT, POINTS, Mask
 from dokobot.engine.order import SCHEMES, TRUMP, Scheme
 
 __all__ = ["greedy_playout"]
-
-_CARD_OF_BIT: Final = {1 << c: c for c in range(48)}
 
 
 class _Tables:
@@ -72,7 +70,7 @@ def _cheapest(m: Mask, cost: tuple[int, ...]) -> int:
     while m:
         low = m & -m
         m ^= low
-        c = _CARD_OF_BIT[low]
+        c = CARD_OF_BIT[low]
         if cost[c] < best_v:
             best_v, card = cost[c], c
     return card
@@ -83,7 +81,7 @@ def _pick_random(m: Mask, r: float) -> int:
     while k:
         m &= m - 1
         k -= 1
-    return _CARD_OF_BIT[m & -m]
+    return CARD_OF_BIT[m & -m]
 
 
 def greedy_playout(
@@ -107,7 +105,7 @@ def greedy_playout(
     trump_mask = t.trump_mask
     h10 = scheme.heart10 if g.rules.second_heart10_wins else -2
     h10_mask = t.heart10_mask if h10 >= 0 else 0
-    card_of = _CARD_OF_BIT
+    card_of = CARD_OF_BIT
     hands = g.hands
     rand = rng.random
     leader = g.leader
@@ -134,7 +132,7 @@ def greedy_playout(
                 card = _pick_random(m, rand())
             elif not trick:
                 mine = (re >> seat) & 1
-                alone = sum(((re >> s) & 1) == mine for s in range(4)) == 1
+                alone = re.bit_count() == (1 if mine else 3)
                 if alone and m & trump_mask:
                     card = _cheapest(m & trump_mask, high_first)
                 else:

@@ -51,6 +51,8 @@ FULL_DECK: Final[Mask] = (1 << 48) - 1
 
 #: Eyes of each card, indexed by card id.
 POINTS: Final[tuple[int, ...]] = tuple(RANK_POINTS[(c >> 1) % 6] for c in range(48))
+CARD_OF_BIT: Final[dict[Mask, Card]] = {1 << c: c for c in range(48)}
+"""The card of a one-bit mask (fast loops over the bits of a hand)."""
 
 
 def card_of(suit: Suit, rank: Rank, copy: int = 0) -> Card:

@@ -26,7 +26,7 @@ from _random import Random as _CRandom
 from collections.abc import Iterable, Sequence
 from typing import Any, Final
 
-from .cards import CLUB_QUEENS, POINTS, Card, Mask, card_str, distinct_cards
+from .cards import CARD_OF_BIT, CLUB_QUEENS, POINTS, Card, Mask, card_str, distinct_cards
 from .errors import IllegalAction
 from .order import NORMAL_SCHEME, SCHEMES, Scheme
 from .rules import DEFAULT_RULES, Rules
@@ -80,7 +80,6 @@ _CALLS_ABOVE: Final = tuple(
     )
     for party in (0, 1)
 )
-_CARD_OF_BIT: Final = {1 << c: c for c in range(48)}
 _NEXT3: Final = tuple(((s + 1) & 3, (s + 2) & 3, (s + 3) & 3) for s in range(4))
 
 
@@ -815,7 +814,7 @@ class Game:
         ranks = scheme.rank
         class_mask = scheme.class_mask
         h10 = scheme.heart10 if self.rules.second_heart10_wins else -2
-        card_of = _CARD_OF_BIT
+        card_of = CARD_OF_BIT
         hands = self.hands
         eyes = self.eyes
         won = self.won
