@@ -112,11 +112,7 @@ def run_console(
         print("dokobot console: players and computer players must add up to four",
               file=sys.stderr)  # fmt: skip
         return 2
-    service = Service.in_memory(seed=seed if seed is not None else 0, language=lang)
-    if seed is None:
-        import random
-
-        service.router._rng = random.Random()
+    service = Service.in_memory(seed=seed, language=lang)
     console = Console(service, names)
     print("dokobot console. /help lists the commands, /quit ends. Cards: /play CQ or /play 3.")
 

@@ -30,7 +30,7 @@ from .order import SCHEMES, TRUMP
 from .rules import DEFAULT_RULES, Rules
 from .types import Action, GameType, Party, Phase, Seat, Solo
 
-__all__ = ["DEFAULT_RULES", "Observation", "observe"]
+__all__ = ["DEFAULT_RULES", "Observation", "observe", "public_parties"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,7 +246,23 @@ class Observation:
         return g
 
 
-def _known_parties(game: Game, seat: Seat) -> list[Party | None]:
+def public_parties(game: Game) -> list[Party | None]:
+    """Each seat's party as far as everybody at the table (and every spectator) knows it.
+
+    The one answer to "which parties are public": a declared solo or a clarified wedding
+    reveals all four, a wedding player is Re from the declaration on, a call reveals the
+    caller's party and a played ♣Q makes its player Re (in a silent wedding exactly as in a
+    normal game, so nothing here tells the two apart); two public Re players make the other
+    two Kontra. Two public Kontra players do not make the other two Re: one of them may hold
+    both ♣Q (a silent wedding, with three Kontra players).
+
+    >>> from dokobot.engine.types import HEALTHY
+    >>> g = Game.deal(DEFAULT_RULES, 3, seed=11)
+    >>> for s in range(4):
+    ...     g.play(s, HEALTHY)
+    >>> public_parties(g)
+    [None, None, None, None]
+    """
     known: list[Party | None] = [None, None, None, None]
     gt = game.game_type
     if game.phase in (Phase.RESERVATIONS, Phase.DECLARATIONS):
@@ -258,9 +274,6 @@ def _known_parties(game: Game, seat: Seat) -> list[Party | None]:
         if not game.wedding_open:
             return [game.party_of(s) for s in range(4)]
         return known
-    known[seat] = game.party_of(seat)
-    if gt is GameType.SILENT_WEDDING and seat == game.declarer:
-        return [game.party_of(s) for s in range(4)]
     for s, _ in game.calls:
         known[s] = game.party_of(s)
     for leader, cards, _ in [*game.tricks, (game.leader, tuple(game.trick), -1)]:
@@ -270,8 +283,24 @@ def _known_parties(game: Game, seat: Seat) -> list[Party | None]:
     res = [s for s in range(4) if known[s] is Party.RE]
     if len(res) == 2:
         known = [Party.RE if s in res else Party.KONTRA for s in range(4)]
-    # Two known Kontra players do not make the other two Re: one of them may hold both ♣Q
-    # (a silent wedding, with three Kontra players).
+    return known
+
+
+def _known_parties(game: Game, seat: Seat) -> list[Party | None]:
+    """What ``seat`` knows: the public parties, its own, and what follows from both."""
+    known = public_parties(game)
+    gt = game.game_type
+    if game.phase in (Phase.RESERVATIONS, Phase.DECLARATIONS) or gt in (
+        GameType.SOLO,
+        GameType.WEDDING,
+    ):
+        return known
+    if gt is GameType.SILENT_WEDDING and seat == game.declarer:
+        return [game.party_of(s) for s in range(4)]
+    known[seat] = game.party_of(seat)
+    res = [s for s in range(4) if known[s] is Party.RE]
+    if len(res) == 2:
+        known = [Party.RE if s in res else Party.KONTRA for s in range(4)]
     return known
 
 

@@ -108,6 +108,19 @@ class TableOptions:
         return cls(**known)
 
 
+def whole_number(text: str) -> int | None:
+    """``text`` as a whole number written with the digits 0-9, else None.
+
+    ``str.isdigit`` also accepts ``²`` or ``⁸``, which ``int`` refuses.
+
+    >>> whole_number("12"), whole_number("²"), whole_number("-3"), whole_number("")
+    (12, None, None, None)
+    """
+    if text.isascii() and text.isdigit():
+        return int(text)
+    return None
+
+
 def _bad(name: str, what: str) -> OptionError:
     return OptionError("option_bad_value", f"{name} must be {what}", name=name, what=what)
 
@@ -120,16 +133,19 @@ def _parse(name: str, raw: str) -> Any:
             return False
         raise _bad(name, "on or off")
     if name == "series_length":
-        if raw.isdigit() and int(raw) % 4 == 0 and 4 <= int(raw) <= 96:
-            return int(raw)
+        n = whole_number(raw)
+        if n is not None and n % 4 == 0 and 4 <= n <= 96:
+            return n
         raise _bad(name, "a multiple of 4 from 4 to 96")
     if name in ("stake", "limit"):
-        if raw.isdigit() and int(raw) <= 1_000_000:
-            return int(raw)
+        n = whole_number(raw)
+        if n is not None and n <= 1_000_000:
+            return n
         raise _bad(name, "a whole number from 0 to 1000000")
     if name == "turn_timeout":
-        if raw.isdigit() and (int(raw) == 0 or 10 <= int(raw) <= 3600):
-            return int(raw)
+        n = whole_number(raw)
+        if n is not None and (n == 0 or 10 <= n <= 3600):
+            return n
         raise _bad(name, "0 (off) or seconds from 10 to 3600")
     if name == "commission":
         try:

@@ -25,6 +25,7 @@ from typing import Any, Final
 
 from ..engine.errors import NotationError
 from ..engine.notation import parse_card, parse_kind
+from ..engine.observation import public_parties
 from ..engine.types import (
     CALL_BLACK,
     CALL_KONTRA,
@@ -42,8 +43,9 @@ from ..engine.types import (
 )
 from .events import Choice, Event, Input, Private, Public
 from .i18n import LANGS, card_text, render
+from .names import display_name
 from .notes import ALL, Note, Refusal
-from .options import BOT_LEVELS, OptionError, TableOptions
+from .options import BOT_LEVELS, OptionError, TableOptions, whole_number
 from .stakes import Ledger, server_of
 from .table import BotFactory, Table, sorted_hand
 
@@ -111,7 +113,12 @@ class Context:
 
 
 class Router:
-    """All tables of one process, by channel."""
+    """All tables of one process, by channel.
+
+    ``seed``: tables get reproducible seeds from it (tests, ``--seed``); without it (the
+    bot in production) every deal comes from the operating system's CSPRNG and no seed is
+    journaled. ``table_seed``: the seed of each channel's table.
+    """
 
     def __init__(
         self,
@@ -131,7 +138,7 @@ class Router:
         self.ledgers: dict[str, Ledger] = {}
         self.history: Callable[[Table], list[str]] | None = None
         """The whole journal of a table, where the table keeps only its unsaved lines."""
-        self._rng = random.Random(seed)
+        self._rng = None if seed is None else random.Random(seed)
         self._table_seed = table_seed
 
     # ---------------------------------------------------------------- tables
@@ -140,12 +147,17 @@ class Router:
         ``server``)."""
         t = self.tables.get(channel)
         if t is None:
-            seed = self._table_seed(channel) if self._table_seed else self._rng.getrandbits(48)
+            seed: int | None = None
+            if self._table_seed is not None:
+                seed = self._table_seed(channel)
+            elif self._rng is not None:
+                seed = self._rng.getrandbits(48)
             srv = server or server_of(channel)
             ledger = self.ledgers.setdefault(srv, Ledger(server=srv))
             t = Table(channel=channel, seed=seed, bot_factory=self.bot_factory, ledger=ledger)
             t.options = self.default_options
-            t.journal.append(f"!seed {seed}")
+            if seed is not None:
+                t.journal.append(f"!seed {seed}")
             if server:
                 t.journal.append(f"!server {server}")
             self.tables[channel] = t
@@ -323,9 +335,12 @@ class Router:
         return table, ctx.seat
 
     def _may_configure(self, ctx: Context, table: Table) -> None:
-        if not (ctx.inp.admin or table.owner == ctx.inp.user or table.owner is None):
-            owner = next((s.name for s in table.seats if s.user == table.owner), "?")
-            raise Refusal("not_owner", owner=owner)
+        if ctx.inp.admin or (table.owner is not None and table.owner == ctx.inp.user):
+            return
+        if table.owner is None:
+            raise Refusal("no_owner")
+        owner = next((s.name for s in table.seats if s.user == table.owner), "?")
+        raise Refusal("not_owner", owner=owner)
 
     # ---------------------------------------------------------------- commands
     def _cmd_join(self, ctx: Context, args: list[str]) -> list[Event]:
@@ -408,9 +423,9 @@ class Router:
         if game is None:
             raise Refusal("no_game")
         hand = game.hands[seat]
-        if token.isdigit():
+        n = whole_number(token)
+        if n is not None:
             order = sorted_hand(game, hand)
-            n = int(token)
             if not 1 <= n <= len(order):
                 raise Refusal("card_number_range", n=n, count=len(order))
             return order[n - 1]
@@ -486,7 +501,7 @@ class Router:
         lines.append(render(lang, "view.turn", {"player": names[game.turn]}))
         calls = [f"{names[s]}: {render(lang, 'call.' + _call_name(a))}" for s, a in game.calls]
         lines.append(render(lang, "view.calls", {"calls": calls or ["-"]}))
-        known = _public_parties(table)
+        known = [(s, p.key) for s, p in enumerate(public_parties(game)) if p is not None]
         if known:
             lines.append(
                 render(
@@ -503,7 +518,7 @@ class Router:
         if table.last_trick is None:
             raise Refusal("no_last_trick")
         leader, cards, winner = table.last_trick
-        names = table.names()
+        names = table.last_trick_names
         lang = self.lang_of(ctx.inp.user, table)
         played = [f"{names[(leader + i) % 4]} {card_text(c, lang)}" for i, c in enumerate(cards)]
         return self._reply(ctx, "last_trick", {"cards": played, "player": names[winner]})
@@ -517,8 +532,11 @@ class Router:
             return [
                 Private(table.channel, ctx.inp.user, series_csv(table), reply=True, kind="export")
             ]
-        if args and args[0].isdigit():
-            note = table.game_note(int(args[0]), lang)
+        number = whole_number(args[0]) if args else None
+        if number is not None:
+            note = table.game_note(number, lang)
+        elif args:
+            raise Refusal("score_which", word=args[0])
         else:
             note = table.score_note(lang)
         return self._reply(ctx, note.key, note.params)
@@ -599,35 +617,10 @@ def _label(label: str, lang: str) -> str:
 
 
 def _clean_name(name: str) -> str:
-    name = _CONTROL.sub("", name).strip().replace(":", "").replace("\n", " ")
-    return name[:32] or "player"
+    return display_name(display_name(name).replace(":", ""))
 
 
 def _call_name(action: Action) -> str:
     from ..engine.types import call_key
 
     return call_key(action)
-
-
-def _public_parties(table: Table) -> list[tuple[int, str]]:
-    """Parties everybody at the table knows (solo, wedding, calls, played ♣Q)."""
-    game = table.game
-    if game is None or game.phase in (Phase.RESERVATIONS, Phase.DECLARATIONS):
-        return []
-    from ..engine.cards import CLUB_QUEENS
-    from ..engine.types import GameType
-
-    known: dict[int, str] = {}
-    if game.game_type is GameType.SOLO:
-        return [(s, game.party_of(s).key) for s in range(4)]
-    if game.game_type is GameType.WEDDING:
-        known[game.declarer] = "re"
-        if not game.wedding_open:
-            return [(s, game.party_of(s).key) for s in range(4)]
-    for s, _ in game.calls:
-        known[s] = game.party_of(s).key
-    for leader, cards, _ in [*game.tricks, (game.leader, tuple(game.trick), -1)]:
-        for i, c in enumerate(cards):
-            if (1 << c) & CLUB_QUEENS and game.game_type is GameType.NORMAL:
-                known[(leader + i) % 4] = "re"
-    return sorted(known.items())

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from ..engine.game import Game
+from ..engine.observation import public_parties
 from ..engine.scoring import Result
-from ..engine.types import CALL_KEYS, CALL_RE, Party
+from ..engine.types import CALL_KEYS, CALL_RE, GameType, Party
 from .i18n import Term, render, text
 
 if TYPE_CHECKING:
@@ -148,16 +149,25 @@ class Series:
         return rec
 
     def record_cancelled(self, game: Game, number: int, names: list[str]) -> GameRecord:
-        """A game that ends without score (abort vote, duel cancellation)."""
+        """A game that ends without score (abort vote, duel cancellation).
+
+        It records only what was public when it ended: an aborted game's cards stay
+        hidden, so neither the parties nor a silent wedding may show in the score list.
+        """
+        public = public_parties(game)
+        game_type = game.game_type
+        if game_type is GameType.SILENT_WEDDING:
+            game_type = GameType.NORMAL
+        declared = game_type in (GameType.SOLO, GameType.WEDDING) and game.declarer >= 0
         rec = GameRecord(
             number=number,
             dealer=game.dealer,
-            type=game.game_type.key,
+            type=game_type.key,
             solo=None if game.solo is None else game.solo.key,
             mandatory=False,
-            declarer=None if game.declarer < 0 else game.declarer,
-            re=game.seats_of(Party.RE),
-            kontra=game.seats_of(Party.KONTRA),
+            declarer=game.declarer if declared else None,
+            re=[s for s in range(4) if public[s] is Party.RE],
+            kontra=[s for s in range(4) if public[s] is Party.KONTRA],
             eyes=(0, 0),
             tricks=(0, 0),
             calls=[(s, CALL_KEYS[a - CALL_RE]) for s, a in game.calls],

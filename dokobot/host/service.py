@@ -63,7 +63,7 @@ class Service:
 
     @classmethod
     def in_memory(
-        cls, seed: int = 0, *, bots: bool = True, bot_delay: float = 0.0, language: str = "en"
+        cls, seed: int | None = 0, *, bots: bool = True, bot_delay: float = 0.0, language: str = "en"
     ) -> Service:
         """A service with a fresh in-memory store (tests, the console)."""
         factory = default_bot_factory() if bots else None

@@ -9,6 +9,7 @@ journal alone rebuilds the table (see :mod:`dokobot.host.replay`).
 from __future__ import annotations
 
 import random
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -44,6 +45,7 @@ from .modes import (
     series_length,
     settlement_kind,
 )
+from .names import name_key
 from .notes import ALL, Note, Refusal
 from .options import TableOptions
 from .series import GameRecord, Series, game_lines, score_sheet
@@ -79,8 +81,15 @@ class SeatInfo:
         return self.bot is not None
 
 
-def seed_for(base: int, n: int) -> int:
-    """The seed of the ``n``-th deal of a table with seed ``base`` (platform independent)."""
+def seed_for(base: int | None, n: int) -> int:
+    """The seed of the ``n``-th deal of a table with seed ``base`` (platform independent).
+
+    An unseeded table (``base`` None) draws every seed from the operating system's CSPRNG,
+    so no deal can be predicted from an earlier one, nor a deal from a computer player's
+    behaviour.
+    """
+    if base is None:
+        return secrets.randbits(62)
     return (base * 1_000_003 + n * 7_919 + 12_345) % (1 << 62)
 
 
@@ -128,7 +137,9 @@ class Table:
     """The state of one channel's table."""
 
     channel: str
-    seed: int = 0
+    seed: int | None = None
+    """Deals and computer players' random streams come from this seed when it is set (a
+    replay's ``!seed``, ``--seed``, tests); None: from the operating system's CSPRNG."""
     options: TableOptions = field(default_factory=TableOptions)
     seats: list[SeatInfo] = field(default_factory=list)
     owner: str | None = None
@@ -150,6 +161,9 @@ class Table:
     user_lines: set[str] = field(default_factory=set)
     finished: list[GameRecord] = field(default_factory=list)
     last_trick: tuple[int, tuple[int, ...], int] | None = None
+    """(leader, cards, winner) of the last trick taken."""
+    last_trick_names: tuple[str, ...] = ()
+    """The names of the seats when the last trick was taken (seats may change after it)."""
     away: set[int] = field(default_factory=set)
     """Seats whose person timed out: a computer player moves for them until they act."""
     waiting: list[tuple[str, str]] = field(default_factory=list)
@@ -191,8 +205,7 @@ class Table:
                 self._log(f"{name}: /join")
                 return [Note(ALL, "waiting_for_seat", {"player": name})]
             raise Refusal("table_full")
-        if any(s.name.lower() == name.lower() for s in self.seats):
-            raise Refusal("name_taken", name=name)
+        self._check_name_free(name)
         self.seats.append(SeatInfo(user, name))
         if self.owner is None:
             self.owner = user
@@ -207,7 +220,7 @@ class Table:
             raise Refusal("table_full")
         level = level or self.options.bot_level
         self.bot_counter += 1
-        taken = {s.name.lower() for s in self.seats}
+        taken = {name_key(s.name) for s in self.seats}
         n = self.bot_counter
         while f"bot{n}" in taken:
             n += 1
@@ -229,20 +242,30 @@ class Table:
                 return [Note(ALL, "left", {"player": waiting[0][1]})]
             raise Refusal("not_seated")
         info = self.seats[seat]
+        if self.running and not self.options.standin:
+            raise Refusal("leave_during_game")
         self._log(f"{info.name}: /leave")
         if self.running:
-            if not self.options.standin:
-                raise Refusal("leave_during_game")
             info.standin_for = info.user
             info.bot = self.options.bot_level
             info.user = f"bot:{info.name}"
             self.bots.pop(seat, None)
-            return [Note(ALL, "left_standin", {"player": info.name})]
-        del self.seats[seat]
+            notes = [Note(ALL, "left_standin", {"player": info.name})]
+        else:
+            del self.seats[seat]
+            notes = [Note(ALL, "left", {"player": info.name})]
         if self.owner == user:
-            humans = [s.user for s in self.seats if not s.is_bot]
-            self.owner = humans[0] if humans else None
-        return [Note(ALL, "left", {"player": info.name})]
+            humans = [s for s in self.seats if not s.is_bot]
+            self.owner = humans[0].user if humans else None
+            if humans:
+                notes.append(Note(ALL, "new_owner", {"player": humans[0].name}))
+        return notes
+
+    def _check_name_free(self, name: str, seat: int | None = None) -> None:
+        """Refuse ``name`` if another seat (not ``seat``) has a name that looks the same."""
+        key = name_key(name)
+        if any(name_key(s.name) == key for i, s in enumerate(self.seats) if i != seat):
+            raise Refusal("name_taken", name=name)
 
     def replace(self, user: str, name: str, target: str | None) -> list[Note]:
         """A waiting person takes a computer player's seat, between games."""
@@ -257,7 +280,10 @@ class Table:
             raise Refusal("no_bot_to_replace")
         seat = bots[0]
         old = self.seats[seat].name
+        self._check_name_free(name, seat)
         self.seats[seat] = SeatInfo(user, name)
+        if self.owner is None:
+            self.owner = user
         self.bots.pop(seat, None)
         self.waiting = [w for w in self.waiting if w[0] != user]
         self._log(f"{name}: /replace {old}")
@@ -515,6 +541,7 @@ class Table:
             if len(game.tricks) > tricks:
                 _leader, cards, winner = game.tricks[-1]
                 self.last_trick = game.tricks[-1]
+                self.last_trick_names = tuple(self.names())
                 pts = sum((0, 2, 3, 4, 10, 11)[(c >> 1) % 6] for c in cards)
                 notes.append(
                     Note(

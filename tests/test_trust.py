@@ -1,0 +1,254 @@
+"""Hidden information and the small trust defects of issue 10 (one test per defect)."""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+import pytest
+
+from dokobot.engine.cards import CLUB_QUEENS, card_ascii
+from dokobot.engine.game import hands_from_kinds
+from dokobot.engine.notation import parse_cards
+from dokobot.engine.observation import observe, public_parties
+from dokobot.engine.types import GameType, Party, Phase
+from dokobot.host import table as table_module
+from dokobot.host.events import Event, Input, Private, Public
+from dokobot.host.router import Router
+
+NAMES = ("anna", "ben", "carl", "dora")
+
+
+def _inp(name: str, text: str, *, admin: bool = False, dm: bool = False) -> Input:
+    return Input("" if dm else "chan", f"u:{name}", name, text, dm=dm, admin=admin)
+
+
+def _seated(seed: int | None = 1) -> Router:
+    r = Router(seed=seed)
+    for n in NAMES:
+        r.handle(_inp(n, "/join"))
+    return r
+
+
+def _texts(events: list[Event], cls: type = Public) -> list[str]:
+    return [e.text for e in events if isinstance(e, cls)]
+
+
+def _errors(events: list[Event]) -> list[str]:
+    return [e.text for e in events if isinstance(e, Private) and e.kind == "error"]
+
+
+def _silent_wedding_deal() -> list[int]:
+    """anna holds both ♣Q; the rest of the deck in order."""
+    deck = [k for k in range(24) for _ in range(2)]
+    cq = parse_cards("CQ")[0]
+    rest = [k for k in deck if k != cq]
+    kinds = [[cq, cq, *rest[:10]], rest[10:22], rest[22:34], rest[34:46]]
+    return hands_from_kinds(kinds)
+
+
+def _play_until_club_queen(r: Router) -> None:
+    t = r.tables["chan"]
+    game = t.game
+    assert game is not None
+    while game.phase is Phase.RESERVATIONS:
+        r.handle(_inp(t.seats[game.turn].name, "/healthy"))
+    played = 0
+    while not played:
+        seat = game.turn
+        legal = game.legal_actions()
+        queens = [c for c in legal if (1 << c) & CLUB_QUEENS]
+        card = queens[0] if queens else legal[0]
+        r.handle(_inp(t.seats[seat].name, f"/play {card_ascii(card)}"))
+        played = len(queens)
+
+
+def test_table_view_does_not_tell_a_silent_wedding() -> None:
+    """A played ♣Q makes its player public Re in a silent wedding exactly as in a normal
+    game (the view used to say nothing in a silent wedding, which told the table)."""
+    r = _seated()
+    t = r.tables["chan"]
+    t.set_next_deal(_silent_wedding_deal())
+    r.handle(_inp("anna", "/start"))
+    _play_until_club_queen(r)
+    assert t.game is not None and t.game.game_type is GameType.SILENT_WEDDING
+    view = "\n".join(_texts(r.handle(_inp("ben", "/table")), Private))
+    assert "Known parties: anna Re" in view
+    # ...and the engine's answer is the same for every view.
+    assert public_parties(t.game)[0] is Party.RE
+    assert observe(t.game, 1).parties[0] is Party.RE
+
+
+def test_public_parties_two_re_make_the_others_kontra() -> None:
+    r = _seated(seed=5)
+    t = r.tables["chan"]
+    r.handle(_inp("anna", "/start"))
+    game = t.game
+    assert game is not None
+    while game.phase is Phase.RESERVATIONS:
+        r.handle(_inp(t.seats[game.turn].name, "/healthy"))
+    while game.phase is Phase.PLAYING and game.game_type is GameType.NORMAL:
+        public = public_parties(game)
+        if sum(p is Party.RE for p in public) == 2:
+            assert all(p is not None for p in public)
+            assert public == [game.party_of(s) for s in range(4)]
+            return
+        r.handle(_inp(t.seats[game.turn].name, f"/play {card_ascii(game.legal_actions()[0])}"))
+    pytest.fail("both ♣Q were never played in seed 5's first game")
+
+
+def test_unseeded_tables_deal_from_the_csprng_and_journal_no_seed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    drawn: list[int] = []
+
+    def randbits(k: int) -> int:
+        drawn.append(1000 + len(drawn))
+        return drawn[-1]
+
+    seeds: list[int] = []
+
+    def factory(level: str, seed: int, duel: bool) -> Any:
+        seeds.append(seed)
+        from dokobot.ai import make_player
+
+        return make_player("random", seed=seed)
+
+    monkeypatch.setattr(table_module.secrets, "randbits", randbits)
+    r = Router(bot_factory=factory)
+    r.handle(_inp("anna", "/join"))
+    for _ in range(3):
+        r.handle(_inp("anna", "/join bot random"))
+    t = r.tables["chan"]
+    assert t.seed is None
+    r.handle(_inp("anna", "/start"))
+    assert drawn == [1000], "the deal's seed came from the CSPRNG"
+    game = t.game
+    assert game is not None
+    while game.phase is not Phase.FINISHED:
+        if r.bot_step("chan") is None:
+            legal = game.legal_actions()[0]
+            r.handle(_inp("anna", "/healthy" if legal >= 48 else f"/play {card_ascii(legal)}"))
+    assert seeds and set(seeds) <= set(drawn[1:]), "computer players' seeds too"
+    assert not any(line.startswith("!seed") for line in t.journal)
+    assert any(line.startswith("!deal") for line in t.journal), "the deal itself is kept"
+
+
+def test_two_unseeded_tables_deal_differently() -> None:
+    hands = []
+    for _ in range(2):
+        r = _seated(seed=None)
+        r.handle(_inp("anna", "/start"))
+        game = r.tables["chan"].game
+        assert game is not None
+        hands.append(game.start_hands)
+    assert hands[0] != hands[1]
+
+
+def test_score_csv_of_an_aborted_game_shows_no_parties() -> None:
+    r = _seated()
+    t = r.tables["chan"]
+    t.set_next_deal(_silent_wedding_deal())
+    r.handle(_inp("anna", "/start"))
+    game = t.game
+    assert game is not None
+    while game.phase is Phase.RESERVATIONS:
+        r.handle(_inp(t.seats[game.turn].name, "/healthy"))
+    for name in NAMES[:3]:
+        r.handle(_inp(name, "/abort"))
+    assert not t.running
+    text = "\n".join(_texts(r.handle(_inp("ben", "/score csv")), Private))
+    row = next(row for row in csv.DictReader(io.StringIO(text)) if row["row"] == "game")
+    assert row["cancelled"] == "1"
+    assert row["re"] == row["kontra"] == row["declarer"] == ""
+    assert "silent" not in text
+    rec = t.finished[-1]
+    assert (rec.type, rec.declarer, rec.re, rec.kontra) == ("normal", None, [], [])
+    assert rec.as_json()["re"] == [] and rec.as_json()["type"] == "normal"
+
+
+@pytest.mark.parametrize("text", ["/score ²", "/play ²", "²", "/option stake ⁸", "/play ٣x"])
+def test_superscript_digits_are_refused_clearly(text: str) -> None:
+    r = _seated()
+    t = r.tables["chan"]
+    r.handle(_inp("anna", "/start"))
+    game = t.game
+    assert game is not None
+    while game.phase is Phase.RESERVATIONS:
+        r.handle(_inp(t.seats[game.turn].name, "/healthy"))
+    if text.startswith("/option"):
+        game.phase = Phase.FINISHED  # between games
+    before = (list(t.journal), game.hands[:], t.options)
+    who = t.seats[game.turn].name
+    events = r.handle(_inp(who, text))
+    errors = _errors(events)
+    assert not any("went wrong" in e or "internal" in e.lower() for e in errors), errors
+    if text != "²":
+        assert errors, "a refusal always answers"
+    assert (list(t.journal), game.hands[:], t.options) == before
+
+
+def test_last_trick_after_a_player_left_between_games() -> None:
+    r = _seated()
+    t = r.tables["chan"]
+    r.handle(_inp("anna", "/start"))
+    game = t.game
+    assert game is not None
+    while game.phase is Phase.RESERVATIONS:
+        r.handle(_inp(t.seats[game.turn].name, "/healthy"))
+    while game.phase is not Phase.FINISHED:
+        r.handle(_inp(t.seats[game.turn].name, f"/play {card_ascii(game.legal_actions()[0])}"))
+    r.handle(_inp("dora", "/leave"))
+    assert len(t.seats) == 3
+    events = r.handle(_inp("anna", "/last"))
+    assert not _errors(events)
+    assert any("Last trick" in x for x in _texts(events, Private))
+
+
+def test_owner_who_leaves_hands_the_table_on() -> None:
+    r = _seated()
+    t = r.tables["chan"]
+    assert t.owner == "u:anna"
+    r.handle(_inp("anna", "/start"))
+    events = r.handle(_inp("anna", "/leave"))  # a stand-in takes the seat
+    assert t.owner == "u:ben"
+    assert any("ben owns the table" in x for x in _texts(events))
+
+
+def test_a_table_without_people_takes_options_only_from_admins() -> None:
+    r = Router(seed=1)
+    r.handle(_inp("anna", "/join"))
+    r.handle(_inp("anna", "/leave"))
+    t = r.tables["chan"]
+    assert t.owner is None
+    events = r.handle(_inp("mallory", "/option stake 5"))
+    assert _errors(events) and t.options.stake == 1
+    r.handle(_inp("root", "/option stake 5", admin=True))
+    assert t.options.stake == 5
+
+
+def test_lookalike_names_cannot_both_sit() -> None:
+    r = Router(seed=1)
+    r.handle(_inp("anna", "/join"))
+    events = r.handle(Input("chan", "u:evil", "ANNA\u200b", "/join"))
+    assert any("already seated" in e for e in _errors(events))
+    events = r.handle(Input("chan", "u:evil2", "\uff41\uff4e\uff4e\uff41", "/join"))
+    assert _errors(events)
+    assert r.tables["chan"].names() == ["anna"]
+
+
+def test_replace_cannot_make_two_seats_of_one_name() -> None:
+    r = Router(seed=1)
+    for n in ("anna", "ben"):
+        r.handle(_inp(n, "/join"))
+    r.handle(_inp("anna", "/join bot"))
+    r.handle(_inp("anna", "/join bot"))
+    t = r.tables["chan"]
+    assert t.names() == ["anna", "ben", "Bot1", "Bot2"]
+    events = r.handle(Input("chan", "u:x", "Bot2", "/replace Bot1"))
+    assert any("already seated" in e for e in _errors(events))
+    assert t.names() == ["anna", "ben", "Bot1", "Bot2"]
+    # Taking the seat of the computer player of the same name is fine.
+    r.handle(Input("chan", "u:x", "Bot2", "/replace Bot2"))
+    assert t.names() == ["anna", "ben", "Bot1", "Bot2"] and not t.seats[3].is_bot
