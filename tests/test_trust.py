@@ -252,3 +252,20 @@ def test_replace_cannot_make_two_seats_of_one_name() -> None:
     # Taking the seat of the computer player of the same name is fine.
     r.handle(Input("chan", "u:x", "Bot2", "/replace Bot2"))
     assert t.names() == ["anna", "ben", "Bot1", "Bot2"] and not t.seats[3].is_bot
+
+
+def test_reprs_hold_no_hidden_cards_or_seeds() -> None:
+    r = _seated(seed=123456)
+    t = r.tables["chan"]
+    events = r.handle(_inp("anna", "/start"))
+    game = t.game
+    assert game is not None and t.seed is not None
+    hand_texts = [e.text.split(": ", 1)[1] for e in events
+                  if isinstance(e, Private) and e.kind == "hand"]  # fmt: skip
+    text = repr(t) + repr(events) + repr(observe(game, 0))
+    assert str(t.seed) not in text
+    assert "!deal" not in text
+    for h in game.hands:
+        assert str(h) not in text
+    for hand in hand_texts:
+        assert hand not in text

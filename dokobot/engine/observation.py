@@ -22,7 +22,7 @@ turns such a deal into a full :class:`~dokobot.engine.game.Game` at the same poi
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .cards import CLUB_QUEENS, FULL_DECK, Mask
 from .game import Game, Trick
@@ -42,7 +42,8 @@ class Observation:
     dealer: Seat
     phase: Phase
     turn: Seat
-    hand: Mask
+    hand: Mask = field(repr=False)
+    """The player's own cards (never in a repr, which may reach a log)."""
     hand_sizes: tuple[int, int, int, int]
     reserved: tuple[int, int, int, int]
     """-1 not yet said, 0 healthy, 1 reservation."""

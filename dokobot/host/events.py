@@ -10,7 +10,7 @@ reservations, calls), so an adapter can show them as buttons.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,8 +62,9 @@ class Private:
 
     channel: str
     user: str
-    text: str
-    choices: tuple[Choice, ...] = ()
+    text: str = field(repr=False)
+    """Never in a repr: it may hold the reader's hand."""
+    choices: tuple[Choice, ...] = field(default=(), repr=False)
     reply: bool = False
     kind: str = "info"
 

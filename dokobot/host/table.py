@@ -134,10 +134,14 @@ def sorted_hand(game: Game | None, hand: int) -> list[Card]:
 
 @dataclass(slots=True)
 class Table:
-    """The state of one channel's table."""
+    """The state of one channel's table.
+
+    Its repr leaves out everything hidden (seed, the next deal, the journal with its deals,
+    the computer players); the game's repr shows no cards.
+    """
 
     channel: str
-    seed: int | None = None
+    seed: int | None = field(default=None, repr=False)
     """Deals and computer players' random streams come from this seed when it is set (a
     replay's ``!seed``, ``--seed``, tests); None: from the operating system's CSPRNG."""
     options: TableOptions = field(default_factory=TableOptions)
@@ -148,17 +152,17 @@ class Table:
     game_number: int = 0
     deal_count: int = 0
     dealer: int | None = None
-    next_deal: list[int] | None = None
+    next_deal: list[int] | None = field(default=None, repr=False)
     next_dealer: int | None = None
     abort_votes: set[int] = field(default_factory=set)
-    bots: dict[int, Bot] = field(default_factory=dict)
+    bots: dict[int, Bot] = field(default_factory=dict, repr=False)
     bot_factory: BotFactory | None = None
     scripted_bots: bool = False
     """Computer players wait for their moves from a journal instead of deciding."""
-    journal: list[str] = field(default_factory=list)
+    journal: list[str] = field(default_factory=list, repr=False)
     """Replay lines of every accepted change; a durable service keeps only the lines not
     yet stored (the store has the rest)."""
-    user_lines: set[str] = field(default_factory=set)
+    user_lines: set[str] = field(default_factory=set, repr=False)
     finished: list[GameRecord] = field(default_factory=list)
     last_trick: tuple[int, tuple[int, ...], int] | None = None
     """(leader, cards, winner) of the last trick taken."""
