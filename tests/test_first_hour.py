@@ -55,3 +55,47 @@ def test_19_unrelated_config_yaml_is_skipped(tmp_path: Path) -> None:
     (tmp_path / "config.yaml").write_text("bots:\n  level: hard\n")
     res = _run(stdin="/quit\n", cwd=tmp_path)
     assert res.returncode == 2 and "bots.level" in res.stderr
+
+
+# ---------------------------------------------------------------- 9, 17: the console
+def test_17_console_does_not_ask_for_start_and_quits_at_ctrl_c() -> None:
+    import signal
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "dokobot.cli", "console", "--seed", "3",
+                             "--level", "random", "--players", "anna"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    time.sleep(0.5)
+    deadline = time.monotonic() + 60
+    # Wait until the game is dealt (the console prompts then), then press Ctrl-C.
+    assert proc.stdout is not None
+    seen = ""
+    while "Healthy or reservation?" not in seen and time.monotonic() < deadline:
+        seen += proc.stdout.readline()
+    proc.send_signal(signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        raise AssertionError("Ctrl-C did not quit the console") from None
+    out = seen + out
+    assert "Type /start to deal" not in out
+    assert "Game 1:" in out
+    assert "abandoned" in out
+    assert "Traceback" not in err
+    assert proc.returncode == 130
+
+
+def test_9_console_lang_sets_table_and_player_language() -> None:
+    res = _run("console", "--seed", "3", "--level", "random", "--players", "anna", "--lang",
+               "de", stdin="/hilfe\n/quit\n")  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert "Konsole" in res.stdout and "console." not in res.stdout
+    assert "Spiel 1:" in res.stdout and "Deine Karten" in res.stdout
+    # /lang in the console changes everything on the one screen, public lines too.
+    res = _run("console", "--seed", "3", "--level", "random", "--players", "anna",
+               stdin="/lang de\n/gesund\n/quit\n")  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    after = res.stdout.split("Deutsch", 1)[1]
+    assert "anna: gesund." in after
+    assert "healthy" not in after

@@ -265,11 +265,12 @@ class Table:
 
     # ---------------------------------------------------------------- options
     def set_option(self, name: str, raw: str, by: str) -> list[Note]:
-        if self.running:
+        clean = name.strip().lower().replace("-", "_")
+        # The language changes no rule: it may change during a game.
+        if self.running and clean != "language":
             raise Refusal("only_between_games")
         old = self.options
         self.options = self.options.set(name, raw)
-        clean = name.strip().lower().replace("-", "_")
         self._log(f"{by}: /option {clean} {raw.strip()}")
         notes = [Note(ALL, "option_set", {"name": clean, "value": self.options.show(clean)})]
         if clean == "mode":
