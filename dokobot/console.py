@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import getpass
+import os
 import sys
 import threading
 from collections.abc import Callable
@@ -205,5 +206,8 @@ def run_console(
     except KeyboardInterrupt:
         # Ctrl-C: quit at once. The console keeps nothing, so a running game is abandoned.
         print("\n" + render(console.language, "console.interrupted"), flush=True)
-        return 130
+        sys.stderr.flush()
+        # The input thread may be inside input(), holding the lock of stdin: the
+        # interpreter's own shutdown could abort on it, so leave without one.
+        os._exit(130)
     return 0

@@ -99,3 +99,145 @@ def test_9_console_lang_sets_table_and_player_language() -> None:
     after = res.stdout.split("Deutsch", 1)[1]
     assert "anna: gesund." in after
     assert "healthy" not in after
+
+
+# ---------------------------------------------------------------- 6-16: messages
+from dokobot.host.events import Event, Private, Public  # noqa: E402
+from dokobot.host.replay import Replayer  # noqa: E402
+
+NAMES = ("anna", "ben", "carl", "dora")
+
+
+def _table(*setup: str) -> Replayer:
+    rep = Replayer()
+    rep.run_text("\n".join([*(f"{n}: /join" for n in NAMES), "!dealer dora", *setup]))
+    return rep
+
+
+def _say(rep: Replayer, name: str, text: str) -> list[str]:
+    return [e.text for e in rep.feed(0, name, text)]
+
+
+def _private(events: list[Event]) -> list[str]:
+    return [e.text for e in events if isinstance(e, Private)]
+
+
+def test_6_mode_refused_in_tournament_says_why() -> None:
+    rep = _table("anna: /option tournament on")
+    (answer,) = _say(rep, "anna", "/option mode single")
+    assert "now: single" not in answer and "single" in answer and "tournament off" in answer
+    assert rep.table.options.mode == "free"
+
+
+def test_7_forced_solo_asks_for_the_solo_type_only() -> None:
+    rep = _table("anna: /option tournament on", "anna: /option series_length 4")
+    events = rep.feed(0, "anna", "/start")
+    texts = [e.text for e in events]
+    assert any("Forced solo" in t for t in texts)
+    assert not any("names a reservation" in t or "/wedding" in t for t in texts)
+    asked = [e for e in events if isinstance(e, Private) and e.kind == "reservation"]
+    assert asked and "solo type" in asked[0].text
+    assert all("/wedding" not in c.command for c in asked[0].choices)
+    assert "forced solo" in _say(rep, "anna", "/healthy")[0]
+
+
+def test_9_german_refusals_have_no_english_words() -> None:
+    rep = _table("anna: /option language de", "anna: /start")
+    (unknown,) = _say(rep, "anna", "/solo banana")
+    assert "kreuz pik herz karo" in unknown and "clubs" not in unknown
+    (which,) = _say(rep, "anna", "/solo")
+    assert "fleischlos" in which and "fleshless" not in which
+    for name in NAMES:
+        _say(rep, name, "/gesund")
+    # The Re players hold the club queens; a Kontra player calling re hears "du bist Kontra".
+    game = rep.table.game
+    assert game is not None
+    kontra = next(s for s in range(4) if not game.re_seats >> s & 1)
+    (wrong,) = _say(rep, NAMES[kontra], "/re")
+    assert "du bist Kontra" in wrong
+    (help_de,) = _say(rep, "anna", "/hilfe")
+    assert "/gesund" in help_de and "/vorbehalt" in help_de and "/mitspielen" in help_de
+    assert "/healthy" not in help_de and "/reservation" not in help_de
+
+
+def test_10_reservation_refusals_say_what_is_asked() -> None:
+    rep = _table("anna: /start")
+    (wedding,) = _say(rep, "anna", "/wedding")
+    assert "Nobody is asked" not in wedding and "/reservation" in wedding
+    _say(rep, "anna", "/reservation")
+    (back,) = _say(rep, "anna", "/healthy")
+    assert "cannot be taken back" in back
+    for name in ("ben", "carl", "dora"):
+        _say(rep, name, "/healthy")
+    (now,) = _say(rep, "anna", "/healthy")
+    assert "is over" not in now and "name it now" in now
+
+
+def test_11_between_games_commands_say_no_game_is_running() -> None:
+    rep = Replayer()
+    rep.run_text("anna: /join\nben: /join")
+    for command in ("/hand", "/play 1", "/spiel", "/healthy", "/abort"):
+        (answer,) = _say(rep, "anna", command)
+        assert "No game is running" in answer and "/join bot" in answer, command
+    rep = _table()
+    for command in ("/hand", "/play 1", "/spiel"):
+        (answer,) = _say(rep, "anna", command)
+        assert "No game is running" in answer and "/start" in answer, command
+        assert "Your hand" not in answer and "card number" not in answer
+
+
+def test_12_a_bare_token_on_ones_turn_always_answers() -> None:
+    rep = _table("anna: /start", *(f"{n}: /healthy" for n in NAMES))
+    game = rep.table.game
+    assert game is not None and game.turn == 0
+    for token in ("99", "XQ", "Dame"):
+        answers = _private(rep.feed(0, "anna", token))
+        assert len(answers) == 1 and answers[0], token
+    assert "card number 99" in _private(rep.feed(0, "anna", "99"))[0]
+    assert "ambiguous" in _private(rep.feed(0, "anna", "Dame"))[0]
+    # Chat is not a card: a longer line gets no answer, and another player's line neither.
+    assert rep.feed(0, "anna", "well played everybody") == []
+    assert rep.feed(0, "ben", "XQ") == []
+    assert game.turn == 0 and len(game.trick) == 0
+
+
+def test_13_leave_join_and_replace_speak_plainly() -> None:
+    rep = Replayer()
+    rep.run_text("\n".join(["!user dora=u:dora", *(f"{n}: /join" for n in NAMES),
+                            "anna: /start", "dora: /leave"]))  # fmt: skip
+    view = _say(rep, "anna", "/table")[0]
+    assert "dora (left" in view
+    _say(rep, "anna", "/abort")
+    assert "aborted" in _say(rep, "ben", "/abort")[0]
+    # Between games the seat kept for dora is hers again by /join.
+    (back,) = _say(rep, "dora", "/join")
+    assert back == "dora is back in the seat."
+    assert not rep.table.seats[3].is_bot
+    rep = _table("anna: /leave", "ben: /join bot")
+    (full,) = _say(rep, "anna", "/join")
+    assert "/replace" in full
+    (taken,) = _say(rep, "anna", "/replace")
+    assert taken == "anna takes the seat of Bot1."
+
+
+def test_14_a_second_abort_vote_does_not_count() -> None:
+    rep = _table("anna: /start")
+    assert "(1/3)" in _say(rep, "anna", "/abort")[0]
+    again = rep.feed(0, "anna", "/abort")
+    assert [type(e) for e in again] == [Private]
+    assert "already" in again[0].text and "(1/3)" in again[0].text
+    assert "(2/3)" in _say(rep, "ben", "/abort")[0]
+    assert rep.table.running
+
+
+def test_16_option_did_you_mean_and_quit_in_help() -> None:
+    rep = _table()
+    (answer,) = _say(rep, "anna", "/option turnament on")
+    assert "Did you mean tournament?" in answer
+    (help_list,) = _say(rep, "anna", "/help")
+    assert "/quit" in help_list
+    (quit_help,) = _say(rep, "anna", "/help quit")
+    assert "Unknown command" not in quit_help and "console" in quit_help
+    assert "/leave" in _say(rep, "anna", "/quit")[0]
+    assert all(isinstance(e, Private) for e in rep.feed(0, "anna", "/quit"))
+    assert not any(isinstance(e, Public) for e in rep.feed(0, "anna", "/help quit"))

@@ -190,6 +190,10 @@ class Table:
                 self.waiting.append((user, name))
                 self._log(f"{name}: /join")
                 return [Note(ALL, "waiting_for_seat", {"player": name})]
+            if not self.running and any(s.standin_for == user for s in self.seats):
+                return self.replace(user, name, None)  # back to the seat kept for them
+            if any(s.is_bot for s in self.seats) and not self.running:
+                raise Refusal("table_full_replace")
             raise Refusal("table_full")
         if any(s.name.lower() == name.lower() for s in self.seats):
             raise Refusal("name_taken", name=name)
@@ -253,15 +257,24 @@ class Table:
         bots = [i for i, s in enumerate(self.seats) if s.is_bot]
         if target:
             bots = [i for i in bots if self.seats[i].name.lower() == target.lower()]
+        # A seat a computer player kept for this very person comes first.
+        bots.sort(key=lambda i: self.seats[i].standin_for != user)
         if not bots:
             raise Refusal("no_bot_to_replace")
         seat = bots[0]
-        old = self.seats[seat].name
+        info = self.seats[seat]
+        old = info.name
         self.seats[seat] = SeatInfo(user, name)
         self.bots.pop(seat, None)
         self.waiting = [w for w in self.waiting if w[0] != user]
         self._log(f"{name}: /replace {old}")
-        return [Note(ALL, "replaced", {"player": name, "old": old})]
+        if info.standin_for == user:
+            key = "replaced_own"
+        elif info.standin_for is not None:
+            key = "replaced_standin"
+        else:
+            key = "replaced"
+        return [Note(ALL, key, {"player": name, "old": old})]
 
     # ---------------------------------------------------------------- options
     def set_option(self, name: str, raw: str, by: str) -> list[Note]:
@@ -452,9 +465,11 @@ class Table:
             choices = [(f"@solo.{s.key}", f"/solo {s.key}") for s in Solo]
             if game.forced < 0 and game.hands[seat] & CLUB_QUEENS == CLUB_QUEENS:
                 choices.insert(0, ("@choice.wedding", "/wedding"))
+            # A forced solo has no reservation round: only its type is asked for.
+            key = "turn_forced" if game.forced >= 0 else "turn_declaration"
             return [
-                *([Note(ALL, "turn_declaration_public", {"player": names[seat]})] * waiting),
-                Note(seat, "turn_declaration", {}, kind="reservation", choices=tuple(choices)),
+                *([Note(ALL, key + "_public", {"player": names[seat]})] * waiting),
+                Note(seat, key, {}, kind="reservation", choices=tuple(choices)),
             ]
         hand = sorted_hand(game, game.hands[seat])
         legal = game.legal_cards(seat)
@@ -489,7 +504,8 @@ class Table:
         try:
             game.play(seat, action)
         except IllegalAction as exc:
-            raise Refusal("illegal." + exc.reason, **_illegal_params(game, exc)) from exc
+            reason, params = _reservation_reason(game, seat, action, exc.reason)
+            raise Refusal("illegal." + reason, **params, **_illegal_params(game, exc)) from exc
         self._log(f"{self.seats[seat].name}: {text}")
         return self._after(seat, action, before_phase, before_tricks, before_open)
 
@@ -753,10 +769,13 @@ class Table:
         game = self.game
         if game is None or not self.running:
             raise Refusal("no_game")
-        self.abort_votes.add(seat)
-        self._log(f"{self.seats[seat].name}: /abort")
         humans = self.humans()
         need = len(humans) // 2 + 1
+        if seat in self.abort_votes:
+            votes = len([s for s in self.abort_votes if s in humans])
+            raise Refusal("abort_voted_already", votes=votes, need=need)
+        self.abort_votes.add(seat)
+        self._log(f"{self.seats[seat].name}: /abort")
         votes = len([s for s in self.abort_votes if s in humans])
         if votes < need:
             return [
@@ -832,8 +851,28 @@ class Table:
         return notes
 
 
+def _reservation_reason(
+    game: Game, seat: int, action: Action, reason: str
+) -> tuple[str, dict[str, Any]]:
+    """A refusal of the reservation rounds that says what is actually asked now."""
+    said = game.reserved[seat] if 0 <= seat < 4 else -1
+    if action in (HEALTHY, RESERVATION) and said >= 0 and reason != "game_over":
+        if game.phase is Phase.DECLARATIONS and game.turn == seat and game.forced < 0:
+            return "name_reservation", {}
+        if game.phase in (Phase.RESERVATIONS, Phase.DECLARATIONS):
+            word = "choice.reservation" if said else "choice.healthy"
+            return "reservation_stands", {"said": Term(word)}
+    if reason == "not_declaration_round" and game.phase is Phase.RESERVATIONS:
+        return "declare_after_reservation", {}
+    if reason == "not_reservation_round" and game.forced >= 0:
+        return "forced_solo_only", {}
+    return reason, {}
+
+
 def _illegal_params(game: Game, exc: IllegalAction) -> dict[str, Any]:
     params: dict[str, Any] = dict(exc.params)
+    if exc.reason == "call_wrong_party" and isinstance(params.get("party"), str):
+        params["party"] = Term("party." + params["party"])
     if "led" in params:
         led = params["led"]
         params["led"] = Term("class.trump" if led == TRUMP else f"class.{led}")
