@@ -241,3 +241,78 @@ def test_16_option_did_you_mean_and_quit_in_help() -> None:
     assert "/leave" in _say(rep, "anna", "/quit")[0]
     assert all(isinstance(e, Private) for e in rep.feed(0, "anna", "/quit"))
     assert not any(isinstance(e, Public) for e in rep.feed(0, "anna", "/help quit"))
+
+
+# ---------------------------------------------------------------- 15, 18: the score list
+def _play_out(rep: Replayer) -> None:
+    from dokobot.engine.cards import card_ascii
+    from dokobot.engine.types import Phase
+
+    game = rep.table.game
+    assert game is not None
+    while game.phase is not Phase.FINISHED:
+        if rep.table.seats[game.turn].is_bot:
+            rep.run_bots()
+            continue
+        name = rep.table.seats[game.turn].name
+        if game.phase is Phase.RESERVATIONS:
+            rep.feed(0, name, "/healthy")
+        else:
+            rep.feed(0, name, f"/play {card_ascii(game.legal_actions()[0])}")
+
+
+def _cells(sheet: list[str], number: int) -> dict[str, str]:
+    """The player cells of game ``number``'s row, by the column headers above them."""
+    import re
+
+    header = next(line for line in sheet if line.startswith("#"))
+    row = next(line for line in sheet if line.split() and line.split()[0] == str(number))
+    marks = list(re.finditer(r"\S+", header))
+    bar = next(i for i, m in enumerate(marks) if m.group() == "|")
+    out = {}
+    for i in range(4, bar):
+        start, end = marks[i - 1].end() + 1, marks[i].end()
+        out[marks[i].group()] = row[start:end].strip()
+    return out
+
+
+def test_18_score_columns_belong_to_players_not_seats() -> None:
+    rep = _table("!seed 7", "anna: /start")
+    _play_out(rep)
+    first = rep.results()[0]["scores"]
+    assert len(set(first.values())) > 1
+    # anna leaves and comes back: the seats are now ben carl dora anna.
+    rep.run_text("anna: /leave\nanna: /join\nben: /start")
+    assert rep.table.names() == ["ben", "carl", "dora", "anna"]
+    _play_out(rep)
+    second = rep.results()[1]["scores"]
+    note = rep.table.score_note("en")
+    sheet = note.params["sheet"].splitlines()
+    assert _cells(sheet, 1) == {n: f"{first[n]:+d}" if first[n] else "0" for n in NAMES}
+    assert _cells(sheet, 2) == {n: f"{second[n]:+d}" if second[n] else "0" for n in NAMES}
+    # A player who did not play a game has an empty cell in its row.
+    from dokobot.host.service import default_bot_factory
+
+    rep.table.bot_factory = default_bot_factory()
+    rep.run_text("dora: /leave\nben: /join bot random\nben: /start")
+    _play_out(rep)
+    sheet = rep.table.score_note("en").params["sheet"].splitlines()
+    assert _cells(sheet, 3)["dora"] == "" and _cells(sheet, 3)["Bot1"] != ""
+    assert _cells(sheet, 1)["Bot1"] == ""
+    totals = next(line for line in sheet if line.split()[:1] == ["Totals"])
+    names = next(line for line in sheet if line.startswith("#")).split("|")[1].split()
+    want = {n: first.get(n, 0) + second.get(n, 0) + rep.results()[2]["scores"].get(n, 0)
+            for n in names}  # fmt: skip
+    assert totals.split("|")[1].split() == [f"{want[n]:+d}" if want[n] else "0" for n in names]
+
+
+def test_15_a_new_series_shows_only_its_own_games() -> None:
+    rep = _table("!seed 7", "anna: /start")
+    _play_out(rep)
+    rep.run_text("anna: /option tournament on")
+    (sheet,) = _say(rep, "anna", "/score")
+    lines = sheet.splitlines()
+    assert "series 2 (tournament)" in lines[0]
+    assert "earlier series: 1" in sheet
+    assert "No games yet." in sheet
+    assert not any(line.split()[:1] == ["1"] for line in lines)

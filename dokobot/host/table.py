@@ -649,8 +649,8 @@ class Table:
         notes.append(self.score_note(opts.language, last=8))
         if over:
             ranking = [
-                f"{place}. {names[s]} {self.series.totals[s]:+d}"
-                for place, s in self.series.standings()
+                f"{place}. {name} {total:+d}"
+                for place, name, total in self.series.player_standings()
             ]
             notes.append(Note(ALL, "series_over", {"ranking": ranking}))
             if series_entry is not None:
