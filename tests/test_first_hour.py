@@ -316,3 +316,75 @@ def test_15_a_new_series_shows_only_its_own_games() -> None:
     assert "earlier series: 1" in sheet
     assert "No games yet." in sheet
     assert not any(line.split()[:1] == ["1"] for line in lines)
+
+
+# ---------------------------------------------------------------- 8 and "explain itself"
+def test_8_value_items_are_not_labelled_like_announcements() -> None:
+    from dokobot.host.i18n import catalogue
+
+    for lang in ("en", "de"):
+        cat = catalogue(lang)
+        calls = {v.lower() for k, v in cat.items() if k.startswith("call.")}
+        items = {k: v.lower() for k, v in cat.items() if k.startswith("item.")}
+        for key, label in items.items():
+            assert label not in calls, (lang, key, label)
+    assert catalogue("de")["item.under_90"].startswith("gegen 90 gespielt")
+    assert catalogue("en")["item.under_90"].startswith("played against 90")
+    assert catalogue("de")["item.no90_called"] == "keine 90 angesagt"
+
+
+def _game_one() -> tuple[Replayer, list[str]]:
+    from testdata import CONFORMANCE
+
+    rep = Replayer()
+    lines = (CONFORMANCE / "default-1.doko").read_text(encoding="utf-8").splitlines()
+    second = [i for i, line in enumerate(lines) if line.endswith(": /start")][1]
+    rep.run_lines(lines[:second])
+    texts = [e.text for _, e in rep.transcript if isinstance(e, Public)]
+    over = next(i for i, t in enumerate(texts) if "Game 1 is over" in t)
+    return rep, texts[over:]
+
+
+def test_end_of_game_explains_eyes_items_value_scores_and_totals() -> None:
+    rep, texts = _game_one()
+    rec = rep.table.finished[0]
+    assert texts[0].startswith(
+        f"Game 1 is over. Eyes: Re (anna, ben) {rec.eyes[0]} : {rec.eyes[1]} Kontra"
+    )
+    items = texts[1 : 1 + len(rec.components)]
+    assert len(items) == len(rec.components) >= 2
+    for line, (party, _item, points) in zip(items, rec.components, strict=True):
+        assert line.startswith(f"  {party.capitalize()}: ") and line.endswith(f" {points:+d}")
+        assert "_" not in line
+    rest = texts[1 + len(rec.components) :]
+    assert rest[0] == f"Game value: {rec.value} (winner: {rec.winner.capitalize()})"  # type: ignore[union-attr]
+    assert rest[1].startswith("Scores: anna ")
+    assert rest[2].startswith("Running totals: anna ")
+
+
+def test_hand_is_grouped_trumps_first_then_each_suit_and_numbered() -> None:
+    import re
+
+    from dokobot.engine.notation import parse_card
+
+    rep, _ = _game_one()
+    rep.run_text("anna: /start")
+    (hand,) = [e.text for e in rep.feed(0, "anna", "/hand") if isinstance(e, Private)][:1]
+    body = hand.split(": ", 1)[1]
+    groups = [re.findall(r"(\d+):(\S+)", g) for g in body.split("|")]
+    numbers = [int(n) for g in groups for n, _ in g]
+    assert numbers == list(range(1, 13))
+    assert len(groups) >= 2
+    trumps = {"♥10"} | {s + r for s in "♣♠♥♦" for r in "QJ"} | {"♦A", "♦10", "♦K", "♦9"}
+    assert all(card in trumps for _, card in groups[0])
+    for group in groups[1:]:
+        suits = {card[0] for _, card in group}
+        assert len(suits) == 1 and not any(card in trumps for _, card in group)
+    # The numbers are those /play N uses.
+    game = rep.table.game
+    assert game is not None
+    from dokobot.host.table import sorted_hand
+
+    order = sorted_hand(game, game.hands[0])
+    _n, last_card = groups[-1][-1]
+    assert order[11] == parse_card(last_card, game.hands[0])

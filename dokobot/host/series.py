@@ -407,21 +407,25 @@ def game_lines(rec: GameRecord, lang: str) -> list[str]:
     if rec.calls:
         calls = [f"{names[s]}: {text(lang, 'call.' + c)}" for s, c in rec.calls]
         lines.append(render(lang, "score.calls", {"calls": calls}))
-    for party, item, pts in rec.components:
-        lines.append(
-            render(
-                lang,
-                "component",
-                {"party": Term("party." + party), "item": Term("item." + item), "points": pts},
-            )
-        )
-    lines.append(render(lang, "score.value", {"value": rec.value}))
-    lines.append(
-        render(
-            lang, "game_scores", {"scores": [f"{names[s]} {rec.scores[s]:+d}" for s in range(4)]}
-        )
-    )
+    lines += [render(lang, key, params) for key, params in value_lines(rec)]
     return lines
+
+
+def value_lines(rec: GameRecord) -> list[tuple[str, dict[str, Any]]]:
+    """How a game was valued, as (catalogue key, parameters): each value item in words with
+    its points, the game value, and the four players' scores."""
+    names = rec.names
+    out: list[tuple[str, dict[str, Any]]] = [
+        (
+            "component",
+            {"party": Term("party." + party), "item": Term("item." + item), "points": f"{pts:+d}"},
+        )
+        for party, item, pts in rec.components
+    ]
+    winner = Term("party." + (rec.winner or "nobody"))
+    out.append(("score.value", {"value": rec.value, "winner": winner}))
+    out.append(("game_scores", {"scores": [f"{names[s]} {rec.scores[s]:+d}" for s in range(4)]}))
+    return out
 
 
 CSV_COLUMNS: Final = (

@@ -46,7 +46,7 @@ from .modes import (
 )
 from .notes import ALL, Note, Refusal
 from .options import TableOptions
-from .series import GameRecord, Series, game_lines, score_sheet
+from .series import GameRecord, Series, game_lines, score_sheet, signed, value_lines
 from .stakes import Ledger, LedgerEntry, Settlement, format_all, format_chips
 
 
@@ -121,6 +121,14 @@ def sorted_hand(game: Game | None, hand: int) -> list[Card]:
     """A hand in display order: trumps high to low, then ♣ ♠ ♥ ♦ high to low."""
     order = _DISPLAY_ORDER[0 if game is None or game.solo is None else int(game.solo)]
     return [c for c in order if hand >> c & 1]
+
+
+def shown_cards(game: Game, cards: list[Card], numbers: tuple[int, ...] = ()) -> Cards:
+    """Cards of a hand as every adapter shows them: in display order, grouped (trumps, then
+    each plain suit) so that the reader sees a separator between the groups."""
+    scheme = SCHEMES[0 if game.solo is None else int(game.solo)]
+    groups = tuple([-1 if scheme.cls[c] == TRUMP else scheme.cls[c] for c in cards])
+    return Cards(tuple(cards), numbers, groups)
 
 
 @dataclass(slots=True)
@@ -433,7 +441,7 @@ class Table:
         return Note(
             seat,
             "your_hand",
-            {"cards": Cards(tuple(cards), tuple(range(1, len(cards) + 1)))},
+            {"cards": shown_cards(game, cards, tuple(range(1, len(cards) + 1)))},
             kind="hand",
         )
 
@@ -487,7 +495,7 @@ class Table:
             Note(
                 seat,
                 "your_turn",
-                {"cards": Cards(cards, numbers)},
+                {"cards": shown_cards(game, list(cards), numbers)},
                 kind="turn",
                 choices=tuple(choices_c),
             )
@@ -623,20 +631,10 @@ class Table:
                 },
             )
         ]
-        for party, item, pts in rec.components:
-            notes.append(
-                Note(
-                    ALL,
-                    "component",
-                    {"party": Term("party." + party), "item": Term("item." + item), "points": pts},
-                )
-            )
+        notes += [Note(ALL, key, params) for key, params in value_lines(rec)]
+        totals = self.series.totals_by_player()
         notes.append(
-            Note(
-                ALL,
-                "game_scores",
-                {"scores": [f"{names[s]} {rec.scores[s]:+d}" for s in range(4)]},
-            )
+            Note(ALL, "game_totals", {"totals": [f"{n} {signed(t)}" for n, t in totals.items()]})
         )
         opts = self.options
         kind = settlement_kind(opts)
