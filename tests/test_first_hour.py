@@ -388,3 +388,20 @@ def test_hand_is_grouped_trumps_first_then_each_suit_and_numbered() -> None:
     order = sorted_hand(game, game.hands[0])
     _n, last_card = groups[-1][-1]
     assert order[11] == parse_card(last_card, game.hands[0])
+
+
+# ---------------------------------------------------------------- 3: comments in replay files
+def test_3_a_trailing_comment_on_a_directive_is_refused_not_taken_as_a_name() -> None:
+    import pytest
+
+    from dokobot.host.replay import ReplayError
+
+    for line in ("!admin anna  # the owner", "!seed 42   # seeds every deal"):
+        rep = Replayer()
+        with pytest.raises(ReplayError, match="comment goes on a line of its own"):
+            rep.run_text(f"anna: /join\n{line}\n")
+        assert rep.admins == set()
+    # A # inside chat text or an expectation is part of it.
+    rep = Replayer()
+    rep.run_text("anna: /join\nanna: #1 hello\n!admin anna\n")
+    assert rep.admins == {"anna"}
