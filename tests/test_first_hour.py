@@ -155,6 +155,9 @@ def test_9_german_refusals_have_no_english_words() -> None:
     kontra = next(s for s in range(4) if not game.re_seats >> s & 1)
     (wrong,) = _say(rep, NAMES[kontra], "/re")
     assert "du bist Kontra" in wrong
+    assert game.turn == 0
+    (ambiguous,) = _say(rep, "anna", "Dame")
+    assert "♣D, ♠D, ♥D, ♦D" in ambiguous and "♣Q" not in ambiguous
     (help_de,) = _say(rep, "anna", "/hilfe")
     assert "/gesund" in help_de and "/vorbehalt" in help_de and "/mitspielen" in help_de
     assert "/healthy" not in help_de and "/reservation" not in help_de

@@ -41,6 +41,8 @@ class Cards:
     cards: tuple[int, ...]
     numbers: tuple[int, ...] = ()
     groups: tuple[int, ...] = ()
+    separator: str = ""
+    """Between two cards instead of the usual space (e.g. ``", "`` for a list)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +93,7 @@ def _value(value: Any, lang: str) -> str:
             gap = "  "
         else:
             shown = [names[c] for c in value.cards]
-            gap = " "
+            gap = value.separator or " "
         if not value.groups:
             return gap.join(shown)
         out = shown[:1]

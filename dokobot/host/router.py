@@ -41,7 +41,7 @@ from ..engine.types import (
     Solo,
 )
 from .events import Choice, Event, Input, Private, Public
-from .i18n import LANGS, Term, card_text, render
+from .i18n import LANGS, Cards, Term, card_text, render
 from .notes import ALL, Note, Refusal
 from .options import BOT_LEVELS, OptionError, TableOptions
 from .stakes import Ledger, server_of
@@ -434,7 +434,12 @@ class Router:
         try:
             kind = parse_kind(token)
         except NotationError as exc:
-            raise Refusal("notation." + exc.reason, **exc.params) from exc
+            params = dict(exc.params)
+            if isinstance(params.get("candidates"), list):
+                # Cards, so that each reader sees them in his notation (German ♣D, not ♣Q).
+                kinds = [parse_kind(name) for name in params["candidates"]]
+                params["candidates"] = Cards(tuple([k * 2 for k in kinds]), separator=", ")
+            raise Refusal("notation." + exc.reason, **params) from exc
         del kind
         return parse_card(token, hand)
 
