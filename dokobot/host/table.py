@@ -477,7 +477,13 @@ class Table:
             key = "turn_forced" if game.forced >= 0 else "turn_declaration"
             return [
                 *([Note(ALL, key + "_public", {"player": names[seat]})] * waiting),
-                Note(seat, key, {}, kind="reservation", choices=tuple(choices)),
+                Note(
+                    seat,
+                    key,
+                    {"types": Term("solo_types")},
+                    kind="reservation",
+                    choices=tuple(choices),
+                ),
             ]
         hand = sorted_hand(game, game.hands[seat])
         legal = game.legal_cards(seat)
