@@ -211,18 +211,19 @@ def load_config(path: str | None) -> Config:
     top-level keys is one of ours): that name is common in other projects' folders.
     """
     candidates = [path] if path else [os.environ.get(CONFIG_ENV, ""), *DEFAULT_CONFIG_FILES]
-    for cand in candidates:
+    for i, cand in enumerate(candidates):
         if not cand:
             continue
         p = Path(cand)
+        by_itself = not path and i > 0 and cand == GENERIC_CONFIG_FILE
         if p.is_file():
             try:
                 text = p.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as exc:
-                if cand == GENERIC_CONFIG_FILE:
+                if by_itself:
                     continue
                 raise ConfigError(f"{p}: cannot read ({exc})") from exc
-            if cand == GENERIC_CONFIG_FILE and not _looks_like_ours(text):
+            if by_itself and not _looks_like_ours(text):
                 log.warning("%s: not a dokobot configuration (no dokobot keys); ignored", p)
                 continue
             try:

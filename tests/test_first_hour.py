@@ -51,6 +51,9 @@ def test_19_unrelated_config_yaml_is_skipped(tmp_path: Path) -> None:
     res = _run(stdin="/quit\n", cwd=tmp_path)
     assert res.returncode == 0, res.stderr
     assert "not a dokobot configuration" in res.stderr
+    # Named explicitly, it is read (and refused, as it is not dokobot's).
+    res = _run("--config", "config.yaml", stdin="/quit\n", cwd=tmp_path)
+    assert res.returncode == 2 and "database: unknown key" in res.stderr
     # A config.yaml with dokobot's keys is still read, and still checked.
     (tmp_path / "config.yaml").write_text("bots:\n  level: hard\n")
     res = _run(stdin="/quit\n", cwd=tmp_path)
