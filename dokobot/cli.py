@@ -55,13 +55,26 @@ def cmd_export(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"dokobot: {exc}", file=sys.stderr)
         return 2
+    if config.store_path != ":memory:" and not Path(config.store_path).is_file():
+        # Opening the store would create an empty one in the current directory.
+        print(
+            f"dokobot export: no store at {config.store_path} (store.path of {config.source}); "
+            "only tables of `dokobot run` are stored, the console keeps nothing",
+            file=sys.stderr,
+        )
+        return 1
     store = open_store(config.store_path)
     try:
         journal = store.load_journal(args.channel)
+        channels = [] if journal else store.channels()
     finally:
         store.close()
     if not journal:
-        print(f"dokobot export: no table in channel {args.channel!r}", file=sys.stderr)
+        known = ", ".join(channels) or "none"
+        print(
+            f"dokobot export: no table in channel {args.channel!r} (stored channels: {known})",
+            file=sys.stderr,
+        )
         return 1
     sys.stdout.write(
         f"# dokobot export of {args.channel}\n!bots scripted\n" + "\n".join(journal) + "\n"
@@ -113,6 +126,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="dokobot", description="Doppelkopf for chat channels.")
     p.add_argument("--version", action="version", version=f"dokobot {__version__}")
     p.add_argument("-v", "--verbose", action="store_true", help="log more")
+    p.add_argument(
+        "--config",
+        dest="default_config",
+        default=None,
+        help="config file of plain `dokobot` (the same as `dokobot run --config FILE`)",
+    )
     sub = p.add_subparsers(dest="command")
 
     r = sub.add_parser("replay", help="replay a scripted command log")
@@ -155,8 +174,15 @@ def main(argv: list[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     if args.command is None:
-        args = parser.parse_args(["run", *(argv or [])])
+        config = [] if args.default_config is None else ["--config", args.default_config]
+        verbose = ["--verbose"] if args.verbose else []
+        args = parser.parse_args([*verbose, "run", *config])
         args.command = "default"
+    if args.default_config is not None and getattr(args, "config", "") in (
+        None,
+        os.environ.get("DOKOBOT_CONFIG"),
+    ):
+        args.config = args.default_config  # `dokobot --config FILE run|export ...`
     func = args.func
     try:
         return int(func(args))

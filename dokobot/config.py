@@ -15,6 +15,7 @@ dokobot.config.ConfigError: config line 1: language: must be one of de, en
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -23,9 +24,12 @@ from typing import Any
 
 import yaml
 
+log = logging.getLogger(__name__)
+
 DISCORD_TOKEN_ENV = "DOKOBOT_DISCORD_TOKEN"
 CONFIG_ENV = "DOKOBOT_CONFIG"
-DEFAULT_CONFIG_FILES = ("dokobot.yaml", "config.yaml")
+GENERIC_CONFIG_FILE = "config.yaml"
+DEFAULT_CONFIG_FILES = ("dokobot.yaml", GENERIC_CONFIG_FILE)
 
 
 class ConfigError(ValueError):
@@ -190,19 +194,38 @@ def parse_config(text: str, env: Mapping[str, str] | None = None, source: str = 
     )
 
 
+def _looks_like_ours(text: str) -> bool:
+    """Whether YAML ``text`` is meant for dokobot: a mapping with one of its top keys."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return False
+    return isinstance(data, dict) and any(key in _SCHEMA for key in data)
+
+
 def load_config(path: str | None) -> Config:
     """Read the config file ``path`` (or ``$DOKOBOT_CONFIG``, ``dokobot.yaml``,
-    ``config.yaml``); no file at all means the defaults."""
+    ``config.yaml``); no file at all means the defaults.
+
+    A ``config.yaml`` found by itself is skipped when it is not dokobot's (none of its
+    top-level keys is one of ours): that name is common in other projects' folders.
+    """
     candidates = [path] if path else [os.environ.get(CONFIG_ENV, ""), *DEFAULT_CONFIG_FILES]
-    for cand in candidates:
+    for i, cand in enumerate(candidates):
         if not cand:
             continue
         p = Path(cand)
+        by_itself = not path and i > 0 and cand == GENERIC_CONFIG_FILE
         if p.is_file():
             try:
                 text = p.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as exc:
+                if by_itself:
+                    continue
                 raise ConfigError(f"{p}: cannot read ({exc})") from exc
+            if by_itself and not _looks_like_ours(text):
+                log.warning("%s: not a dokobot configuration (no dokobot keys); ignored", p)
+                continue
             try:
                 return parse_config(text, source=str(p))
             except ConfigError as exc:

@@ -8,15 +8,21 @@ the player whose turn it is (or the first player). ``/quit`` ends the session.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import getpass
+import os
 import sys
+import threading
 from collections.abc import Callable
-from typing import TextIO
+from typing import Final, TextIO
 
 from .host.events import Event, Input, Private, Public
+from .host.i18n import LANGS, render
+from .host.router import ALIASES
 from .host.service import Service
 
 CHANNEL = "console"
+QUIT: Final = frozenset({"/quit", "/exit", "/beenden", "quit", "exit"})
 
 
 def _default_name() -> str:
@@ -53,9 +59,12 @@ class Console:
     async def _listen(self, events: list[Event]) -> None:
         self.show(events)
 
-    async def say(self, name: str, text: str) -> None:
-        self.show(await self.service.handle(Input(CHANNEL, self.user(name), name, text,
-                                                  admin=True)))  # fmt: skip
+    async def say(self, name: str, text: str, *, show: bool = True,
+                  hide: Event | None = None) -> None:  # fmt: skip
+        events = await self.service.handle(Input(CHANNEL, self.user(name), name, text,
+                                                 admin=True))  # fmt: skip
+        if show:
+            self.show([e for e in events if e != hide])
         await self.service.idle()
 
     def speaker(self, line: str) -> tuple[str, str]:
@@ -71,28 +80,88 @@ class Console:
                     return name, line
         return self.players[0], line
 
+    @property
+    def language(self) -> str:
+        """The table language: the console's banner and public lines."""
+        return self.service.router.table(CHANNEL).options.language
+
     async def setup(self, bots: int, level: str) -> None:
-        for name in self.players:
-            await self.say(name, "/join")
-        for _ in range(bots):
-            await self.say(self.players[0], f"/join bot {level}")
-        if len(self.players) + bots == 4:
+        auto_start = len(self.players) + bots == 4
+        # The console deals by itself: the table's "type /start to deal" would mislead.
+        complete = Public(CHANNEL, render(self.language, "table_complete"))
+        for i, name in enumerate(self.players):
+            last = auto_start and bots == 0 and i == len(self.players) - 1
+            await self.say(name, "/join", hide=complete if last else None)
+        for i in range(bots):
+            last = auto_start and i == bots - 1
+            await self.say(self.players[0], f"/join bot {level}", hide=complete if last else None)
+        if auto_start:
             await self.say(self.players[0], "/start")
 
+    async def set_language(self, name: str, text: str) -> bool:
+        """``/lang X`` in the console: one screen, so the table language follows too."""
+        words = text.split()
+        if len(words) != 2 or ALIASES.get(words[0].lstrip("/!").lower()) != "lang":
+            return False
+        lang = words[1].lower()
+        if lang not in LANGS:
+            return False
+        await self.say(name, f"/option language {lang}", show=False)
+        for player in self.players:
+            await self.say(player, f"/lang {lang}", show=player == name)
+        return True
+
     async def loop(self, read: Callable[[], str]) -> None:
+        lines = _LineReader(read)
         while True:
-            try:
-                line = await asyncio.to_thread(read)
-            except (EOFError, KeyboardInterrupt):
+            line = await lines.next()
+            if line is None:
                 print("", file=self.out)
                 return
             line = line.strip()
-            if line in ("/quit", "/exit", "quit", "exit"):
+            if line.lower() in QUIT:
                 return
             if not line:
                 continue
             name, text = self.speaker(line)
+            if await self.set_language(name, text):
+                continue
             await self.say(name, text)
+
+
+class _LineReader:
+    """Lines from ``read``, read in a daemon thread one at a time when asked for.
+
+    Not a worker thread of the event loop: one blocked in ``input()`` would keep the
+    process from quitting at Ctrl-C until Enter is pressed. The next line is read only
+    when the console asks for it, so the prompt comes after the answers to the last one.
+    """
+
+    def __init__(self, read: Callable[[], str]) -> None:
+        self._read = read
+        self._loop = asyncio.get_running_loop()
+        self._lines: asyncio.Queue[str | None] = asyncio.Queue()
+        self._wanted = threading.Semaphore(0)
+        threading.Thread(target=self._reader, name="console-input", daemon=True).start()
+
+    async def next(self) -> str | None:
+        """The next line; None at the end of the input."""
+        self._wanted.release()
+        return await self._lines.get()
+
+    def _put(self, line: str | None) -> None:
+        with contextlib.suppress(RuntimeError):  # a closed loop: the console has quit
+            self._loop.call_soon_threadsafe(self._lines.put_nowait, line)
+
+    def _reader(self) -> None:
+        while True:
+            self._wanted.acquire()
+            try:
+                line = self._read()
+            except (EOFError, KeyboardInterrupt, OSError, ValueError):
+                self._put(None)
+                return
+            self._put(line)
 
 
 def run_console(
@@ -114,15 +183,27 @@ def run_console(
         return 2
     service = Service.in_memory(seed=seed, language=lang)
     console = Console(service, names)
-    print("dokobot console. /help lists the commands, /quit ends. Cards: /play CQ or /play 3.")
+    for name in names:
+        service.router.langs[console.user(name)] = lang
+    print(render(lang, "console.banner"))
 
     def read() -> str:
         return input("> ")
 
     async def main() -> None:
-        await console.setup(n_bots, level)
-        await console.loop(read)
-        await service.close()
+        try:
+            await console.setup(n_bots, level)
+            await console.loop(read)
+        finally:
+            await service.close()
 
-    asyncio.run(main())
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        # Ctrl-C: quit at once. The console keeps nothing, so a running game is abandoned.
+        print("\n" + render(console.language, "console.interrupted"), flush=True)
+        sys.stderr.flush()
+        # The input thread may be inside input(), holding the lock of stdin: the
+        # interpreter's own shutdown could abort on it, so leave without one.
+        os._exit(130)
     return 0

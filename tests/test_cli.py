@@ -35,7 +35,7 @@ def test_replay_malformed_line_is_reported(tmp_path: Path) -> None:
 
 def test_replay_garbage_bytes_do_not_crash(tmp_path: Path) -> None:
     f = tmp_path / "t.doko"
-    f.write_bytes(b"anna: /join\nanna: /pl\xff\xfeay \x00\x01\n> Which card\nanna: /\xc3\x28\xa0\xa1\n> Unknown command\n")
+    f.write_bytes(b"anna: /join\nanna: /pl\xff\xfeay \x00\x01\n> No game is running\nanna: /\xc3\x28\xa0\xa1\n> Unknown command\n")
     res = _run("replay", str(f), "-q")
     assert res.returncode == 0, res.stderr
 

@@ -1,4 +1,4 @@
-"""The 76 games of ../shared/conformance, replayed through the whole host."""
+"""The 76 conformance games of tests/data, replayed through the whole host."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from testdata import CONFORMANCE
 
 from dokobot.host.replay import Replayer
 
-CONFORMANCE = Path(__file__).resolve().parent.parent.parent / "shared" / "conformance"
 KEYS = ("type", "solo", "mandatory_solo", "re", "kontra", "eyes", "winner", "scores")
 FILES = sorted(CONFORMANCE.glob("*.doko"))
 

@@ -12,13 +12,13 @@ import sys
 import time
 from pathlib import Path
 
+from testdata import CONFORMANCE
+
 from dokobot.host.events import Input
 from dokobot.host.replay import Replayer
 from dokobot.host.router import Router
 from dokobot.host.service import Service
 from dokobot.store import SqliteStore
-
-CONFORMANCE = Path(__file__).resolve().parent.parent.parent / "shared" / "conformance"
 
 
 def _script(tmp_path: Path, games: int) -> tuple[Path, list[str]]:

@@ -715,11 +715,11 @@ async def test_nick_change_mid_game_with_the_real_service(ngircd: NgircdServer) 
             assert [m.target for m in prompts] == ["ben"] * 5 + ["ben_x"] * 8
             plays = [m.text for m in clients[0].channel_lines(CHANNEL) if m.nick == BOT]
             assert sum(t.startswith("ben plays ") for t in plays) == 12  # the seat's name
-            # the host still knows ben_x as the player of that seat
+            # the host still knows ben_x as the player of that seat (the game is over)
             mark = len(ben.messages)
             await ben.say(BOT, "!hand")
             reply = await ben.wait_for(lambda m: m.command == "NOTICE", since=mark)
-            assert reply.target == "ben_x" and "Your hand" in reply.text
+            assert reply.target == "ben_x" and "No game is running" in reply.text
     finally:
         await service.close()
 

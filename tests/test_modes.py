@@ -386,8 +386,7 @@ def test_tournament_and_table_modes_do_not_mix() -> None:
     rep = four("tournament on")
     events = rep.feed(0, "anna", "/option mode fixed4")
     assert texts(events) == [
-        "Tournament mode needs table mode free (now: fixed4). "
-        "Set /option mode free, or /option tournament off."
+        "Table mode fixed4 cannot be played in tournament mode. First /option tournament off."
     ]
     assert rep.table.options.mode == "free"
 

@@ -11,7 +11,8 @@ import io
 import json
 import random
 from collections.abc import Callable
-from pathlib import Path
+
+from testdata import CONFORMANCE
 
 from dokobot.engine.cards import card_ascii
 from dokobot.engine.game import shuffled_deck
@@ -22,7 +23,6 @@ from dokobot.host.replay import Replayer, export_table
 from dokobot.host.series import CSV_COLUMNS, series_csv
 
 NAMES = ("anna", "ben", "carl", "dora")
-CONFORMANCE = Path(__file__).resolve().parent.parent.parent / "shared" / "conformance"
 
 
 def deal_line(seed: int, names: tuple[str, ...] = NAMES) -> str:

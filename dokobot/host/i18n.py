@@ -29,10 +29,20 @@ _RANKS: Final = {"en": ("9", "J", "Q", "K", "10", "A"), "de": ("9", "B", "D", "K
 
 @dataclass(frozen=True, slots=True)
 class Cards:
-    """Cards to show; with ``numbers``, each card is prefixed by its number."""
+    """Cards to show; with ``numbers``, each card is prefixed by its number.
+
+    ``groups`` (one value per card, e.g. trump or the plain suit) puts a visible
+    separator wherever the group changes:
+
+    >>> render("en", "your_hand", {"cards": Cards((32, 5, 0), (1, 2, 3), (0, 0, 1))})
+    'Your hand: 1:♥10  2:♣Q  |  3:♣9'
+    """
 
     cards: tuple[int, ...]
     numbers: tuple[int, ...] = ()
+    groups: tuple[int, ...] = ()
+    separator: str = ""
+    """Between two cards instead of the usual space (e.g. ``", "`` for a list)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,10 +89,18 @@ def _value(value: Any, lang: str) -> str:
     if isinstance(value, Cards):
         names = _CARD_TEXT.get(lang, _CARD_TEXT["en"])
         if value.numbers:
-            return "  ".join(
-                [f"{n}:{names[c]}" for n, c in zip(value.numbers, value.cards, strict=True)]
-            )
-        return " ".join([names[c] for c in value.cards])
+            shown = [f"{n}:{names[c]}" for n, c in zip(value.numbers, value.cards, strict=True)]
+            gap = "  "
+        else:
+            shown = [names[c] for c in value.cards]
+            gap = value.separator or " "
+        if not value.groups:
+            return gap.join(shown)
+        out = shown[:1]
+        for i in range(1, len(shown)):
+            out.append(gap + "|" + gap if value.groups[i] != value.groups[i - 1] else gap)
+            out.append(shown[i])
+        return "".join(out)
     if isinstance(value, Term):
         return text(lang, value.key)
     if isinstance(value, bool):

@@ -16,6 +16,7 @@ dokobot.host.options.OptionError: tournament mode needs mode free, not duel
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from dataclasses import dataclass, fields
 from decimal import Decimal
 from typing import Any, Final
@@ -91,6 +92,13 @@ class TableOptions:
             raise OptionError("option_unknown", f"unknown option {name}", name=name)
         new = dataclasses.replace(self, **{name: _parse(name, raw.strip().lower())})
         if new.tournament and new.mode != "free":
+            if name == "mode":  # the mode is asked for while tournament is on
+                raise OptionError(
+                    "option_conflict_mode",
+                    f"mode {new.mode} needs tournament off",
+                    name=name,
+                    mode=new.mode,
+                )
             raise OptionError(
                 "option_conflict",
                 f"tournament mode needs mode free, not {new.mode}",
@@ -98,6 +106,16 @@ class TableOptions:
                 mode=new.mode,
             )
         return new
+
+    @staticmethod
+    def guess(name: str) -> str | None:
+        """The option a mistyped ``name`` probably means, if one is close enough.
+
+        >>> TableOptions.guess("turnament"), TableOptions.guess("xyz")
+        ('tournament', None)
+        """
+        close = difflib.get_close_matches(name, TableOptions.names(), n=1, cutoff=0.6)
+        return close[0] if close else None
 
     def as_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}

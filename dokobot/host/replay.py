@@ -33,6 +33,7 @@ from .table import BotFactory, Table
 
 CHANNEL = "replay"
 
+_TRAILING_COMMENT = re.compile(r"\s#")
 _LINE = re.compile(r"^(?P<name>[^:!#>][^:]*?)(?P<dm>\s*\(dm\))?:\s?(?P<text>.*)$")
 
 
@@ -94,6 +95,9 @@ class Replayer:
         word, _, rest = line[1:].partition(" ")
         rest = rest.strip()
         table = self.table
+        if word in ("seed", "admin") and _TRAILING_COMMENT.search(rest):
+            # `!admin anna  # …` would silently make "anna  # …" an admin.
+            raise ReplayError(lineno, f"!{word}: a comment goes on a line of its own")
         if word == "seed":
             if not rest.lstrip("-").isdigit():
                 raise ReplayError(lineno, "!seed needs a number")

@@ -42,7 +42,7 @@ from ..engine.types import (
     Solo,
 )
 from .events import Choice, Event, Input, Private, Public
-from .i18n import LANGS, card_text, render
+from .i18n import LANGS, Cards, Term, card_text, render
 from .names import display_name
 from .notes import ALL, Note, Refusal
 from .options import BOT_LEVELS, OptionError, TableOptions, whole_number
@@ -53,18 +53,20 @@ log = logging.getLogger(__name__)
 
 MAX_LINE: Final = 400
 
-#: Command -> accepted names (English first, then German aliases).
+#: Command -> accepted names: the English name, the German name (shown in German help;
+#: the English one again where German players use it too), then more aliases.
 COMMANDS: Final[dict[str, tuple[str, ...]]] = {
     "join": ("join", "mitspielen", "beitreten"),
     "leave": ("leave", "verlassen", "gehen"),
+    "replace": ("replace", "ersetzen"),
     "start": ("start", "los", "geben"),
     "healthy": ("healthy", "gesund"),
     "reservation": ("reservation", "vorbehalt"),
-    "solo": ("solo",),
+    "solo": ("solo", "solo"),
     "wedding": ("wedding", "hochzeit"),
     "play": ("play", "spiel", "spielen", "lege", "p"),
-    "re": ("re",),
-    "kontra": ("kontra", "contra"),
+    "re": ("re", "re"),
+    "kontra": ("kontra", "kontra", "contra"),
     "no90": ("no90", "keine90"),
     "no60": ("no60", "keine60"),
     "no30": ("no30", "keine30"),
@@ -73,16 +75,26 @@ COMMANDS: Final[dict[str, tuple[str, ...]]] = {
     "table": ("table", "tisch"),
     "last": ("last", "letzter", "letzte"),
     "score": ("score", "liste", "punkte", "stand"),
-    "ledger": ("ledger", "chips", "konto"),
-    "option": ("option",),
+    "ledger": ("ledger", "konto", "chips"),
+    "option": ("option", "option"),
     "options": ("options", "optionen"),
     "lang": ("lang", "sprache", "language"),
     "abort": ("abort", "abbrechen"),
-    "export": ("export", "exportieren"),
-    "replace": ("replace", "ersetzen"),
+    "export": ("export", "export", "exportieren"),
     "help": ("help", "hilfe", "h"),
+    "quit": ("quit", "beenden", "exit"),
 }
 ALIASES: Final[dict[str, str]] = {alias: cmd for cmd, names in COMMANDS.items() for alias in names}
+
+
+def command_name(cmd: str, lang: str) -> str:
+    """The name of command ``cmd`` that help in ``lang`` shows.
+
+    >>> command_name("healthy", "de"), command_name("healthy", "en"), command_name("re", "de")
+    ('gesund', 'healthy', 're')
+    """
+    names = COMMANDS[cmd]
+    return names[1] if lang == "de" and len(names) > 1 else names[0]
 
 SOLO_NAMES: Final[dict[str, Solo]] = {
     "clubs": Solo.CLUBS, "kreuz": Solo.CLUBS, "club": Solo.CLUBS,
@@ -243,16 +255,18 @@ class Router:
         return handler(ctx, args)
 
     def _bare(self, ctx: Context, text: str) -> list[Event]:
-        """A line without a command: a card if it is the sender's turn, else nothing."""
+        """A line without a command: a card if it is the sender's turn, else chat.
+
+        On one's turn a line of one or two words (``CQ``, ``3``, ``Kreuz Dame``) is read as
+        a card, and a refusal answers it; longer lines are chat and get no answer.
+        """
         table, seat = ctx.table, ctx.seat
         if table is None or seat is None or table.game is None:
             return []
         game = table.game
-        if game.phase is not Phase.PLAYING or game.turn != seat or len(text) > 24:
+        if game.phase is not Phase.PLAYING or game.turn != seat:
             return []
-        try:
-            self._card(table, seat, text)
-        except Refusal:
+        if len(text) > 24 or len(text.split()) > 2:
             return []
         return self._cmd_play(ctx, text.split())
 
@@ -391,10 +405,17 @@ class Router:
             raise Refusal("in_channel_only")
         return self.render_notes(table, table.start(ctx.inp.name), ctx.inp)
 
+    @staticmethod
+    def _need_game(table: Table) -> None:
+        """Refuse unless a game is running, saying how to start one."""
+        if not table.running:
+            if len(table.seats) < 4:
+                raise Refusal("no_game_seats", n=len(table.seats))
+            raise Refusal("no_game")
+
     def _act(self, ctx: Context, action: Action, text: str) -> list[Event]:
         table, seat = self._need_seat(ctx)
-        if table.game is None:
-            raise Refusal("no_game")
+        self._need_game(table)
         return self.render_notes(table, table.act(seat, action, text), ctx.inp)
 
     def _cmd_healthy(self, ctx: Context, args: list[str]) -> list[Event]:
@@ -408,14 +429,10 @@ class Router:
 
     def _cmd_solo(self, ctx: Context, args: list[str]) -> list[Event]:
         if not args:
-            raise Refusal("solo_which", types="clubs spades hearts diamonds queens jacks fleshless")
+            raise Refusal("solo_which", types=Term("solo_types"))
         solo = SOLO_NAMES.get(args[0].lower())
         if solo is None:
-            raise Refusal(
-                "solo_unknown",
-                word=args[0],
-                types="clubs spades hearts diamonds queens jacks fleshless",
-            )
+            raise Refusal("solo_unknown", word=args[0], types=Term("solo_types"))
         return self._act(ctx, DECLARE_SOLO + solo, f"/solo {solo.key}")
 
     def _card(self, table: Table, seat: int, token: str) -> int:
@@ -432,12 +449,18 @@ class Router:
         try:
             kind = parse_kind(token)
         except NotationError as exc:
-            raise Refusal("notation." + exc.reason, **exc.params) from exc
+            params = dict(exc.params)
+            if isinstance(params.get("candidates"), list):
+                # Cards, so that each reader sees them in his notation (German ♣D, not ♣Q).
+                kinds = [parse_kind(name) for name in params["candidates"]]
+                params["candidates"] = Cards(tuple([k * 2 for k in kinds]), separator=", ")
+            raise Refusal("notation." + exc.reason, **params) from exc
         del kind
         return parse_card(token, hand)
 
     def _cmd_play(self, ctx: Context, args: list[str]) -> list[Event]:
         table, seat = self._need_seat(ctx)
+        self._need_game(table)
         if not args:
             raise Refusal("play_which")
         card = self._card(table, seat, " ".join(args))
@@ -468,8 +491,8 @@ class Router:
 
     def _cmd_hand(self, ctx: Context, args: list[str]) -> list[Event]:
         table, seat = self._need_seat(ctx)
-        if table.game is None:
-            raise Refusal("no_game")
+        self._need_game(table)
+        assert table.game is not None
         notes = [table.hand_note(seat)]
         if table.running and table.game.turn == seat:
             notes += [n for n in table.prompt() if n.to == seat]
@@ -483,7 +506,11 @@ class Router:
     def describe(self, table: Table, lang: str) -> str:
         """The /table view: seats, trick on the table, whose turn, calls, known parties."""
         names = table.names()
-        lines = [render(lang, "view.seats", {"seats": names or ["-"]})]
+        seats = [
+            render(lang, "view.standin", {"player": s.name}) if s.standin_for else s.name
+            for s in table.seats
+        ]
+        lines = [render(lang, "view.seats", {"seats": seats or ["-"]})]
         game = table.game
         if game is None or not table.running:
             lines.append(render(lang, "view.no_game"))
@@ -557,9 +584,12 @@ class Router:
         if not args:
             return self._cmd_options(ctx, args)
         name = args[0].lower().replace("-", "_")
+        if name not in table.options.names():
+            guess = TableOptions.guess(name)
+            if guess is not None:
+                raise Refusal("option_unknown_guess", name=name, guess=guess)
+            raise Refusal("option_unknown", name=name, names=", ".join(table.options.names()))
         if len(args) == 1:
-            if name not in table.options.names():
-                raise Refusal("option_unknown", name=name, names=", ".join(table.options.names()))
             return self._reply(
                 ctx, "option_value", {"name": name, "value": table.options.show(name)}
             )
@@ -578,6 +608,7 @@ class Router:
 
     def _cmd_abort(self, ctx: Context, args: list[str]) -> list[Event]:
         table, seat = self._need_seat(ctx)
+        self._need_game(table)
         return self.render_notes(table, table.abort(seat), ctx.inp)
 
     def _cmd_export(self, ctx: Context, args: list[str]) -> list[Event]:
@@ -600,11 +631,22 @@ class Router:
             word = args[0].lstrip("/!").lower()
             cmd = ALIASES.get(word)
             if cmd is None:
+                guess = difflib.get_close_matches(word, list(ALIASES), n=1, cutoff=0.6)
+                if guess:
+                    raise Refusal("unknown_command_guess", word=word, guess=ALIASES[guess[0]])
                 raise Refusal("unknown_command", word=word)
-            aliases = ", ".join("/" + a for a in COMMANDS[cmd])
+            first = command_name(cmd, lang)
+            names = [first, *(a for a in COMMANDS[cmd] if a != first)]
+            aliases = ", ".join("/" + a for a in dict.fromkeys(names))
             return self._reply(ctx, "help." + cmd, {"aliases": aliases})
-        rows = [f"/{cmd:<12} {render(lang, 'brief.' + cmd)}" for cmd in COMMANDS]
+        rows = [
+            f"/{command_name(cmd, lang):<12} {render(lang, 'brief.' + cmd)}" for cmd in COMMANDS
+        ]
         return self._reply(ctx, "help_list", {"commands": "\n".join(rows)})
+
+    def _cmd_quit(self, ctx: Context, args: list[str]) -> list[Event]:
+        """``/quit`` ends the console (the console handles it); in a chat it explains."""
+        return self._reply(ctx, "quit_chat")
 
 
 @functools.lru_cache(maxsize=4096)

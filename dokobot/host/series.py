@@ -184,6 +184,32 @@ class Series:
         self.records.append(rec)
         return rec
 
+    def totals_by_player(self) -> dict[str, int]:
+        """Each player's total in this series, by name (seats may change between games)."""
+        out: dict[str, int] = {}
+        for rec in self.records:
+            for name, score in zip(rec.names, rec.scores, strict=False):
+                out[name] = out.get(name, 0) + score
+        return out
+
+    def player_standings(self) -> list[tuple[int, str, int]]:
+        """(place, name, total) best first, by player; equal totals share a place.
+
+        >>> s = Series()
+        >>> s.records = [GameRecord(1, 0, "normal", None, False, None, [0, 1], [2, 3], (130, 110),
+        ...     (7, 5), [], "re", False, [], (1, 1, -1, -1), (1, 1, -1, -1), True, 1,
+        ...     names=["anna", "ben", "carl", "dora"])]
+        >>> s.player_standings()
+        [(1, 'anna', 1), (1, 'ben', 1), (3, 'carl', -1), (3, 'dora', -1)]
+        """
+        totals = self.totals_by_player()
+        order = sorted(totals, key=lambda name: -totals[name])
+        out: list[tuple[int, str, int]] = []
+        for i, name in enumerate(order):
+            place = out[-1][0] if i and totals[name] == out[-1][2] else i + 1
+            out.append((place, name, totals[name]))
+        return out
+
     def ranking(self) -> list[int]:
         """Seats by total, best first (ties: seat order)."""
         return sorted(range(4), key=lambda s: (-self.totals[s], s))
@@ -295,15 +321,27 @@ def score_sheet(
             lang, "score.progress_open", {"series": series.number, "counted": counted}
         )
     lines = [progress]
+    # Only the running series: earlier ones are named, their games stay in /score N.
+    earlier = sorted({r.series for r in records if r.series != series.number})
+    records = [r for r in records if r.series == series.number]
+    if earlier:
+        lines.append(render(lang, "score.earlier_series", {"series": [str(n) for n in earlier]}))
     if not records:
         lines.append(text(lang, "score.empty"))
         return lines
+    # Columns belong to players, not seats: whoever sat in a game of the series has one,
+    # and a game's row fills the columns of the four who played it.
+    players = list(dict.fromkeys([*(n for r in records for n in r.names), *names]))
+    running = dict.fromkeys(players, 0)
+    totals_after: list[dict[str, int]] = []
+    for rec in records:
+        for name, score in zip(rec.names, rec.scores, strict=False):
+            running[name] += score
+        totals_after.append(dict(running))
     shown = list(records[-last:]) if last > 0 else list(records)
     if len(shown) < len(records):
         lines.append(render(lang, "score.earlier", {"n": len(records) - len(shown)}))
-    short = [n[:NAME_WIDTH] for n in names]
-    while len(short) < 4:
-        short.append("?")
+    short = [n[:NAME_WIDTH] for n in players]
     rows: list[list[str]] = [
         [
             text(lang, "score.col.game"),
@@ -315,19 +353,16 @@ def score_sheet(
             *short,
         ]
     ]
-    previous: int | None = None
     marks = False
-    for rec in shown:
-        if previous is not None and rec.series != previous:
-            rows.append([render(lang, "score.series_sep", {"n": rec.series})])
-        previous = rec.series
+    for rec, after in zip(shown, totals_after[len(records) - len(shown) :], strict=True):
         marks = marks or rec.mandatory or rec.forced
         dealer = rec.names[rec.dealer] if rec.dealer < len(rec.names) else "?"
+        scores = dict(zip(rec.names, rec.scores, strict=False))
         if rec.cancelled:
-            results = ["-"] * 4
+            results = ["-" if n in scores else "" for n in players]
             value = "-"
         else:
-            results = [signed(x) for x in rec.scores]
+            results = [signed(scores[n]) if n in scores else "" for n in players]
             value = str(rec.value)
         rows.append(
             [
@@ -337,14 +372,13 @@ def score_sheet(
                 value,
                 *results,
                 "|",
-                *(signed(x) for x in rec.totals),
+                *(signed(after[n]) for n in players),
             ]
         )
-    if series.records:
-        rows.append(
-            ["", "", text(lang, "score.total"), "", "", "", "", "", "|"]
-            + [signed(x) for x in series.totals]
-        )
+    rows.append(
+        ["", "", text(lang, "score.total"), "", *([""] * len(players)), "|"]
+        + [signed(running[n]) for n in players]
+    )
     lines += _grid(rows, left={1, 2})
     if marks:
         lines.append(text(lang, "score.legend"))
@@ -383,21 +417,25 @@ def game_lines(rec: GameRecord, lang: str) -> list[str]:
     if rec.calls:
         calls = [f"{names[s]}: {text(lang, 'call.' + c)}" for s, c in rec.calls]
         lines.append(render(lang, "score.calls", {"calls": calls}))
-    for party, item, pts in rec.components:
-        lines.append(
-            render(
-                lang,
-                "component",
-                {"party": Term("party." + party), "item": Term("item." + item), "points": pts},
-            )
-        )
-    lines.append(render(lang, "score.value", {"value": rec.value}))
-    lines.append(
-        render(
-            lang, "game_scores", {"scores": [f"{names[s]} {rec.scores[s]:+d}" for s in range(4)]}
-        )
-    )
+    lines += [render(lang, key, params) for key, params in value_lines(rec)]
     return lines
+
+
+def value_lines(rec: GameRecord) -> list[tuple[str, dict[str, Any]]]:
+    """How a game was valued, as (catalogue key, parameters): each value item in words with
+    its points, the game value, and the four players' scores."""
+    names = rec.names
+    out: list[tuple[str, dict[str, Any]]] = [
+        (
+            "component",
+            {"party": Term("party." + party), "item": Term("item." + item), "points": f"{pts:+d}"},
+        )
+        for party, item, pts in rec.components
+    ]
+    winner = Term("party." + (rec.winner or "nobody"))
+    out.append(("score.value", {"value": rec.value, "winner": winner}))
+    out.append(("game_scores", {"scores": [f"{names[s]} {rec.scores[s]:+d}" for s in range(4)]}))
+    return out
 
 
 CSV_COLUMNS: Final = (

@@ -48,7 +48,7 @@ from .modes import (
 from .names import name_key
 from .notes import ALL, Note, Refusal
 from .options import TableOptions
-from .series import GameRecord, Series, game_lines, score_sheet
+from .series import GameRecord, Series, game_lines, score_sheet, signed, value_lines
 from .stakes import Ledger, LedgerEntry, Settlement, format_all, format_chips
 
 
@@ -132,6 +132,14 @@ def sorted_hand(game: Game | None, hand: int) -> list[Card]:
     return [c for c in order if hand >> c & 1]
 
 
+def shown_cards(game: Game, cards: list[Card], numbers: tuple[int, ...] = ()) -> Cards:
+    """Cards of a hand as every adapter shows them: in display order, grouped (trumps, then
+    each plain suit) so that the reader sees a separator between the groups."""
+    scheme = SCHEMES[0 if game.solo is None else int(game.solo)]
+    groups = tuple([-1 if scheme.cls[c] == TRUMP else scheme.cls[c] for c in cards])
+    return Cards(tuple(cards), numbers, groups)
+
+
 @dataclass(slots=True)
 class Table:
     """The state of one channel's table.
@@ -208,6 +216,10 @@ class Table:
                 self.waiting.append((user, name))
                 self._log(f"{name}: /join")
                 return [Note(ALL, "waiting_for_seat", {"player": name})]
+            if not self.running and any(s.standin_for == user for s in self.seats):
+                return self.replace(user, name, None)  # back to the seat kept for them
+            if any(s.is_bot for s in self.seats) and not self.running:
+                raise Refusal("table_full_replace")
             raise Refusal("table_full")
         self._check_name_free(name)
         self.seats.append(SeatInfo(user, name))
@@ -280,10 +292,13 @@ class Table:
         bots = [i for i, s in enumerate(self.seats) if s.is_bot]
         if target:
             bots = [i for i in bots if self.seats[i].name.lower() == target.lower()]
+        # A seat a computer player kept for this very person comes first.
+        bots.sort(key=lambda i: self.seats[i].standin_for != user)
         if not bots:
             raise Refusal("no_bot_to_replace")
         seat = bots[0]
-        old = self.seats[seat].name
+        info = self.seats[seat]
+        old = info.name
         self._check_name_free(name, seat)
         self.seats[seat] = SeatInfo(user, name)
         if self.owner is None:
@@ -291,15 +306,22 @@ class Table:
         self.bots.pop(seat, None)
         self.waiting = [w for w in self.waiting if w[0] != user]
         self._log(f"{name}: /replace {old}")
-        return [Note(ALL, "replaced", {"player": name, "old": old})]
+        if info.standin_for == user:
+            key = "replaced_own"
+        elif info.standin_for is not None:
+            key = "replaced_standin"
+        else:
+            key = "replaced"
+        return [Note(ALL, key, {"player": name, "old": old})]
 
     # ---------------------------------------------------------------- options
     def set_option(self, name: str, raw: str, by: str) -> list[Note]:
-        if self.running:
+        clean = name.strip().lower().replace("-", "_")
+        # The language changes no rule: it may change during a game.
+        if self.running and clean != "language":
             raise Refusal("only_between_games")
         old = self.options
         self.options = self.options.set(name, raw)
-        clean = name.strip().lower().replace("-", "_")
         self._log(f"{by}: /option {clean} {raw.strip()}")
         notes = [Note(ALL, "option_set", {"name": clean, "value": self.options.show(clean)})]
         if clean == "mode":
@@ -449,7 +471,7 @@ class Table:
         return Note(
             seat,
             "your_hand",
-            {"cards": Cards(tuple(cards), tuple(range(1, len(cards) + 1)))},
+            {"cards": shown_cards(game, cards, tuple(range(1, len(cards) + 1)))},
             kind="hand",
         )
 
@@ -481,9 +503,17 @@ class Table:
             choices = [(f"@solo.{s.key}", f"/solo {s.key}") for s in Solo]
             if game.forced < 0 and game.hands[seat] & CLUB_QUEENS == CLUB_QUEENS:
                 choices.insert(0, ("@choice.wedding", "/wedding"))
+            # A forced solo has no reservation round: only its type is asked for.
+            key = "turn_forced" if game.forced >= 0 else "turn_declaration"
             return [
-                *([Note(ALL, "turn_declaration_public", {"player": names[seat]})] * waiting),
-                Note(seat, "turn_declaration", {}, kind="reservation", choices=tuple(choices)),
+                *([Note(ALL, key + "_public", {"player": names[seat]})] * waiting),
+                Note(
+                    seat,
+                    key,
+                    {"types": Term("solo_types")},
+                    kind="reservation",
+                    choices=tuple(choices),
+                ),
             ]
         hand = sorted_hand(game, game.hands[seat])
         legal = game.legal_cards(seat)
@@ -501,7 +531,7 @@ class Table:
             Note(
                 seat,
                 "your_turn",
-                {"cards": Cards(cards, numbers)},
+                {"cards": shown_cards(game, list(cards), numbers)},
                 kind="turn",
                 choices=tuple(choices_c),
             )
@@ -518,7 +548,8 @@ class Table:
         try:
             game.play(seat, action)
         except IllegalAction as exc:
-            raise Refusal("illegal." + exc.reason, **_illegal_params(game, exc)) from exc
+            reason, params = _reservation_reason(game, seat, action, exc.reason)
+            raise Refusal("illegal." + reason, **params, **_illegal_params(game, exc)) from exc
         self._log(f"{self.seats[seat].name}: {text}")
         return self._after(seat, action, before_phase, before_tricks, before_open)
 
@@ -637,20 +668,10 @@ class Table:
                 },
             )
         ]
-        for party, item, pts in rec.components:
-            notes.append(
-                Note(
-                    ALL,
-                    "component",
-                    {"party": Term("party." + party), "item": Term("item." + item), "points": pts},
-                )
-            )
+        notes += [Note(ALL, key, params) for key, params in value_lines(rec)]
+        totals = self.series.totals_by_player()
         notes.append(
-            Note(
-                ALL,
-                "game_scores",
-                {"scores": [f"{names[s]} {rec.scores[s]:+d}" for s in range(4)]},
-            )
+            Note(ALL, "game_totals", {"totals": [f"{n} {signed(t)}" for n, t in totals.items()]})
         )
         opts = self.options
         kind = settlement_kind(opts)
@@ -663,8 +684,8 @@ class Table:
         notes.append(self.score_note(opts.language, last=8))
         if over:
             ranking = [
-                f"{place}. {names[s]} {self.series.totals[s]:+d}"
-                for place, s in self.series.standings()
+                f"{place}. {name} {total:+d}"
+                for place, name, total in self.series.player_standings()
             ]
             notes.append(Note(ALL, "series_over", {"ranking": ranking}))
             if series_entry is not None:
@@ -783,10 +804,13 @@ class Table:
         game = self.game
         if game is None or not self.running:
             raise Refusal("no_game")
-        self.abort_votes.add(seat)
-        self._log(f"{self.seats[seat].name}: /abort")
         humans = self.humans()
         need = len(humans) // 2 + 1
+        if seat in self.abort_votes:
+            votes = len([s for s in self.abort_votes if s in humans])
+            raise Refusal("abort_voted_already", votes=votes, need=need)
+        self.abort_votes.add(seat)
+        self._log(f"{self.seats[seat].name}: /abort")
         votes = len([s for s in self.abort_votes if s in humans])
         if votes < need:
             return [
@@ -862,8 +886,28 @@ class Table:
         return notes
 
 
+def _reservation_reason(
+    game: Game, seat: int, action: Action, reason: str
+) -> tuple[str, dict[str, Any]]:
+    """A refusal of the reservation rounds that says what is actually asked now."""
+    said = game.reserved[seat] if 0 <= seat < 4 else -1
+    if action in (HEALTHY, RESERVATION) and said >= 0 and reason != "game_over":
+        if game.phase is Phase.DECLARATIONS and game.turn == seat and game.forced < 0:
+            return "name_reservation", {}
+        if game.phase in (Phase.RESERVATIONS, Phase.DECLARATIONS):
+            word = "choice.reservation" if said else "choice.healthy"
+            return "reservation_stands", {"said": Term(word)}
+    if reason == "not_declaration_round" and game.phase is Phase.RESERVATIONS:
+        return "declare_after_reservation", {}
+    if reason == "not_reservation_round" and game.forced >= 0:
+        return "forced_solo_only", {}
+    return reason, {}
+
+
 def _illegal_params(game: Game, exc: IllegalAction) -> dict[str, Any]:
     params: dict[str, Any] = dict(exc.params)
+    if exc.reason == "call_wrong_party" and isinstance(params.get("party"), str):
+        params["party"] = Term("party." + params["party"])
     if "led" in params:
         led = params["led"]
         params["led"] = Term("class.trump" if led == TRUMP else f"class.{led}")
