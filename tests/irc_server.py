@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import shutil
 import signal
 import socket
@@ -245,7 +246,8 @@ class IrcClient:
         if self.password:
             await self.send(f"PASS {self.password}")
         await self.send(f"NICK {self.nick}")
-        await self.send(f"USER {self.nick.lower()[:10]} 0 * :test player {self.nick}")
+        user = re.sub(r"[^a-z0-9]", "", self.nick.lower())[:10] or "player"
+        await self.send(f"USER {user} 0 * :test player {self.nick}")
         await self.wait_for(lambda m: m.command in ("376", "422"), timeout)
 
     async def _read_loop(self) -> None:

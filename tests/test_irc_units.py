@@ -9,7 +9,15 @@ from collections.abc import Awaitable, Callable
 import pytest
 
 from dokobot.adapters.irc import IrcAdapter, IrcSettings
-from dokobot.adapters.irc.flood import Outbox, OutLine, TokenBucket, backoff_delay
+from dokobot.adapters.irc.flood import (
+    BULK,
+    GAME,
+    REPLY,
+    Outbox,
+    OutLine,
+    TokenBucket,
+    backoff_delay,
+)
 from dokobot.adapters.irc.identities import Identities
 from dokobot.adapters.irc.text import (
     command_text,
@@ -74,6 +82,27 @@ async def test_outbox_is_fifo_with_put_front_and_a_cap() -> None:
     assert (await asyncio.wait_for(waiter, 1)).text == "late"
 
 
+async def test_outbox_serves_game_lines_first_and_targets_in_turn() -> None:
+    box = Outbox()
+    for n in range(5):  # a spectator's long answer arrives first
+        box.put(OutLine("NOTICE", "u:spectator", f"export {n}", True, BULK))
+    box.put(OutLine("NOTICE", "u:eve", "error", True, REPLY))
+    for n in range(3):
+        box.put(OutLine("PRIVMSG", "#c", f"play {n}"))
+    box.put(OutLine("NOTICE", "u:anna", "Your turn", True, GAME, "irc:n:#c"))
+    got = [(await box.get()).text for _ in range(len(box))]
+    # game lines first, channel and prompt taking turns, then short replies, then bulk
+    assert got == ["play 0", "Your turn", "play 1", "play 2", "error"] + [
+        f"export {n}" for n in range(5)
+    ]
+    # two long answers for two people take turns
+    for who in ("a", "b"):
+        for n in range(3):
+            box.put(OutLine("NOTICE", who, f"{who}{n}", True, BULK))
+    assert [(await box.get()).text for _ in range(6)] == ["a0", "b0", "a1", "b1", "a2", "b2"]
+    assert box.waiting("a") == 0
+
+
 def test_backoff_grows_is_capped_and_jittered() -> None:
     rng = random.Random(0)
     delays = [backoff_delay(n, initial=1.0, cap=30.0, rng=rng) for n in range(12)]
@@ -97,7 +126,13 @@ def test_backoff_grows_is_capped_and_jittered() -> None:
         ("twelvechars!", False, "twelvechars!"),
         ("thirteenchars", False, None),
         ("two words", False, None),
-        ("two words", True, "two words"),
+        ("two words", True, "/two words"),
+        ("play ♦K", True, "/play ♦K"),
+        ("hand", True, "/hand"),
+        ("help", True, "/help"),
+        ("♦K", True, "♦K"),
+        ("7", True, "7"),
+        ("hello", True, "/hello"),
         ("  CQ  ", False, "CQ"),
         ("\x02!join\x02", False, "/join"),
         ("\x0304CQ", False, "CQ"),
@@ -112,9 +147,9 @@ def test_command_text(line: str, dm: bool, expected: str | None) -> None:
     assert command_text(line, dm=dm) == expected
 
 
-def test_command_text_cuts_very_long_input() -> None:
+def test_command_text_cuts_very_long_input_but_keeps_it_too_long_for_the_host() -> None:
     text = command_text("x" * 5000, dm=True)
-    assert text is not None and len(text) == 400
+    assert text is not None and 400 < len(text) <= 1001
 
 
 def test_choices_not_shown_in_the_text_are_listed_as_commands() -> None:
@@ -231,5 +266,5 @@ async def test_deliver_keeps_only_this_networks_events() -> None:
     assert lines == [
         OutLine("PRIVMSG", "#c", "hello"),
         OutLine("PRIVMSG", "#c", "world"),
-        OutLine("NOTICE", "irc:net:anna", "psst  [!play CQ]", private=True),
+        OutLine("NOTICE", "irc:net:anna", "psst  [!play CQ]", private=True, priority=1),
     ]

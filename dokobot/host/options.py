@@ -55,6 +55,10 @@ class TableOptions:
     turn_timeout: int = 0
     standin: bool = True
     bot_level: str = "normal"
+    bare_cards: bool = True
+    """A card typed alone in the channel (``CQ``, ``3``) plays it on your turn. Private
+    messages always take bare cards; on IRC channels the default is off (see
+    :meth:`for_channel`), so chat such as ``11`` or ``ha`` never plays a card."""
 
     @property
     def rules(self) -> Rules:
@@ -99,6 +103,13 @@ class TableOptions:
             )
         return new
 
+    def for_channel(self, channel: str) -> TableOptions:
+        """These options as the defaults of a new table in ``channel`` (platform id
+        ``irc:…``, ``discord:…``): IRC channels do not take bare cards."""
+        if channel.startswith("irc:") and self.bare_cards:
+            return dataclasses.replace(self, bare_cards=False)
+        return self
+
     def as_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
@@ -113,7 +124,7 @@ def _bad(name: str, what: str) -> OptionError:
 
 
 def _parse(name: str, raw: str) -> Any:
-    if name in ("tournament", "lust_solo_leads", "second_heart10_wins", "standin"):
+    if name in ("tournament", "lust_solo_leads", "second_heart10_wins", "standin", "bare_cards"):
         if raw in _TRUE:
             return True
         if raw in _FALSE:

@@ -144,7 +144,7 @@ class Router:
             srv = server or server_of(channel)
             ledger = self.ledgers.setdefault(srv, Ledger(server=srv))
             t = Table(channel=channel, seed=seed, bot_factory=self.bot_factory, ledger=ledger)
-            t.options = self.default_options
+            t.options = self.default_options.for_channel(channel)
             t.journal.append(f"!seed {seed}")
             if server:
                 t.journal.append(f"!server {server}")
@@ -199,7 +199,7 @@ class Router:
         text = _CONTROL.sub("", inp.text).strip()
         if not text:
             return []
-        if len(text) > MAX_LINE:
+        if len(text) > MAX_LINE or inp.truncated:
             raise Refusal("too_long", limit=MAX_LINE)
         table: Table | None
         if inp.dm or not inp.channel:
@@ -234,6 +234,8 @@ class Router:
         """A line without a command: a card if it is the sender's turn, else nothing."""
         table, seat = ctx.table, ctx.seat
         if table is None or seat is None or table.game is None:
+            return []
+        if not ctx.inp.dm and not table.options.bare_cards:
             return []
         game = table.game
         if game.phase is not Phase.PLAYING or game.turn != seat or len(text) > 24:
@@ -596,6 +598,11 @@ def _label(label: str, lang: str) -> str:
     if label.startswith("#"):
         return card_text(int(label[1:]), lang)
     return label
+
+
+def clean_name(name: str) -> str:
+    """A display name safe for journals and messages."""
+    return _clean_name(name)
 
 
 def _clean_name(name: str) -> str:
