@@ -455,7 +455,7 @@ class Router:
 
     def _cmd_hand(self, ctx: Context, args: list[str]) -> list[Event]:
         table, seat = self._need_seat(ctx)
-        if table.game is None:
+        if table.game is None or not table.running:
             raise Refusal("no_game")
         notes = [table.hand_note(seat)]
         if table.running and table.game.turn == seat:

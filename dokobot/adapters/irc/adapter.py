@@ -485,8 +485,12 @@ class IrcAdapter:
         return conn is not None and self._online.is_set() and conn.is_present(nick)
 
     def _nick_changed(self, user: str, nick: str) -> None:
+        """An identity goes by ``nick`` now (new, renamed, or back under an old nick): keep
+        it in the history and let the host rename the seat, in order with the inputs."""
         if self.store is not None:
             self._nick_writes.put_nowait((user, nick))
+        with contextlib.suppress(asyncio.QueueFull):
+            self._inbox.put_nowait(_Rename(user, nick))
 
     async def _nick_writer(self) -> None:
         store = self.store
@@ -523,9 +527,7 @@ class IrcAdapter:
     def _on_rename(self, conn: _Connection, old: str, new: str) -> None:
         if conn is not self._conn:
             return
-        user = self.identities.rename(old, new)
-        with contextlib.suppress(asyncio.QueueFull):
-            self._inbox.put_nowait(_Rename(user, new))
+        self.identities.rename(old, new)
 
     def _on_kicked(self, conn: _Connection, channel: str, by: str) -> None:
         if conn is not self._conn:
