@@ -1,24 +1,39 @@
 """The IRC adapter: IRC lines in, host events out.
 
 * Channel lines that start with ``!`` or ``/`` (``!x`` becomes ``/x``) and short single-token
-  lines (``CQ``) go to the host as :class:`~dokobot.host.events.Input`; so does every
-  private message (``dm=True``, channel ``""``). See :mod:`dokobot.adapters.irc.text`.
+  lines (``CQ``; the host plays them only if the table option ``bare_cards`` is on) go to
+  the host as :class:`~dokobot.host.events.Input`; so does every private message
+  (``dm=True``, channel ``""``), where every line is a command (``hand`` is ``/hand``). A
+  line that hit the protocol's 512-byte limit was cut by the server: it is marked
+  ``truncated`` and the host refuses it as too long. See :mod:`dokobot.adapters.irc.text`.
 * :class:`~dokobot.host.events.Public` becomes a ``PRIVMSG`` to the channel,
   :class:`~dokobot.host.events.Private` a ``NOTICE`` to the user's current nick (RFC 2812:
   bots answer with NOTICE, and never answer a NOTICE). IRC has no buttons: the choices
   the text does not show already are appended as the commands to type (``[!re]``).
-  Texts are split into lines of at most ``max_line_bytes`` (400) UTF-8 bytes.
-* Every outgoing line passes a token bucket (``flood_burst`` at once, then ``flood_rate``
-  per second), so a trick's output never trips the server's flood limits.
+  Texts are split into lines of at most ``max_line_bytes`` (400) UTF-8 bytes; a private
+  answer of more than :data:`PACK_AFTER` lines (export, score list) is packed into few lines,
+  and ``/help`` is sent as one line of commands plus the pointer to ``/help COMMAND``.
+* Output is fair (:class:`~dokobot.adapters.irc.flood.Outbox`): one queue per receiver;
+  channel game lines, hands and prompts first, short answers next, long answers last;
+  receivers take turns. Every line passes a token bucket (``flood_burst`` at once, then
+  ``flood_rate`` per second). When the last line of a prompt is really sent the adapter
+  calls the service's ``prompt_sent`` (the turn timer starts then).
 * Ids: channel ``irc:{network}:{#chan lowercased}``, user ``irc:{network}:{stable id}``
-  (:mod:`dokobot.adapters.irc.identities`; nick changes are followed).
+  (:mod:`dokobot.adapters.irc.identities`: the server's ``CASEMAPPING``, nick changes in
+  both directions, a nick history kept in the store across restarts). A nick change renames
+  the seat (the service's ``rename``), so the channel reads the current nick.
+* Prompts are never lost: a prompt for a player who is not in the bot's channels is held
+  back, and whenever a player is seen (JOIN, NAMES, WHO, any message) and the service's
+  ``pending_prompts`` has a prompt for them that they have not been sent on this connection,
+  it is sent again (after reconnects of either side and restarts of the bot).
 * Admin: the nick is in ``admins`` (case-insensitive) or, for a channel line, the nick is a
   channel operator there (``+o``, or the owner/admin prefixes ``~``/``&``). In a private
   message only the ``admins`` list counts. Nicks are not authenticated on IRC: use nicks
   that the network's services protect.
 * The connection is kept up: when it drops, the adapter reconnects with exponential backoff
-  (capped, with jitter) and joins its channels again. Inputs are handled one at a time in
-  the order they arrived; nothing the host or the library throws stops the adapter.
+  (capped, with jitter) and joins its channels again; after a KICK it joins the channel
+  again with the same backoff and says so there. Inputs are handled one at a time in the
+  order they arrived; nothing the host or the library throws stops the adapter.
 * The server password comes from ``DOKOBOT_IRC_PASSWORD`` only and is never logged.
 
 The IRC protocol itself is pydle's (see ``dokobot/adapters/IRC_LIBRARY.md``).
@@ -640,9 +655,9 @@ class IrcAdapter:
         if event.kind in PROMPT_KINDS:
             self._prompted[user] = (event.text, None)
             for index, line in enumerate(lines, 1):
-                last = index == len(lines)
-                prompt = event.channel if last else ""
-                self.outbox.put(OutLine("NOTICE", user, line, True, GAME, prompt or "-"))
+                self.outbox.put(
+                    OutLine("NOTICE", user, line, True, GAME, event.channel, index == len(lines))
+                )
             return
         if event.kind == "hand":
             priority = GAME
@@ -709,7 +724,7 @@ class IrcAdapter:
                     await asyncio.wait_for(conn.finished.wait(), 1.0)
                 continue
             self.sent += 1
-            if line.prompt and line.prompt != "-":
+            if line.prompt and line.last:
                 self._prompt_left(line.prompt, line.target)
             return
 

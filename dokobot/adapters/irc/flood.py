@@ -70,8 +70,9 @@ BULK = 2
 class OutLine:
     """One message to send: ``PRIVMSG`` to a channel or ``NOTICE`` to a user id.
 
-    ``prompt`` is the table's channel id when this line ends a prompt (a player's turn),
-    so the adapter can tell the host when the prompt really left.
+    ``prompt`` is the table's channel id on the lines of a prompt (a player's turn);
+    ``last`` marks the prompt's last line, so the adapter can tell the host when the prompt
+    really left.
     """
 
     command: str
@@ -80,6 +81,7 @@ class OutLine:
     private: bool = False  # target is a user id, resolved to the current nick when sent
     priority: int = GAME
     prompt: str = ""
+    last: bool = False
 
 
 class Outbox:
