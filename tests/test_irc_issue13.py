@@ -138,6 +138,27 @@ async def test_help_and_export_are_compact(ngircd: NgircdServer) -> None:
         await service.close()
 
 
+async def test_export_as_a_link_to_a_file(ngircd: NgircdServer, tmp_path: Path) -> None:
+    service = Service.in_memory(seed=4, bots=False)
+    folder = tmp_path / "exports"
+    settings = settings_for(ngircd, export_dir=str(folder), export_url="https://doko.test/x/")
+    try:
+        async with served(service, settings), players(ngircd, "anna") as (anna,):
+            await anna.say(CHANNEL, "!join")
+            await anna.wait_for(joined("anna"))
+            mark = len(anna.messages)
+            await anna.say(CHANNEL, "!export")
+            reply = await anna.wait_for(notice_to(anna, "https://doko.test/x/"), since=mark)
+            await asyncio.sleep(0.2)
+            assert anna.notices(mark) == [reply.text]  # one line
+            name = reply.text.rsplit("/", 1)[1]
+            assert len(name) > 15  # a name nobody guesses
+            content = (folder / name).read_text()
+            assert content.startswith("# dokobot export") and "anna: /join" in content
+    finally:
+        await service.close()
+
+
 async def test_a_game_with_turn_timeout_while_a_spectator_spams_export_and_help(
     ngircd: NgircdServer,
 ) -> None:

@@ -45,9 +45,11 @@ import asyncio
 import contextlib
 import logging
 import random
+import secrets
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, Protocol
 
 import pydle  # type: ignore[import-untyped, import-not-found, unused-ignore]
@@ -86,6 +88,9 @@ BULK_CAP = 60
 
 CUT_BYTES = 510
 """A received line this long (without CR LF) hit the protocol's 512-byte limit: it was cut."""
+
+EXPORTS_KEPT = 200
+"""Export files kept in ``export_dir``; older ones are removed."""
 
 JOIN_WAIT = 5.0
 """Seconds to wait for the server to confirm a re-JOIN after a KICK."""
@@ -659,6 +664,11 @@ class IrcAdapter:
                     OutLine("NOTICE", user, line, True, GAME, event.channel, index == len(lines))
                 )
             return
+        if event.kind == "export" and self.settings.export_dir:
+            link = self._export_link(event)
+            if link is not None:
+                self.outbox.put(OutLine("NOTICE", user, link, private=True, priority=REPLY))
+                return
         if event.kind == "hand":
             priority = GAME
         elif event.kind == "export" or len(lines) > PACK_AFTER:
@@ -671,6 +681,26 @@ class IrcAdapter:
             priority = REPLY
         for line in lines:
             self.outbox.put(OutLine("NOTICE", user, line, private=True, priority=priority))
+
+    def _export_link(self, event: Private) -> str | None:
+        """Write an export into ``export_dir`` under a random name; the line with its URL."""
+        folder = Path(self.settings.export_dir)
+        name = f"{secrets.token_urlsafe(12)}.doko"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_text(event.text, encoding="utf-8")
+            old = sorted(folder.glob("*.doko"), key=lambda p: p.stat().st_mtime)
+            for stale in old[:-EXPORTS_KEPT]:
+                stale.unlink(missing_ok=True)
+        except OSError as exc:
+            log.warning("IRC: could not write an export: %s", type(exc).__name__)
+            return None
+        url = self.settings.export_url.rstrip("/") + "/" + name
+        router = getattr(self.service, "router", None)
+        lang_of = getattr(router, "lang_of", None)
+        table = getattr(router, "tables", {}).get(event.channel)
+        lang = str(lang_of(event.user, table)) if callable(lang_of) else "en"
+        return render(lang, "irc_export_link", {"url": url})
 
     def _channel_target(self, channel_id: str) -> str | None:
         if not channel_id.startswith(self.prefix):
