@@ -469,3 +469,47 @@ async def test_cut_lines_are_refused_as_too_long_and_hand_after_the_game(
             assert "Your hand" not in reply.text
     finally:
         await service.close()
+
+
+# -- 4b. services accounts (IRCv3 account-tag, extended-join) ---------------------------------
+
+
+async def test_accounts_decide_identity_when_the_server_offers_them() -> None:
+    """ngIRCd offers no accounts, so a scripted server does: the account, not the nick,
+    is who somebody is."""
+    from irc_server import AccountIrcServer
+    from test_irc_e2e import StandInHost
+
+    server = AccountIrcServer()
+    await server.start()
+    host = StandInHost()
+    settings = IrcSettings(
+        host=server.host, port=server.port, tls=False, nick=BOT, channels=(CHANNEL,),
+        network=NETWORK, flood_burst=20, flood_rate=500.0,
+    )  # fmt: skip
+    try:
+        async with running(host, settings) as adapter:
+            assert any(line.startswith("CAP REQ") and "account-tag" in line
+                       for line in server.received)  # fmt: skip
+
+            async def whoami(prefix: str) -> str:
+                await server.inject(f"{prefix} PRIVMSG {CHANNEL} :!whoami")
+                nick = prefix.split(":")[1].split("!")[0]
+                line = await server.wait_for(lambda t: t.startswith(f"NOTICE {nick} :you are"))
+                server.received.remove(line)
+                return line.split("you are ")[1].split()[0]
+
+            ben = await whoami("@account=benacct :ben!u@h")
+            assert ben == f"irc:{NETWORK}:ben"
+            # the same account under another nick, without any NICK line: the same person
+            assert await whoami("@account=benacct :somebody!u@h") == ben
+            # the nick ben from another account, or from nobody logged in: somebody else
+            assert await whoami("@account=eve :ben!u@h") != ben
+            assert await whoami(":ben!u@h") != ben
+            # extended-join tells the account of a joining user
+            await server.inject(f":carl!u@h JOIN {CHANNEL} carlacct :Carl")
+            await asyncio.sleep(0.1)
+            carl = adapter.identities.user_id("carl")
+            assert await whoami("@account=carlacct :karl!u@h") == carl
+    finally:
+        await server.stop()

@@ -366,3 +366,14 @@ def test_a_renamed_seat_survives_replay() -> None:
     rep.run_lines(table.journal)
     assert rep.table.names() == ["anna", "benny", "carl", "dora"]
     assert rep.table.seat_of("irc:n:ben") == 1
+
+
+def test_account_bindings_are_kept_in_the_history() -> None:
+    changes: list[tuple[str, str]] = []
+    ids = Identities("irc:n:", on_change=lambda u, n: changes.append((u, n)))
+    ben = ids.user_id("ben", account="BenAcct")
+    assert ("irc:n:ben", "@BenAcct") in changes
+    restored = Identities("irc:n:", online=lambda nick: False)
+    restored.load(changes)
+    assert restored.user_id("whoever", account="benacct") == ben
+    assert restored.user_id("ben", account="") == "irc:n:ben~2"  # not logged in: not ben

@@ -134,6 +134,8 @@ def _channel_id_part(channel: str) -> str:
 
 
 _PydleBase: Any = pydle.featurize(
+    pydle.features.ircv3.CapabilityNegotiationSupport,
+    pydle.features.ircv3.TaggedMessageSupport,
     pydle.features.ISUPPORTSupport,
     pydle.features.CTCPSupport,
     pydle.features.TLSSupport,
@@ -157,6 +159,10 @@ class _Connection(_PydleBase):  # type: ignore[misc]
         self._adapter = adapter
         self.cut = False
         """Whether the PRIVMSG being handled hit the 512-byte limit (its end was cut off)."""
+        self.account: str | None = None
+        """The services account of the PRIVMSG being handled (see ``_account_of_line``)."""
+        self.accounts: dict[str, str] = {}
+        """Accounts told by ``extended-join`` (nick as joined -> account, ``""``: none)."""
         self.finished = asyncio.Event()
         self.ready = asyncio.Event()
 
@@ -209,9 +215,37 @@ class _Connection(_PydleBase):  # type: ignore[misc]
         with _logged("casemapping"):
             self._adapter._on_casemapping(self, value)
 
+    # -- IRCv3 accounts (when the server offers them; ngIRCd does not) -------------------
+
+    async def on_capability_account_tag_available(self, value: str | None) -> bool:
+        return True
+
+    async def on_capability_extended_join_available(self, value: str | None) -> bool:
+        return True
+
+    def _account_of_line(self, message: Any) -> str | None:
+        """The sender's account from an ``account`` tag: ``None`` when the server does not
+        tell accounts, ``""`` when it does and the sender is not logged in."""
+        if not self._capabilities.get("account-tag"):
+            return None
+        tags = getattr(message, "tags", None) or {}
+        account = tags.get("account")
+        return str(account) if account and account is not True else ""
+
+    async def on_raw_join(self, message: Any) -> None:
+        if self._capabilities.get("extended-join") and len(message.params) >= 3:
+            nick = str(message.source).partition("!")[0]
+            account = str(message.params[1])
+            self.accounts[nick] = "" if account == "*" else account
+            message = self._create_message("JOIN", message.params[0], source=message.source)
+        await super().on_raw_join(message)
+
     async def on_raw_privmsg(self, message: Any) -> None:
         raw = str(getattr(message, "_raw", "") or "").rstrip("\r\n")
+        if raw.startswith("@"):  # IRCv3 tags do not count toward the 512 bytes
+            raw = raw.partition(" ")[2]
         self.cut = len(raw.encode(self.encoding, "replace")) >= CUT_BYTES
+        self.account = self._account_of_line(message)
         await super().on_raw_privmsg(message)
 
     async def on_raw_366(self, message: Any) -> None:
@@ -233,7 +267,7 @@ class _Connection(_PydleBase):  # type: ignore[misc]
             if self.is_same_nick(user, self.nickname):
                 self._adapter._on_self_join(self, channel)
             else:
-                self._adapter._on_seen(self, user)
+                self._adapter._on_seen(self, user, self.accounts.pop(user, None))
 
     async def on_part(self, channel: str, user: str, message: str | None = None) -> None:
         with _logged("part"):
@@ -506,9 +540,12 @@ class IrcAdapter:
 
     def _nick_changed(self, user: str, nick: str) -> None:
         """An identity goes by ``nick`` now (new, renamed, or back under an old nick): keep
-        it in the history and let the host rename the seat, in order with the inputs."""
+        it in the history and let the host rename the seat, in order with the inputs.
+        (``@account``: the identity is bound to a services account; kept, no rename.)"""
         if self.store is not None:
             self._nick_writes.put_nowait((user, nick))
+        if nick.startswith("@"):
+            return
         with contextlib.suppress(asyncio.QueueFull):
             self._inbox.put_nowait(_Rename(user, nick))
 
@@ -521,11 +558,11 @@ class IrcAdapter:
             with _logged("storing a nick"):
                 await asyncio.to_thread(store.remember_nick, user, self.prefix + nick)
 
-    def _on_seen(self, conn: _Connection, nick: str) -> None:
+    def _on_seen(self, conn: _Connection, nick: str, account: str | None = None) -> None:
         """``nick`` is here (JOIN, NAMES, WHO, a message): send a pending prompt again."""
         if conn is not self._conn or not nick or conn.is_same_nick(nick, conn.nickname):
             return
-        self._resend(self.identities.user_id(nick))
+        self._resend(self.identities.user_id(nick, account))
 
     def _resend(self, user: str) -> None:
         pending = getattr(self.service, "pending_prompts", None)
@@ -601,12 +638,12 @@ class IrcAdapter:
             return  # a stale connection, or a server message
         if conn.is_same_nick(by, conn.nickname):
             return
-        cut = conn.cut
-        self._on_seen(conn, by)
+        cut, account = conn.cut, conn.account
+        self._on_seen(conn, by, account)
         text = command_text(message, dm=dm)
         if text is None:
             return
-        user = self.identities.user_id(by)
+        user = self.identities.user_id(by, account)
         admins = {self.identities.fold(nick) for nick in self.settings.admins}
         admin = self.identities.fold(by) in admins or (not dm and conn.is_op(target, by))
         channel = "" if dm else self.prefix + _channel_id_part(target)

@@ -18,7 +18,11 @@ If an identity loses its current nick to another identity (``bob`` renames to ``
 the old ``anna`` is gone), the old identity has no nick any more and private messages for it
 are dropped until it is seen again, so a hand is never sent to whoever holds the nick now.
 Without services accounts, IRC identity is the nick: someone who takes the nick of a player
-who is not online is that player.
+who is not online is that player. When the server tells accounts (IRCv3 ``account-tag`` on
+messages, ``extended-join`` on joins), the account decides: a line from account ``ben`` is
+the identity bound to that account whatever the nick, and an identity bound to an account is
+never given to a line that comes from another account or from nobody logged in. Account
+bindings are kept in the same history (as ``@account``).
 """
 
 from __future__ import annotations
@@ -81,6 +85,8 @@ class Identities:
         self._owner: dict[str, str] = {}  # folded nick -> the user id that used it last
         self._nick_by_id: dict[str, str] = {}  # user id -> current nick (as typed)
         self._known_ids: set[str] = set()
+        self._account_owner: dict[str, str] = {}  # folded account -> user id
+        self._account_of: dict[str, str] = {}  # user id -> folded account
 
     def fold(self, name: str) -> str:
         """``name`` case-folded with the server's casemapping."""
@@ -98,8 +104,22 @@ class Identities:
     def load(self, history: Iterable[tuple[str, str]]) -> None:
         """Restore the nick history ``(user id, nick)``, oldest first (after a restart)."""
         for user_id, nick in history:
-            if user_id.startswith(self.prefix) and nick:
+            if not user_id.startswith(self.prefix) or not nick:
+                continue
+            if nick.startswith("@"):
+                self._bind(user_id, nick[1:], notify=False)
+            else:
                 self._remember(user_id, nick, notify=False)
+
+    def _bind(self, user_id: str, account: str, *, notify: bool = True) -> None:
+        folded = self.fold(account)
+        if self._account_owner.get(folded) == user_id:
+            return
+        self._account_owner[folded] = user_id
+        self._account_of[user_id] = folded
+        self._known_ids.add(user_id)
+        if notify and self.on_change is not None:
+            self.on_change(user_id, "@" + account)
 
     def _remember(self, user_id: str, nick: str, *, notify: bool = True) -> None:
         folded = self.fold(nick)
@@ -118,21 +138,39 @@ class Identities:
             if notify and self.on_change is not None:
                 self.on_change(user_id, nick)
 
-    def user_id(self, nick: str) -> str:
+    def user_id(self, nick: str, account: str | None = None) -> str:
         """The user id of ``nick``; a nick seen for the first time gets a new id.
+
+        ``account``: the services account the server reported with this line (``""``: the
+        server reports accounts and this user is not logged in; ``None``: not known).
 
         >>> ids = Identities("irc:net:")
         >>> ids.user_id("Anna")
         'irc:net:anna'
         >>> ids.nick_for("irc:net:anna")
         'Anna'
+        >>> ids.user_id("Anja", account="anna1"), ids.user_id("Anna", account="anna1")
+        ('irc:net:anja', 'irc:net:anja')
         """
+        if account:
+            owner = self._account_owner.get(self.fold(account))
+            if owner is not None:
+                self._remember(owner, nick)
+                return owner
         folded = self.fold(nick)
         owner = self._owner.get(folded)
         if owner is not None:
+            bound = self._account_of.get(owner)
+            other_account = account is not None and bound is not None and bound != (
+                self.fold(account) if account else ""
+            )
             current = self._nick_by_id.get(owner)
-            if current is None or self.fold(current) == folded or not self.online(current):
+            if not other_account and (
+                current is None or self.fold(current) == folded or not self.online(current)
+            ):
                 self._remember(owner, nick)  # the same person, maybe back under an old nick
+                if account:
+                    self._bind(owner, account)
                 return owner
         base = self.prefix + folded
         user_id = base
@@ -141,6 +179,8 @@ class Identities:
             user_id = f"{base}~{counter}"
             counter += 1
         self._remember(user_id, nick)
+        if account:
+            self._bind(user_id, account)
         return user_id
 
     def rename(self, old: str, new: str) -> str:
