@@ -504,7 +504,11 @@ async def test_private_text_splitting_and_no_answer_to_notices(ngircd: NgircdSer
         mark = len(anna.messages)
         cards = (*(Choice(f"♦{n}", f"/play D{n}") for n in (9, 10)), Choice("re", "/re"))
         await adapter.deliver(
-            [Private(CHANNEL_ID, user, long_text + "\nsecond line: 1:♦9  2:♦10", cards, kind="hand")]
+            [
+                Private(
+                    CHANNEL_ID, user, long_text + "\nsecond line: 1:♦9  2:♦10", cards, kind="hand"
+                )
+            ]
         )
         await anna.wait_for(lambda m: "second line" in m.text, since=mark)
         notes = anna.notices(mark)

@@ -207,8 +207,10 @@ class Table:
         old = self.seats[seat].name
         if name == old:
             return
-        if not name or "=" in name or any(
-            s.name.lower() == name.lower() for i, s in enumerate(self.seats) if i != seat
+        if (
+            not name
+            or "=" in name
+            or any(s.name.lower() == name.lower() for i, s in enumerate(self.seats) if i != seat)
         ):
             raise Refusal("name_taken", name=name)
         self.seats[seat].name = name

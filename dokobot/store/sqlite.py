@@ -138,9 +138,7 @@ class SqliteStore(Store):
 
     def nick_history(self, prefix: str) -> list[tuple[str, str]]:
         with self._lock:
-            rows = self._db.execute(
-                "SELECT user, nick FROM nick_history ORDER BY seen"
-            ).fetchall()
+            rows = self._db.execute("SELECT user, nick FROM nick_history ORDER BY seen").fetchall()
         return [(str(u), str(n)) for u, n in rows if str(n).startswith(prefix)]
 
     def close(self) -> None:

@@ -341,7 +341,9 @@ class IrcAdapter:
         self.settings = settings
         self.prefix = f"irc:{settings.network}:"
         own_store = getattr(service, "store", None)
-        self.store = store if store is not None else own_store if isinstance(own_store, Store) else None
+        self.store = (
+            store if store is not None else own_store if isinstance(own_store, Store) else None
+        )
         """Where the nick history is kept across restarts (the service's store by default)."""
         self.identities = Identities(
             self.prefix, online=self._is_online, on_change=self._nick_changed

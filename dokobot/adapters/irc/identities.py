@@ -161,8 +161,10 @@ class Identities:
         owner = self._owner.get(folded)
         if owner is not None:
             bound = self._account_of.get(owner)
-            other_account = account is not None and bound is not None and bound != (
-                self.fold(account) if account else ""
+            other_account = (
+                account is not None
+                and bound is not None
+                and bound != (self.fold(account) if account else "")
             )
             current = self._nick_by_id.get(owner)
             if not other_account and (
