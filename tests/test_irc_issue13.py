@@ -300,6 +300,45 @@ async def test_renamed_player_returns_under_old_nick_after_a_server_restart(
         await service.close()
 
 
+async def test_a_player_who_was_away_gets_the_prompt_when_back(ngircd: NgircdServer) -> None:
+    """dora's connection drops; her prompt comes while she is away and is held back; when
+    she joins again the prompt is sent to her without her saying anything."""
+    service = Service.in_memory(seed=17, bots=False)
+    try:
+        async with (
+            served(service, settings_for(ngircd)),
+            players(ngircd, "anna", "ben", "carl") as clients,
+        ):
+            dora = IrcClient(ngircd.host, ngircd.port, "dora")
+            await dora.connect()
+            await dora.join(CHANNEL)
+            await seat_everybody([*clients, dora])
+            await dora.close()  # QUIT before the deal
+            await clients[0].wait_for(lambda m: m.command == "QUIT" and m.nick == "dora")
+            await clients[0].say(CHANNEL, "!start")
+            table = service.router.tables[CHANNEL_ID]
+            rng = random.Random(1)
+
+            def doras_turn(message: IrcMessage) -> bool:
+                game = table.game
+                return game is not None and game.turn == 3 and message.nick == BOT
+
+            # the others answer until the game waits for dora
+            await asyncio.gather(*(play_until(c, doras_turn, style=2, rng=rng) for c in clients))
+            await asyncio.sleep(0.3)
+            assert table.game is not None and table.game.turn == 3
+            dora = IrcClient(ngircd.host, ngircd.port, "dora")
+            await dora.connect()
+            await dora.join(CHANNEL)
+            prompt = await dora.wait_for(lambda m: is_prompt(m, dora))
+            assert prompt.target == "dora"
+            await asyncio.sleep(0.3)
+            assert len([m for m in dora.messages if is_prompt(m, dora)]) == 1
+            await dora.close()
+    finally:
+        await service.close()
+
+
 async def test_bot_restart_mid_game_sends_the_prompt_to_a_renamed_player(
     ngircd: NgircdServer, tmp_path: Path
 ) -> None:

@@ -182,6 +182,22 @@ class _Connection(_PydleBase):  # type: ignore[misc]
         # pydle awaits this; its base versions are plain functions. No WHOIS round trip.
         super()._create_user(nickname)
 
+    def _destroy_user(self, nickname: str, channel: str | None = None) -> None:
+        """Forget a user who left a channel (PART, KICK) or the network (QUIT).
+
+        pydle 1.2's RFC 1459 version only clears the mode lists and never removes the nick
+        from the channels' user lists, so a player who quit would still look present.
+        """
+        super()._destroy_user(nickname, channel)
+        if channel:
+            infos = [self.channels[channel]] if channel in self.channels else []
+        else:
+            infos = list(self.channels.values())
+        for info in infos:
+            info["users"].discard(nickname)
+        if not any(nickname in info["users"] for info in self.channels.values()):
+            self.users.pop(nickname, None)
+
     async def rawmsg(self, command: str, *args: Any, **kwargs: Any) -> None:
         if str(command).upper() == "PASS":
             # pydle logs every line it sends at DEBUG level: the password must not be.
