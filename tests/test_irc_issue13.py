@@ -195,6 +195,15 @@ async def test_a_game_with_turn_timeout_while_a_spectator_spams_export_and_help(
             async def delay(_: int) -> None:
                 await asyncio.sleep(0.1)
 
+            # the adapter tells the service when each prompt really left
+            sent: list[str] = []
+            hook = service.prompt_sent
+
+            def prompt_sent(channel: str, user: str) -> None:
+                sent.append(user)
+                hook(channel, user)
+
+            service.prompt_sent = prompt_sent  # type: ignore[method-assign]
             spammer = asyncio.create_task(spam())
             await seated[0].say(CHANNEL, "!start")
             rng = random.Random(9)
@@ -207,6 +216,8 @@ async def test_a_game_with_turn_timeout_while_a_spectator_spams_export_and_help(
             stop.set()
             rounds = await spammer
             assert rounds >= 10
+            assert len(sent) >= 4 * 13
+            assert set(sent) == {f"irc:{NETWORK}:{c.nick}" for c in seated}
             assert all(len(prompts) == 13 for prompts in results)
             lines = [m.text for m in seated[0].channel_lines(CHANNEL) if m.nick == BOT]
             assert not [t for t in lines if "did not act in time" in t]
