@@ -343,6 +343,9 @@ async def test_a_player_who_was_away_gets_the_prompt_when_back(ngircd: NgircdSer
             await dora.join(CHANNEL)
             prompt = await dora.wait_for(lambda m: is_prompt(m, dora))
             assert prompt.target == "dora"
+            # she missed the deal too: her hand comes first
+            hands = [m for m in dora.messages if "Your hand" in m.text and m.nick == BOT]
+            assert len(hands) == 1 and hands[0].when <= prompt.when
             await asyncio.sleep(0.3)
             assert len([m for m in dora.messages if is_prompt(m, dora)]) == 1
             await dora.close()

@@ -242,8 +242,9 @@ class Service:
         self._arm_timer(channel, table)
 
     def pending_prompts(self, user: str) -> list[Event]:
-        """The prompt waiting for ``user`` now (it is their turn at a running table), for an
-        adapter to send again when the player is back (reconnect, restart, new nick)."""
+        """The prompt waiting for ``user`` now (it is their turn at a running table), after
+        their hand, for an adapter to send again when the player is back (reconnect,
+        restart, new nick); empty when nothing waits for them."""
         channel = self.router.user_table.get(user)
         table = self.router.tables.get(channel) if channel else None
         if table is None or table.game is None or not table.running:
@@ -251,7 +252,7 @@ class Service:
         seat = table.seat_of(user)
         if seat is None or table.game.turn != seat or table.bot_to_move() is not None:
             return []
-        notes = [note for note in table.prompt() if note.to == seat]
+        notes = [table.hand_note(seat), *(note for note in table.prompt() if note.to == seat)]
         return self.router.render_notes(table, notes, None)
 
     async def rename(self, user: str, name: str) -> None:

@@ -587,10 +587,12 @@ class IrcAdapter:
         if not callable(pending):
             return
         events: list[Event] = pending(user)
-        for event in events:
-            if isinstance(event, Private) and self._prompted.get(user, ("",))[0] != event.text:
-                log.info("IRC: sending a pending prompt again")
-                self._queue_event(event)
+        prompts = [e for e in events if isinstance(e, Private) and e.kind in PROMPT_KINDS]
+        if not prompts or self._prompted.get(user, ("",))[0] == prompts[-1].text:
+            return  # nothing waits, or this prompt is queued or was sent on this connection
+        log.info("IRC: sending a pending prompt again")
+        for event in events:  # the hand, then the prompt
+            self._queue_event(event)
 
     def _on_gone(self, conn: _Connection, nick: str, channel: str | None) -> None:
         """``nick`` left (QUIT, or PART/KICK of a channel): a prompt sent before is missed."""
