@@ -542,8 +542,9 @@ async def test_accounts_decide_identity_when_the_server_offers_them() -> None:
     )  # fmt: skip
     try:
         async with running(host, settings) as adapter:
-            assert any(line.startswith("CAP REQ") and "account-tag" in line
-                       for line in server.received)  # fmt: skip
+            requests = [line for line in server.received if line.startswith("CAP REQ")]
+            assert len(requests) == 1
+            assert set(requests[0].partition(":")[2].split()) == {"account-tag", "extended-join"}
 
             async def whoami(prefix: str) -> str:
                 await server.inject(f"{prefix} PRIVMSG {CHANNEL} :!whoami")

@@ -161,6 +161,7 @@ class _Connection(_PydleBase):  # type: ignore[misc]
         """Whether the PRIVMSG being handled hit the 512-byte limit (its end was cut off)."""
         self.account: str | None = None
         """The services account of the PRIVMSG being handled (see ``_account_of_line``)."""
+        self._cap_ls_more: list[str] = []
         self.accounts: dict[str, str] = {}
         """Accounts told by ``extended-join`` (nick as joined -> account, ``""``: none)."""
         self.finished = asyncio.Event()
@@ -232,6 +233,16 @@ class _Connection(_PydleBase):  # type: ignore[misc]
             self._adapter._on_casemapping(self, value)
 
     # -- IRCv3 accounts (when the server offers them; ngIRCd does not) -------------------
+
+    async def on_raw_cap_ls(self, params: list[str]) -> None:
+        """Collect a multi-line ``CAP LS 302`` answer (``* :caps`` lines, then the last one)
+        before choosing capabilities; pydle 1.2 reads only the first word of each line."""
+        if len(params) > 1 and params[0] == "*":
+            self._cap_ls_more.extend(params[1].split())
+            return
+        offered = [*self._cap_ls_more, *(params[0].split() if params else ())]
+        self._cap_ls_more = []
+        await super().on_raw_cap_ls([" ".join(offered)])
 
     async def on_capability_account_tag_available(self, value: str | None) -> bool:
         return True
