@@ -41,7 +41,7 @@ def plays_of(client: IrcClient) -> list[str]:
     return [m.text for m in client.channel_lines(CHANNEL) if m.nick == BOT and " plays " in m.text]
 
 
-def notice_to(client: IrcClient, needle: str) -> Callable[[IrcMessage], bool]:
+def notice_to(needle: str) -> Callable[[IrcMessage], bool]:
     def match(message: IrcMessage) -> bool:
         return message.command == "NOTICE" and message.nick == BOT and needle in message.text
 
@@ -52,7 +52,7 @@ async def ask(client: IrcClient, target: str, text: str, needle: str) -> IrcMess
     """Send ``text`` and wait for the bot's NOTICE containing ``needle``."""
     mark = len(client.messages)
     await client.say(target, text)
-    return await client.wait_for(notice_to(client, needle), since=mark)
+    return await client.wait_for(notice_to(needle), since=mark)
 
 
 async def seat_everybody(clients: list[IrcClient]) -> None:
@@ -91,8 +91,8 @@ async def test_ascii_casemapping_keeps_bracket_nicks_apart(ngircd: NgircdServer)
                 await square.wait_for(lambda m, n=n: f"({n}/4)" in m.text)
             mark_s, mark_c = len(square.messages), len(curly.messages)
             await square.say(CHANNEL, "!start")
-            hand_s = await square.wait_for(notice_to(square, "Your hand"), since=mark_s)
-            hand_c = await curly.wait_for(notice_to(curly, "Your hand"), since=mark_c)
+            hand_s = await square.wait_for(notice_to("Your hand"), since=mark_s)
+            hand_c = await curly.wait_for(notice_to("Your hand"), since=mark_c)
             assert hand_s.target == "x[1]" and hand_c.target == "x{1}"
             assert hand_s.text != hand_c.text
             assert adapter.identities.nick_for(f"irc:{NETWORK}:x[1]") == "x[1]"
@@ -118,7 +118,7 @@ async def test_help_and_export_are_compact(ngircd: NgircdServer) -> None:
                 await anna.wait_for(lambda m, n=n: f"({n}/4)" in m.text)
             mark = len(eve.messages)
             await eve.say(CHANNEL, "!help")
-            await eve.wait_for(notice_to(eve, "!help COMMAND"), since=mark)
+            await eve.wait_for(notice_to("!help COMMAND"), since=mark)
             await asyncio.sleep(0.3)
             help_lines = eve.notices(mark)
             assert len(help_lines) == 2, help_lines  # was 27 NOTICEs
@@ -128,7 +128,7 @@ async def test_help_and_export_are_compact(ngircd: NgircdServer) -> None:
             # an export is packed into few lines (its lines joined with " | ")
             mark = len(eve.messages)
             await eve.say(CHANNEL, "!export")
-            await eve.wait_for(notice_to(eve, "dokobot export"), since=mark)
+            await eve.wait_for(notice_to("dokobot export"), since=mark)
             await asyncio.sleep(0.3)
             export = eve.notices(mark)
             history = service.store.load_journal(CHANNEL_ID)
@@ -148,7 +148,7 @@ async def test_export_as_a_link_to_a_file(ngircd: NgircdServer, tmp_path: Path) 
             await anna.wait_for(joined("anna"))
             mark = len(anna.messages)
             await anna.say(CHANNEL, "!export")
-            reply = await anna.wait_for(notice_to(anna, "https://doko.test/x/"), since=mark)
+            reply = await anna.wait_for(notice_to("https://doko.test/x/"), since=mark)
             await asyncio.sleep(0.2)
             assert anna.notices(mark) == [reply.text]  # one line
             name = reply.text.rsplit("/", 1)[1]
