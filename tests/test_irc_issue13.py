@@ -165,8 +165,8 @@ async def test_a_game_with_turn_timeout_while_a_spectator_spams_export_and_help(
     """Issue 13's "done when": four people, a turn timeout, and a spectator who runs
     ``!export`` and ``!help`` over and over; nobody is declared absent.
 
-    Timings are shorter than ``turn_timeout 10`` (2 s: a reminder after 2 s, a stand-in
-    after 4 s) and the output rate higher (40 lines/s) so the test is quick; the property is
+    Timings are shorter than ``turn_timeout 10`` (3 s: a reminder after 3 s, a stand-in
+    after 6 s) and the output rate higher (40 lines/s) so the test is quick; the property is
     the same: the prompts are not stuck behind the spectator's answers, and the timer runs
     from the moment a prompt is really sent. Players answer 0.1 s after their prompt.
     """
@@ -181,7 +181,7 @@ async def test_a_game_with_turn_timeout_while_a_spectator_spams_export_and_help(
             *seated, eve = clients
             await seat_everybody(seated)
             table = service.router.tables[CHANNEL_ID]
-            table.options = dataclasses.replace(table.options, turn_timeout=2)
+            table.options = dataclasses.replace(table.options, turn_timeout=3)
 
             async def spam() -> int:
                 count = 0
