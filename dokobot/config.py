@@ -88,6 +88,8 @@ _SCHEMA: dict[str, Any] = {
         "admins": ("strlist", None),
         "flood_burst": ("int", (1, 100)),
         "flood_rate": ("float", (0.01, 100.0)),
+        "export_dir": ("str", None),
+        "export_url": ("str", None),
     },
 }
 

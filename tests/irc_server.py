@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import shutil
 import signal
 import socket
@@ -245,7 +246,8 @@ class IrcClient:
         if self.password:
             await self.send(f"PASS {self.password}")
         await self.send(f"NICK {self.nick}")
-        await self.send(f"USER {self.nick.lower()[:10]} 0 * :test player {self.nick}")
+        user = re.sub(r"[^a-z0-9]", "", self.nick.lower())[:10] or "player"
+        await self.send(f"USER {user} 0 * :test player {self.nick}")
         await self.wait_for(lambda m: m.command in ("376", "422"), timeout)
 
     async def _read_loop(self) -> None:
@@ -339,3 +341,98 @@ class IrcClient:
             self._task.cancel()
             with contextlib.suppress(BaseException):
                 await self._task
+
+
+# -- a scripted IRC server offering IRCv3 accounts (ngIRCd offers none) -------------------
+
+
+class AccountIrcServer:
+    """A minimal scripted IRC server for one bot connection that offers the IRCv3
+    capabilities ``account-tag`` and ``extended-join`` (which ngIRCd 26.1 does not).
+
+    It registers the bot (``CASEMAPPING=ascii``), echoes its JOINs with an empty channel,
+    records every line the bot sends in ``received`` and lets a test inject lines with
+    :meth:`inject` (tagged PRIVMSGs, extended JOINs).
+    """
+
+    def __init__(self) -> None:
+        self.host = "127.0.0.1"
+        self.port = 0
+        self.received: list[str] = []
+        self._server: asyncio.base_events.Server | None = None
+        self._writer: asyncio.StreamWriter | None = None
+        self._changed = asyncio.Condition()
+        self.nick = ""
+
+    async def start(self) -> None:
+        self._server = await asyncio.start_server(self._serve, self.host, 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def stop(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+
+    async def inject(self, line: str) -> None:
+        assert self._writer is not None
+        self._writer.write(line.encode() + b"\r\n")
+        await self._writer.drain()
+
+    async def wait_for(self, predicate: Callable[[str], bool], timeout: float = 5.0) -> str:
+        async def look() -> str:
+            index = 0
+            async with self._changed:
+                while True:
+                    for line in self.received[index:]:
+                        if predicate(line):
+                            return line
+                    index = len(self.received)
+                    await self._changed.wait()
+
+        return await asyncio.wait_for(look(), timeout)
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._writer = writer
+        user_seen = False
+        cap_done = False
+        registered = False
+        while True:
+            raw = await reader.readline()
+            if not raw:
+                return
+            line = raw.decode("utf-8", "replace").rstrip("\r\n")
+            async with self._changed:
+                self.received.append(line)
+                self._changed.notify_all()
+            word, _, rest = line.partition(" ")
+            word = word.upper()
+            if word == "CAP" and rest.startswith("LS"):
+                # CAP LS 302 in two lines, as networks with many capabilities answer
+                await self.inject(":srv CAP * LS * :multi-prefix account-tag")
+                await self.inject(":srv CAP * LS :sasl extended-join")
+            elif word == "CAP" and rest.startswith("REQ"):
+                await self.inject(f":srv CAP * ACK :{rest.partition(':')[2] or rest[4:]}")
+            elif word == "CAP" and rest.startswith("END"):
+                cap_done = True
+            elif word == "NICK":
+                self.nick = rest.lstrip(":")
+            elif word == "USER":
+                user_seen = True
+            elif word == "PING":
+                await self.inject(f":srv PONG srv :{rest.lstrip(':')}")
+            elif word == "JOIN":
+                channel = rest.split()[0]
+                await self.inject(f":{self.nick}!bot@h JOIN {channel} * :dokobot")
+                await self.inject(f":srv 353 {self.nick} = {channel} :{self.nick}")
+                await self.inject(f":srv 366 {self.nick} {channel} :End of NAMES list")
+            if cap_done and user_seen and self.nick and not registered:
+                registered = True
+                for reply in (
+                    f":srv 001 {self.nick} :Welcome",
+                    f":srv 005 {self.nick} CASEMAPPING=ascii CHANTYPES=# :are supported",
+                    f":srv 375 {self.nick} :- srv message of the day",
+                    f":srv 376 {self.nick} :End of MOTD",
+                ):
+                    await self.inject(reply)

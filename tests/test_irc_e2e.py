@@ -273,6 +273,7 @@ async def play_until(
     rename_after: int | None = None,
     before_answer: Callable[[int], Awaitable[None]] | None = None,
     timeout: float = 20.0,
+    since: int = 0,
 ) -> list[str]:
     """Answer every prompt of the bot until ``finished`` matches; returns the prompts.
 
@@ -281,7 +282,7 @@ async def play_until(
     ``!play ♣Q`` in a private message to the bot.
     """
     prompts: list[str] = []
-    cursor = 0
+    cursor = since
     while True:
         message = await client.wait_for(
             lambda m: is_prompt(m, client) or finished(m), timeout, since=cursor
@@ -308,6 +309,13 @@ async def play_until(
 # -- tests -----------------------------------------------------------------------------------
 
 
+async def bare_cards_on(client: IrcClient) -> None:
+    """Let cards typed alone in the channel count (the option is off on IRC channels)."""
+    mark = len(client.messages)
+    await client.say(CHANNEL, "!option bare_cards on")
+    await client.wait_for(lambda m: "bare_cards is now on" in m.text, since=mark)
+
+
 async def play_full_game(
     server: NgircdServer,
     host: ServiceLike,
@@ -322,6 +330,8 @@ async def play_full_game(
         for client in clients:
             await client.say(CHANNEL, "!join")
             await client.wait_for(joined(client.nick))
+        if isinstance(host, Service):
+            await bare_cards_on(clients[0])
         await clients[0].say(CHANNEL, "!start")
         rng = random.Random(3)
         results = await asyncio.gather(
@@ -494,7 +504,11 @@ async def test_private_text_splitting_and_no_answer_to_notices(ngircd: NgircdSer
         mark = len(anna.messages)
         cards = (*(Choice(f"♦{n}", f"/play D{n}") for n in (9, 10)), Choice("re", "/re"))
         await adapter.deliver(
-            [Private(CHANNEL_ID, user, long_text + "\nsecond line: 1:♦9  2:♦10", cards)]
+            [
+                Private(
+                    CHANNEL_ID, user, long_text + "\nsecond line: 1:♦9  2:♦10", cards, kind="hand"
+                )
+            ]
         )
         await anna.wait_for(lambda m: "second line" in m.text, since=mark)
         notes = anna.notices(mark)
@@ -670,6 +684,7 @@ async def test_run_irc_with_computer_players(ngircd: NgircdServer) -> None:
             for n in range(2, 5):
                 await anna.say(CHANNEL, "!join bot random")
                 await anna.wait_for(seated(n))
+            await bare_cards_on(anna)
             await anna.say(CHANNEL, "!start")
             prompts = await play_until(anna, is_game_over, style=0, rng=random.Random(1))
         finally:
@@ -693,6 +708,7 @@ async def test_nick_change_mid_game_with_the_real_service(ngircd: NgircdServer) 
             for client in clients:
                 await client.say(CHANNEL, "!join")
                 await client.wait_for(joined(client.nick))
+            await bare_cards_on(clients[0])
             await clients[0].say(CHANNEL, "!start")
             rng = random.Random(8)
             # ben renames after his fifth prompt, then answers it and plays on as ben_x
@@ -714,11 +730,14 @@ async def test_nick_change_mid_game_with_the_real_service(ngircd: NgircdServer) 
             ]
             assert [m.target for m in prompts] == ["ben"] * 5 + ["ben_x"] * 8
             plays = [m.text for m in clients[0].channel_lines(CHANNEL) if m.nick == BOT]
-            assert sum(t.startswith("ben plays ") for t in plays) == 12  # the seat's name
-            # the host still knows ben_x as the player of that seat (the game is over)
+            # the channel uses the current nick from the rename on (issue 13, defect 7)
+            assert sum(t.startswith("ben plays ") for t in plays) == 3
+            assert sum(t.startswith("ben_x plays ") for t in plays) == 9
+            # the host still knows ben_x as the player of that seat
             mark = len(ben.messages)
             await ben.say(BOT, "!hand")
             reply = await ben.wait_for(lambda m: m.command == "NOTICE", since=mark)
+            # seated (not "not seated"); the game is over, so no empty "Your hand:"
             assert reply.target == "ben_x" and "No game is running" in reply.text
     finally:
         await service.close()
@@ -749,6 +768,7 @@ async def test_game_goes_on_after_the_bot_was_killed(ngircd: NgircdServer) -> No
                 await carl.wait_for(lambda m: m.command == "QUIT" and m.nick == BOT, since=mark)
                 await carl.wait_for(lambda m: m.command == "JOIN" and m.nick == BOT, since=mark)
 
+            await bare_cards_on(clients[0])
             await clients[0].say(CHANNEL, "!start")
             rng = random.Random(2)
             await asyncio.gather(

@@ -5,11 +5,20 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 import pytest
 
 from dokobot.adapters.irc import IrcAdapter, IrcSettings
-from dokobot.adapters.irc.flood import Outbox, OutLine, TokenBucket, backoff_delay
+from dokobot.adapters.irc.flood import (
+    BULK,
+    GAME,
+    REPLY,
+    Outbox,
+    OutLine,
+    TokenBucket,
+    backoff_delay,
+)
 from dokobot.adapters.irc.identities import Identities
 from dokobot.adapters.irc.text import (
     command_text,
@@ -20,6 +29,12 @@ from dokobot.adapters.irc.text import (
     with_choices,
 )
 from dokobot.host.events import Choice, Event, Input, Private, Public
+from dokobot.host.i18n import render
+from dokobot.host.notes import Refusal
+from dokobot.host.options import TableOptions
+from dokobot.host.replay import Replayer
+from dokobot.host.router import Router
+from dokobot.store import MemoryStore, SqliteStore, Store
 
 
 class FakeClock:
@@ -74,6 +89,27 @@ async def test_outbox_is_fifo_with_put_front_and_a_cap() -> None:
     assert (await asyncio.wait_for(waiter, 1)).text == "late"
 
 
+async def test_outbox_serves_game_lines_first_and_targets_in_turn() -> None:
+    box = Outbox()
+    for n in range(5):  # a spectator's long answer arrives first
+        box.put(OutLine("NOTICE", "u:spectator", f"export {n}", True, BULK))
+    box.put(OutLine("NOTICE", "u:eve", "error", True, REPLY))
+    for n in range(3):
+        box.put(OutLine("PRIVMSG", "#c", f"play {n}"))
+    box.put(OutLine("NOTICE", "u:anna", "Your turn", True, GAME, "irc:n:#c"))
+    got = [(await box.get()).text for _ in range(len(box))]
+    # game lines first, channel and prompt taking turns, then short replies, then bulk
+    assert got == ["play 0", "Your turn", "play 1", "play 2", "error"] + [
+        f"export {n}" for n in range(5)
+    ]
+    # two long answers for two people take turns
+    for who in ("a", "b"):
+        for n in range(3):
+            box.put(OutLine("NOTICE", who, f"{who}{n}", True, BULK))
+    assert [(await box.get()).text for _ in range(6)] == ["a0", "b0", "a1", "b1", "a2", "b2"]
+    assert box.waiting("a") == 0
+
+
 def test_backoff_grows_is_capped_and_jittered() -> None:
     rng = random.Random(0)
     delays = [backoff_delay(n, initial=1.0, cap=30.0, rng=rng) for n in range(12)]
@@ -97,7 +133,13 @@ def test_backoff_grows_is_capped_and_jittered() -> None:
         ("twelvechars!", False, "twelvechars!"),
         ("thirteenchars", False, None),
         ("two words", False, None),
-        ("two words", True, "two words"),
+        ("two words", True, "/two words"),
+        ("play ♦K", True, "/play ♦K"),
+        ("hand", True, "/hand"),
+        ("help", True, "/help"),
+        ("♦K", True, "♦K"),
+        ("7", True, "7"),
+        ("hello", True, "/hello"),
         ("  CQ  ", False, "CQ"),
         ("\x02!join\x02", False, "/join"),
         ("\x0304CQ", False, "CQ"),
@@ -112,9 +154,9 @@ def test_command_text(line: str, dm: bool, expected: str | None) -> None:
     assert command_text(line, dm=dm) == expected
 
 
-def test_command_text_cuts_very_long_input() -> None:
+def test_command_text_cuts_very_long_input_but_keeps_it_too_long_for_the_host() -> None:
     text = command_text("x" * 5000, dm=True)
-    assert text is not None and len(text) == 400
+    assert text is not None and 400 < len(text) <= 1001
 
 
 def test_choices_not_shown_in_the_text_are_listed_as_commands() -> None:
@@ -231,5 +273,107 @@ async def test_deliver_keeps_only_this_networks_events() -> None:
     assert lines == [
         OutLine("PRIVMSG", "#c", "hello"),
         OutLine("PRIVMSG", "#c", "world"),
-        OutLine("NOTICE", "irc:net:anna", "psst  [!play CQ]", private=True),
+        OutLine("NOTICE", "irc:net:anna", "psst  [!play CQ]", private=True, priority=1),
     ]
+
+
+def test_identities_follow_the_servers_casemapping() -> None:
+    ids = Identities("irc:n:")
+    assert ids.user_id("x[1]") == ids.user_id("x{1}")  # rfc1459 until the server says
+    ids = Identities("irc:n:")
+    ids.set_casemapping("ascii")
+    square, curly = ids.user_id("x[1]"), ids.user_id("x{1}")
+    assert square != curly
+    assert (square, curly) == ("irc:n:x[1]", "irc:n:x{1}")
+    assert ids.user_id("X[1]") == square  # letters still fold
+    ids.set_casemapping("strict-rfc1459")
+    assert ids.fold("A[~") == "a{~"
+    ids.set_casemapping("klingon")  # unknown values are ignored
+    assert ids.casemapping == "strict-rfc1459"
+
+
+def test_identities_come_back_under_an_old_nick_only_when_the_new_one_is_gone() -> None:
+    online: set[str] = set()
+    changes: list[tuple[str, str]] = []
+    ids = Identities(
+        "irc:n:",
+        online=lambda nick: nick.lower() in online,
+        on_change=lambda u, n: changes.append((u, n)),
+    )
+    ben = ids.user_id("ben")
+    online.add("ben")
+    assert ids.rename("ben", "benny") == ben
+    online.discard("ben")
+    online.add("benny")
+    # while benny is online, somebody else called ben is somebody else
+    other = ids.user_id("ben")
+    assert other == "irc:n:ben~2" and ids.nick_for(ben) == "benny"
+    # benny goes away (server restart); the other "ben" was last seen as ben, so ben now
+    # belongs to the newcomer: only ben's own later nick brings him back
+    online.clear()
+    assert ids.user_id("benny") == ben
+    # both directions: a fresh identity store restored from the history
+    restored = Identities("irc:n:", online=lambda nick: False)
+    restored.load(changes)
+    assert restored.nick_for(ben) == "benny"
+    assert restored.user_id("benny") == ben
+    assert restored.user_id("ben") == other  # the nick's last user
+    solo = Identities("irc:n:", online=lambda nick: False)
+    solo.load([(ben, "ben"), (ben, "benny")])
+    assert solo.user_id("ben") == ben  # back under the first nick after a restart
+    assert solo.nick_for(ben) == "ben"
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+def test_store_keeps_the_nick_history(kind: str, tmp_path: Path) -> None:
+    store: Store = MemoryStore() if kind == "memory" else SqliteStore(tmp_path / "s.db")
+    store.remember_nick("irc:n:ben", "irc:n:ben")
+    store.remember_nick("irc:n:anna", "irc:n:Anna")
+    store.remember_nick("irc:n:ben", "irc:n:benny")
+    store.remember_nick("irc:other:x", "irc:other:x")
+    store.remember_nick("irc:n:ben~2", "irc:n:BEN")  # the nick's new user, newest
+    assert store.nick_history("irc:n:") == [
+        ("irc:n:anna", "irc:n:Anna"),
+        ("irc:n:ben", "irc:n:benny"),
+        ("irc:n:ben~2", "irc:n:BEN"),
+    ]
+    store.close()
+    if kind == "sqlite":
+        again = SqliteStore(tmp_path / "s.db")
+        assert again.nick_history("irc:other:") == [("irc:other:x", "irc:other:x")]
+        again.close()
+
+
+def test_bare_cards_is_off_on_irc_channels_only() -> None:
+    options = TableOptions()
+    assert options.bare_cards
+    assert not options.for_channel("irc:net:#doko").bare_cards
+    assert options.for_channel("discord:1").bare_cards
+    assert options.set("bare_cards", "on").bare_cards
+    assert "bare_cards" in render("en", "help.option", {"aliases": ""})
+    assert "bare_cards" in render("de", "help.option", {"aliases": ""})
+
+
+def test_a_renamed_seat_survives_replay() -> None:
+    router = Router(seed=1)
+    for name in ("anna", "ben", "carl", "dora"):
+        router.handle(Input("irc:n:#c", f"irc:n:{name}", name, "/join"))
+    table = router.tables["irc:n:#c"]
+    table.rename(1, "benny")
+    with pytest.raises(Refusal):
+        table.rename(1, "Anna")
+    rep = Replayer(router=Router(seed=1), channel="irc:n:#c", trusted=True)
+    rep.run_lines(table.journal)
+    assert rep.table.names() == ["anna", "benny", "carl", "dora"]
+    assert rep.table.seat_of("irc:n:ben") == 1
+
+
+def test_account_bindings_are_kept_in_the_history() -> None:
+    changes: list[tuple[str, str]] = []
+    ids = Identities("irc:n:", on_change=lambda u, n: changes.append((u, n)))
+    ben = ids.user_id("ben", account="BenAcct")
+    assert ("irc:n:ben", "@BenAcct") in changes
+    restored = Identities("irc:n:", online=lambda nick: False)
+    restored.load(changes)
+    assert restored.user_id("whoever", account="benacct") == ben
+    assert restored.user_id("ben", account="") == "irc:n:ben~2"  # not logged in: not ben

@@ -223,7 +223,7 @@ async def play_irc_game(client: IrcClient, rng: random.Random, timeout: float = 
         cards = NUMBERED_CARD.findall(message.text)
         assert cards, message.text
         number, _ = rng.choice(cards)
-        await client.say(CHANNEL, number)
+        await client.say(CHANNEL, f"!play {number}")  # bare cards are off on IRC channels
 
 
 # -- the test -------------------------------------------------------------------------------

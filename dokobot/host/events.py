@@ -32,6 +32,8 @@ class Input:
     server: str = ""
     """The server (Discord guild, IRC network) as ``"discord:GUILD"``; chip ledgers are kept
     per server. Empty: derived from ``channel``."""
+    truncated: bool = False
+    """The platform cut the line (it was too long); the host refuses it as too long."""
 
 
 @dataclass(frozen=True, slots=True)

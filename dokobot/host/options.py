@@ -56,6 +56,10 @@ class TableOptions:
     turn_timeout: int = 0
     standin: bool = True
     bot_level: str = "normal"
+    bare_cards: bool = True
+    """A card typed alone in the channel (``CQ``, ``3``) plays it on your turn. Private
+    messages always take bare cards; on IRC channels the default is off (see
+    :meth:`for_channel`), so chat such as ``11`` or ``ha`` never plays a card."""
 
     @property
     def rules(self) -> Rules:
@@ -117,6 +121,13 @@ class TableOptions:
         close = difflib.get_close_matches(name, TableOptions.names(), n=1, cutoff=0.6)
         return close[0] if close else None
 
+    def for_channel(self, channel: str) -> TableOptions:
+        """These options as the defaults of a new table in ``channel`` (platform id
+        ``irc:…``, ``discord:…``): IRC channels do not take bare cards."""
+        if channel.startswith("irc:") and self.bare_cards:
+            return dataclasses.replace(self, bare_cards=False)
+        return self
+
     def as_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
@@ -144,7 +155,7 @@ def _bad(name: str, what: str) -> OptionError:
 
 
 def _parse(name: str, raw: str) -> Any:
-    if name in ("tournament", "lust_solo_leads", "second_heart10_wins", "standin"):
+    if name in ("tournament", "lust_solo_leads", "second_heart10_wins", "standin", "bare_cards"):
         if raw in _TRUE:
             return True
         if raw in _FALSE:

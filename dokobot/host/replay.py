@@ -5,6 +5,7 @@ Format (one item a line): ``#`` comments and blank lines are skipped;
 deal; ``!dealer NAME`` sets the next dealer; ``!admin NAME`` makes NAME a server admin;
 ``!user NAME=ID`` gives NAME a platform user id; ``!server ID`` names the server whose
 chip ledger the table uses; ``!away NAME`` lets a computer player move for NAME until NAME acts again;
+``!rename OLD=NEW`` gives the seat of OLD the name NEW (a nick change);
 ``!bots scripted`` makes computer players
 wait for their moves from the file; ``NAME: TEXT`` is a line typed in the channel and
 ``NAME (dm): TEXT`` a private message to the bot; ``> TEXT`` after an input line expects
@@ -28,6 +29,7 @@ from ..engine.errors import NotationError
 from ..engine.game import hands_from_kinds
 from ..engine.notation import parse_cards
 from .events import Event, Input, Private, Public
+from .notes import Refusal
 from .router import Router
 from .table import BotFactory, Table
 
@@ -137,6 +139,17 @@ class Replayer:
             line = f"!user {name.strip()}={uid.strip()}"
             self.table.user_lines.add(line)
             self.table.journal.append(line)
+        elif word == "rename":
+            old, eq, new = rest.partition("=")
+            if not eq:
+                raise ReplayError(lineno, "!rename needs OLD=NEW")
+            seat = self._seat(lineno, old.strip())
+            try:
+                table.rename(seat, new.strip())
+            except Refusal as exc:
+                raise ReplayError(lineno, f"cannot rename {old.strip()!r}") from exc
+            if old.strip() in self.users:
+                self.users[new.strip()] = self.users[old.strip()]
         elif word == "away":
             table.mark_away(self._seat(lineno, rest))
         elif word == "server":

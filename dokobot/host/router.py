@@ -167,7 +167,7 @@ class Router:
             srv = server or server_of(channel)
             ledger = self.ledgers.setdefault(srv, Ledger(server=srv))
             t = Table(channel=channel, seed=seed, bot_factory=self.bot_factory, ledger=ledger)
-            t.options = self.default_options
+            t.options = self.default_options.for_channel(channel)
             if seed is not None:
                 t.journal.append(f"!seed {seed}")
             if server:
@@ -223,7 +223,7 @@ class Router:
         text = _CONTROL.sub("", inp.text).strip()
         if not text:
             return []
-        if len(text) > MAX_LINE:
+        if len(text) > MAX_LINE or inp.truncated:
             raise Refusal("too_long", limit=MAX_LINE)
         table: Table | None
         if inp.dm or not inp.channel:
@@ -262,6 +262,8 @@ class Router:
         """
         table, seat = ctx.table, ctx.seat
         if table is None or seat is None or table.game is None:
+            return []
+        if not ctx.inp.dm and not table.options.bare_cards:
             return []
         game = table.game
         if game.phase is not Phase.PLAYING or game.turn != seat:
@@ -656,6 +658,11 @@ def _label(label: str, lang: str) -> str:
     if label.startswith("#"):
         return card_text(int(label[1:]), lang)
     return label
+
+
+def clean_name(name: str) -> str:
+    """A display name safe for journals and messages."""
+    return _clean_name(name)
 
 
 def _clean_name(name: str) -> str:

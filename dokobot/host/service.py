@@ -17,9 +17,9 @@ from typing import Any
 
 from ..store import MemoryStore, Store
 from .events import Event, Input, Private
-from .notes import ALL, Note
+from .notes import ALL, Note, Refusal
 from .replay import Replayer, ReplayError
-from .router import Router
+from .router import Router, clean_name
 from .table import BotFactory, Table
 
 log = logging.getLogger(__name__)
@@ -228,6 +228,49 @@ class Service:
             await self._persist(channel)
         await self._emit(events)
         self._after_change(channel)
+
+    # ---------------------------------------------------------------- adapter hooks
+    def prompt_sent(self, channel: str, user: str) -> None:
+        """An adapter reports that the prompt for ``user`` at ``channel`` really left now
+        (it may have waited in a send queue): the turn timer starts again from here."""
+        table = self.router.tables.get(channel)
+        if self._closed or table is None or table.game is None or not table.running:
+            return
+        seat = table.seat_of(user)
+        if seat is None or table.game.turn != seat or table.bot_to_move() is not None:
+            return
+        self._arm_timer(channel, table)
+
+    def pending_prompts(self, user: str) -> list[Event]:
+        """The prompt waiting for ``user`` now (it is their turn at a running table), after
+        their hand, for an adapter to send again when the player is back (reconnect,
+        restart, new nick); empty when nothing waits for them."""
+        channel = self.router.user_table.get(user)
+        table = self.router.tables.get(channel) if channel else None
+        if table is None or table.game is None or not table.running:
+            return []
+        seat = table.seat_of(user)
+        if seat is None or table.game.turn != seat or table.bot_to_move() is not None:
+            return []
+        notes = [table.hand_note(seat), *(note for note in table.prompt() if note.to == seat)]
+        return self.router.render_notes(table, notes, None)
+
+    async def rename(self, user: str, name: str) -> None:
+        """``user`` goes by ``name`` now (an IRC nick change): their seat takes the name, so
+        the channel reads the current name. Journaled; a name another seat has is kept out."""
+        channel = self.router.user_table.get(user)
+        if not channel or channel not in self.router.tables:
+            return
+        async with self._lock(channel):
+            table = self.router.tables[channel]
+            seat = table.seat_of(user)
+            if seat is None:
+                return
+            try:
+                table.rename(seat, clean_name(name))
+            except Refusal:
+                return
+            await self._persist(channel)
 
     @staticmethod
     def _still(table: Table, marker: tuple[int, int]) -> bool:

@@ -231,6 +231,20 @@ class Table:
             notes.append(Note(ALL, "table_complete"))
         return notes
 
+    def rename(self, seat: int, name: str) -> None:
+        """The person in ``seat`` goes by ``name`` now (journaled as ``!rename OLD=NEW``)."""
+        old = self.seats[seat].name
+        if name == old:
+            return
+        if (
+            not name
+            or "=" in name
+            or any(s.name.lower() == name.lower() for i, s in enumerate(self.seats) if i != seat)
+        ):
+            raise Refusal("name_taken", name=name)
+        self.seats[seat].name = name
+        self._log(f"!rename {old}={name}")
+
     def join_bot(self, by: str, level: str | None) -> list[Note]:
         if len(self.seats) >= 4:
             raise Refusal("table_full")

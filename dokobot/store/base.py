@@ -27,6 +27,16 @@ class Store(ABC):
     @abstractmethod
     def languages(self) -> dict[str, str]: ...
 
+    @abstractmethod
+    def remember_nick(self, user: str, nick: str) -> None:
+        """Note that ``user`` goes by ``nick`` now (a chat nick history, e.g. IRC's);
+        ``nick`` is platform-qualified (``irc:{network}:{nick}``). A nick belongs to the
+        user that used it last."""
+
+    @abstractmethod
+    def nick_history(self, prefix: str) -> list[tuple[str, str]]:
+        """``(user, nick)`` of every nick starting with ``prefix``, least recent first."""
+
     def close(self) -> None:  # noqa: B027 - optional
         """Release resources."""
 
@@ -38,6 +48,8 @@ class MemoryStore(Store):
         self._lock = threading.Lock()
         self._journals: dict[str, list[str]] = {}
         self._langs: dict[str, str] = {}
+        self._nicks: dict[str, str] = {}  # nick (lowercased) -> user, least recent first
+        self._spelling: dict[str, str] = {}
 
     def append(self, channel: str, lines: list[str]) -> None:
         with self._lock:
@@ -58,3 +70,18 @@ class MemoryStore(Store):
     def languages(self) -> dict[str, str]:
         with self._lock:
             return dict(self._langs)
+
+    def remember_nick(self, user: str, nick: str) -> None:
+        with self._lock:
+            key = nick.lower()
+            self._nicks.pop(key, None)
+            self._nicks[key] = user
+            self._spelling[key] = nick
+
+    def nick_history(self, prefix: str) -> list[tuple[str, str]]:
+        with self._lock:
+            return [
+                (user, self._spelling[key])
+                for key, user in self._nicks.items()
+                if self._spelling[key].startswith(prefix)
+            ]

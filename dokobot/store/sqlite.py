@@ -5,7 +5,7 @@
 >>> s = SqliteStore(os.path.join(d, "t.db"))
 >>> s.append("c", ["a: /join", "b: /join"])
 >>> s.load_journal("c"), s.channels(), s.schema_version()
-(['a: /join', 'b: /join'], ['c'], 2)
+(['a: /join', 'b: /join'], ['c'], 3)
 >>> s.close()
 """
 
@@ -32,6 +32,14 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     CREATE TABLE user_settings (
         user TEXT PRIMARY KEY,
         language TEXT NOT NULL
+    );
+    """,
+    # Chat nick histories (IRC identities across nick changes and restarts).
+    """
+    CREATE TABLE nick_history (
+        nick TEXT PRIMARY KEY COLLATE NOCASE,
+        user TEXT NOT NULL,
+        seen INTEGER NOT NULL
     );
     """,
 )
@@ -117,6 +125,21 @@ class SqliteStore(Store):
         with self._lock:
             rows = self._db.execute("SELECT user, language FROM user_settings").fetchall()
         return {str(u): str(lang) for u, lang in rows}
+
+    def remember_nick(self, user: str, nick: str) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO nick_history (nick, user, seen) VALUES "
+                "(?, ?, (SELECT COALESCE(MAX(seen), 0) + 1 FROM nick_history)) "
+                "ON CONFLICT(nick) DO UPDATE SET nick = excluded.nick, user = excluded.user, "
+                "seen = excluded.seen",
+                (nick, user),
+            )
+
+    def nick_history(self, prefix: str) -> list[tuple[str, str]]:
+        with self._lock:
+            rows = self._db.execute("SELECT user, nick FROM nick_history ORDER BY seen").fetchall()
+        return [(str(u), str(n)) for u, n in rows if str(n).startswith(prefix)]
 
     def close(self) -> None:
         with self._lock:

@@ -1,24 +1,39 @@
 """The IRC adapter: IRC lines in, host events out.
 
 * Channel lines that start with ``!`` or ``/`` (``!x`` becomes ``/x``) and short single-token
-  lines (``CQ``) go to the host as :class:`~dokobot.host.events.Input`; so does every
-  private message (``dm=True``, channel ``""``). See :mod:`dokobot.adapters.irc.text`.
+  lines (``CQ``; the host plays them only if the table option ``bare_cards`` is on) go to
+  the host as :class:`~dokobot.host.events.Input`; so does every private message
+  (``dm=True``, channel ``""``), where every line is a command (``hand`` is ``/hand``). A
+  line that hit the protocol's 512-byte limit was cut by the server: it is marked
+  ``truncated`` and the host refuses it as too long. See :mod:`dokobot.adapters.irc.text`.
 * :class:`~dokobot.host.events.Public` becomes a ``PRIVMSG`` to the channel,
   :class:`~dokobot.host.events.Private` a ``NOTICE`` to the user's current nick (RFC 2812:
   bots answer with NOTICE, and never answer a NOTICE). IRC has no buttons: the choices
   the text does not show already are appended as the commands to type (``[!re]``).
-  Texts are split into lines of at most ``max_line_bytes`` (400) UTF-8 bytes.
-* Every outgoing line passes a token bucket (``flood_burst`` at once, then ``flood_rate``
-  per second), so a trick's output never trips the server's flood limits.
+  Texts are split into lines of at most ``max_line_bytes`` (400) UTF-8 bytes; a private
+  answer of more than :data:`PACK_AFTER` lines (export, score list) is packed into few lines,
+  and ``/help`` is sent as one line of commands plus the pointer to ``/help COMMAND``.
+* Output is fair (:class:`~dokobot.adapters.irc.flood.Outbox`): one queue per receiver;
+  channel game lines, hands and prompts first, short answers next, long answers last;
+  receivers take turns. Every line passes a token bucket (``flood_burst`` at once, then
+  ``flood_rate`` per second). When the last line of a prompt is really sent the adapter
+  calls the service's ``prompt_sent`` (the turn timer starts then).
 * Ids: channel ``irc:{network}:{#chan lowercased}``, user ``irc:{network}:{stable id}``
-  (:mod:`dokobot.adapters.irc.identities`; nick changes are followed).
+  (:mod:`dokobot.adapters.irc.identities`: the server's ``CASEMAPPING``, nick changes in
+  both directions, a nick history kept in the store across restarts). A nick change renames
+  the seat (the service's ``rename``), so the channel reads the current nick.
+* Prompts are never lost: a prompt for a player who is not in the bot's channels is held
+  back, and whenever a player is seen (JOIN, NAMES, WHO, any message) and the service's
+  ``pending_prompts`` has a prompt for them that they have not been sent on this connection,
+  it is sent again (after reconnects of either side and restarts of the bot).
 * Admin: the nick is in ``admins`` (case-insensitive) or, for a channel line, the nick is a
   channel operator there (``+o``, or the owner/admin prefixes ``~``/``&``). In a private
   message only the ``admins`` list counts. Nicks are not authenticated on IRC: use nicks
   that the network's services protect.
 * The connection is kept up: when it drops, the adapter reconnects with exponential backoff
-  (capped, with jitter) and joins its channels again. Inputs are handled one at a time in
-  the order they arrived; nothing the host or the library throws stops the adapter.
+  (capped, with jitter) and joins its channels again; after a KICK it joins the channel
+  again with the same backoff and says so there. Inputs are handled one at a time in the
+  order they arrived; nothing the host or the library throws stops the adapter.
 * The server password comes from ``DOKOBOT_IRC_PASSWORD`` only and is never logged.
 
 The IRC protocol itself is pydle's (see ``dokobot/adapters/IRC_LIBRARY.md``).
@@ -30,18 +45,24 @@ import asyncio
 import contextlib
 import logging
 import random
+import secrets
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, Protocol
 
 import pydle  # type: ignore[import-untyped, import-not-found, unused-ignore]
 
 from dokobot.host.events import Event, Input, Private, Public
+from dokobot.host.i18n import render
+from dokobot.host.router import ALIASES
+from dokobot.store import Store
 
-from .flood import Outbox, OutLine, TokenBucket, backoff_delay
-from .identities import Identities, irc_fold
+from .flood import BULK, GAME, REPLY, Outbox, OutLine, TokenBucket, backoff_delay
+from .identities import Identities
 from .settings import IrcSettings
-from .text import command_text, split_text, with_choices
+from .text import command_text, compact_help, pack_lines, split_text, with_choices
 
 log = logging.getLogger("dokobot.adapters.irc")
 
@@ -55,6 +76,32 @@ STABLE_AFTER = 60.0
 
 _CHANNEL_SIGILS = "#&+!"
 _OP_STATUSES = ("q", "a", "o")  # owner, admin, operator
+
+PROMPT_KINDS = ("turn", "reservation")
+"""Kinds of private events that ask a player to act (sent first; the turn timer follows them)."""
+
+PACK_AFTER = 3
+"""A private answer of more lines than this is packed into few lines and sent last."""
+
+BULK_CAP = 60
+"""Long answers waiting for one person beyond this many lines are dropped (``!export`` spam)."""
+
+CUT_BYTES = 510
+"""A received line this long (without CR LF) hit the protocol's 512-byte limit: it was cut."""
+
+EXPORTS_KEPT = 200
+"""Export files kept in ``export_dir``; older ones are removed."""
+
+JOIN_WAIT = 5.0
+"""Seconds to wait for the server to confirm a re-JOIN after a KICK."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Rename:
+    """A nick change, handed to the host in order with the inputs."""
+
+    user: str
+    nick: str
 
 
 class ServiceLike(Protocol):
@@ -87,6 +134,8 @@ def _channel_id_part(channel: str) -> str:
 
 
 _PydleBase: Any = pydle.featurize(
+    pydle.features.ircv3.CapabilityNegotiationSupport,
+    pydle.features.ircv3.TaggedMessageSupport,
     pydle.features.ISUPPORTSupport,
     pydle.features.CTCPSupport,
     pydle.features.TLSSupport,
@@ -108,6 +157,13 @@ class _Connection(_PydleBase):  # type: ignore[misc]
             realname=settings.realname,
         )
         self._adapter = adapter
+        self.cut = False
+        """Whether the PRIVMSG being handled hit the 512-byte limit (its end was cut off)."""
+        self.account: str | None = None
+        """The services account of the PRIVMSG being handled (see ``_account_of_line``)."""
+        self._cap_ls_more: list[str] = []
+        self.accounts: dict[str, str] = {}
+        """Accounts told by ``extended-join`` (nick as joined -> account, ``""``: none)."""
         self.finished = asyncio.Event()
         self.ready = asyncio.Event()
 
@@ -126,6 +182,22 @@ class _Connection(_PydleBase):  # type: ignore[misc]
     async def _create_user(self, nickname: str) -> None:
         # pydle awaits this; its base versions are plain functions. No WHOIS round trip.
         super()._create_user(nickname)
+
+    def _destroy_user(self, nickname: str, channel: str | None = None) -> None:
+        """Forget a user who left a channel (PART, KICK) or the network (QUIT).
+
+        pydle 1.2's RFC 1459 version only clears the mode lists and never removes the nick
+        from the channels' user lists, so a player who quit would still look present.
+        """
+        super()._destroy_user(nickname, channel)
+        if channel:
+            infos = [self.channels[channel]] if channel in self.channels else []
+        else:
+            infos = list(self.channels.values())
+        for info in infos:
+            info["users"].discard(nickname)
+        if not any(nickname in info["users"] for info in self.channels.values()):
+            self.users.pop(nickname, None)
 
     async def rawmsg(self, command: str, *args: Any, **kwargs: Any) -> None:
         if str(command).upper() == "PASS":
@@ -155,21 +227,94 @@ class _Connection(_PydleBase):  # type: ignore[misc]
             self.ready.set()
             self._adapter._on_registered(self)
 
+    async def on_isupport_casemapping(self, value: str) -> None:
+        await super().on_isupport_casemapping(value)
+        with _logged("casemapping"):
+            self._adapter._on_casemapping(self, value)
+
+    # -- IRCv3 accounts (when the server offers them; ngIRCd does not) -------------------
+
+    async def on_raw_cap_ls(self, params: list[str]) -> None:
+        """Collect a multi-line ``CAP LS 302`` answer (``* :caps`` lines, then the last one)
+        before choosing capabilities; pydle 1.2 reads only the first word of each line."""
+        if len(params) > 1 and params[0] == "*":
+            self._cap_ls_more.extend(params[1].split())
+            return
+        offered = [*self._cap_ls_more, *(params[0].split() if params else ())]
+        self._cap_ls_more = []
+        await super().on_raw_cap_ls([" ".join(offered)])
+
+    async def on_capability_account_tag_available(self, value: str | None) -> bool:
+        return True
+
+    async def on_capability_extended_join_available(self, value: str | None) -> bool:
+        return True
+
+    def _account_of_line(self, message: Any) -> str | None:
+        """The sender's account from an ``account`` tag: ``None`` when the server does not
+        tell accounts, ``""`` when it does and the sender is not logged in."""
+        if not self._capabilities.get("account-tag"):
+            return None
+        tags = getattr(message, "tags", None) or {}
+        account = tags.get("account")
+        return str(account) if account and account is not True else ""
+
+    async def on_raw_join(self, message: Any) -> None:
+        if self._capabilities.get("extended-join") and len(message.params) >= 3:
+            nick = str(message.source).partition("!")[0]
+            account = str(message.params[1])
+            self.accounts[nick] = "" if account == "*" else account
+            message = self._create_message("JOIN", message.params[0], source=message.source)
+        await super().on_raw_join(message)
+
+    async def on_raw_privmsg(self, message: Any) -> None:
+        raw = str(getattr(message, "_raw", "") or "").rstrip("\r\n")
+        if raw.startswith("@"):  # IRCv3 tags do not count toward the 512 bytes
+            raw = raw.partition(" ")[2]
+        self.cut = len(raw.encode(self.encoding, "replace")) >= CUT_BYTES
+        self.account = self._account_of_line(message)
+        await super().on_raw_privmsg(message)
+
+    async def on_raw_366(self, message: Any) -> None:
+        """End of NAMES: everybody in the channel is seen (a pending prompt is sent again)."""
+        with _logged("names"):
+            channel = message.params[1] if len(message.params) > 1 else ""
+            info = self.channels.get(channel) if channel else None
+            for nick in sorted(info["users"]) if info else ():
+                self._adapter._on_seen(self, nick)
+
+    async def on_raw_352(self, message: Any) -> None:
+        """A WHO reply line: the nick is seen."""
+        with _logged("who"):
+            if len(message.params) > 5:
+                self._adapter._on_seen(self, message.params[5])
+
     async def on_join(self, channel: str, user: str) -> None:
         with _logged("join"):
             if self.is_same_nick(user, self.nickname):
                 self._adapter._on_self_join(self, channel)
+            else:
+                self._adapter._on_seen(self, user, self.accounts.pop(user, None))
 
     async def on_part(self, channel: str, user: str, message: str | None = None) -> None:
         with _logged("part"):
             if self.is_same_nick(user, self.nickname):
                 self._adapter._on_self_leave(self, channel)
+            else:
+                self._adapter._on_gone(self, user, channel)
+
+    async def on_quit(self, user: str, message: str | None = None) -> None:
+        with _logged("quit"):
+            if not self.is_same_nick(user, self.nickname):
+                self._adapter._on_gone(self, user, None)
 
     async def on_kick(self, channel: str, target: str, by: str, reason: str | None = None) -> None:
         with _logged("kick"):
             if self.is_same_nick(target, self.nickname):
                 log.warning("IRC: kicked from %s by %s", channel, by)
-                self._adapter._on_self_leave(self, channel)
+                self._adapter._on_kicked(self, channel, by)
+            else:
+                self._adapter._on_gone(self, target, channel)
 
     async def on_channel_message(self, target: str, by: str, message: str) -> None:
         with _logged("channel message"):
@@ -183,9 +328,17 @@ class _Connection(_PydleBase):  # type: ignore[misc]
         with _logged("nick change"):
             if self.is_same_nick(new, self.nickname):
                 return  # our own nick (or the registration's fake NICK)
-            self._adapter.identities.rename(old, new)
+            self._adapter._on_rename(self, old, new)
 
     # -- queries ------------------------------------------------------------------------
+
+    def is_present(self, nick: str) -> bool:
+        """Whether ``nick`` is in one of the bot's channels now."""
+        folded = self._adapter.identities.fold(nick)
+        fold = self._adapter.identities.fold
+        return any(
+            fold(other) == folded for info in self.channels.values() for other in info["users"]
+        )
 
     def is_op(self, channel: str, nick: str) -> bool:
         """Whether ``nick`` has operator status (or higher) in ``channel``."""
@@ -209,11 +362,23 @@ class IrcAdapter:
         settings: IrcSettings,
         *,
         rng: random.Random | None = None,
+        store: Store | None = None,
     ) -> None:
         self.service = service
         self.settings = settings
         self.prefix = f"irc:{settings.network}:"
-        self.identities = Identities(self.prefix)
+        own_store = getattr(service, "store", None)
+        self.store = (
+            store if store is not None else own_store if isinstance(own_store, Store) else None
+        )
+        """Where the nick history is kept across restarts (the service's store by default)."""
+        self.identities = Identities(
+            self.prefix, online=self._is_online, on_change=self._nick_changed
+        )
+        self._nick_writes: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        self._prompted: dict[str, tuple[str, int | None]] = {}
+        """user id -> (text of the prompt queued for them, registration it went out on)."""
+        self._tasks: set[asyncio.Task[None]] = set()
         self.bucket = TokenBucket(settings.flood_burst, settings.flood_rate)
         self.outbox = Outbox()
         self.registrations = 0
@@ -222,8 +387,7 @@ class IrcAdapter:
         """Lines sent so far."""
         self.joined: set[str] = set()
         """Channels (lowercased) the bot is in right now."""
-        self._inbox: asyncio.Queue[Input] = asyncio.Queue(maxsize=1000)
-        self._admins = frozenset(irc_fold(nick) for nick in settings.admins)
+        self._inbox: asyncio.Queue[Input | _Rename] = asyncio.Queue(maxsize=1000)
         self._wanted = frozenset(_channel_id_part(c) for c in settings.channels)
         self._rng = rng or random.Random()
         self._conn: _Connection | None = None
@@ -244,16 +408,21 @@ class IrcAdapter:
 
         It does not start or close the service; :func:`run_irc` does.
         """
+        if self.store is not None:
+            with _logged("loading the nick history"):
+                history = await asyncio.to_thread(self.store.nick_history, self.prefix)
+                self.identities.load((user, nick[len(self.prefix) :]) for user, nick in history)
         workers = [
             asyncio.create_task(self._input_worker(), name="irc-input"),
             asyncio.create_task(self._sender(), name="irc-sender"),
+            asyncio.create_task(self._nick_writer(), name="irc-nicks"),
         ]
         try:
             await self._connection_loop()
         finally:
-            for worker in workers:
+            for worker in [*workers, *self._tasks]:
                 worker.cancel()
-            await asyncio.gather(*workers, return_exceptions=True)
+            await asyncio.gather(*workers, *self._tasks, return_exceptions=True)
 
     async def stop(self) -> None:
         """Quit the server and make :meth:`run` return."""
@@ -366,6 +535,9 @@ class IrcAdapter:
         if conn is not self._conn:
             return
         self.registrations += 1
+        # Prompts that went out on an earlier connection may have been missed: send again
+        # when their player is seen; those still queued go out on this connection.
+        self._prompted = {u: p for u, p in self._prompted.items() if p[1] is None}
         self._online.set()
         log.info("IRC: registered as %s", conn.nickname)
         self._check_ready()
@@ -384,6 +556,110 @@ class IrcAdapter:
         if self._online.is_set() and self._wanted <= self.joined:
             self._ready.set()
 
+    def _on_casemapping(self, conn: _Connection, value: str) -> None:
+        if conn is self._conn:
+            self.identities.set_casemapping(value)
+            log.info("IRC: casemapping %s", self.identities.casemapping)
+
+    # -- people -------------------------------------------------------------------------
+
+    def _is_online(self, nick: str) -> bool:
+        conn = self._conn
+        return conn is not None and self._online.is_set() and conn.is_present(nick)
+
+    def _nick_changed(self, user: str, nick: str) -> None:
+        """An identity goes by ``nick`` now (new, renamed, or back under an old nick): keep
+        it in the history and let the host rename the seat, in order with the inputs.
+        (``@account``: the identity is bound to a services account; kept, no rename.)"""
+        if self.store is not None:
+            self._nick_writes.put_nowait((user, nick))
+        if nick.startswith("@"):
+            return
+        with contextlib.suppress(asyncio.QueueFull):
+            self._inbox.put_nowait(_Rename(user, nick))
+
+    async def _nick_writer(self) -> None:
+        store = self.store
+        while True:
+            user, nick = await self._nick_writes.get()
+            if store is None:
+                continue
+            with _logged("storing a nick"):
+                await asyncio.to_thread(store.remember_nick, user, self.prefix + nick)
+
+    def _on_seen(self, conn: _Connection, nick: str, account: str | None = None) -> None:
+        """``nick`` is here (JOIN, NAMES, WHO, a message): send a pending prompt again."""
+        if conn is not self._conn or not nick or conn.is_same_nick(nick, conn.nickname):
+            return
+        self._resend(self.identities.user_id(nick, account))
+
+    def _resend(self, user: str) -> None:
+        pending = getattr(self.service, "pending_prompts", None)
+        if not callable(pending):
+            return
+        events: list[Event] = pending(user)
+        prompts = [e for e in events if isinstance(e, Private) and e.kind in PROMPT_KINDS]
+        if not prompts or self._prompted.get(user, ("",))[0] == prompts[-1].text:
+            return  # nothing waits, or this prompt is queued or was sent on this connection
+        log.info("IRC: sending a pending prompt again")
+        for event in events:  # the hand, then the prompt
+            self._queue_event(event)
+
+    def _on_gone(self, conn: _Connection, nick: str, channel: str | None) -> None:
+        """``nick`` left (QUIT, or PART/KICK of a channel): a prompt sent before is missed."""
+        if conn is not self._conn:
+            return
+        user = self.identities.user_id(nick)
+        self._prompted.pop(user, None)
+
+    def _on_rename(self, conn: _Connection, old: str, new: str) -> None:
+        if conn is not self._conn:
+            return
+        self.identities.rename(old, new)
+
+    def _on_kicked(self, conn: _Connection, channel: str, by: str) -> None:
+        if conn is not self._conn:
+            return
+        self.joined.discard(_channel_id_part(channel))
+        task = asyncio.get_running_loop().create_task(self._rejoin(conn, channel, by))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _rejoin(self, conn: _Connection, channel: str, by: str) -> None:
+        """Join ``channel`` again after a KICK, with backoff, and tell the channel."""
+        key = _channel_id_part(channel)
+        attempt = 0
+        while conn is self._conn and not self._stop.is_set():
+            delay = backoff_delay(
+                attempt,
+                initial=self.settings.reconnect_initial,
+                cap=self.settings.reconnect_max,
+                rng=self._rng,
+            )
+            attempt += 1
+            log.warning("IRC: rejoining %s in %.1f s", channel, delay)
+            await asyncio.sleep(delay)
+            if conn is not self._conn or key in self.joined:
+                return  # a reconnect joins every channel anyway
+            with _logged("rejoin"):
+                await conn.join(channel)
+            deadline = time.monotonic() + JOIN_WAIT
+            while key not in self.joined and time.monotonic() < deadline:
+                await asyncio.sleep(0.05)
+            if key in self.joined:
+                channel_id = self.prefix + key
+                text = render(self._language(channel_id), "irc_rejoined", {"by": by})
+                self._queue_event(Public(channel_id, text))
+                return
+
+    def _language(self, channel_id: str) -> str:
+        """The language of the table in ``channel_id`` (the host's default, else English)."""
+        router = getattr(self.service, "router", None)
+        table = getattr(router, "tables", {}).get(channel_id)
+        if table is not None:
+            return str(table.options.language)
+        return str(getattr(router, "default_language", "en"))
+
     # -- input --------------------------------------------------------------------------
 
     def _on_message(
@@ -393,13 +669,18 @@ class IrcAdapter:
             return  # a stale connection, or a server message
         if conn.is_same_nick(by, conn.nickname):
             return
+        cut, account = conn.cut, conn.account
+        self._on_seen(conn, by, account)
         text = command_text(message, dm=dm)
         if text is None:
             return
-        user = self.identities.user_id(by)
-        admin = irc_fold(by) in self._admins or (not dm and conn.is_op(target, by))
+        user = self.identities.user_id(by, account)
+        admins = {self.identities.fold(nick) for nick in self.settings.admins}
+        admin = self.identities.fold(by) in admins or (not dm and conn.is_op(target, by))
         channel = "" if dm else self.prefix + _channel_id_part(target)
-        inp = Input(channel=channel, user=user, name=by, text=text, dm=dm, admin=admin)
+        inp = Input(
+            channel=channel, user=user, name=by, text=text, dm=dm, admin=admin, truncated=cut
+        )
         try:
             self._inbox.put_nowait(inp)
         except asyncio.QueueFull:
@@ -409,12 +690,24 @@ class IrcAdapter:
         while True:
             inp = await self._inbox.get()
             try:
+                if isinstance(inp, _Rename):
+                    rename = getattr(self.service, "rename", None)
+                    if callable(rename):
+                        await rename(inp.user, inp.nick)
+                    continue
                 events = await self.service.handle(inp)
             except asyncio.CancelledError:
                 raise
             except Exception:
-                log.exception("IRC: the host failed on an input from %s", inp.name)
+                log.exception("IRC: the host failed on an input")
                 continue
+            if _asks_for_help_list(inp.text):
+                events = [
+                    replace(e, text=compact_help(e.text))
+                    if isinstance(e, Private) and e.user == inp.user
+                    else e
+                    for e in events
+                ]
             await self.deliver(events)
 
     # -- output -------------------------------------------------------------------------
@@ -426,12 +719,56 @@ class IrcAdapter:
             if target is None:
                 return
             for line in split_text(event.text, limit):
-                self.outbox.put(OutLine("PRIVMSG", target, line))
-        elif isinstance(event, Private):
-            if not event.user.startswith(self.prefix):
+                self.outbox.put(OutLine("PRIVMSG", target, line, priority=GAME))
+            return
+        if not isinstance(event, Private) or not event.user.startswith(self.prefix):
+            return
+        user = event.user
+        lines = split_text(with_choices(event.text, event.choices), limit)
+        if event.kind in PROMPT_KINDS:
+            self._prompted[user] = (event.text, None)
+            for index, line in enumerate(lines, 1):
+                self.outbox.put(
+                    OutLine("NOTICE", user, line, True, GAME, event.channel, index == len(lines))
+                )
+            return
+        if event.kind == "export" and self.settings.export_dir:
+            link = self._export_link(event)
+            if link is not None:
+                self.outbox.put(OutLine("NOTICE", user, link, private=True, priority=REPLY))
                 return
-            for line in split_text(with_choices(event.text, event.choices), limit):
-                self.outbox.put(OutLine("NOTICE", event.user, line, private=True))
+        if event.kind == "hand":
+            priority = GAME
+        elif event.kind == "export" or len(lines) > PACK_AFTER:
+            priority = BULK
+            lines = pack_lines(event.text, limit)
+            if self.outbox.waiting(user) + len(lines) > BULK_CAP:
+                log.info("IRC: too much waiting for one person; a long answer dropped")
+                return
+        else:
+            priority = REPLY
+        for line in lines:
+            self.outbox.put(OutLine("NOTICE", user, line, private=True, priority=priority))
+
+    def _export_link(self, event: Private) -> str | None:
+        """Write an export into ``export_dir`` under a random name; the line with its URL."""
+        folder = Path(self.settings.export_dir)
+        name = f"{secrets.token_urlsafe(12)}.doko"
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_text(event.text, encoding="utf-8")
+            old = sorted(folder.glob("*.doko"), key=lambda p: p.stat().st_mtime)
+            for stale in old[:-EXPORTS_KEPT]:
+                stale.unlink(missing_ok=True)
+        except OSError as exc:
+            log.warning("IRC: could not write an export: %s", type(exc).__name__)
+            return None
+        url = self.settings.export_url.rstrip("/") + "/" + name
+        router = getattr(self.service, "router", None)
+        lang_of = getattr(router, "lang_of", None)
+        table = getattr(router, "tables", {}).get(event.channel)
+        lang = str(lang_of(event.user, table)) if callable(lang_of) else "en"
+        return render(lang, "irc_export_link", {"url": url})
 
     def _channel_target(self, channel_id: str) -> str | None:
         if not channel_id.startswith(self.prefix):
@@ -450,10 +787,11 @@ class IrcAdapter:
         """Send one line once a connection is up and the bucket has a token.
 
         A line that cannot go out because the connection dropped waits for the next one.
+        A prompt for a player who is not in the bot's channels is not sent: it goes out
+        again when the player is seen (:meth:`_on_seen`).
         """
         while True:
             await self._online.wait()
-            await self.bucket.acquire()
             conn = self._conn
             if conn is None or not self._online.is_set():
                 continue
@@ -461,9 +799,18 @@ class IrcAdapter:
             if line.private:
                 nick = self.identities.nick_for(line.target)
                 if nick is None:
-                    log.info("IRC: %s has no nick now; private message dropped", line.target)
+                    log.info("IRC: a player has no nick now; private message dropped")
+                    if line.prompt:
+                        self._prompted.pop(line.target, None)
+                    return
+                if line.prompt and not conn.is_present(nick):
+                    log.info("IRC: a player is away; the prompt waits until they are back")
+                    self._prompted.pop(line.target, None)
                     return
                 target = nick
+            await self.bucket.acquire()
+            if conn is not self._conn or not self._online.is_set():
+                continue
             try:
                 await conn.rawmsg(line.command, target, line.text)
             except Exception as exc:
@@ -475,7 +822,25 @@ class IrcAdapter:
                     await asyncio.wait_for(conn.finished.wait(), 1.0)
                 continue
             self.sent += 1
+            if line.prompt and line.last:
+                self._prompt_left(line.prompt, line.target)
             return
+
+    def _prompt_left(self, channel_id: str, user: str) -> None:
+        """The last line of ``user``'s prompt went out: the host's turn timer starts now."""
+        entry = self._prompted.get(user)
+        if entry is not None:
+            self._prompted[user] = (entry[0], self.registrations)
+        hook = getattr(self.service, "prompt_sent", None)
+        if callable(hook):
+            with _logged("prompt_sent"):
+                hook(channel_id, user)
+
+
+def _asks_for_help_list(text: str) -> bool:
+    """Whether ``text`` is ``/help`` without a topic (any alias)."""
+    words = text[1:].split() if text[:1] in "/!" else []
+    return len(words) == 1 and ALIASES.get(words[0].lower()) == "help"
 
 
 async def run_irc(

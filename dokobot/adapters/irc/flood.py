@@ -58,48 +58,107 @@ class TokenBucket:
             await self._sleep(wait)
 
 
+GAME = 0
+"""Priority of channel game lines, hands and prompts: they go out first."""
+REPLY = 1
+"""Priority of short private answers."""
+BULK = 2
+"""Priority of long private answers (help, export, score lists): only when nothing else waits."""
+
+
 @dataclass(frozen=True, slots=True)
 class OutLine:
-    """One message to send: ``PRIVMSG`` to a channel or ``NOTICE`` to a user id."""
+    """One message to send: ``PRIVMSG`` to a channel or ``NOTICE`` to a user id.
+
+    ``prompt`` is the table's channel id on the lines of a prompt (a player's turn);
+    ``last`` marks the prompt's last line, so the adapter can tell the host when the prompt
+    really left.
+    """
 
     command: str
     target: str
     text: str
     private: bool = False  # target is a user id, resolved to the current nick when sent
+    priority: int = GAME
+    prompt: str = ""
+    last: bool = False
 
 
 class Outbox:
-    """The outgoing queue (FIFO; a line that failed to go out can go back to the front).
+    """Outgoing lines, one queue per target, served fairly by priority.
 
-    It holds at most ``maxlen`` lines; beyond that the oldest are dropped (counted in
-    ``dropped``) so a long outage cannot eat memory.
+    :meth:`get` returns a line of the lowest priority that has lines waiting; among the
+    targets waiting at that priority it takes turns (round robin), so one person's long
+    answer never holds up the channel or another player's prompt. The lines of one target
+    and priority keep their order. At most ``maxlen`` lines are held; beyond that the
+    oldest line of the lowest priority is dropped (counted in ``dropped``).
     """
 
     def __init__(self, maxlen: int = 5000) -> None:
-        self._lines: deque[OutLine] = deque()
+        self._queues: dict[int, dict[str, deque[OutLine]]] = {GAME: {}, REPLY: {}, BULK: {}}
         self._maxlen = maxlen
+        self._count = 0
         self._ready = asyncio.Event()
         self.dropped = 0
 
     def __len__(self) -> int:
-        return len(self._lines)
+        return self._count
+
+    def waiting(self, target: str) -> int:
+        """Lines waiting for ``target`` (all priorities)."""
+        return sum(len(q.get(target, ())) for q in self._queues.values())
 
     def put(self, line: OutLine) -> None:
-        self._lines.append(line)
-        while len(self._lines) > self._maxlen:
-            self._lines.popleft()
-            self.dropped += 1
+        level = self._queues.setdefault(line.priority, {})
+        level.setdefault(line.target, deque()).append(line)
+        self._count += 1
+        while self._count > self._maxlen:
+            self._drop_one()
         self._ready.set()
 
     def put_front(self, line: OutLine) -> None:
-        self._lines.appendleft(line)
+        level = self._queues.setdefault(line.priority, {})
+        queue = level.pop(line.target, deque())
+        queue.appendleft(line)
+        # the target goes first in its round again
+        self._queues[line.priority] = {line.target: queue, **level}
+        self._count += 1
         self._ready.set()
 
+    def _drop_one(self) -> None:
+        for priority in sorted(self._queues, reverse=True):
+            level = self._queues[priority]
+            if level:
+                target = next(iter(level))
+                queue = level[target]
+                queue.popleft()
+                if not queue:
+                    del level[target]
+                self._count -= 1
+                self.dropped += 1
+                return
+
+    def _pop(self) -> OutLine | None:
+        for priority in sorted(self._queues):
+            level = self._queues[priority]
+            if not level:
+                continue
+            target = next(iter(level))
+            queue = level.pop(target)
+            line = queue.popleft()
+            if queue:
+                level[target] = queue  # to the end of the round
+            self._count -= 1
+            return line
+        return None
+
     async def get(self) -> OutLine:
-        while not self._lines:
+        while True:
+            line = self._pop()
+            if line is not None:
+                return line
             self._ready.clear()
             await self._ready.wait()
-        return self._lines.popleft()
 
 
 def backoff_delay(

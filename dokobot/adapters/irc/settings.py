@@ -22,6 +22,11 @@ class IrcSettings:
     tables and scores are stored under these ids. ``admins`` are nicks with admin rights
     (case-insensitive); channel operators (``+o`` and above) are admins in their channel
     too. ``flood_burst`` lines go out at once, then ``flood_rate`` lines per second.
+
+    ``export_dir`` and ``export_url`` (both or neither): ``/export`` writes the file into
+    ``export_dir`` under a random name and answers with one line, ``export_url`` plus that
+    name (serve the directory with any web server). Without them an export is sent packed
+    into a few NOTICE lines.
     """
 
     host: str
@@ -38,6 +43,8 @@ class IrcSettings:
     reconnect_max: float = 300.0
     max_line_bytes: int = 400
     realname: str = "dokobot, Doppelkopf"
+    export_dir: str = ""
+    export_url: str = ""
 
     def __post_init__(self) -> None:
         if not self.host:
@@ -55,6 +62,8 @@ class IrcSettings:
             raise ValueError("irc: flood_burst must be >= 1 and flood_rate > 0")
         if self.reconnect_initial <= 0 or self.reconnect_max < self.reconnect_initial:
             raise ValueError("irc: need 0 < reconnect_initial <= reconnect_max")
+        if bool(self.export_dir) != bool(self.export_url):
+            raise ValueError("irc: export_dir and export_url go together")
         if not 64 <= self.max_line_bytes <= 450:
             raise ValueError("irc: max_line_bytes must be between 64 and 450")
 

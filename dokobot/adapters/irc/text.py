@@ -9,8 +9,10 @@ Which channel lines reach the host (see :func:`command_text`):
   it quietly otherwise;
 * everything else (chat with spaces) never reaches the host.
 
-In a private message every line is meant for the bot and is passed (``!x`` still becomes
-``/x``). The adapter adds no numbering of its own: the host numbers the cards of a hand
+In a private message every line is a command: ``play ♦K``, ``hand`` and ``help`` work without
+``!`` or ``/``; a single token that is no command name (``♦K``, ``3``) is passed as a bare card
+(private messages always take bare cards), anything else as a command, so the host answers
+"unknown command" instead of staying silent. The adapter adds no numbering of its own: the host numbers the cards of a hand
 (``3:♣Q``) and takes ``/play 3`` or a bare ``3`` on the player's turn, and a second numbering
 would contradict it (see :func:`render_choices`).
 """
@@ -20,13 +22,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from dokobot.engine.errors import NotationError
+from dokobot.engine.notation import parse_kind
 from dokobot.host.events import Choice
+from dokobot.host.router import ALIASES
 
 MAX_TOKEN_CHARS = 12
 """Longest single-token channel line that is passed to the host without ``!`` or ``/``."""
 
-MAX_INPUT_CHARS = 400
-"""Input lines are cut to this many characters before they reach the host."""
+MAX_INPUT_CHARS = 1000
+"""Input lines longer than this are cut before they reach the host (which refuses every line
+over its own limit of 400 characters, so a cut line is refused all the same)."""
 
 _FORMATTING = re.compile(
     r"\x03(?:\d{1,2}(?:,\d{1,2})?)?"  # colour
@@ -44,6 +50,19 @@ def strip_formatting(text: str) -> str:
     return _FORMATTING.sub("", text)
 
 
+def _is_card(token: str) -> bool:
+    """Whether ``token`` names a card (``♦K``, ``DK``) or a hand number (``3``)."""
+    if token.isdigit():
+        return len(token) <= 2
+    if token.lower() in ALIASES:
+        return False
+    try:
+        parse_kind(token)
+    except NotationError:
+        return False
+    return True
+
+
 def command_text(line: str, *, dm: bool) -> str | None:
     """The text to hand to the host for one received line, or ``None`` to ignore it.
 
@@ -56,7 +75,11 @@ def command_text(line: str, *, dm: bool) -> str | None:
     >>> command_text("hello there", dm=False) is None
     True
     >>> command_text("hello there", dm=True)
-    'hello there'
+    '/hello there'
+    >>> command_text("play ♦K", dm=True), command_text("♦K", dm=True), command_text("3", dm=True)
+    ('/play ♦K', '♦K', '3')
+    >>> command_text("Hilfe", dm=True), command_text("hello", dm=True)
+    ('/Hilfe', '/hello')
     >>> command_text("!", dm=False) is None
     True
     """
@@ -71,7 +94,7 @@ def command_text(line: str, *, dm: bool) -> str | None:
             return None
         return "/" + rest
     if dm:
-        return text
+        return text if _is_card(text) else "/" + text
     if len(text) <= MAX_TOKEN_CHARS and not any(ch.isspace() for ch in text):
         return text
     return None
@@ -170,3 +193,47 @@ def split_text(text: str, max_bytes: int = 400) -> list[str]:
     for raw in text.replace("\r\n", "\n").replace("\r", "\n").replace("\0", "").split("\n"):
         lines.extend(_cut(raw.rstrip(), max_bytes))
     return lines
+
+
+PACK_SEPARATOR = " | "
+"""Joins the lines of a long private answer packed into few IRC lines."""
+
+
+def pack_lines(text: str, max_bytes: int = 400) -> list[str]:
+    """The lines of ``text`` joined with :data:`PACK_SEPARATOR` into as few IRC lines of at
+    most ``max_bytes`` bytes as they fit (a long answer such as an export or a score list
+    then takes a few lines instead of dozens; every line is paced).
+
+    >>> pack_lines("a\\nbb\\n\\nccc", max_bytes=8)
+    ['a | bb', 'ccc']
+    """
+    out: list[str] = []
+    current = ""
+    for line in split_text(text, max_bytes):
+        candidate = f"{current}{PACK_SEPARATOR}{line}" if current else line
+        if len(candidate.encode("utf-8")) <= max_bytes:
+            current = candidate
+            continue
+        if current:
+            out.append(current)
+        current = line
+    if current:
+        out.append(current)
+    return out
+
+
+def compact_help(text: str) -> str:
+    """The host's command list (a header, one ``/command  explanation`` row per command, a
+    closing line pointing to ``/help COMMAND``) as two lines: the header with the commands
+    as IRC players type them, and the pointer.
+
+    >>> compact_help("Commands:\\n/join         sit down\\n/play        play a card\\n"
+    ...              "/help COMMAND explains one.")
+    'Commands: !join !play\\n!help COMMAND explains one.'
+    """
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    rows = [line for line in lines[1:-1] if line.startswith("/")]
+    if len(lines) < 3 or not rows:
+        return text
+    commands = " ".join(irc_command(row.split()[0]) for row in rows)
+    return f"{lines[0]} {commands}\n{irc_command(lines[-1])}"
