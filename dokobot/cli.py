@@ -154,14 +154,22 @@ def main(argv: list[str] | None = None) -> int:
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    from .config import guard_logging
+
+    guard_logging()
     if args.command is None:
         args = parser.parse_args(["run", *(argv or [])])
         args.command = "default"
     func = args.func
+    from .store import StoreError
+
     try:
         return int(func(args))
     except KeyboardInterrupt:
         return 130
+    except StoreError as exc:
+        print(f"dokobot: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,8 +1,9 @@
 """The async face of the host, shared by every adapter.
 
 :meth:`Service.handle` answers one input. Inputs of one channel are handled one at a
-time; channels do not wait for each other. Every accepted action is written to the store
-before the answer is returned. Computer players and turn timeouts act in background tasks;
+time; channels do not wait for each other. An action counts only once it is stored: it is
+applied to the live table, and if the store write fails the table is rebuilt from the store
+(as a restart would) and the sender is told that nothing was changed. Computer players and turn timeouts act in background tasks;
 what they say reaches the adapter through :attr:`Service.listener`. Slow work (computer
 players' search, store writes) runs in worker threads, never on the event loop.
 """
@@ -17,9 +18,11 @@ from typing import Any
 
 from ..store import MemoryStore, Store
 from .events import Event, Input, Private
+from .i18n import render
 from .notes import ALL, Note
 from .replay import Replayer, ReplayError
 from .router import Router
+from .stakes import ZERO
 from .table import BotFactory, Table
 
 log = logging.getLogger(__name__)
@@ -59,6 +62,9 @@ class Service:
         self._bot_tasks: dict[str, asyncio.Task[None]] = {}
         self._timers: dict[str, asyncio.Task[None]] = {}
         self._closed = False
+        self._held: set[str] = set()
+        """Channels whose table could not be rebuilt from the store after a failed write;
+        every input there is refused until a rebuild succeeds."""
         router.history = self._history
 
     @classmethod
@@ -87,6 +93,8 @@ class Service:
         return events
 
     def _restore(self, channel: str, journal: list[str]) -> list[Event]:
+        if not journal:
+            return []
         table = self.router.table(channel)
         table.journal.clear()
         table.scripted_bots = True
@@ -132,22 +140,65 @@ class Service:
         try:
             channel = self._channel_of(inp)
             async with self._lock(channel):
+                if channel in self._held and not await self._rebuild(channel):
+                    return [self._refusal(inp, "store_failed")]
                 before = self.router.langs.get(inp.user)
                 events = self.router.handle(inp)
-                await self._persist(channel)
+                if not await self._commit(channel):
+                    return [self._refusal(inp, "store_failed")]
                 after = self.router.langs.get(inp.user)
                 if after is not None and after != before:
-                    await asyncio.to_thread(self.store.set_language, inp.user, after)
+                    try:
+                        await asyncio.to_thread(self.store.set_language, inp.user, after)
+                    except Exception:
+                        log.exception("store: language of a user not saved; change undone")
+                        self.router.langs.pop(inp.user, None)
+                        if before is not None:
+                            self.router.langs[inp.user] = before
+                        return [self._refusal(inp, "store_failed")]
             self._after_change(channel)
             return events
         except Exception:
             log.exception("service failed on input")
-            return [Private(inp.channel, inp.user, "Sorry, something went wrong.", reply=True,
-                            kind="error")]  # fmt: skip
+            return [self._refusal(inp, "internal_error")]
 
-    async def persist(self, channel: str) -> None:
-        """Write the channel's new journal lines to the store."""
-        await self._persist(channel)
+    def _refusal(self, inp: Input, key: str) -> Private:
+        table = self.router.tables.get(self._channel_of(inp))
+        text = render(self.router.lang_of(inp.user, table), key)
+        return Private(inp.channel, inp.user, text, reply=True, kind="error")
+
+    async def persist(self, channel: str) -> bool:
+        """Write the channel's new journal lines to the store; False (and the table rebuilt
+        from the store) if that failed."""
+        return await self._commit(channel)
+
+    async def _commit(self, channel: str) -> bool:
+        """Store what changed in ``channel``; if the write fails, undo it in memory."""
+        try:
+            await self._persist(channel)
+            return True
+        except Exception:
+            log.exception("store write failed in %s; the change is undone", channel)
+            await self._rebuild(channel)
+            return False
+
+    async def _rebuild(self, channel: str) -> bool:
+        """Replace the table of ``channel`` by what the store holds (False: the store could
+        not be read; the channel stays on hold)."""
+        old = self.router.tables.pop(channel, None)
+        if old is not None:
+            _forget_settlements(old)
+        for user in [u for u, ch in self.router.user_table.items() if ch == channel]:
+            del self.router.user_table[user]
+        self._held.add(channel)
+        try:
+            journal = await asyncio.to_thread(self.store.load_journal, channel)
+        except Exception:
+            log.exception("store cannot be read; table %s is on hold", channel)
+            return False
+        self._restore(channel, journal)
+        self._held.discard(channel)
+        return True
 
     async def _persist(self, channel: str) -> None:
         table = self.router.tables.get(channel)
@@ -189,7 +240,8 @@ class Service:
                 if decision is None:
                     return
                 events = self.router.bot_apply(channel, *decision)
-                await self._persist(channel)
+                if not await self._commit(channel):
+                    return  # undone; the computer players try again after the next input
             await self._emit(events)
             table = self.router.tables[channel]
             self._arm_timer(channel, table)
@@ -212,8 +264,8 @@ class Service:
         self, channel: str, seat: int, marker: tuple[int, int], delay: float
     ) -> None:
         await asyncio.sleep(delay)
-        table = self.router.tables[channel]
-        if not self._still(table, marker):
+        table = self.router.tables.get(channel)
+        if table is None or not self._still(table, marker):
             return
         notes = [Note(seat, "timeout_reminder", {"seconds": int(delay)}, kind="info")]
         await self._emit(self.router.render_notes(table, notes, None))
@@ -221,11 +273,12 @@ class Service:
         if not table.options.standin:
             return
         async with self._lock(channel):
-            if not self._still(table, marker):
+            if self.router.tables.get(channel) is not table or not self._still(table, marker):
                 return
             notes = [table.mark_away(seat)]
             events = self.router.render_notes(table, notes, None)
-            await self._persist(channel)
+            if not await self._commit(channel):
+                return
         await self._emit(events)
         self._after_change(channel)
 
@@ -245,3 +298,18 @@ class Service:
     def snapshot(self) -> dict[str, Any]:
         """Counts for logs and benchmarks."""
         return {"tables": len(self.router.tables)}
+
+
+def _forget_settlements(table: Table) -> None:
+    """Take ``table``'s settlements off its (shared) ledger before the table is rebuilt
+    from its journal, which books them again: the ledger is recomputed from the others."""
+    ledger = table.ledger
+    keep = [e for e in ledger.entries if e.channel != table.channel]
+    if len(keep) == len(ledger.entries):
+        return
+    ledger.entries.clear()
+    ledger.balances.clear()
+    ledger.names.clear()
+    ledger.house = ZERO
+    for entry in keep:
+        ledger.book(entry.channel, entry.accounts, entry.names, entry.settlement)

@@ -7,7 +7,7 @@ restart.
 
 from __future__ import annotations
 
-from .base import MemoryStore, Store
+from .base import MemoryStore, Store, StoreDamaged, StoreError, StoreLocked
 from .sqlite import SqliteStore
 
 
@@ -18,4 +18,12 @@ def open_store(path: str | None) -> Store:
     return SqliteStore(path)
 
 
-__all__ = ["MemoryStore", "SqliteStore", "Store", "open_store"]
+__all__ = [
+    "MemoryStore",
+    "SqliteStore",
+    "Store",
+    "StoreDamaged",
+    "StoreError",
+    "StoreLocked",
+    "open_store",
+]

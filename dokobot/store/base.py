@@ -6,6 +6,19 @@ import threading
 from abc import ABC, abstractmethod
 
 
+class StoreError(Exception):
+    """The store cannot be used: damaged, made by a newer dokobot, or held by another
+    process. The message is meant for the operator and names the file."""
+
+
+class StoreLocked(StoreError):
+    """Another process has the store open."""
+
+
+class StoreDamaged(StoreError):
+    """The store file is not a healthy dokobot store (truncated, garbage, too new)."""
+
+
 class Store(ABC):
     """Where table journals and user settings live. Methods are blocking and thread-safe;
     the async service calls them from worker threads."""

@@ -11,12 +11,22 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import os
+import socket
 import sqlite3
+import struct
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
-from .base import Store
+from .base import Store, StoreDamaged, StoreLocked
+
+MAGIC: Final = b"SQLite format 3\x00"
+FILE_MODE: Final = 0o600
+"""Store files hold hands: only their owner may read them."""
 
 #: Migrations: entry i brings the schema from version i to i + 1.
 MIGRATIONS: Final[tuple[str, ...]] = (
@@ -37,38 +47,151 @@ MIGRATIONS: Final[tuple[str, ...]] = (
 )
 
 
+def _lock_file(path: Path) -> int:
+    """Hold ``PATH.lock`` for this process (released by the kernel when it dies); write
+    who holds it. :class:`StoreLocked` names the holder if another process has it."""
+    lock_path = path.with_name(path.name + ".lock")
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, FILE_MODE)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
+        os.close(fd)
+        raise StoreLocked(
+            f"store {path} is in use by {holder}; only one dokobot may use a store"
+        ) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"pid {os.getpid()} on host {socket.gethostname()}\n".encode(), 0)
+    return fd
+
+
+def _check_file(path: Path) -> None:
+    """Refuse a file that cannot be a healthy store (cheap checks of the header)."""
+    size = path.stat().st_size
+    if size == 0:
+        raise StoreDamaged(
+            f"store {path} is an empty file (0 bytes), which dokobot never leaves behind; "
+            "it may have been truncated. Restore it from a backup, or move it away to "
+            "start with an empty store"
+        )
+    with path.open("rb") as fh:
+        head = fh.read(100)
+    if len(head) < 100 or not head.startswith(MAGIC):
+        raise StoreDamaged(f"store {path} is not an SQLite database (damaged or another file)")
+    page_size = struct.unpack(">H", head[16:18])[0]
+    page_size = 65536 if page_size == 1 else page_size
+    pages = struct.unpack(">I", head[28:32])[0]
+    if page_size < 512 or pages * page_size > size:
+        raise StoreDamaged(
+            f"store {path} is truncated ({size} bytes, its header says {pages * page_size})"
+        )
+
+
+def _create(path: Path) -> None:
+    """A new, empty store at ``path``, made whole under another name and then renamed, so
+    that a crash never leaves a half-made store behind."""
+    tmp = path.with_name(path.name + ".new")
+    for stale in (tmp, tmp.with_name(tmp.name + "-wal"), tmp.with_name(tmp.name + "-shm")):
+        with contextlib.suppress(FileNotFoundError):
+            stale.unlink()
+    os.close(os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL, FILE_MODE))
+    db = sqlite3.connect(str(tmp), isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+        _migrate(db, 0)
+    finally:
+        db.close()
+    with tmp.open("rb") as fh:
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def _migrate(db: sqlite3.Connection, version: int) -> None:
+    for i in range(version, len(MIGRATIONS)):
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for stmt in MIGRATIONS[i].split(";"):
+                if stmt.strip():
+                    db.execute(stmt)
+            db.execute(f"PRAGMA user_version = {i + 1}")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+
+@contextlib.contextmanager
+def _damage(path: Path) -> Iterator[None]:
+    """Reading a damaged page raises :class:`StoreDamaged` (not a bare sqlite3 error)."""
+    try:
+        yield
+    except sqlite3.ProgrammingError:
+        raise  # a closed store: a bug, not damage
+    except sqlite3.DatabaseError as exc:
+        raise StoreDamaged(f"store {path} is damaged ({exc})") from exc
+
+
 class SqliteStore(Store):
-    """Journals in an SQLite file, written with ``synchronous=FULL`` in WAL mode."""
+    """Journals in an SQLite file, written with ``synchronous=FULL`` in WAL mode.
+
+    One process per store (``PATH.lock``); the files are readable by their owner only. A
+    store that is damaged or newer than this code raises :class:`StoreDamaged`, another
+    process holding it :class:`StoreLocked`.
+    """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        if self.path.parent and not self.path.parent.exists():
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute("PRAGMA busy_timeout=5000")
-        self._migrate()
+        self._lock_fd = _lock_file(self.path)
+        try:
+            self._db = self._open()
+        except BaseException:
+            os.close(self._lock_fd)
+            raise
         self._next: dict[str, int] = {}
+
+    def _open(self) -> sqlite3.Connection:
+        path = self.path
+        if path.exists():
+            _check_file(path)
+        else:
+            _create(path)
+        for f in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            with contextlib.suppress(FileNotFoundError):
+                os.chmod(f, FILE_MODE)
+        db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        try:
+            db.execute("PRAGMA synchronous=FULL")
+            db.execute("PRAGMA busy_timeout=5000")
+            if db.execute("PRAGMA journal_mode=WAL").fetchone()[0] != "wal":
+                raise StoreDamaged(f"store {path}: cannot use write-ahead logging")
+            version = int(db.execute("PRAGMA user_version").fetchone()[0])
+            if version > len(MIGRATIONS):
+                raise StoreDamaged(
+                    f"store {path} has schema version {version}, newer than this dokobot "
+                    f"understands ({len(MIGRATIONS)}); upgrade dokobot to use it"
+                )
+            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
+            if version >= 1 and "journal" not in tables:
+                raise StoreDamaged(f"store {path} has lost its journal table")
+            _migrate(db, version)
+        except sqlite3.DatabaseError as exc:
+            db.close()
+            raise StoreDamaged(f"store {path} is damaged ({exc})") from exc
+        except BaseException:
+            db.close()
+            raise
+        return db
 
     def schema_version(self) -> int:
         return int(self._db.execute("PRAGMA user_version").fetchone()[0])
-
-    def _migrate(self) -> None:
-        with self._lock:
-            version = self.schema_version()
-            for i in range(version, len(MIGRATIONS)):
-                self._db.execute("BEGIN IMMEDIATE")
-                try:
-                    for stmt in MIGRATIONS[i].split(";"):
-                        if stmt.strip():
-                            self._db.execute(stmt)
-                    self._db.execute(f"PRAGMA user_version = {i + 1}")
-                    self._db.execute("COMMIT")
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
 
     def append(self, channel: str, lines: list[str]) -> None:
         if not lines:
@@ -94,14 +217,14 @@ class SqliteStore(Store):
             self._next[channel] = seq + len(lines)
 
     def load_journal(self, channel: str) -> list[str]:
-        with self._lock:
+        with self._lock, _damage(self.path):
             rows = self._db.execute(
                 "SELECT line FROM journal WHERE channel = ? ORDER BY seq", (channel,)
             ).fetchall()
         return [str(r[0]) for r in rows]
 
     def channels(self) -> list[str]:
-        with self._lock:
+        with self._lock, _damage(self.path):
             rows = self._db.execute("SELECT DISTINCT channel FROM journal ORDER BY channel")
             return [str(r[0]) for r in rows.fetchall()]
 
@@ -114,10 +237,13 @@ class SqliteStore(Store):
             )
 
     def languages(self) -> dict[str, str]:
-        with self._lock:
+        with self._lock, _damage(self.path):
             rows = self._db.execute("SELECT user, language FROM user_settings").fetchall()
         return {str(u): str(lang) for u, lang in rows}
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
+            if self._lock_fd >= 0:
+                os.close(self._lock_fd)
+                self._lock_fd = -1
