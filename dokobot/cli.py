@@ -63,9 +63,11 @@ def cmd_export(args: argparse.Namespace) -> int:
     if not journal:
         print(f"dokobot export: no table in channel {args.channel!r}", file=sys.stderr)
         return 1
-    sys.stdout.write(
-        f"# dokobot export of {args.channel}\n!bots scripted\n" + "\n".join(journal) + "\n"
-    )
+    from .host.journal import Record
+    from .host.replay import export_lines
+
+    lines = export_lines(args.channel, [Record.decode(x) for x in journal])
+    sys.stdout.write("\n".join(lines) + "\n")
     return 0
 
 

@@ -42,6 +42,7 @@ from ..engine.types import (
 )
 from .events import Choice, Event, Input, Private, Public
 from .i18n import LANGS, card_text, render
+from .journal import Record
 from .notes import ALL, Note, Refusal
 from .options import BOT_LEVELS, OptionError, TableOptions
 from .stakes import Ledger, server_of
@@ -129,7 +130,7 @@ class Router:
         self.default_language = default_language
         self.default_options = (default_options or TableOptions()).set("language", default_language)
         self.ledgers: dict[str, Ledger] = {}
-        self.history: Callable[[Table], list[str]] | None = None
+        self.history: Callable[[Table], list[Record]] | None = None
         """The whole journal of a table, where the table keeps only its unsaved lines."""
         self._rng = random.Random(seed)
         self._table_seed = table_seed
@@ -145,18 +146,18 @@ class Router:
             ledger = self.ledgers.setdefault(srv, Ledger(server=srv))
             t = Table(channel=channel, seed=seed, bot_factory=self.bot_factory, ledger=ledger)
             t.options = self.default_options
-            t.journal.append(f"!seed {seed}")
+            t.journal.append(Record("seed", text=str(seed)))
             if server:
-                t.journal.append(f"!server {server}")
+                t.journal.append(Record("server", text=server))
             self.tables[channel] = t
         return t
 
     def bind_server(self, table: Table, server: str) -> None:
         """Keep ``table``'s chips in the ledger of ``server`` (restoring a journal)."""
         table.ledger = self.ledgers.setdefault(server, Ledger(server=server))
-        line = f"!server {server}"
-        if line not in table.journal:
-            table.journal.append(line)
+        record = Record("server", text=server)
+        if record not in table.journal:
+            table.journal.append(record)
 
     def lang_of(self, user: str, table: Table | None = None) -> str:
         if user in self.langs:
@@ -338,7 +339,7 @@ class Router:
                 raise Refusal("bot_level_unknown", levels=" | ".join(BOT_LEVELS))
             if ctx.seat is None and table.owner not in (None, ctx.inp.user) and not ctx.inp.admin:
                 raise Refusal("not_seated")
-            notes = table.join_bot(ctx.inp.name, level)
+            notes = table.join_bot(ctx.inp.name, level, ctx.inp.user)
             return self.render_notes(table, notes, ctx.inp)
         other = self.user_table.get(ctx.inp.user)
         if other is not None and other != table.channel:
@@ -348,10 +349,6 @@ class Router:
         name = _clean_name(ctx.inp.name)
         notes = table.join(ctx.inp.user, name)
         self.user_table[ctx.inp.user] = table.channel
-        user_line = f"!user {name}={ctx.inp.user}"
-        if user_line not in table.user_lines:
-            table.user_lines.add(user_line)
-            table.journal.insert(len(table.journal) - 1, user_line)
         return self.render_notes(table, notes, ctx.inp)
 
     def _cmd_leave(self, ctx: Context, args: list[str]) -> list[Event]:
@@ -374,7 +371,7 @@ class Router:
         table, _ = self._need_seat(ctx)
         if ctx.inp.dm:
             raise Refusal("in_channel_only")
-        return self.render_notes(table, table.start(ctx.inp.name), ctx.inp)
+        return self.render_notes(table, table.start(ctx.inp.name, ctx.inp.user), ctx.inp)
 
     def _act(self, ctx: Context, action: Action, text: str) -> list[Event]:
         table, seat = self._need_seat(ctx)
@@ -547,7 +544,7 @@ class Router:
             )
         self._may_configure(ctx, table)
         try:
-            notes = table.set_option(name, " ".join(args[1:]), ctx.inp.name)
+            notes = table.set_option(name, " ".join(args[1:]), ctx.inp.name, ctx.inp.user)
         except OptionError as exc:
             raise Refusal(exc.reason, names=", ".join(table.options.names()), **exc.params) from exc
         return self.render_notes(table, notes, ctx.inp)

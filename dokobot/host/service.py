@@ -17,10 +17,11 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..store import MemoryStore, Store
-from .events import Event, Input, Private
+from .events import Event, Input, Private, Public
 from .i18n import render
+from .journal import Record
 from .notes import ALL, Note
-from .replay import Replayer, ReplayError
+from .replay import RestoreError, restore
 from .router import Router
 from .stakes import ZERO
 from .table import BotFactory, Table
@@ -65,6 +66,10 @@ class Service:
         self._held: set[str] = set()
         """Channels whose table could not be rebuilt from the store after a failed write;
         every input there is refused until a rebuild succeeds."""
+        self.damaged: dict[str, str] = {}
+        """Channels whose journal holds a record that cannot be applied, with the reason:
+        the table is on hold (every input refused, nothing written) until an operator
+        repairs the store; nothing of the journal is dropped."""
         router.history = self._history
 
     @classmethod
@@ -76,8 +81,9 @@ class Service:
         return cls(Router(seed=seed, bot_factory=factory, default_language=language),
                    bot_delay=bot_delay)  # fmt: skip
 
-    def _history(self, table: Table) -> list[str]:
-        return self.store.load_journal(table.channel) + table.journal
+    def _history(self, table: Table) -> list[Record]:
+        stored = [Record.decode(x) for x in self.store.load_journal(table.channel)]
+        return stored + table.journal
 
     # ---------------------------------------------------------------- lifecycle
     async def start(self) -> list[Event]:
@@ -98,17 +104,20 @@ class Service:
         table = self.router.table(channel)
         table.journal.clear()
         table.scripted_bots = True
-        rep = Replayer(router=self.router, channel=channel, trusted=True)
         try:
-            rep.run_lines(journal)
-        except ReplayError:
-            log.exception("journal of %s is damaged; restored up to the damage", channel)
+            restore(self.router, channel, [Record.decode(x) for x in journal])
+        except (RestoreError, ValueError) as exc:
+            self.damaged[channel] = str(exc)
+            log.error("table %s is on hold: its journal cannot be restored: %s", channel, exc)
         finally:
             table.scripted_bots = False
         for seat in table.seats:
             if not seat.is_bot:
                 self.router.user_table[seat.user] = channel
         table.journal.clear()  # the store has it
+        if channel in self.damaged:
+            text = render(table.options.language, "table_damaged")
+            return [Public(channel, text)]
         if not table.running:
             return []
         notes = [Note(ALL, "restored"), *table.prompt()]
@@ -140,6 +149,8 @@ class Service:
         try:
             channel = self._channel_of(inp)
             async with self._lock(channel):
+                if channel in self.damaged:
+                    return [self._refusal(inp, "table_damaged")]
                 if channel in self._held and not await self._rebuild(channel):
                     return [self._refusal(inp, "store_failed")]
                 before = self.router.langs.get(inp.user)
@@ -206,7 +217,8 @@ class Service:
             return
         new = table.journal[:]
         if new:
-            await asyncio.to_thread(self.store.append, channel, new)
+            encoded = [r.encode() for r in new]
+            await asyncio.to_thread(self.store.append, channel, encoded)
             # The store holds them now; keeping them in memory too would grow every table
             # by ~100 KB over a long series.
             del table.journal[: len(new)]
@@ -220,7 +232,7 @@ class Service:
 
     # ---------------------------------------------------------------- background work
     def _after_change(self, channel: str) -> None:
-        if self._closed or channel not in self.router.tables:
+        if self._closed or channel not in self.router.tables or channel in self.damaged:
             return
         table = self.router.tables[channel]
         if table.bot_to_move() is not None:

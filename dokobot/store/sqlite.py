@@ -1,11 +1,12 @@
-"""SQLite store (WAL): one row per journal line, a versioned schema with migrations.
+"""SQLite store (WAL): one row per journal record (a JSON object, see
+:mod:`dokobot.host.journal`), a versioned schema with migrations.
 
 >>> import tempfile, os
 >>> d = tempfile.mkdtemp()
 >>> s = SqliteStore(os.path.join(d, "t.db"))
->>> s.append("c", ["a: /join", "b: /join"])
+>>> s.append("c", ['{"k":"seed","text":"1"}'])
 >>> s.load_journal("c"), s.channels(), s.schema_version()
-(['a: /join', 'b: /join'], ['c'], 2)
+(['{"k":"seed","text":"1"}'], ['c'], 3)
 >>> s.close()
 """
 
@@ -43,6 +44,11 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         user TEXT PRIMARY KEY,
         language TEXT NOT NULL
     );
+    """,
+    # 3: journal rows are JSON records; a replay line of older versions becomes a record of
+    # kind "line", which restores as before
+    """
+    UPDATE journal SET line = json_object('k', 'line', 'text', line);
     """,
 )
 
