@@ -64,9 +64,18 @@ def cmd_export(args: argparse.Namespace) -> int:
         print(f"dokobot export: no table in channel {args.channel!r}", file=sys.stderr)
         return 1
     from .host.journal import Record
-    from .host.replay import export_lines
+    from .host.replay import RestoreError, export_lines, restore
+    from .host.router import Router
 
-    lines = export_lines(args.channel, [Record.decode(x) for x in journal])
+    records = [Record.decode(x) for x in journal]
+    router = Router(seed=0)
+    router.table(args.channel).scripted_bots = True
+    try:
+        restore(router, args.channel, records)
+        running = router.tables[args.channel].running
+    except RestoreError:
+        running = True  # hide whatever game was last dealt
+    lines = export_lines(args.channel, records, running=running)
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
 

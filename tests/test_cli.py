@@ -105,7 +105,10 @@ def test_export_from_store(tmp_path: Path) -> None:
     cfg.write_text(f"store:\n  path: {store}\n")
     res = _run("export", "feed", "--config", str(cfg))
     assert res.returncode == 0, res.stderr
-    assert "!deal anna=" in res.stdout and "anna: /start" in res.stdout
+    # the game is running: it is left out (no hands), and no deal seed is ever exported
+    assert "anna: /join" in res.stdout and "the running game is left out" in res.stdout
+    assert "!deal" not in res.stdout and "!seed" not in res.stdout
+    assert "anna: /start" not in res.stdout
     exported = tmp_path / "e.doko"
-    exported.write_text(res.stdout + "anna: /table\n> Turn: anna\n")
+    exported.write_text(res.stdout + "anna: /table\n> dora\n")
     assert main(["replay", str(exported), "-q"]) == 0

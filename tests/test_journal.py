@@ -7,10 +7,14 @@ import asyncio
 import dataclasses
 import logging
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
+from dokobot.engine.game import Game
 from dokobot.host.events import Event, Input, Public
 from dokobot.host.i18n import render
 from dokobot.host.journal import Record
@@ -84,7 +88,7 @@ async def test_running_game_survives_restart_with_any_names(
 
 async def test_stand_in_after_leave_keeps_every_trick_on_restart_and_export() -> None:
     store = KeepOpen()
-    svc = Service(Router(seed=6), store)
+    svc = Service(Router(seed=6, bot_factory=default_bot_factory()), store)
     for i, name in enumerate(("anna", "ben", "carl", "dora")):
         await svc.handle(_inp(f"u{i}", name, "/join"))
     await svc.handle(_inp("u0", "anna", "/start"))
@@ -94,31 +98,34 @@ async def test_stand_in_after_leave_keeps_every_trick_on_restart_and_export() ->
     leaver = table.seats[2]
     await svc.handle(_inp(leaver.user, leaver.name, "/leave"))
     assert table.seats[2].bot is not None
-    # the stand-in moves (as a computer player would, through the table)
-    game = table.game
-    assert game is not None
-    while len(game.tricks) < 4:
-        seat = game.turn
-        if table.seats[seat].bot is not None:
-            table.apply_bot(seat, None, game.legal_actions()[0])
-            await svc.persist("c")
-        else:
-            await _move(svc)
-    assert any(r.kind == "move" for r in table.journal) or any(
-        Record.decode(x).kind == "move" for x in store.load_journal("c")
-    )
+    await _play(svc, lambda g: len(g.tricks) < 4)
+    assert any(Record.decode(x).kind == "move" for x in store.load_journal("c"))
     before = _state(svc)
     svc2, _ = await _restart(svc, store)
     assert _state(svc2) == before
-    g2 = svc2.router.tables["c"].game
-    assert g2 is not None and len(g2.tricks) == 4
-    # the export replays to the same position
+    t2 = svc2.router.tables["c"]
+    assert t2.game is not None and len(t2.game.tricks) == 4
+    # the export of the finished game replays to the same result
+    await _play(svc2, lambda g: t2.running)
     export = await svc2.handle(_inp("u0", "anna", "/export"))
     rep = Replayer()
     rep.run_text(export[0].text)
-    g3 = rep.table.game
-    assert g3 is not None
-    assert (g3.hands, g3.trick, g3.turn, g3.tricks) == (g2.hands, g2.trick, g2.turn, g2.tricks)
+    assert rep.results() == [r.as_json() for r in t2.finished] and len(t2.finished) == 1
+    await svc2.close()
+
+
+async def _play(svc: Service, go_on: Callable[[Game], bool]) -> None:
+    """Moves until ``go_on`` says stop (the stand-in moves by itself)."""
+    table = svc.router.tables["c"]
+    game = table.game
+    assert game is not None
+    while go_on(game) and table.running:
+        seat = game.turn
+        if table.seats[seat].bot is not None:
+            await svc.handle(_inp("u0", "anna", "/table"))  # wakes the computer players
+            await svc.idle()
+        else:
+            await _move(svc)
 
 
 async def test_timed_out_players_stand_in_survives_restart() -> None:
@@ -224,3 +231,35 @@ def test_export_lines_quote_odd_names_and_name_each_user_once() -> None:
         '!user "Dr: Who"=42', '"Dr: Who": /join', "!user ben=43", "ben: /join",
         '"Dr: Who": /start',
     ]  # fmt: skip
+
+
+@given(st.lists(st.text(min_size=1, max_size=40), min_size=4, max_size=4))
+def test_any_unicode_names_round_trip_export_replay_and_restart(names: list[str]) -> None:
+    """Display names from all of Unicode: the export replays to the same games and seats,
+    and a restart restores the running game."""
+
+    async def scenario() -> None:
+        store = KeepOpen()
+        svc = Service(Router(seed=12), store)
+        for i, name in enumerate(names):
+            await svc.handle(_inp(f"u{i}", name, "/join"))
+        table = svc.router.tables["c"]
+        assume(len(table.seats) == 4)
+        for _ in range(2):
+            await svc.handle(_inp("u0", names[0], "/start"))
+            game = table.game
+            assert game is not None
+            while table.running and not (table.game_number == 2 and len(game.log) > 9):
+                await _move(svc)
+        export = await svc.handle(_inp("u1", names[1], "/export"))
+        rep = Replayer()
+        rep.run_text(export[0].text)
+        assert rep.failures == []
+        assert rep.table.names() == table.names()
+        assert rep.results() == [r.as_json() for r in table.finished]
+        before = _state(svc)
+        svc2, _ = await _restart(svc, store)
+        assert _state(svc2) == before and svc2.damaged == {}
+        await svc2.close()
+
+    asyncio.run(scenario())

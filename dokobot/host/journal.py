@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from dataclasses import dataclass, fields
 from typing import Any, Final
 
@@ -34,6 +35,31 @@ KINDS: Final = (
 )
 
 _PLAIN: Final = re.compile(r"\w+")
+NAME_LIMIT: Final = 32
+_DROPPED: Final = frozenset(("Cc", "Cf", "Cs", "Cn"))
+"""Control, format (zero-width), surrogate and unassigned characters never enter a name."""
+
+
+def normalize_name(name: str) -> str:
+    """A display name as the table shows it: NFKC, without control or zero-width
+    characters, white space collapsed, at most :data:`NAME_LIMIT` characters. Applying it
+    twice changes nothing.
+
+    >>> normalize_name("  ａｎｎａ\u200b\t (dm) "), normalize_name("\u200b"), normalize_name("Dr: Who")
+    ('anna (dm)', 'player', 'Dr: Who')
+    """
+    out = name
+    for _ in range(8):
+        prev = out
+        out = unicodedata.normalize("NFKC", out)
+        out = "".join(
+            " " if c.isspace() else c for c in out if unicodedata.category(c) not in _DROPPED
+            or c.isspace()
+        )
+        out = " ".join(out.split())[:NAME_LIMIT].strip()
+        if out == prev:
+            break
+    return out or "player"
 
 
 def quote_name(name: str) -> str:
@@ -45,7 +71,10 @@ def quote_name(name: str) -> str:
     """
     if _PLAIN.fullmatch(name):
         return name
-    return json.dumps(name, ensure_ascii=False)
+    text = json.dumps(name, ensure_ascii=False)
+    if len(text.splitlines()) != 1:  # a line separator JSON leaves as it is (U+2028, FS)
+        text = json.dumps(name)
+    return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +94,8 @@ class Record:
     names: tuple[str, ...] = ()
     hands: tuple[str, ...] = ()
     """``deal``: per seat, the seat's name and cards."""
+    admin: bool = False
+    """``cmd``: the command needed a server admin's rights."""
 
     def encode(self) -> str:
         data: dict[str, Any] = {"k": self.kind}

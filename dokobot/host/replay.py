@@ -243,27 +243,62 @@ class Replayer:
         return [rec.as_json() for rec in self.table.finished]
 
 
-def export_lines(channel: str, journal: list[Record]) -> list[str]:
-    """A journal as a replay file (computer players' moves included): each person's
-    platform id once, as ``!user``, before their first line."""
+def running_game_start(journal: list[Record]) -> int | None:
+    """Index of the first record of the game that was dealt last: its ``deal`` (None if
+    no game was started)."""
+    starts = [i for i, r in enumerate(journal) if _is(r, "cmd", "/start")]
+    if not starts:
+        return None
+    deals = [i for i, r in enumerate(journal[: starts[-1]]) if _is(r, "deal")]
+    return deals[-1] if deals else starts[-1]
+
+
+def _is(rec: Record, kind: str, text: str = "") -> bool:
+    """Whether ``rec`` is of ``kind`` (``cmd``: the command ``text``), also as an old
+    replay line."""
+    if rec.kind == "line":
+        if kind == "cmd":
+            return rec.text.endswith(": " + text)
+        return rec.text.startswith(f"!{kind} ")
+    return rec.kind == kind and (kind != "cmd" or rec.text == text)
+
+
+def export_lines(channel: str, journal: list[Record], *, running: bool = False) -> list[str]:
+    """A journal as a replay file of the finished games (computer players' moves included).
+
+    ``running``: the last game is still being played; it is left out, with a note, so that
+    its hands stay hidden. Deal seeds are never exported (every deal is a ``!deal`` line).
+    Each person's platform id comes once, as ``!user``, before their first line; a command
+    that needed a server admin's rights is preceded by ``!admin``.
+    """
     out = [f"# dokobot export of {channel}", "!bots scripted"]
+    cut = running_game_start(journal) if running else None
     known: dict[str, str] = {}
-    for rec in journal:
+    admins: set[str] = set()
+    for rec in journal if cut is None else journal[:cut]:
+        if rec.kind == "feed" or _is(rec, "seed"):
+            continue
         if rec.kind == "cmd" and rec.user and known.get(rec.name) != rec.user:
             known[rec.name] = rec.user
             out.append(f"!user {quote_name(rec.name)}={rec.user}")
-        if rec.kind != "feed":
-            out.append(rec.line())
+        if rec.admin and rec.name not in admins:
+            admins.add(rec.name)
+            out.append(f"!admin {quote_name(rec.name)}")
+        out.append(rec.line())
+    if cut is not None:
+        out.append("# the running game is left out: it is exported once it is over")
     return out
 
 
-def export_table(table: Table, journal: list[Record] | None = None) -> str:
-    """The table's history as a replay file (computer players' moves included).
+def export_table(
+    table: Table, journal: list[Record] | None = None, *, running: bool = False
+) -> str:
+    """The table's history as a replay file (see :func:`export_lines`).
 
     ``journal``: the whole journal, where the table keeps only its unsaved records.
     """
-    lines = export_lines(table.channel, table.journal if journal is None else journal)
-    return "\n".join(lines) + "\n"
+    records = table.journal if journal is None else journal
+    return "\n".join(export_lines(table.channel, records, running=running)) + "\n"
 
 
 class RestoreError(ValueError):

@@ -14,6 +14,7 @@ raises: a refusal or an internal error becomes a private message to the sender.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import functools
 import logging
@@ -42,7 +43,7 @@ from ..engine.types import (
 )
 from .events import Choice, Event, Input, Private, Public
 from .i18n import LANGS, card_text, render
-from .journal import Record
+from .journal import Record, normalize_name
 from .notes import ALL, Note, Refusal
 from .options import BOT_LEVELS, OptionError, TableOptions
 from .stakes import Ledger, server_of
@@ -339,7 +340,10 @@ class Router:
                 raise Refusal("bot_level_unknown", levels=" | ".join(BOT_LEVELS))
             if ctx.seat is None and table.owner not in (None, ctx.inp.user) and not ctx.inp.admin:
                 raise Refusal("not_seated")
+            admin = ctx.seat is None and _as_admin(ctx, table)
             notes = table.join_bot(ctx.inp.name, level, ctx.inp.user)
+            if admin:
+                table.journal[-1] = dataclasses.replace(table.journal[-1], admin=True)
             return self.render_notes(table, notes, ctx.inp)
         other = self.user_table.get(ctx.inp.user)
         if other is not None and other != table.channel:
@@ -543,10 +547,13 @@ class Router:
                 ctx, "option_value", {"name": name, "value": table.options.show(name)}
             )
         self._may_configure(ctx, table)
+        admin = _as_admin(ctx, table)
         try:
             notes = table.set_option(name, " ".join(args[1:]), ctx.inp.name, ctx.inp.user)
         except OptionError as exc:
             raise Refusal(exc.reason, names=", ".join(table.options.names()), **exc.params) from exc
+        if admin:
+            table.journal[-1] = dataclasses.replace(table.journal[-1], admin=True)
         return self.render_notes(table, notes, ctx.inp)
 
     def _cmd_lang(self, ctx: Context, args: list[str]) -> list[Event]:
@@ -570,7 +577,7 @@ class Router:
             from .replay import export_table
 
             lines = self.history(table) if self.history is not None else table.journal
-            text = export_table(table, lines)
+            text = export_table(table, lines, running=table.running)
         return [Private(table.channel, ctx.inp.user, text, reply=True, kind="export")]
 
     def _cmd_help(self, ctx: Context, args: list[str]) -> list[Event]:
@@ -595,9 +602,13 @@ def _label(label: str, lang: str) -> str:
     return label
 
 
+def _as_admin(ctx: Context, table: Table) -> bool:
+    """Whether ``ctx`` configures ``table`` by a server admin's rights only."""
+    return ctx.inp.admin and table.owner not in (None, ctx.inp.user)
+
+
 def _clean_name(name: str) -> str:
-    name = _CONTROL.sub("", name).strip().replace(":", "").replace("\n", " ")
-    return name[:32] or "player"
+    return normalize_name(name)
 
 
 def _call_name(action: Action) -> str:

@@ -22,7 +22,7 @@ from .i18n import render
 from .journal import Record
 from .notes import ALL, Note
 from .replay import RestoreError, restore
-from .router import Router
+from .router import ALIASES, Router
 from .stakes import ZERO
 from .table import BotFactory, Table
 
@@ -154,7 +154,10 @@ class Service:
                 if channel in self._held and not await self._rebuild(channel):
                     return [self._refusal(inp, "store_failed")]
                 before = self.router.langs.get(inp.user)
-                events = self.router.handle(inp)
+                if _is_export(inp.text):  # reads the whole history: off the event loop
+                    events = await asyncio.to_thread(self.router.handle, inp)
+                else:
+                    events = self.router.handle(inp)
                 if not await self._commit(channel):
                     return [self._refusal(inp, "store_failed")]
                 after = self.router.langs.get(inp.user)
@@ -310,6 +313,11 @@ class Service:
     def snapshot(self) -> dict[str, Any]:
         """Counts for logs and benchmarks."""
         return {"tables": len(self.router.tables)}
+
+
+def _is_export(text: str) -> bool:
+    words = text.strip()[1:].split()
+    return text.strip()[:1] in ("/", "!") and bool(words) and ALIASES.get(words[0].lower()) == "export"
 
 
 def _forget_settlements(table: Table) -> None:
