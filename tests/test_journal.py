@@ -23,6 +23,7 @@ from dokobot.host.router import Router
 from dokobot.host.service import Service, default_bot_factory
 from dokobot.host.table import command_for
 from dokobot.store import MemoryStore, SqliteStore, Store
+from dokobot.store.sqlite import MIGRATIONS
 
 ODD_NAMES = ("Dr: Who", "!bang", "x;y=z", "max (dm)")
 
@@ -204,7 +205,7 @@ async def test_old_journal_of_replay_lines_still_restores(tmp_path: Path) -> Non
     path = tmp_path / "old.db"
     _legacy_store(path, script)
     store = SqliteStore(path)
-    assert store.schema_version() == 3
+    assert store.schema_version() == len(MIGRATIONS)
     svc = Service(Router(seed=1), store)
     await svc.start()
     assert svc.damaged == {}

@@ -13,17 +13,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from ..store import MemoryStore, Store
+from ..store import Checkpoint, MemoryStore, Store
+from . import checkpoint
 from .events import Event, Input, Private, Public
 from .i18n import render
 from .journal import Record
 from .notes import ALL, Note
 from .replay import RestoreError, restore
 from .router import ALIASES, Router
-from .stakes import ZERO
+from .stakes import ZERO, Ledger
 from .table import BotFactory, Table
 
 log = logging.getLogger(__name__)
@@ -54,6 +56,7 @@ class Service:
         store: Store | None = None,
         *,
         bot_delay: float = 0.0,
+        idle_s: float = 900.0,
     ) -> None:
         self.router = router
         self.store: Store = store if store is not None else MemoryStore()
@@ -70,6 +73,18 @@ class Service:
         """Channels whose journal holds a record that cannot be applied, with the reason:
         the table is on hold (every input refused, nothing written) until an operator
         repairs the store; nothing of the journal is dropped."""
+        self.idle_s = idle_s
+        """A table without a running game that nobody used for this long leaves memory; it
+        is loaded again (from its checkpoint) when somebody uses it."""
+        self._known: set[str] = set()
+        """Channels whose table has a journal in the store."""
+        self._lazy: set[str] = set()
+        """Known channels whose table is not in memory (idle)."""
+        self._used: dict[str, float] = {}
+        self._lock_users: dict[str, int] = {}
+        self._last_sweep = 0.0
+        self._checkpointed: dict[str, int] = {}
+        """Per table: finished games in its latest checkpoint (one per game end)."""
         router.history = self._history
 
     @classmethod
@@ -87,19 +102,73 @@ class Service:
 
     # ---------------------------------------------------------------- lifecycle
     async def start(self) -> list[Event]:
-        """Rebuild every table from the store; events saying the games continue."""
+        """Rebuild the tables from the store; events saying the games continue.
+
+        A table whose journal ends with its checkpoint (nothing happened since its last game
+        ended) stays in the store until somebody uses it; its chips are booked on the
+        ledger now. Every other table is loaded: its checkpoint, then the records after it.
+        """
         langs = await asyncio.to_thread(self.store.languages)
         self.router.langs.update(langs)
         events: list[Event] = []
-        for channel in await asyncio.to_thread(self.store.channels):
-            journal = await asyncio.to_thread(self.store.load_journal, channel)
-            events += self._restore(channel, journal)
+        current = checkpoint.version()
+        for summary in await asyncio.to_thread(self.store.summaries):
+            channel, cp = summary.channel, summary.checkpoint
+            self._known.add(channel)
+            if cp is not None and cp.version == current and cp.upto == summary.length:
+                try:
+                    server, entries = checkpoint.settlements(cp.settlements)
+                except Exception:
+                    log.warning("checkpoint of %s unreadable; replaying its journal", channel)
+                else:
+                    ledger = self.router.ledgers.setdefault(server, Ledger(server=server))
+                    for e in entries:
+                        ledger.book(e.channel, e.accounts, e.names, e.settlement)
+                    for user in cp.users:
+                        self.router.user_table[user] = channel
+                    self._lazy.add(channel)
+                    continue
+            events += await self._load(channel, private_ledger=False)
         for channel in list(self.router.tables):
             self._after_change(channel)
         return events
 
+    async def _load(self, channel: str, *, private_ledger: bool) -> list[Event]:
+        """Put the table of ``channel`` in memory: its checkpoint, if one of this version
+        exists, then the records after it. ``private_ledger``: its settlements are on the
+        server's ledger already (a table that left memory)."""
+        self._lazy.discard(channel)
+        cp = await asyncio.to_thread(self.store.load_checkpoint, channel)
+        base: Table | None = None
+        if cp is not None and cp.version == checkpoint.version():
+            try:
+                base = checkpoint.load(cp.state)
+            except Exception:
+                log.warning("checkpoint of %s unreadable; replaying its journal", channel)
+        start = cp.upto if base is not None and cp is not None else 0
+        journal = await asyncio.to_thread(self.store.load_journal, channel, start)
+        ledgers = self.router.ledgers
+        if private_ledger:
+            self.router.ledgers = {}
+        try:
+            if base is not None:
+                base.bot_factory = self.router.bot_factory
+                server = base.ledger.server
+                base.ledger = self.router.ledgers.setdefault(server, Ledger(server=server))
+                for e in base.settlements:
+                    base.ledger.book(e.channel, e.accounts, e.names, e.settlement)
+                self.router.tables[channel] = base
+            return self._restore(channel, journal)
+        finally:
+            if private_ledger:
+                self.router.ledgers = ledgers
+                table = self.router.tables.get(channel)
+                if table is not None:
+                    server = table.ledger.server
+                    table.ledger = ledgers.setdefault(server, Ledger(server=server))
+
     def _restore(self, channel: str, journal: list[str]) -> list[Event]:
-        if not journal:
+        if not journal and channel not in self.router.tables:
             return []
         table = self.router.table(channel)
         table.journal.clear()
@@ -115,6 +184,8 @@ class Service:
             if not seat.is_bot:
                 self.router.user_table[seat.user] = channel
         table.journal.clear()  # the store has it
+        self._used[channel] = time.monotonic()
+        self._checkpointed[channel] = len(table.finished)
         if channel in self.damaged:
             text = render(table.options.language, "table_damaged")
             return [Public(channel, text)]
@@ -139,6 +210,61 @@ class Service:
             lock = self._locks[channel] = asyncio.Lock()
         return lock
 
+    @contextlib.asynccontextmanager
+    async def _channel(self, channel: str) -> AsyncIterator[None]:
+        """Hold the lock of ``channel``; the lock is forgotten when nobody needs it and the
+        channel has no table in memory."""
+        self._lock_users[channel] = self._lock_users.get(channel, 0) + 1
+        try:
+            async with self._lock(channel):
+                yield
+        finally:
+            self._lock_users[channel] -= 1
+            if not self._lock_users[channel]:
+                del self._lock_users[channel]
+                if channel not in self.router.tables:
+                    self._locks.pop(channel, None)
+                    self._used.pop(channel, None)
+
+    def _drop_if_empty(self, channel: str) -> bool:
+        """Forget a table that was made by a command in a channel nobody has joined."""
+        table = self.router.tables.get(channel)
+        if table is None or channel in self._known:
+            return False
+        if table.seats or table.waiting or table.finished:
+            return False
+        del self.router.tables[channel]
+        return True
+
+    def _sweep(self) -> None:
+        """Tables without a running game that nobody used for :attr:`idle_s` leave memory."""
+        now = time.monotonic()
+        if now - self._last_sweep < min(60.0, self.idle_s):
+            return
+        self._last_sweep = now
+        for channel, table in list(self.router.tables.items()):
+            used = self._used.get(channel, now)
+            if (
+                now - used < self.idle_s
+                or table.running
+                or table.journal
+                or channel not in self._known
+                or channel in self.damaged
+                or channel in self._held
+                or self._lock_users.get(channel)
+            ):
+                continue
+            task = self._bot_tasks.pop(channel, None)
+            timer = self._timers.pop(channel, None)
+            for t in (task, timer):
+                if t is not None:
+                    t.cancel()
+            del self.router.tables[channel]
+            self._locks.pop(channel, None)
+            self._used.pop(channel, None)
+            self._checkpointed.pop(channel, None)
+            self._lazy.add(channel)
+
     def _channel_of(self, inp: Input) -> str:
         if inp.channel and not inp.dm:
             return inp.channel
@@ -148,17 +274,22 @@ class Service:
         """Answer one input (never raises)."""
         try:
             channel = self._channel_of(inp)
-            async with self._lock(channel):
+            async with self._channel(channel):
                 if channel in self.damaged:
                     return [self._refusal(inp, "table_damaged")]
                 if channel in self._held and not await self._rebuild(channel):
                     return [self._refusal(inp, "store_failed")]
+                if channel in self._lazy:
+                    await self._load(channel, private_ledger=True)
                 before = self.router.langs.get(inp.user)
                 if _is_export(inp.text):  # reads the whole history: off the event loop
                     events = await asyncio.to_thread(self.router.handle, inp)
                 else:
                     events = self.router.handle(inp)
-                if not await self._commit(channel):
+                self._used[channel] = time.monotonic()
+                if self._drop_if_empty(channel):
+                    pass  # nothing durable, nothing kept: a table exists once someone joins
+                elif not await self._commit(channel):
                     return [self._refusal(inp, "store_failed")]
                 after = self.router.langs.get(inp.user)
                 if after is not None and after != before:
@@ -171,6 +302,7 @@ class Service:
                             self.router.langs[inp.user] = before
                         return [self._refusal(inp, "store_failed")]
             self._after_change(channel)
+            self._sweep()
             return events
         except Exception:
             log.exception("service failed on input")
@@ -221,10 +353,25 @@ class Service:
         new = table.journal[:]
         if new:
             encoded = [r.encode() for r in new]
-            await asyncio.to_thread(self.store.append, channel, encoded)
+            length = await asyncio.to_thread(self.store.append, channel, encoded)
+            self._known.add(channel)
             # The store holds them now; keeping them in memory too would grow every table
             # by ~100 KB over a long series.
             del table.journal[: len(new)]
+            ended = len(table.finished)
+            if not table.running and ended and ended != self._checkpointed.get(channel):
+                await self._checkpoint(channel, table, length)
+
+    async def _checkpoint(self, channel: str, table: Table, length: int) -> None:
+        """Keep the state of ``table`` after its journal's first ``length`` records (between
+        games); a failure costs only restart time."""
+        state, settlements, users = checkpoint.dump(table)
+        cp = Checkpoint(length, checkpoint.version(), state, settlements, tuple(users))
+        try:
+            await asyncio.to_thread(self.store.save_checkpoint, channel, cp)
+            self._checkpointed[channel] = len(table.finished)
+        except Exception:
+            log.warning("checkpoint of %s not saved", channel, exc_info=True)
 
     async def _emit(self, events: list[Event]) -> None:
         if events and self.listener is not None:

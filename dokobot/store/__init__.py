@@ -7,7 +7,15 @@ restart.
 
 from __future__ import annotations
 
-from .base import MemoryStore, Store, StoreDamaged, StoreError, StoreLocked
+from .base import (
+    Checkpoint,
+    MemoryStore,
+    Store,
+    StoreDamaged,
+    StoreError,
+    StoreLocked,
+    Summary,
+)
 from .sqlite import SqliteStore
 
 
@@ -19,11 +27,13 @@ def open_store(path: str | None) -> Store:
 
 
 __all__ = [
+    "Checkpoint",
     "MemoryStore",
     "SqliteStore",
     "Store",
     "StoreDamaged",
     "StoreError",
     "StoreLocked",
+    "Summary",
     "open_store",
 ]

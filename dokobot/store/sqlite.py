@@ -5,8 +5,9 @@
 >>> d = tempfile.mkdtemp()
 >>> s = SqliteStore(os.path.join(d, "t.db"))
 >>> s.append("c", ['{"k":"seed","text":"1"}'])
+1
 >>> s.load_journal("c"), s.channels(), s.schema_version()
-(['{"k":"seed","text":"1"}'], ['c'], 3)
+(['{"k":"seed","text":"1"}'], ['c'], 4)
 >>> s.close()
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 import socket
 import sqlite3
@@ -23,7 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
-from .base import Store, StoreDamaged, StoreLocked
+from .base import Checkpoint, Store, StoreDamaged, StoreLocked, Summary
 
 MAGIC: Final = b"SQLite format 3\x00"
 FILE_MODE: Final = 0o600
@@ -49,6 +51,24 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     # kind "line", which restores as before
     """
     UPDATE journal SET line = json_object('k', 'line', 'text', line);
+    """,
+    # 4: per table its journal length and its latest checkpoint (a restart loads that
+    # instead of replaying the whole history)
+    """
+    CREATE TABLE tables (
+        channel TEXT PRIMARY KEY,
+        length INTEGER NOT NULL
+    );
+    INSERT INTO tables (channel, length)
+        SELECT channel, MAX(seq) + 1 FROM journal GROUP BY channel;
+    CREATE TABLE checkpoints (
+        channel TEXT PRIMARY KEY,
+        upto INTEGER NOT NULL,
+        version TEXT NOT NULL,
+        state BLOB NOT NULL,
+        settlements BLOB NOT NULL,
+        users TEXT NOT NULL
+    );
     """,
 )
 
@@ -199,9 +219,7 @@ class SqliteStore(Store):
     def schema_version(self) -> int:
         return int(self._db.execute("PRAGMA user_version").fetchone()[0])
 
-    def append(self, channel: str, lines: list[str]) -> None:
-        if not lines:
-            return
+    def append(self, channel: str, lines: list[str]) -> int:
         with self._lock:
             seq = self._next.get(channel)
             if seq is None:
@@ -209,11 +227,18 @@ class SqliteStore(Store):
                     "SELECT COALESCE(MAX(seq), -1) + 1 FROM journal WHERE channel = ?", (channel,)
                 ).fetchone()
                 seq = int(row[0])
+            if not lines:
+                return seq
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 self._db.executemany(
                     "INSERT INTO journal (channel, seq, line) VALUES (?, ?, ?)",
                     [(channel, seq + i, line) for i, line in enumerate(lines)],
+                )
+                self._db.execute(
+                    "INSERT INTO tables (channel, length) VALUES (?, ?) "
+                    "ON CONFLICT(channel) DO UPDATE SET length = excluded.length",
+                    (channel, seq + len(lines)),
                 )
                 self._db.execute("COMMIT")
             except BaseException:
@@ -221,17 +246,55 @@ class SqliteStore(Store):
                 self._next.pop(channel, None)
                 raise
             self._next[channel] = seq + len(lines)
+            return seq + len(lines)
 
-    def load_journal(self, channel: str) -> list[str]:
+    def load_journal(self, channel: str, start: int = 0) -> list[str]:
         with self._lock, _damage(self.path):
             rows = self._db.execute(
-                "SELECT line FROM journal WHERE channel = ? ORDER BY seq", (channel,)
+                "SELECT line FROM journal WHERE channel = ? AND seq >= ? ORDER BY seq",
+                (channel, start),
             ).fetchall()
         return [str(r[0]) for r in rows]
 
+    def save_checkpoint(self, channel: str, checkpoint: Checkpoint) -> None:
+        cp = checkpoint
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?, ?, ?)",
+                (channel, cp.upto, cp.version, cp.state, cp.settlements, json.dumps(cp.users)),
+            )
+
+    def load_checkpoint(self, channel: str) -> Checkpoint | None:
+        with self._lock, _damage(self.path):
+            row = self._db.execute(
+                "SELECT upto, version, state, settlements, users FROM checkpoints "
+                "WHERE channel = ?",
+                (channel,),
+            ).fetchone()
+        if row is None:
+            return None
+        return Checkpoint(int(row[0]), str(row[1]), bytes(row[2]), bytes(row[3]),
+                          tuple(json.loads(row[4])))  # fmt: skip
+
+    def summaries(self) -> list[Summary]:
+        with self._lock, _damage(self.path):
+            rows = self._db.execute(
+                "SELECT t.channel, t.length, c.upto, c.version, c.settlements, c.users "
+                "FROM tables t LEFT JOIN checkpoints c ON c.channel = t.channel "
+                "ORDER BY t.channel"
+            ).fetchall()
+        out = []
+        for channel, length, upto, version, settlements, users in rows:
+            cp = None
+            if upto is not None:
+                cp = Checkpoint(int(upto), str(version), b"", bytes(settlements),
+                                tuple(json.loads(users)))  # fmt: skip
+            out.append(Summary(str(channel), int(length), cp))
+        return out
+
     def channels(self) -> list[str]:
         with self._lock, _damage(self.path):
-            rows = self._db.execute("SELECT DISTINCT channel FROM journal ORDER BY channel")
+            rows = self._db.execute("SELECT channel FROM tables ORDER BY channel")
             return [str(r[0]) for r in rows.fetchall()]
 
     def set_language(self, user: str, lang: str) -> None:
