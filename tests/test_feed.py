@@ -131,3 +131,23 @@ def test_crash_with_computer_players_seated(tmp_path: Path, request: pytest.Fixt
     seeds = 50 if request.config.getoption("--slow") else 2
     for seed in range(1, seeds + 1):
         _crash_run(tmp_path, seed)
+
+
+def test_feed_resumes_a_table_that_rests_at_its_checkpoint(tmp_path: Path) -> None:
+    """The first run ends right after a game: on restart the table is in the store only
+    (its checkpoint); the feed loads it instead of starting an empty one."""
+    head = ["!seed 5", "anna: /join", "ben: /join", "carl: /join", "dora: /join"]
+    script = _play_script(head, {"anna", "ben", "carl", "dora"}, games=2, bots=False)
+    second = max(i for i, line in enumerate(script) if line.endswith(": /start"))
+    script.insert(second, "!dealer anna")  # (who deals anyway) the first line after restart
+    expected = _straight(script, bots=False)
+    path = tmp_path / "s.doko"
+    path.write_text("\n".join(script[:second]) + "\n")
+    store = tmp_path / "s.sqlite3"
+    first = _feed(path, store, 1)
+    assert first.wait(timeout=120) == 0
+    path.write_text("\n".join(script) + "\n")
+    rest = _feed(path, store, second + 1)
+    out, err = rest.communicate(timeout=120)
+    assert rest.returncode == 0, err
+    assert _results(out) == expected and len(expected) == 2

@@ -52,6 +52,7 @@ async def feed(
 ) -> None:
     """Handle ``lines[start-1:]`` through ``service``, skipping lines already durable; print
     ``ACK n`` for each."""
+    await service.load(CHANNEL)
     rep = Replayer(router=service.router, channel=CHANNEL)
     table = service.router.table(CHANNEL)
     for seat in table.seats:
@@ -65,10 +66,12 @@ async def feed(
             print(f"ACK {lineno}", file=out, flush=True)
             continue
         # written in the same transaction as the line's own journal entries
+        await service.load(CHANNEL)
         service.router.table(CHANNEL).journal.append(Record("feed", text=str(lineno)))
         line = raw.strip()
         if line and not line.startswith(("#", ">")):
             if line.startswith("!"):
+                await service.load(CHANNEL)
                 rep.directive(lineno, line)
                 await service.persist(CHANNEL)
             else:

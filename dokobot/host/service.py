@@ -133,6 +133,13 @@ class Service:
             self._after_change(channel)
         return events
 
+    async def load(self, channel: str) -> None:
+        """Make sure the table of ``channel`` is in memory if the store has one (for code
+        that uses the router directly)."""
+        async with self._channel(channel):
+            if channel in self._lazy:
+                await self._load(channel, private_ledger=True)
+
     async def _load(self, channel: str, *, private_ledger: bool) -> list[Event]:
         """Put the table of ``channel`` in memory: its checkpoint, if one of this version
         exists, then the records after it. ``private_ledger``: its settlements are on the

@@ -179,8 +179,10 @@ class Table:
     def running(self) -> bool:
         return self.game is not None and self.game.phase is not Phase.FINISHED
 
-    def _log(self, record: Record) -> None:
-        self.journal.append(record)
+    def _log(self, record: Record | str) -> None:
+        """Journal ``record``; a string is a line of the replay format (a directive such as
+        ``!seed N``), restored by the replayer."""
+        self.journal.append(Record("line", text=record) if isinstance(record, str) else record)
 
     def join(self, user: str, name: str) -> list[Note]:
         if self.seat_of(user) is not None:
