@@ -18,7 +18,7 @@ from dokobot.engine.game import Game
 from dokobot.host.events import Event, Input, Public
 from dokobot.host.i18n import render
 from dokobot.host.journal import Record
-from dokobot.host.replay import Replayer, export_lines
+from dokobot.host.replay import Replayer, RestoreError, export_lines, restore
 from dokobot.host.router import Router
 from dokobot.host.service import Service, default_bot_factory
 from dokobot.host.table import command_for
@@ -264,3 +264,14 @@ def test_any_unicode_names_round_trip_export_replay_and_restart(names: list[str]
         await svc2.close()
 
     asyncio.run(scenario())
+
+
+def test_a_bad_deal_record_is_reported_without_its_hands() -> None:
+    router = Router(seed=1)
+    journal = [Record("cmd", user=f"u{i}", seat=i, name=n, text="/join")
+               for i, n in enumerate(("anna", "ben", "carl", "dora"))]  # fmt: skip
+    hands = ("CQ CQ SQ SQ HQ HQ DQ DQ CJ CJ SJ SJ",) * 4
+    journal.append(Record("deal", names=("anna", "ben", "carl", "zoe"), hands=hands))
+    with pytest.raises(RestoreError) as err:
+        restore(router, "c", journal)
+    assert "hands not shown" in str(err.value) and "CQ" not in str(err.value)

@@ -90,11 +90,11 @@ class SlowStore(MemoryStore):
         super().__init__()
         self.slow_started = threading.Event()
 
-    def append(self, channel: str, lines: list[str]) -> None:
+    def append(self, channel: str, lines: list[str]) -> int:
         if channel == "slow":
             self.slow_started.set()
             time.sleep(0.8)
-        super().append(channel, lines)
+        return super().append(channel, lines)
 
 
 async def test_slow_store_write_does_not_stall_other_channels() -> None:

@@ -33,10 +33,10 @@ class FlakyStore(MemoryStore):
         self.fails: Callable[[list[str]], bool] = lambda lines: False
         self.language_fails = False
 
-    def append(self, channel: str, lines: list[str]) -> None:
+    def append(self, channel: str, lines: list[str]) -> int:
         if self.fails(lines):
             raise OSError(28, "No space left on device")
-        super().append(channel, lines)
+        return super().append(channel, lines)
 
     def set_language(self, user: str, lang: str) -> None:
         if self.language_fails:
@@ -157,10 +157,10 @@ async def test_unreadable_store_keeps_the_table_on_hold() -> None:
     class Broken(FlakyStore):
         reads_fail = False
 
-        def load_journal(self, channel: str) -> list[str]:
+        def load_journal(self, channel: str, start: int = 0) -> list[str]:
             if self.reads_fail:
                 raise OSError(5, "Input/output error")
-            return super().load_journal(channel)
+            return super().load_journal(channel, start)
 
     store = Broken()
     svc = Service(Router(seed=2), store)

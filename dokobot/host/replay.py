@@ -318,7 +318,8 @@ def restore(router: Router, channel: str, journal: list[Record]) -> None:
         try:
             _apply(router, legacy, table, i, rec)
         except (Refusal, ReplayError, ValueError, IndexError) as exc:
-            raise RestoreError(f"record {i} ({rec.line()[:80]!r}) cannot be applied: {exc}") from exc
+            shown = "!deal (hands not shown)" if _is(rec, "deal") else rec.line()[:80]
+            raise RestoreError(f"record {i} ({shown!r}) cannot be applied: {exc}") from exc
 
 
 def _apply(router: Router, legacy: Replayer, table: Table, i: int, rec: Record) -> None:

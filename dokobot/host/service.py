@@ -345,11 +345,11 @@ class Service:
             del self.router.user_table[user]
         self._held.add(channel)
         try:
-            journal = await asyncio.to_thread(self.store.load_journal, channel)
+            await self._load(channel, private_ledger=False)
         except Exception:
             log.exception("store cannot be read; table %s is on hold", channel)
+            self.router.tables.pop(channel, None)
             return False
-        self._restore(channel, journal)
         self._held.discard(channel)
         return True
 
