@@ -55,7 +55,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"dokobot: {exc}", file=sys.stderr)
         return 2
-    store = open_store(config.store_path)
+    store = open_store(config.store_path, readonly=True)  # the bot may be running
     try:
         journal = store.load_journal(args.channel)
     finally:

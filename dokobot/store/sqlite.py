@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
-from .base import Checkpoint, Store, StoreDamaged, StoreLocked, Summary
+from .base import Checkpoint, Store, StoreDamaged, StoreError, StoreLocked, Summary
 
 MAGIC: Final = b"SQLite format 3\x00"
 FILE_MODE: Final = 0o600
@@ -171,17 +171,43 @@ class SqliteStore(Store):
     process holding it :class:`StoreLocked`.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
+        """``readonly``: only read an existing store of this version, beside the process
+        that holds it (``dokobot export`` while the bot runs); no lock is taken."""
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
+        self._next: dict[str, int] = {}
+        if readonly:
+            self._lock_fd = -1
+            self._db = self._open_readonly()
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock_fd = _lock_file(self.path)
         try:
             self._db = self._open()
         except BaseException:
             os.close(self._lock_fd)
             raise
-        self._next: dict[str, int] = {}
+
+    def _open_readonly(self) -> sqlite3.Connection:
+        path = self.path
+        if not path.exists():
+            raise StoreError(f"there is no store at {path}")
+        _check_file(path)
+        uri = f"file:{path.resolve()}?mode=ro"
+        db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+        try:
+            version = int(db.execute("PRAGMA user_version").fetchone()[0])
+        except sqlite3.DatabaseError as exc:
+            db.close()
+            raise StoreDamaged(f"store {path} is damaged ({exc})") from exc
+        if version != len(MIGRATIONS):
+            db.close()
+            raise StoreDamaged(
+                f"store {path} has schema version {version}, this dokobot reads "
+                f"{len(MIGRATIONS)} only; start the bot once to migrate it"
+            )
+        return db
 
     def _open(self) -> sqlite3.Connection:
         path = self.path
