@@ -319,3 +319,16 @@ def test_no_secret_in_any_config_repr() -> None:
     for shown in (repr(cfg), str(cfg), repr(cfg.discord), repr(cfg.irc)):
         assert token not in shown and "hunter2pass" not in shown
 
+
+
+def test_run_with_a_damaged_store_exits_2_without_traceback(tmp_path: Path) -> None:
+    path = tmp_path / "d.sqlite3"
+    path.write_bytes(b"\x00garbage" * 64)
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"store:\n  path: {path}\nirc:\n  host: 127.0.0.1\n  port: 9\n"
+                   "  channels: ['#doko']\n")  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if k != "DOKOBOT_DISCORD_TOKEN"}
+    res = subprocess.run([sys.executable, "-m", "dokobot.cli", "run", "--config", str(cfg)],
+                         capture_output=True, text=True, timeout=60, env=env)  # fmt: skip
+    assert res.returncode == 2, res.stderr
+    assert str(path) in res.stderr and "Traceback" not in res.stderr
