@@ -404,7 +404,7 @@ class Service:
         while not self._closed:
             if self.bot_delay:
                 await asyncio.sleep(self.bot_delay)
-            async with self._lock(channel):
+            async with self._channel(channel):
                 decision = await asyncio.to_thread(self.router.bot_decide, channel)
                 if decision is None:
                     return
@@ -441,7 +441,7 @@ class Service:
         await asyncio.sleep(delay)
         if not table.options.standin:
             return
-        async with self._lock(channel):
+        async with self._channel(channel):
             if self.router.tables.get(channel) is not table or not self._still(table, marker):
                 return
             notes = [table.mark_away(seat)]
