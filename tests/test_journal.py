@@ -275,3 +275,35 @@ def test_a_bad_deal_record_is_reported_without_its_hands() -> None:
     with pytest.raises(RestoreError) as err:
         restore(router, "c", journal)
     assert "hands not shown" in str(err.value) and "CQ" not in str(err.value)
+
+
+async def test_a_refused_leave_is_not_journaled() -> None:
+    """(It was journaled before the refusal; restoring it would put the table on hold.)"""
+    store = KeepOpen()
+    svc = Service(Router(seed=2), store)
+    for i, name in enumerate(("anna", "ben", "carl", "dora")):
+        await svc.handle(_inp(f"u{i}", name, "/join"))
+    await svc.handle(_inp("u0", "anna", "/option standin off"))
+    await svc.handle(_inp("u0", "anna", "/start"))
+    journal = store.load_journal("c")
+    refused = await svc.handle(_inp("u1", "ben", "/leave"))
+    assert refused[0].text == render("en", "leave_during_game")
+    assert store.load_journal("c") == journal
+    svc2, _ = await _restart(svc, store)
+    assert svc2.damaged == {} and svc2.router.tables["c"].running
+    await svc2.close()
+
+
+async def test_a_person_who_moved_tables_restores_at_both() -> None:
+    store = KeepOpen()
+    svc = Service(Router(seed=2), store)
+    await svc.handle(_inp("x", "xena", "/join", "b"))
+    await svc.handle(_inp("y", "yves", "/join", "b"))
+    await svc.handle(_inp("x", "xena", "/leave", "b"))
+    await svc.handle(_inp("x", "xena", "/join", "a"))
+    svc2, _ = await _restart(svc, store)  # "a" is restored before "b"
+    assert svc2.damaged == {}
+    assert svc2.router.tables["a"].names() == ["xena"]
+    assert svc2.router.tables["b"].names() == ["yves"]
+    assert svc2.router.user_table["x"] == "a"
+    await svc2.close()

@@ -314,12 +314,23 @@ def restore(router: Router, channel: str, journal: list[Record]) -> None:
     """
     legacy = Replayer(router=router, channel=channel, trusted=True)
     table = router.table(channel)
-    for i, rec in enumerate(journal, 1):
-        try:
-            _apply(router, legacy, table, i, rec)
-        except (Refusal, ReplayError, ValueError, IndexError) as exc:
-            shown = "!deal (hands not shown)" if _is(rec, "deal") else rec.line()[:80]
-            raise RestoreError(f"record {i} ({shown!r}) cannot be applied: {exc}") from exc
+    # Who sits where at other tables now says nothing about this table's past (a person may
+    # have moved from this table to another one): the table is restored on its own.
+    others = router.user_table
+    router.user_table = {}
+    try:
+        for i, rec in enumerate(journal, 1):
+            _apply_or_raise(router, legacy, table, i, rec)
+    finally:
+        router.user_table = others
+
+
+def _apply_or_raise(router: Router, legacy: Replayer, table: Table, i: int, rec: Record) -> None:
+    try:
+        _apply(router, legacy, table, i, rec)
+    except (Refusal, ReplayError, ValueError, IndexError) as exc:
+        shown = "!deal (hands not shown)" if _is(rec, "deal") else rec.line()[:80]
+        raise RestoreError(f"record {i} ({shown!r}) cannot be applied: {exc}") from exc
 
 
 def _apply(router: Router, legacy: Replayer, table: Table, i: int, rec: Record) -> None:

@@ -231,10 +231,10 @@ class Table:
                 return [Note(ALL, "left", {"player": waiting[0][1]})]
             raise Refusal("not_seated")
         info = self.seats[seat]
+        if self.running and not self.options.standin:
+            raise Refusal("leave_during_game")
         self._log(cmd(user, info.name, seat, "/leave"))
         if self.running:
-            if not self.options.standin:
-                raise Refusal("leave_during_game")
             info.standin_for = info.user
             info.bot = self.options.bot_level
             info.user = f"bot:{info.name}"
