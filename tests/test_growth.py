@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from dokobot.host.events import Input
 from dokobot.host.journal import Record
 from dokobot.host.router import Router
@@ -107,3 +109,23 @@ async def test_idle_tables_leave_memory_and_come_back_unchanged() -> None:
     assert "a" not in svc.router.tables
     events = await svc.handle(Input("", "u2", "carl", "/score", dm=True))
     assert "a" in svc.router.tables and events and "anna" in events[0].text
+
+
+async def test_a_checkpoint_that_cannot_be_made_costs_nothing_but_restart_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dokobot.host import checkpoint
+
+    def broken(table: object) -> tuple[bytes, bytes, list[str]]:
+        raise TypeError("cannot pickle '_thread.lock' object")
+
+    monkeypatch.setattr(checkpoint, "dump", broken)
+    store = MemoryStore()
+    svc = Service(Router(seed=7), store)
+    await _seat(svc)
+    await _game(svc)
+    table = svc.router.tables["c"]
+    assert len(table.finished) == 1 and store.load_checkpoint("c") is None
+    svc2 = Service(Router(seed=8), store)
+    await svc2.start()
+    assert _state(svc2) == _state(svc)

@@ -372,9 +372,9 @@ class Service:
     async def _checkpoint(self, channel: str, table: Table, length: int) -> None:
         """Keep the state of ``table`` after its journal's first ``length`` records (between
         games); a failure costs only restart time."""
-        state, settlements, users = checkpoint.dump(table)
-        cp = Checkpoint(length, checkpoint.version(), state, settlements, tuple(users))
         try:
+            state, settlements, users = checkpoint.dump(table)
+            cp = Checkpoint(length, checkpoint.version(), state, settlements, tuple(users))
             await asyncio.to_thread(self.store.save_checkpoint, channel, cp)
             self._checkpointed[channel] = len(table.finished)
         except Exception:
