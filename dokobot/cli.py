@@ -62,8 +62,8 @@ def cmd_export(args: argparse.Namespace) -> int:
             "only tables of `dokobot run` are stored, the console keeps nothing",
             file=sys.stderr,
         )
-        return 1
-    store = open_store(config.store_path)
+        return 2
+    store = open_store(config.store_path, readonly=True)  # the bot may be running
     try:
         journal = store.load_journal(args.channel)
         channels = [] if journal else store.channels()
@@ -76,9 +76,20 @@ def cmd_export(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    sys.stdout.write(
-        f"# dokobot export of {args.channel}\n!bots scripted\n" + "\n".join(journal) + "\n"
-    )
+    from .host.journal import Record
+    from .host.replay import RestoreError, export_lines, restore
+    from .host.router import Router
+
+    records = [Record.decode(x) for x in journal]
+    router = Router(seed=0)
+    router.table(args.channel).scripted_bots = True
+    try:
+        restore(router, args.channel, records)
+        running = router.tables[args.channel].running
+    except RestoreError:
+        running = True  # hide whatever game was last dealt
+    lines = export_lines(args.channel, records, running=running)
+    sys.stdout.write("\n".join(lines) + "\n")
     return 0
 
 
@@ -173,6 +184,9 @@ def main(argv: list[str] | None = None) -> int:
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    from .config import guard_logging
+
+    guard_logging()
     if args.command is None:
         config = [] if args.default_config is None else ["--config", args.default_config]
         verbose = ["--verbose"] if args.verbose else []
@@ -184,10 +198,15 @@ def main(argv: list[str] | None = None) -> int:
     ):
         args.config = args.default_config  # `dokobot --config FILE run|export ...`
     func = args.func
+    from .store import StoreError
+
     try:
         return int(func(args))
     except KeyboardInterrupt:
         return 130
+    except StoreError as exc:
+        print(f"dokobot: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -38,7 +38,8 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class DiscordConfig:
-    token: str
+    token: str = field(repr=False)
+    """Secret: left out of every repr (and so of logs and tracebacks)."""
     sharded: bool = False
     admin_role: str | None = None
 
@@ -92,6 +93,22 @@ _SCHEMA: dict[str, Any] = {
         "export_url": ("str", None),
     },
 }
+
+
+class LibraryDebugFilter(logging.Filter):
+    """Drops the DEBUG lines of the chat libraries: pydle and discord.py log every line and
+    payload they send or receive there, and private messages carry hands. dokobot's own
+    DEBUG lines (which never hold a hand) pass."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.levelno >= logging.INFO or record.name.split(".")[0] == "dokobot"
+
+
+def guard_logging() -> None:
+    """Install :class:`LibraryDebugFilter` on every handler of the root logger."""
+    for handler in logging.getLogger().handlers:
+        if not any(isinstance(f, LibraryDebugFilter) for f in handler.filters):
+            handler.addFilter(LibraryDebugFilter())
 
 
 def _line(node: yaml.Node | None) -> str:

@@ -105,7 +105,33 @@ def test_export_from_store(tmp_path: Path) -> None:
     cfg.write_text(f"store:\n  path: {store}\n")
     res = _run("export", "feed", "--config", str(cfg))
     assert res.returncode == 0, res.stderr
-    assert "!deal anna=" in res.stdout and "anna: /start" in res.stdout
+    # the game is running: it is left out (no hands), and no deal seed is ever exported
+    assert "anna: /join" in res.stdout and "the running game is left out" in res.stdout
+    assert "!deal" not in res.stdout and "!seed" not in res.stdout
+    assert "anna: /start" not in res.stdout
     exported = tmp_path / "e.doko"
-    exported.write_text(res.stdout + "anna: /table\n> Turn: anna\n")
+    exported.write_text(res.stdout + "anna: /table\n> dora\n")
     assert main(["replay", str(exported), "-q"]) == 0
+
+
+def test_export_while_the_bot_holds_the_store(tmp_path: Path) -> None:
+    from dokobot.host.journal import Record
+    from dokobot.store import SqliteStore
+
+    path = tmp_path / "s.db"
+    store = SqliteStore(path)  # as the running bot holds it
+    try:
+        store.append("c", [Record("cmd", user="7", name="Dr: Who", text="/join").encode()])
+        cfg = tmp_path / "c.yaml"
+        cfg.write_text(f"store:\n  path: {path}\n")
+        res = _run("export", "c", "--config", str(cfg))
+        assert res.returncode == 0, res.stderr
+        assert '"Dr: Who": /join' in res.stdout
+        assert store.channels() == ["c"]
+    finally:
+        store.close()
+    missing = tmp_path / "m.yaml"
+    missing.write_text(f"store:\n  path: {tmp_path / 'none.db'}\n")
+    res = _run("export", "c", "--config", str(missing))
+    assert res.returncode == 2 and "no store" in res.stderr and "Traceback" not in res.stderr
+    assert not (tmp_path / "none.db").exists()

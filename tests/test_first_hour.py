@@ -34,7 +34,7 @@ def test_4_plain_dokobot_accepts_config(tmp_path: Path) -> None:
 
 def test_19_export_does_not_create_a_store(tmp_path: Path) -> None:
     res = _run("export", "console", cwd=tmp_path)
-    assert res.returncode == 1
+    assert res.returncode == 2
     assert "no store" in res.stderr
     assert list(tmp_path.iterdir()) == []
 

@@ -32,7 +32,7 @@ from dokobot.host.events import Choice, Event, Input, Private, Public
 from dokobot.host.i18n import render
 from dokobot.host.notes import Refusal
 from dokobot.host.options import TableOptions
-from dokobot.host.replay import Replayer
+from dokobot.host.replay import Replayer, export_lines, restore
 from dokobot.host.router import Router
 from dokobot.store import MemoryStore, SqliteStore, Store
 
@@ -362,8 +362,16 @@ def test_a_renamed_seat_survives_replay() -> None:
     table.rename(1, "benny")
     with pytest.raises(Refusal):
         table.rename(1, "Anna")
+    # A restart restores the journal's records...
+    restored = Router(seed=1)
+    restore(restored, "irc:n:#c", list(table.journal))
+    assert restored.tables["irc:n:#c"].names() == ["anna", "benny", "carl", "dora"]
+    assert restored.tables["irc:n:#c"].seat_of("irc:n:ben") == 1
+    # ...and the export's `!rename` line replays.
+    lines = export_lines("irc:n:#c", list(table.journal))
+    assert '!rename ben=benny' in lines
     rep = Replayer(router=Router(seed=1), channel="irc:n:#c", trusted=True)
-    rep.run_lines(table.journal)
+    rep.run_lines(lines)
     assert rep.table.names() == ["anna", "benny", "carl", "dora"]
     assert rep.table.seat_of("irc:n:ben") == 1
 

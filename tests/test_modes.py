@@ -201,7 +201,7 @@ def test_duel_seats_the_people_opposite_and_logs_it() -> None:
         events
     )
     assert rep.table.names() == ["anna", "Bot1", "ben", "Bot2"]
-    assert "# duel seating: anna, Bot1, ben, Bot2" in rep.table.journal
+    assert "# duel seating: anna, Bot1, ben, Bot2" in [r.line() for r in rep.table.journal]
     play(rep)
     again = Replayer()
     again.run_text(export_table(rep.table))

@@ -32,6 +32,7 @@ import pytest
 from dokobot import runner
 from dokobot.config import DISCORD_TOKEN_ENV, parse_config
 from dokobot.host.events import Event, Public
+from dokobot.host.journal import Record
 from dokobot.host.service import Service
 from dokobot.store import SqliteStore
 
@@ -426,7 +427,10 @@ async def test_serve_runs_discord_and_irc_in_one_process(
     store = SqliteStore(store_path)
     try:
         assert store.channels() == sorted([discord_table, IRC_TABLE])
-        d_journal, i_journal = store.load_journal(discord_table), store.load_journal(IRC_TABLE)
+        d_journal, i_journal = (
+            [Record.decode(x).line() for x in store.load_journal(ch)]
+            for ch in (discord_table, IRC_TABLE)
+        )
     finally:
         store.close()
     assert "Anna: /join" in d_journal and "Anna: /start" in d_journal

@@ -8,9 +8,14 @@ import threading
 import time
 
 from dokobot.host.events import Event, Input, Private, Public
+from dokobot.host.journal import Record
 from dokobot.host.router import Router
 from dokobot.host.service import Service, default_bot_factory
-from dokobot.store import MemoryStore
+from dokobot.store import MemoryStore, Store
+
+
+def _lines(store: Store, channel: str) -> list[str]:
+    return [Record.decode(x).line() for x in store.load_journal(channel)]
 
 
 def _inp(ch: str, name: str, text: str) -> Input:
@@ -74,7 +79,7 @@ async def test_turn_timeout_reminds_then_stands_in() -> None:
     events = await svc.handle(_inp("c", name, "/hand"))
     assert any(isinstance(e, Public) and f"{name} is back" in e.text for e in events)
     assert first not in table.away
-    assert f"!away {name}" in svc.store.load_journal("c")
+    assert f"!away {name}" in _lines(svc.store, "c")
     await svc.close()
 
 
@@ -85,11 +90,11 @@ class SlowStore(MemoryStore):
         super().__init__()
         self.slow_started = threading.Event()
 
-    def append(self, channel: str, lines: list[str]) -> None:
+    def append(self, channel: str, lines: list[str]) -> int:
         if channel == "slow":
             self.slow_started.set()
             time.sleep(0.8)
-        super().append(channel, lines)
+        return super().append(channel, lines)
 
 
 async def test_slow_store_write_does_not_stall_other_channels() -> None:
@@ -112,7 +117,7 @@ async def test_answer_comes_only_after_the_action_is_stored() -> None:
     store = MemoryStore()
     svc = Service(Router(seed=1), store)
     await svc.handle(_inp("c", "anna", "/join"))
-    assert any(line.endswith("anna: /join") for line in store.load_journal("c"))
+    assert "anna: /join" in _lines(store, "c")
     before = len(store.load_journal("c"))
     await svc.handle(_inp("c", "anna", "/nonsense"))
     assert len(store.load_journal("c")) == before, "refused input is not journaled"

@@ -6,10 +6,11 @@ the last ``ACK``, it resumes every table from the store; the final results are t
 uninterrupted run.
 
 Exactly once: a kill can fall after a line is durable but before its ``ACK`` is printed.
-Each line's journal entries are therefore written together with a comment ``# feed N`` (one
-transaction); on a restart the lines up to the last such marker are skipped, whatever
-``--from`` says, so no line is applied twice (a second ``/play ♥10`` can be legal: a player
-may hold both).
+Each line's journal records are therefore written together with a ``feed`` record naming the
+line (one transaction); on a restart the lines up to the last such marker are skipped,
+whatever ``--from`` says, so no line is applied twice (a second ``/play ♥10`` can be legal: a
+player may hold both). Computer players that must move after a restart finish their moves
+before the next line is fed, as they did before it in the uninterrupted run.
 """
 
 from __future__ import annotations
@@ -19,23 +20,30 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from .journal import Record
 from .replay import Replayer, results_jsonl
 from .router import Router
 from .service import Service, default_bot_factory
 
 CHANNEL = "feed"
-MARKER = "# feed "
+LEGACY_MARKER = "# feed "
 
 
-def durable_line(journal: Sequence[str]) -> int:
+def durable_line(journal: Sequence[Record]) -> int:
     """The last script line whose effects are in ``journal`` (0: none).
 
-    >>> durable_line(["!seed 0", "# feed 3", "anna: /join", "# feed 4"])
+    >>> durable_line([Record("feed", text="3"), Record("line", text="# feed 4"),
+    ...               Record("cmd", name="anna", text="/join")])
     4
     """
-    for line in reversed(journal):
-        if line.startswith(MARKER) and line[len(MARKER) :].isdigit():
-            return int(line[len(MARKER) :])
+    for rec in reversed(journal):
+        text = rec.text
+        if rec.kind == "line" and text.startswith(LEGACY_MARKER):
+            text = text[len(LEGACY_MARKER) :]
+        elif rec.kind != "feed":
+            continue
+        if text.isdigit():
+            return int(text)
     return 0
 
 
@@ -44,11 +52,13 @@ async def feed(
 ) -> None:
     """Handle ``lines[start-1:]`` through ``service``, skipping lines already durable; print
     ``ACK n`` for each."""
+    await service.load(CHANNEL)
     rep = Replayer(router=service.router, channel=CHANNEL)
     table = service.router.table(CHANNEL)
     for seat in table.seats:
         rep.users[seat.name] = seat.user
-    done = durable_line(service.store.load_journal(CHANNEL))
+    done = durable_line([Record.decode(x) for x in service.store.load_journal(CHANNEL)])
+    await service.idle()  # computer players resumed by the restart move first
     for lineno, raw in enumerate(lines, 1):
         if lineno < start:
             continue
@@ -56,10 +66,12 @@ async def feed(
             print(f"ACK {lineno}", file=out, flush=True)
             continue
         # written in the same transaction as the line's own journal entries
-        table.journal.append(f"{MARKER}{lineno}")
+        await service.load(CHANNEL)
+        service.router.table(CHANNEL).journal.append(Record("feed", text=str(lineno)))
         line = raw.strip()
         if line and not line.startswith(("#", ">")):
             if line.startswith("!"):
+                await service.load(CHANNEL)
                 rep.directive(lineno, line)
                 await service.persist(CHANNEL)
             else:

@@ -1,7 +1,8 @@
 """Scripted command logs: replay them, check expected outputs, export tables as such logs.
 
 Format (one item a line): ``#`` comments and blank lines are skipped;
-``!seed N`` seeds every following deal; ``!deal NAME=CARDS; NAME=CARDS; …`` fixes the next
+a NAME is a plain word or any text in double quotes with JSON string escapes
+(``"Dr: Who": /join``, ``!dealer "max (dm)"``); ``!seed N`` seeds every following deal; ``!deal NAME=CARDS; NAME=CARDS; …`` fixes the next
 deal; ``!dealer NAME`` sets the next dealer; ``!admin NAME`` makes NAME a server admin;
 ``!user NAME=ID`` gives NAME a platform user id; ``!server ID`` names the server whose
 chip ledger the table uses; ``!away NAME`` lets a computer player move for NAME until NAME acts again;
@@ -15,6 +16,8 @@ that some message answering that input contains TEXT.
 >>> rep.run_text("anna: /join\\nben: /join\\n> ben joined")
 >>> rep.failures
 []
+>>> Replayer.parse_input(1, '"Dr: Who" (dm): /hand')
+('Dr: Who', '/hand', True)
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from ..engine.errors import NotationError
 from ..engine.game import hands_from_kinds
 from ..engine.notation import parse_cards
 from .events import Event, Input, Private, Public
+from .journal import Record, quote_name
 from .notes import Refusal
 from .router import Router
 from .table import BotFactory, Table
@@ -36,7 +40,29 @@ from .table import BotFactory, Table
 CHANNEL = "replay"
 
 _TRAILING_COMMENT = re.compile(r"\s#")
-_LINE = re.compile(r"^(?P<name>[^:!#>][^:]*?)(?P<dm>\s*\(dm\))?:\s?(?P<text>.*)$")
+_LINE = re.compile(r"^(?P<name>[^:!#>\"][^:]*?)(?P<dm>\s*\(dm\))?:\s?(?P<text>.*)$")
+_AFTER_QUOTED = re.compile(r"^(?P<dm>\s*\(dm\))?:\s?(?P<text>.*)$")
+_DECODER = json.JSONDecoder()
+
+
+def take_name(lineno: int, text: str, stop: str = "") -> tuple[str, str]:
+    """(name, rest) of ``text`` that starts with a name: quoted (JSON string) or plain up to
+    the first character of ``stop`` (the whole text if ``stop`` is empty).
+
+    >>> take_name(1, '"x;y=z"=CQ CA; ben=DA', "=")
+    ('x;y=z', '=CQ CA; ben=DA')
+    >>> take_name(1, 'max=CQ', "=")
+    ('max', '=CQ')
+    """
+    text = text.lstrip()
+    if text.startswith('"'):
+        try:
+            name, end = _DECODER.raw_decode(text)
+        except ValueError as exc:
+            raise ReplayError(lineno, f"bad quoted name {text[:40]!r}") from exc
+        return str(name), text[end:]
+    cut = min((i for i in (text.find(c) for c in stop) if i >= 0), default=len(text))
+    return text[:cut].strip(), text[cut:]
 
 
 class ReplayError(ValueError):
@@ -88,6 +114,9 @@ class Replayer:
         return self._router.table(self.channel)
 
     def _seat(self, lineno: int, name: str) -> int:
+        name, rest = take_name(lineno, name)
+        if rest.strip():
+            raise ReplayError(lineno, f"unexpected {rest.strip()[:40]!r} after the name")
         for i, s in enumerate(self.table.seats):
             if s.name == name:
                 return i
@@ -105,16 +134,17 @@ class Replayer:
                 raise ReplayError(lineno, "!seed needs a number")
             table.seed = int(rest)
             table.deal_count = 0
-            table.journal.append(f"!seed {table.seed}")
+            table.journal.append(Record("seed", text=str(table.seed)))
         elif word == "deal":
-            parts = [p for p in rest.split(";") if p.strip()]
             given: dict[str, list[int]] = {}
-            for part in parts:
-                name, eq, cards = part.partition("=")
-                if not eq:
-                    raise ReplayError(lineno, f"expected NAME=CARDS, got {part.strip()!r}")
+            todo = rest
+            while todo.strip(" ;"):
+                name, todo = take_name(lineno, todo.lstrip(" ;"), "=;")
+                if not todo.startswith("="):
+                    raise ReplayError(lineno, f"expected NAME=CARDS after {quote_name(name)}")
+                cards, _, todo = todo[1:].partition(";")
                 try:
-                    given[name.strip()] = parse_cards(cards)
+                    given[name] = parse_cards(cards)
                 except NotationError as exc:
                     raise ReplayError(lineno, str(exc)) from exc
             names = table.names()
@@ -130,26 +160,29 @@ class Replayer:
         elif word == "dealer":
             table.set_next_dealer(self._seat(lineno, rest))
         elif word == "admin":
-            self.admins.add(rest)
+            name, after = take_name(lineno, rest)
+            if after.strip():
+                raise ReplayError(lineno, "!admin needs one NAME")
+            self.admins.add(name)
         elif word == "user":
-            name, eq, uid = rest.partition("=")
-            if not eq:
+            name, after = take_name(lineno, rest, "=")
+            if not after.startswith("=") or not after[1:].strip():
                 raise ReplayError(lineno, "!user needs NAME=ID")
-            self.users[name.strip()] = uid.strip()
-            line = f"!user {name.strip()}={uid.strip()}"
-            self.table.user_lines.add(line)
-            self.table.journal.append(line)
+            self.users[name] = after[1:].strip()
         elif word == "rename":
-            old, eq, new = rest.partition("=")
-            if not eq:
+            old, after = take_name(lineno, rest, "=")
+            if not after.startswith("="):
                 raise ReplayError(lineno, "!rename needs OLD=NEW")
-            seat = self._seat(lineno, old.strip())
+            new, tail = take_name(lineno, after[1:])
+            if tail.strip():
+                raise ReplayError(lineno, "!rename needs OLD=NEW")
+            seat = self._seat(lineno, old)
             try:
-                table.rename(seat, new.strip())
+                table.rename(seat, new)
             except Refusal as exc:
-                raise ReplayError(lineno, f"cannot rename {old.strip()!r}") from exc
-            if old.strip() in self.users:
-                self.users[new.strip()] = self.users[old.strip()]
+                raise ReplayError(lineno, f"cannot rename {old!r}") from exc
+            if old in self.users:
+                self.users[new] = self.users[old]
         elif word == "away":
             table.mark_away(self._seat(lineno, rest))
         elif word == "server":
@@ -161,10 +194,14 @@ class Replayer:
 
     def input_for(self, name: str, text: str, dm: bool = False) -> Input:
         """The :class:`Input` of a line ``NAME: TEXT``."""
-        uid = self.users.get(name)
-        if uid is None:
-            bot = next((s.user for s in self.table.seats if s.name == name and s.is_bot), None)
-            uid = bot or f"replay:{name}"
+        # A computer player's seat (also a stand-in for a person who left) moves as itself
+        # on its turn; otherwise a name is the person's (who may come back to the seat).
+        table = self.table
+        game = table.game
+        bot = next((s.user for i, s in enumerate(table.seats) if s.name == name and s.is_bot
+                    and (name not in self.users or (table.running and game is not None
+                                                    and game.turn == i))), None)  # fmt: skip
+        uid = bot or self.users.get(name) or f"replay:{name}"
         return Input(
             "" if dm else self.channel,
             uid,
@@ -192,6 +229,12 @@ class Replayer:
     @staticmethod
     def parse_input(lineno: int, line: str) -> tuple[str, str, bool]:
         """(name, text, dm) of an input line; :class:`ReplayError` if it is none."""
+        if line.startswith('"'):
+            name, rest = take_name(lineno, line)
+            q = _AFTER_QUOTED.match(rest)
+            if q is None:
+                raise ReplayError(lineno, f"expected NAME: TEXT, got {line[:60]!r}")
+            return name, q["text"], bool(q["dm"])
         m = _LINE.match(line)
         if m is None:
             raise ReplayError(lineno, f"expected NAME: TEXT, got {line[:60]!r}")
@@ -224,16 +267,147 @@ class Replayer:
         return [rec.as_json() for rec in self.table.finished]
 
 
-def export_table(table: Table, journal: list[str] | None = None) -> str:
-    """The table's history as a replay file (computer players' moves included).
+def running_game_start(journal: list[Record]) -> int | None:
+    """Index of the first record of the game that was dealt last: its ``deal`` (None if
+    no game was started)."""
+    starts = [i for i, r in enumerate(journal) if _is(r, "cmd", "/start")]
+    if not starts:
+        return None
+    deals = [i for i, r in enumerate(journal[: starts[-1]]) if _is(r, "deal")]
+    return deals[-1] if deals else starts[-1]
 
-    ``journal``: the whole journal, where the table keeps only its unsaved lines.
+
+def _is(rec: Record, kind: str, text: str = "") -> bool:
+    """Whether ``rec`` is of ``kind`` (``cmd``: the command ``text``), also as an old
+    replay line."""
+    if rec.kind == "line":
+        if kind == "cmd":
+            return rec.text.endswith(": " + text)
+        return rec.text.startswith(f"!{kind} ")
+    return rec.kind == kind and (kind != "cmd" or rec.text == text)
+
+
+def export_lines(channel: str, journal: list[Record], *, running: bool = False) -> list[str]:
+    """A journal as a replay file of the finished games (computer players' moves included).
+
+    ``running``: the last game is still being played; it is left out, with a note, so that
+    its hands stay hidden. Deal seeds are never exported (every deal is a ``!deal`` line).
+    Each person's platform id comes once, as ``!user``, before their first line; a command
+    that needed a server admin's rights is preceded by ``!admin``.
     """
-    head = [
-        f"# dokobot export of {table.channel}",
-        "!bots scripted",
-    ]
-    return "\n".join(head + (table.journal if journal is None else journal)) + "\n"
+    out = [f"# dokobot export of {channel}", "!bots scripted"]
+    cut = running_game_start(journal) if running else None
+    known: dict[str, str] = {}
+    admins: set[str] = set()
+    for rec in journal if cut is None else journal[:cut]:
+        if rec.kind == "feed" or _is(rec, "seed"):
+            continue
+        if rec.kind == "cmd" and rec.user and known.get(rec.name) != rec.user:
+            known[rec.name] = rec.user
+            out.append(f"!user {quote_name(rec.name)}={rec.user}")
+        if rec.admin and rec.name not in admins:
+            admins.add(rec.name)
+            out.append(f"!admin {quote_name(rec.name)}")
+        out.append(rec.line())
+    if cut is not None:
+        out.append("# the running game is left out: it is exported once it is over")
+    return out
+
+
+def export_table(
+    table: Table, journal: list[Record] | None = None, *, running: bool = False
+) -> str:
+    """The table's history as a replay file (see :func:`export_lines`).
+
+    ``journal``: the whole journal, where the table keeps only its unsaved records.
+    """
+    records = table.journal if journal is None else journal
+    return "\n".join(export_lines(table.channel, records, running=running)) + "\n"
+
+
+class RestoreError(ValueError):
+    """A journal record that cannot be applied (the journal and the code disagree)."""
+
+
+def restore(router: Router, channel: str, journal: list[Record]) -> None:
+    """Rebuild the table of ``channel`` from its journal; :class:`RestoreError` names the
+    first record that cannot be applied (the table is left as it was before that record).
+
+    People's commands go through the router again, as their user id; moves made for a seat
+    (computer players, stand-ins) and directives are applied to the table directly.
+    """
+    legacy = Replayer(router=router, channel=channel, trusted=True)
+    table = router.table(channel)
+    # Who sits where at other tables now says nothing about this table's past (a person may
+    # have moved from this table to another one): the table is restored on its own.
+    others = router.user_table
+    router.user_table = {}
+    try:
+        for i, rec in enumerate(journal, 1):
+            _apply_or_raise(router, legacy, table, i, rec)
+    finally:
+        router.user_table = others
+
+
+def _apply_or_raise(router: Router, legacy: Replayer, table: Table, i: int, rec: Record) -> None:
+    try:
+        _apply(router, legacy, table, i, rec)
+    except (Refusal, ReplayError, ValueError, IndexError) as exc:
+        shown = "!deal (hands not shown)" if _is(rec, "deal") else rec.line()[:80]
+        raise RestoreError(f"record {i} ({shown!r}) cannot be applied: {exc}") from exc
+
+
+def _apply(router: Router, legacy: Replayer, table: Table, i: int, rec: Record) -> None:
+    k = rec.kind
+    if k == "cmd":
+        before = len(table.journal)
+        events = router.handle(Input(table.channel, rec.user, rec.name, rec.text, admin=True))
+        if len(table.journal) == before:
+            errors = [e.text for e in events if isinstance(e, Private) and e.kind == "error"]
+            raise ValueError(errors[0] if errors else "refused")
+    elif k == "move":
+        if rec.seat >= len(table.seats) or table.game is None:
+            raise ValueError("no such seat or no game")
+        table.act(rec.seat, rec.action, rec.text, computer=True)
+    elif k == "seed":
+        table.seed = int(rec.text)
+        table.deal_count = 0
+        table.journal.append(rec)
+    elif k == "deal":
+        if list(rec.names) != table.names():
+            raise ValueError(f"the deal is for {list(rec.names)}, seated are {table.names()}")
+        kinds = [parse_cards(h) for h in rec.hands]
+        table.set_next_deal(hands_from_kinds(kinds))
+    elif k in ("dealer", "away"):
+        if not 0 <= rec.seat < len(table.seats):
+            raise ValueError("no such seat")
+        if k == "dealer":
+            table.set_next_dealer(rec.seat)
+        else:
+            table.mark_away(rec.seat)
+    elif k == "rename":
+        if not 0 <= rec.seat < len(table.seats):
+            raise ValueError("no such seat")
+        table.rename(rec.seat, rec.name)
+    elif k == "server":
+        router.bind_server(table, rec.text)
+    elif k in ("note", "feed"):
+        table.journal.append(rec)
+    elif k == "line":
+        line = rec.text.strip()
+        if line.startswith("!"):
+            legacy.directive(i, line)
+        elif line.startswith("#") or not line:
+            if line.startswith("# feed "):
+                table.journal.append(Record("feed", text=line[len("# feed ") :]))
+        else:
+            name, text, dm = legacy.parse_input(i, line)
+            before = len(table.journal)
+            router.handle(legacy.input_for(name, text, dm))
+            if len(table.journal) == before:
+                raise ValueError("refused")
+    else:
+        raise ValueError(f"unknown record kind {k!r}")
 
 
 def results_jsonl(results: list[dict[str, Any]]) -> str:

@@ -14,6 +14,7 @@ raises: a refusal or an internal error becomes a private message to the sender.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import functools
 import logging
@@ -43,7 +44,8 @@ from ..engine.types import (
 )
 from .events import Choice, Event, Input, Private, Public
 from .i18n import LANGS, Cards, Term, card_text, render
-from .names import display_name
+from .journal import Record
+from .names import normalize_name
 from .notes import ALL, Note, Refusal
 from .options import BOT_LEVELS, OptionError, TableOptions, whole_number
 from .stakes import Ledger, server_of
@@ -148,7 +150,7 @@ class Router:
         self.default_language = default_language
         self.default_options = (default_options or TableOptions()).set("language", default_language)
         self.ledgers: dict[str, Ledger] = {}
-        self.history: Callable[[Table], list[str]] | None = None
+        self.history: Callable[[Table], list[Record]] | None = None
         """The whole journal of a table, where the table keeps only its unsaved lines."""
         self._rng = None if seed is None else random.Random(seed)
         self._table_seed = table_seed
@@ -169,18 +171,18 @@ class Router:
             t = Table(channel=channel, seed=seed, bot_factory=self.bot_factory, ledger=ledger)
             t.options = self.default_options.for_channel(channel)
             if seed is not None:
-                t.journal.append(f"!seed {seed}")
+                t.journal.append(Record("seed", text=str(seed)))
             if server:
-                t.journal.append(f"!server {server}")
+                t.journal.append(Record("server", text=server))
             self.tables[channel] = t
         return t
 
     def bind_server(self, table: Table, server: str) -> None:
         """Keep ``table``'s chips in the ledger of ``server`` (restoring a journal)."""
         table.ledger = self.ledgers.setdefault(server, Ledger(server=server))
-        line = f"!server {server}"
-        if line not in table.journal:
-            table.journal.append(line)
+        record = Record("server", text=server)
+        if record not in table.journal:
+            table.journal.append(record)
 
     def lang_of(self, user: str, table: Table | None = None) -> str:
         if user in self.langs:
@@ -369,7 +371,10 @@ class Router:
                 raise Refusal("bot_level_unknown", levels=" | ".join(BOT_LEVELS))
             if ctx.seat is None and table.owner not in (None, ctx.inp.user) and not ctx.inp.admin:
                 raise Refusal("not_seated")
-            notes = table.join_bot(ctx.inp.name, level)
+            admin = ctx.seat is None and _as_admin(ctx, table)
+            notes = table.join_bot(ctx.inp.name, level, ctx.inp.user)
+            if admin:
+                table.journal[-1] = dataclasses.replace(table.journal[-1], admin=True)
             return self.render_notes(table, notes, ctx.inp)
         other = self.user_table.get(ctx.inp.user)
         if other is not None and other != table.channel:
@@ -379,10 +384,6 @@ class Router:
         name = _clean_name(ctx.inp.name)
         notes = table.join(ctx.inp.user, name)
         self.user_table[ctx.inp.user] = table.channel
-        user_line = f"!user {name}={ctx.inp.user}"
-        if user_line not in table.user_lines:
-            table.user_lines.add(user_line)
-            table.journal.insert(len(table.journal) - 1, user_line)
         return self.render_notes(table, notes, ctx.inp)
 
     def _cmd_leave(self, ctx: Context, args: list[str]) -> list[Event]:
@@ -405,7 +406,7 @@ class Router:
         table, _ = self._need_seat(ctx)
         if ctx.inp.dm:
             raise Refusal("in_channel_only")
-        return self.render_notes(table, table.start(ctx.inp.name), ctx.inp)
+        return self.render_notes(table, table.start(ctx.inp.name, ctx.inp.user), ctx.inp)
 
     @staticmethod
     def _need_game(table: Table) -> None:
@@ -596,10 +597,13 @@ class Router:
                 ctx, "option_value", {"name": name, "value": table.options.show(name)}
             )
         self._may_configure(ctx, table)
+        admin = _as_admin(ctx, table)
         try:
-            notes = table.set_option(name, " ".join(args[1:]), ctx.inp.name)
+            notes = table.set_option(name, " ".join(args[1:]), ctx.inp.name, ctx.inp.user)
         except OptionError as exc:
             raise Refusal(exc.reason, names=", ".join(table.options.names()), **exc.params) from exc
+        if admin:
+            table.journal[-1] = dataclasses.replace(table.journal[-1], admin=True)
         return self.render_notes(table, notes, ctx.inp)
 
     def _cmd_lang(self, ctx: Context, args: list[str]) -> list[Event]:
@@ -624,7 +628,7 @@ class Router:
             from .replay import export_table
 
             lines = self.history(table) if self.history is not None else table.journal
-            text = export_table(table, lines)
+            text = export_table(table, lines, running=table.running)
         return [Private(table.channel, ctx.inp.user, text, reply=True, kind="export")]
 
     def _cmd_help(self, ctx: Context, args: list[str]) -> list[Event]:
@@ -662,11 +666,16 @@ def _label(label: str, lang: str) -> str:
 
 def clean_name(name: str) -> str:
     """A display name safe for journals and messages."""
-    return _clean_name(name)
+    return normalize_name(name)
+
+
+def _as_admin(ctx: Context, table: Table) -> bool:
+    """Whether ``ctx`` configures ``table`` by a server admin's rights only."""
+    return ctx.inp.admin and table.owner not in (None, ctx.inp.user)
 
 
 def _clean_name(name: str) -> str:
-    return display_name(display_name(name).replace(":", ""))
+    return normalize_name(name)
 
 
 def _call_name(action: Action) -> str:

@@ -1,8 +1,9 @@
 """The async face of the host, shared by every adapter.
 
 :meth:`Service.handle` answers one input. Inputs of one channel are handled one at a
-time; channels do not wait for each other. Every accepted action is written to the store
-before the answer is returned. Computer players and turn timeouts act in background tasks;
+time; channels do not wait for each other. An action counts only once it is stored: it is
+applied to the live table, and if the store write fails the table is rebuilt from the store
+(as a restart would) and the sender is told that nothing was changed. Computer players and turn timeouts act in background tasks;
 what they say reaches the adapter through :attr:`Service.listener`. Slow work (computer
 players' search, store writes) runs in worker threads, never on the event loop.
 """
@@ -12,14 +13,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from ..store import MemoryStore, Store
-from .events import Event, Input, Private
+from ..store import Checkpoint, MemoryStore, Store
+from . import checkpoint
+from .events import Event, Input, Private, Public
+from .i18n import render
+from .journal import Record
 from .notes import ALL, Note, Refusal
-from .replay import Replayer, ReplayError
-from .router import Router, clean_name
+from .replay import RestoreError, restore
+from .router import ALIASES, Router, clean_name
+from .stakes import ZERO, Ledger
 from .table import BotFactory, Table
 
 log = logging.getLogger(__name__)
@@ -50,6 +56,7 @@ class Service:
         store: Store | None = None,
         *,
         bot_delay: float = 0.0,
+        idle_s: float = 900.0,
     ) -> None:
         self.router = router
         self.store: Store = store if store is not None else MemoryStore()
@@ -59,6 +66,25 @@ class Service:
         self._bot_tasks: dict[str, asyncio.Task[None]] = {}
         self._timers: dict[str, asyncio.Task[None]] = {}
         self._closed = False
+        self._held: set[str] = set()
+        """Channels whose table could not be rebuilt from the store after a failed write;
+        every input there is refused until a rebuild succeeds."""
+        self.damaged: dict[str, str] = {}
+        """Channels whose journal holds a record that cannot be applied, with the reason:
+        the table is on hold (every input refused, nothing written) until an operator
+        repairs the store; nothing of the journal is dropped."""
+        self.idle_s = idle_s
+        """A table without a running game that nobody used for this long leaves memory; it
+        is loaded again (from its checkpoint) when somebody uses it."""
+        self._known: set[str] = set()
+        """Channels whose table has a journal in the store."""
+        self._lazy: set[str] = set()
+        """Known channels whose table is not in memory (idle)."""
+        self._used: dict[str, float] = {}
+        self._lock_users: dict[str, int] = {}
+        self._last_sweep = 0.0
+        self._checkpointed: dict[str, int] = {}
+        """Per table: finished games in its latest checkpoint (one per game end)."""
         router.history = self._history
 
     @classmethod
@@ -70,37 +96,106 @@ class Service:
         return cls(Router(seed=seed, bot_factory=factory, default_language=language),
                    bot_delay=bot_delay)  # fmt: skip
 
-    def _history(self, table: Table) -> list[str]:
-        return self.store.load_journal(table.channel) + table.journal
+    def _history(self, table: Table) -> list[Record]:
+        stored = [Record.decode(x) for x in self.store.load_journal(table.channel)]
+        return stored + table.journal
 
     # ---------------------------------------------------------------- lifecycle
     async def start(self) -> list[Event]:
-        """Rebuild every table from the store; events saying the games continue."""
+        """Rebuild the tables from the store; events saying the games continue.
+
+        A table whose journal ends with its checkpoint (nothing happened since its last game
+        ended) stays in the store until somebody uses it; its chips are booked on the
+        ledger now. Every other table is loaded: its checkpoint, then the records after it.
+        """
         langs = await asyncio.to_thread(self.store.languages)
         self.router.langs.update(langs)
         events: list[Event] = []
-        for channel in await asyncio.to_thread(self.store.channels):
-            journal = await asyncio.to_thread(self.store.load_journal, channel)
-            events += self._restore(channel, journal)
+        current = checkpoint.version()
+        for summary in await asyncio.to_thread(self.store.summaries):
+            channel, cp = summary.channel, summary.checkpoint
+            self._known.add(channel)
+            if cp is not None and cp.version == current and cp.upto == summary.length:
+                try:
+                    server, entries = checkpoint.settlements(cp.settlements)
+                except Exception:
+                    log.warning("checkpoint of %s unreadable; replaying its journal", channel)
+                else:
+                    ledger = self.router.ledgers.setdefault(server, Ledger(server=server))
+                    for e in entries:
+                        ledger.book(e.channel, e.accounts, e.names, e.settlement)
+                    for user in cp.users:
+                        self.router.user_table[user] = channel
+                    self._lazy.add(channel)
+                    continue
+            events += await self._load(channel, private_ledger=False)
         for channel in list(self.router.tables):
             self._after_change(channel)
         return events
 
+    async def load(self, channel: str) -> None:
+        """Make sure the table of ``channel`` is in memory if the store has one (for code
+        that uses the router directly)."""
+        async with self._channel(channel):
+            if channel in self._lazy:
+                await self._load(channel, private_ledger=True)
+
+    async def _load(self, channel: str, *, private_ledger: bool) -> list[Event]:
+        """Put the table of ``channel`` in memory: its checkpoint, if one of this version
+        exists, then the records after it. ``private_ledger``: its settlements are on the
+        server's ledger already (a table that left memory)."""
+        self._lazy.discard(channel)
+        cp = await asyncio.to_thread(self.store.load_checkpoint, channel)
+        base: Table | None = None
+        if cp is not None and cp.version == checkpoint.version():
+            try:
+                base = checkpoint.load(cp.state)
+            except Exception:
+                log.warning("checkpoint of %s unreadable; replaying its journal", channel)
+        start = cp.upto if base is not None and cp is not None else 0
+        journal = await asyncio.to_thread(self.store.load_journal, channel, start)
+        ledgers = self.router.ledgers
+        if private_ledger:
+            self.router.ledgers = {}
+        try:
+            if base is not None:
+                base.bot_factory = self.router.bot_factory
+                server = base.ledger.server
+                base.ledger = self.router.ledgers.setdefault(server, Ledger(server=server))
+                for e in base.settlements:
+                    base.ledger.book(e.channel, e.accounts, e.names, e.settlement)
+                self.router.tables[channel] = base
+            return self._restore(channel, journal)
+        finally:
+            if private_ledger:
+                self.router.ledgers = ledgers
+                table = self.router.tables.get(channel)
+                if table is not None:
+                    server = table.ledger.server
+                    table.ledger = ledgers.setdefault(server, Ledger(server=server))
+
     def _restore(self, channel: str, journal: list[str]) -> list[Event]:
+        if not journal and channel not in self.router.tables:
+            return []
         table = self.router.table(channel)
         table.journal.clear()
         table.scripted_bots = True
-        rep = Replayer(router=self.router, channel=channel, trusted=True)
         try:
-            rep.run_lines(journal)
-        except ReplayError:
-            log.exception("journal of %s is damaged; restored up to the damage", channel)
+            restore(self.router, channel, [Record.decode(x) for x in journal])
+        except (RestoreError, ValueError) as exc:
+            self.damaged[channel] = str(exc)
+            log.error("table %s is on hold: its journal cannot be restored: %s", channel, exc)
         finally:
             table.scripted_bots = False
         for seat in table.seats:
             if not seat.is_bot:
                 self.router.user_table[seat.user] = channel
         table.journal.clear()  # the store has it
+        self._used[channel] = time.monotonic()
+        self._checkpointed[channel] = len(table.finished)
+        if channel in self.damaged:
+            text = render(table.options.language, "table_damaged")
+            return [Public(channel, text)]
         if not table.running:
             return []
         notes = [Note(ALL, "restored"), *table.prompt()]
@@ -122,6 +217,61 @@ class Service:
             lock = self._locks[channel] = asyncio.Lock()
         return lock
 
+    @contextlib.asynccontextmanager
+    async def _channel(self, channel: str) -> AsyncIterator[None]:
+        """Hold the lock of ``channel``; the lock is forgotten when nobody needs it and the
+        channel has no table in memory."""
+        self._lock_users[channel] = self._lock_users.get(channel, 0) + 1
+        try:
+            async with self._lock(channel):
+                yield
+        finally:
+            self._lock_users[channel] -= 1
+            if not self._lock_users[channel]:
+                del self._lock_users[channel]
+                if channel not in self.router.tables:
+                    self._locks.pop(channel, None)
+                    self._used.pop(channel, None)
+
+    def _drop_if_empty(self, channel: str) -> bool:
+        """Forget a table that was made by a command in a channel nobody has joined."""
+        table = self.router.tables.get(channel)
+        if table is None or channel in self._known:
+            return False
+        if table.seats or table.waiting or table.finished:
+            return False
+        del self.router.tables[channel]
+        return True
+
+    def _sweep(self) -> None:
+        """Tables without a running game that nobody used for :attr:`idle_s` leave memory."""
+        now = time.monotonic()
+        if now - self._last_sweep < min(60.0, self.idle_s):
+            return
+        self._last_sweep = now
+        for channel, table in list(self.router.tables.items()):
+            used = self._used.get(channel, now)
+            if (
+                now - used < self.idle_s
+                or table.running
+                or table.journal
+                or channel not in self._known
+                or channel in self.damaged
+                or channel in self._held
+                or self._lock_users.get(channel)
+            ):
+                continue
+            task = self._bot_tasks.pop(channel, None)
+            timer = self._timers.pop(channel, None)
+            for t in (task, timer):
+                if t is not None:
+                    t.cancel()
+            del self.router.tables[channel]
+            self._locks.pop(channel, None)
+            self._used.pop(channel, None)
+            self._checkpointed.pop(channel, None)
+            self._lazy.add(channel)
+
     def _channel_of(self, inp: Input) -> str:
         if inp.channel and not inp.dm:
             return inp.channel
@@ -131,23 +281,77 @@ class Service:
         """Answer one input (never raises)."""
         try:
             channel = self._channel_of(inp)
-            async with self._lock(channel):
+            async with self._channel(channel):
+                if channel in self.damaged:
+                    return [self._refusal(inp, "table_damaged")]
+                if channel in self._held and not await self._rebuild(channel):
+                    return [self._refusal(inp, "store_failed")]
+                if channel in self._lazy:
+                    await self._load(channel, private_ledger=True)
                 before = self.router.langs.get(inp.user)
-                events = self.router.handle(inp)
-                await self._persist(channel)
+                if _is_export(inp.text):  # reads the whole history: off the event loop
+                    events = await asyncio.to_thread(self.router.handle, inp)
+                else:
+                    events = self.router.handle(inp)
+                self._used[channel] = time.monotonic()
+                if self._drop_if_empty(channel):
+                    pass  # nothing durable, nothing kept: a table exists once someone joins
+                elif not await self._commit(channel):
+                    return [self._refusal(inp, "store_failed")]
                 after = self.router.langs.get(inp.user)
                 if after is not None and after != before:
-                    await asyncio.to_thread(self.store.set_language, inp.user, after)
+                    try:
+                        await asyncio.to_thread(self.store.set_language, inp.user, after)
+                    except Exception:
+                        log.exception("store: language of a user not saved; change undone")
+                        self.router.langs.pop(inp.user, None)
+                        if before is not None:
+                            self.router.langs[inp.user] = before
+                        return [self._refusal(inp, "store_failed")]
             self._after_change(channel)
+            self._sweep()
             return events
         except Exception:
             log.exception("service failed on input")
-            return [Private(inp.channel, inp.user, "Sorry, something went wrong.", reply=True,
-                            kind="error")]  # fmt: skip
+            return [self._refusal(inp, "internal_error")]
 
-    async def persist(self, channel: str) -> None:
-        """Write the channel's new journal lines to the store."""
-        await self._persist(channel)
+    def _refusal(self, inp: Input, key: str) -> Private:
+        table = self.router.tables.get(self._channel_of(inp))
+        text = render(self.router.lang_of(inp.user, table), key)
+        return Private(inp.channel, inp.user, text, reply=True, kind="error")
+
+    async def persist(self, channel: str) -> bool:
+        """Write the channel's new journal lines to the store; False (and the table rebuilt
+        from the store) if that failed."""
+        return await self._commit(channel)
+
+    async def _commit(self, channel: str) -> bool:
+        """Store what changed in ``channel``; if the write fails, undo it in memory."""
+        try:
+            await self._persist(channel)
+            return True
+        except Exception:
+            log.exception("store write failed in %s; the change is undone", channel)
+            await self._rebuild(channel)
+            return False
+
+    async def _rebuild(self, channel: str) -> bool:
+        """Replace the table of ``channel`` by what the store holds (False: the store could
+        not be read; the channel stays on hold)."""
+        old = self.router.tables.pop(channel, None)
+        if old is not None:
+            _forget_settlements(old)
+        for user in [u for u, ch in self.router.user_table.items() if ch == channel]:
+            del self.router.user_table[user]
+        self._held.add(channel)
+        try:
+            await self._load(channel, private_ledger=False)
+        except Exception:
+            log.exception("store cannot be read; table %s is on hold", channel)
+            self.router.tables.pop(channel, None)
+            return False
+        self._held.discard(channel)
+        return True
 
     async def _persist(self, channel: str) -> None:
         table = self.router.tables.get(channel)
@@ -155,10 +359,26 @@ class Service:
             return
         new = table.journal[:]
         if new:
-            await asyncio.to_thread(self.store.append, channel, new)
+            encoded = [r.encode() for r in new]
+            length = await asyncio.to_thread(self.store.append, channel, encoded)
+            self._known.add(channel)
             # The store holds them now; keeping them in memory too would grow every table
             # by ~100 KB over a long series.
             del table.journal[: len(new)]
+            ended = len(table.finished)
+            if not table.running and ended and ended != self._checkpointed.get(channel):
+                await self._checkpoint(channel, table, length)
+
+    async def _checkpoint(self, channel: str, table: Table, length: int) -> None:
+        """Keep the state of ``table`` after its journal's first ``length`` records (between
+        games); a failure costs only restart time."""
+        try:
+            state, settlements, users = checkpoint.dump(table)
+            cp = Checkpoint(length, checkpoint.version(), state, settlements, tuple(users))
+            await asyncio.to_thread(self.store.save_checkpoint, channel, cp)
+            self._checkpointed[channel] = len(table.finished)
+        except Exception:
+            log.warning("checkpoint of %s not saved", channel, exc_info=True)
 
     async def _emit(self, events: list[Event]) -> None:
         if events and self.listener is not None:
@@ -169,7 +389,7 @@ class Service:
 
     # ---------------------------------------------------------------- background work
     def _after_change(self, channel: str) -> None:
-        if self._closed or channel not in self.router.tables:
+        if self._closed or channel not in self.router.tables or channel in self.damaged:
             return
         table = self.router.tables[channel]
         if table.bot_to_move() is not None:
@@ -184,12 +404,13 @@ class Service:
         while not self._closed:
             if self.bot_delay:
                 await asyncio.sleep(self.bot_delay)
-            async with self._lock(channel):
+            async with self._channel(channel):
                 decision = await asyncio.to_thread(self.router.bot_decide, channel)
                 if decision is None:
                     return
                 events = self.router.bot_apply(channel, *decision)
-                await self._persist(channel)
+                if not await self._commit(channel):
+                    return  # undone; the computer players try again after the next input
             await self._emit(events)
             table = self.router.tables[channel]
             self._arm_timer(channel, table)
@@ -212,20 +433,21 @@ class Service:
         self, channel: str, seat: int, marker: tuple[int, int], delay: float
     ) -> None:
         await asyncio.sleep(delay)
-        table = self.router.tables[channel]
-        if not self._still(table, marker):
+        table = self.router.tables.get(channel)
+        if table is None or not self._still(table, marker):
             return
         notes = [Note(seat, "timeout_reminder", {"seconds": int(delay)}, kind="info")]
         await self._emit(self.router.render_notes(table, notes, None))
         await asyncio.sleep(delay)
         if not table.options.standin:
             return
-        async with self._lock(channel):
-            if not self._still(table, marker):
+        async with self._channel(channel):
+            if self.router.tables.get(channel) is not table or not self._still(table, marker):
                 return
             notes = [table.mark_away(seat)]
             events = self.router.render_notes(table, notes, None)
-            await self._persist(channel)
+            if not await self._commit(channel):
+                return
         await self._emit(events)
         self._after_change(channel)
 
@@ -259,10 +481,14 @@ class Service:
         """``user`` goes by ``name`` now (an IRC nick change): their seat takes the name, so
         the channel reads the current name. Journaled; a name another seat has is kept out."""
         channel = self.router.user_table.get(user)
-        if not channel or channel not in self.router.tables:
+        if not channel:
             return
-        async with self._lock(channel):
-            table = self.router.tables[channel]
+        async with self._channel(channel):
+            if channel in self._lazy:
+                await self._load(channel, private_ledger=True)
+            table = self.router.tables.get(channel)
+            if table is None or channel in self.damaged:
+                return
             seat = table.seat_of(user)
             if seat is None:
                 return
@@ -270,7 +496,7 @@ class Service:
                 table.rename(seat, clean_name(name))
             except Refusal:
                 return
-            await self._persist(channel)
+            await self._commit(channel)
 
     @staticmethod
     def _still(table: Table, marker: tuple[int, int]) -> bool:
@@ -288,3 +514,23 @@ class Service:
     def snapshot(self) -> dict[str, Any]:
         """Counts for logs and benchmarks."""
         return {"tables": len(self.router.tables)}
+
+
+def _is_export(text: str) -> bool:
+    words = text.strip()[1:].split()
+    return text.strip()[:1] in ("/", "!") and bool(words) and ALIASES.get(words[0].lower()) == "export"
+
+
+def _forget_settlements(table: Table) -> None:
+    """Take ``table``'s settlements off its (shared) ledger before the table is rebuilt
+    from its journal, which books them again: the ledger is recomputed from the others."""
+    ledger = table.ledger
+    keep = [e for e in ledger.entries if e.channel != table.channel]
+    if len(keep) == len(ledger.entries):
+        return
+    ledger.entries.clear()
+    ledger.balances.clear()
+    ledger.names.clear()
+    ledger.house = ZERO
+    for entry in keep:
+        ledger.book(entry.channel, entry.accounts, entry.names, entry.settlement)

@@ -2,8 +2,8 @@
 
 A table speaks in :class:`~dokobot.host.notes.Note` objects and refuses with
 :class:`~dokobot.host.notes.Refusal`; it never formats chat text. Every state change it
-accepts is also written to :attr:`Table.journal` as a line of the replay format, so that the
-journal alone rebuilds the table (see :mod:`dokobot.host.replay`).
+accepts is also written to :attr:`Table.journal` as a structured record (see
+:mod:`dokobot.host.journal`), so that the journal alone rebuilds the table.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from ..engine.types import (
     is_call,
 )
 from .i18n import Cards, Term, render
+from .journal import Record, cmd
 from .modes import (
     DuelWedding,
     duel_deal,
@@ -167,10 +168,9 @@ class Table:
     bot_factory: BotFactory | None = None
     scripted_bots: bool = False
     """Computer players wait for their moves from a journal instead of deciding."""
-    journal: list[str] = field(default_factory=list, repr=False)
-    """Replay lines of every accepted change; a durable service keeps only the lines not
-    yet stored (the store has the rest)."""
-    user_lines: set[str] = field(default_factory=set, repr=False)
+    journal: list[Record] = field(default_factory=list, repr=False)
+    """Records of every accepted change; a durable service keeps only the records not yet
+    stored (the store has the rest)."""
     finished: list[GameRecord] = field(default_factory=list)
     last_trick: tuple[int, tuple[int, ...], int] | None = None
     """(leader, cards, winner) of the last trick taken."""
@@ -205,8 +205,10 @@ class Table:
     def running(self) -> bool:
         return self.game is not None and self.game.phase is not Phase.FINISHED
 
-    def _log(self, line: str) -> None:
-        self.journal.append(line)
+    def _log(self, record: Record | str) -> None:
+        """Journal ``record``; a string is a line of the replay format (a directive such as
+        ``!seed N``), restored by the replayer."""
+        self.journal.append(Record("line", text=record) if isinstance(record, str) else record)
 
     def join(self, user: str, name: str) -> list[Note]:
         if self.seat_of(user) is not None:
@@ -214,7 +216,7 @@ class Table:
         if len(self.seats) >= 4:
             if self.running and (user, name) not in self.waiting:
                 self.waiting.append((user, name))
-                self._log(f"{name}: /join")
+                self._log(cmd(user, name, None, "/join"))
                 return [Note(ALL, "waiting_for_seat", {"player": name})]
             if not self.running and any(s.standin_for == user for s in self.seats):
                 return self.replace(user, name, None)  # back to the seat kept for them
@@ -225,7 +227,7 @@ class Table:
         self.seats.append(SeatInfo(user, name))
         if self.owner is None:
             self.owner = user
-        self._log(f"{name}: /join")
+        self._log(cmd(user, name, len(self.seats) - 1, "/join"))
         notes = [Note(ALL, "joined", {"player": name, "n": len(self.seats)})]
         if len(self.seats) == 4:
             notes.append(Note(ALL, "table_complete"))
@@ -236,16 +238,13 @@ class Table:
         old = self.seats[seat].name
         if name == old:
             return
-        if (
-            not name
-            or "=" in name
-            or any(s.name.lower() == name.lower() for i, s in enumerate(self.seats) if i != seat)
-        ):
+        if not name:
             raise Refusal("name_taken", name=name)
+        self._check_name_free(name, seat)
         self.seats[seat].name = name
-        self._log(f"!rename {old}={name}")
+        self._log(Record("rename", seat=seat, name=name, text=old))
 
-    def join_bot(self, by: str, level: str | None) -> list[Note]:
+    def join_bot(self, by: str, level: str | None, by_user: str = "") -> list[Note]:
         if len(self.seats) >= 4:
             raise Refusal("table_full")
         level = level or self.options.bot_level
@@ -256,7 +255,7 @@ class Table:
             n += 1
         name = f"Bot{n}"
         self.seats.append(SeatInfo(f"bot:{name}", name, bot=level))
-        self._log(f"{by}: /join bot {level}")
+        self._log(cmd(by_user, by, self.seat_of(by_user), f"/join bot {level}"))
         notes = [Note(ALL, "bot_joined", {"player": name, "level": level, "n": len(self.seats)})]
         if len(self.seats) == 4:
             notes.append(Note(ALL, "table_complete"))
@@ -268,13 +267,13 @@ class Table:
         if seat is None:
             if waiting:
                 self.waiting.remove(waiting[0])
-                self._log(f"{waiting[0][1]}: /leave")
+                self._log(cmd(user, waiting[0][1], None, "/leave"))
                 return [Note(ALL, "left", {"player": waiting[0][1]})]
             raise Refusal("not_seated")
         info = self.seats[seat]
         if self.running and not self.options.standin:
             raise Refusal("leave_during_game")
-        self._log(f"{info.name}: /leave")
+        self._log(cmd(user, info.name, seat, "/leave"))
         if self.running:
             info.standin_for = info.user
             info.bot = self.options.bot_level
@@ -319,7 +318,7 @@ class Table:
             self.owner = user
         self.bots.pop(seat, None)
         self.waiting = [w for w in self.waiting if w[0] != user]
-        self._log(f"{name}: /replace {old}")
+        self._log(cmd(user, name, seat, f"/replace {old}"))
         if info.standin_for == user:
             key = "replaced_own"
         elif info.standin_for is not None:
@@ -329,14 +328,14 @@ class Table:
         return [Note(ALL, key, {"player": name, "old": old})]
 
     # ---------------------------------------------------------------- options
-    def set_option(self, name: str, raw: str, by: str) -> list[Note]:
+    def set_option(self, name: str, raw: str, by: str, by_user: str = "") -> list[Note]:
         clean = name.strip().lower().replace("-", "_")
         # The language changes no rule: it may change during a game.
         if self.running and clean != "language":
             raise Refusal("only_between_games")
         old = self.options
         self.options = self.options.set(name, raw)
-        self._log(f"{by}: /option {clean} {raw.strip()}")
+        self._log(cmd(by_user, by, self.seat_of(by_user), f"/option {clean} {raw.strip()}"))
         notes = [Note(ALL, "option_set", {"name": clean, "value": self.options.show(clean)})]
         if clean == "mode":
             self.bots.clear()  # computer players are made with or without duel limits
@@ -384,13 +383,13 @@ class Table:
         self.bots.clear()
         self.abort_votes = set()
         names = self.names()
-        self._log("# duel seating: " + ", ".join(names))
+        self._log(Record("note", text="duel seating: " + ", ".join(names)))
         notes = [Note(ALL, "duel_seated", {"seats": names})]
         if self.series.records:
             notes += self._new_series()
         return notes
 
-    def start(self, by: str) -> list[Note]:
+    def start(self, by: str, by_user: str = "") -> list[Note]:
         if self.running:
             raise Refusal("game_running")
         if len(self.seats) < 4:
@@ -436,7 +435,7 @@ class Table:
         self.abort_votes = set()
         self.last_trick = None
         game = self.game
-        self._log(f"{by}: /start")
+        self._log(cmd(by_user, by, self.seat_of(by_user), "/start"))
         names = self.names()
         notes.append(
             Note(
@@ -464,18 +463,13 @@ class Table:
         """
         hands = hands_from_kinds([[c >> 1 for c in cards_of(h)] for h in hands])
         self.next_deal = hands
-        self._log(
-            "!deal "
-            + "; ".join(
-                f"{self.seats[i].name}=" + " ".join(card_ascii(c) for c in sorted_hand(None, h))
-                for i, h in enumerate(hands)
-            )
-        )
+        shown = tuple(" ".join(card_ascii(c) for c in sorted_hand(None, h)) for h in hands)
+        self._log(Record("deal", names=tuple(self.names()), hands=shown))
 
     def set_next_dealer(self, seat: int) -> None:
         """Fix the dealer of the next game; journaled as a ``!dealer`` line."""
         self.next_dealer = seat
-        self._log(f"!dealer {self.seats[seat].name}")
+        self._log(Record("dealer", seat=seat, name=self.seats[seat].name))
 
     def hand_note(self, seat: int) -> Note:
         game = self.game
@@ -551,8 +545,9 @@ class Table:
             )
         ]
 
-    def act(self, seat: int, action: Action, text: str) -> list[Note]:
-        """A seated player does ``action`` (typed as ``text``)."""
+    def act(self, seat: int, action: Action, text: str, *, computer: bool = False) -> list[Note]:
+        """A seated player does ``action`` (typed as ``text``); ``computer``: a computer
+        player (or a stand-in) does it for the seat."""
         game = self.game
         if game is None or game.phase is Phase.FINISHED:
             raise Refusal("no_game")
@@ -564,7 +559,11 @@ class Table:
         except IllegalAction as exc:
             reason, params = _reservation_reason(game, seat, action, exc.reason)
             raise Refusal("illegal." + reason, **params, **_illegal_params(game, exc)) from exc
-        self._log(f"{self.seats[seat].name}: {text}")
+        info = self.seats[seat]
+        if computer:
+            self._log(Record("move", info.user, seat, info.name, text, action=action))
+        else:
+            self._log(cmd(info.user, info.name, seat, text))
         return self._after(seat, action, before_phase, before_tricks, before_open)
 
     def _after(
@@ -824,7 +823,7 @@ class Table:
             votes = len([s for s in self.abort_votes if s in humans])
             raise Refusal("abort_voted_already", votes=votes, need=need)
         self.abort_votes.add(seat)
-        self._log(f"{self.seats[seat].name}: /abort")
+        self._log(cmd(self.seats[seat].user, self.seats[seat].name, seat, "/abort"))
         votes = len([s for s in self.abort_votes if s in humans])
         if votes < need:
             return [
@@ -853,7 +852,7 @@ class Table:
     def mark_away(self, seat: int) -> Note:
         """The person in ``seat`` timed out: a computer player moves for them from now on."""
         self.away.add(seat)
-        self._log(f"!away {self.seats[seat].name}")
+        self._log(Record("away", seat=seat, name=self.seats[seat].name))
         return Note(ALL, "timeout_standin", {"player": self.seats[seat].name})
 
     def back(self, seat: int) -> list[Note]:
@@ -892,11 +891,11 @@ class Table:
         game = self.game
         assert game is not None
         if call is not None and game.call_problem(seat, call) is None:
-            notes += self.act(seat, call, command_for(call))
+            notes += self.act(seat, call, command_for(call), computer=True)
         if game.turn == seat and game.phase is not Phase.FINISHED:
             if game.problem(seat, action) is not None:
                 action = game.legal_actions()[0]
-            notes += self.act(seat, action, command_for(action))
+            notes += self.act(seat, action, command_for(action), computer=True)
         return notes
 
 

@@ -1,22 +1,35 @@
-"""SQLite store (WAL): one row per journal line, a versioned schema with migrations.
+"""SQLite store (WAL): one row per journal record (a JSON object, see
+:mod:`dokobot.host.journal`), a versioned schema with migrations.
 
 >>> import tempfile, os
 >>> d = tempfile.mkdtemp()
 >>> s = SqliteStore(os.path.join(d, "t.db"))
->>> s.append("c", ["a: /join", "b: /join"])
+>>> s.append("c", ['{"k":"seed","text":"1"}'])
+1
 >>> s.load_journal("c"), s.channels(), s.schema_version()
-(['a: /join', 'b: /join'], ['c'], 3)
+(['{"k":"seed","text":"1"}'], ['c'], 5)
 >>> s.close()
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import json
+import os
+import socket
 import sqlite3
+import struct
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
-from .base import Store
+from .base import Checkpoint, Store, StoreDamaged, StoreError, StoreLocked, Summary
+
+MAGIC: Final = b"SQLite format 3\x00"
+FILE_MODE: Final = 0o600
+"""Store files hold hands: only their owner may read them."""
 
 #: Migrations: entry i brings the schema from version i to i + 1.
 MIGRATIONS: Final[tuple[str, ...]] = (
@@ -34,7 +47,30 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         language TEXT NOT NULL
     );
     """,
-    # Chat nick histories (IRC identities across nick changes and restarts).
+    # 3: journal rows are JSON records; a replay line of older versions becomes a record of
+    # kind "line", which restores as before
+    """
+    UPDATE journal SET line = json_object('k', 'line', 'text', line);
+    """,
+    # 4: per table its journal length and its latest checkpoint (a restart loads that
+    # instead of replaying the whole history)
+    """
+    CREATE TABLE tables (
+        channel TEXT PRIMARY KEY,
+        length INTEGER NOT NULL
+    );
+    INSERT INTO tables (channel, length)
+        SELECT channel, MAX(seq) + 1 FROM journal GROUP BY channel;
+    CREATE TABLE checkpoints (
+        channel TEXT PRIMARY KEY,
+        upto INTEGER NOT NULL,
+        version TEXT NOT NULL,
+        state BLOB NOT NULL,
+        settlements BLOB NOT NULL,
+        users TEXT NOT NULL
+    );
+    """,
+    # 5: chat nick histories (IRC identities across nick changes and restarts)
     """
     CREATE TABLE nick_history (
         nick TEXT PRIMARY KEY COLLATE NOCASE,
@@ -45,42 +81,179 @@ MIGRATIONS: Final[tuple[str, ...]] = (
 )
 
 
-class SqliteStore(Store):
-    """Journals in an SQLite file, written with ``synchronous=FULL`` in WAL mode."""
+def _lock_file(path: Path) -> int:
+    """Hold ``PATH.lock`` for this process (released by the kernel when it dies); write
+    who holds it. :class:`StoreLocked` names the holder if another process has it."""
+    lock_path = path.with_name(path.name + ".lock")
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, FILE_MODE)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
+        os.close(fd)
+        raise StoreLocked(
+            f"store {path} is in use by {holder}; only one dokobot may use a store"
+        ) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"pid {os.getpid()} on host {socket.gethostname()}\n".encode(), 0)
+    return fd
 
-    def __init__(self, path: str | Path) -> None:
+
+def _check_file(path: Path) -> None:
+    """Refuse a file that cannot be a healthy store (cheap checks of the header)."""
+    size = path.stat().st_size
+    if size == 0:
+        raise StoreDamaged(
+            f"store {path} is an empty file (0 bytes), which dokobot never leaves behind; "
+            "it may have been truncated. Restore it from a backup, or move it away to "
+            "start with an empty store"
+        )
+    with path.open("rb") as fh:
+        head = fh.read(100)
+    if len(head) < 100 or not head.startswith(MAGIC):
+        raise StoreDamaged(f"store {path} is not an SQLite database (damaged or another file)")
+    page_size = struct.unpack(">H", head[16:18])[0]
+    page_size = 65536 if page_size == 1 else page_size
+    pages = struct.unpack(">I", head[28:32])[0]
+    if page_size < 512 or pages * page_size > size:
+        raise StoreDamaged(
+            f"store {path} is truncated ({size} bytes, its header says {pages * page_size})"
+        )
+
+
+def _create(path: Path) -> None:
+    """A new, empty store at ``path``, made whole under another name and then renamed, so
+    that a crash never leaves a half-made store behind."""
+    tmp = path.with_name(path.name + ".new")
+    for stale in (tmp, tmp.with_name(tmp.name + "-wal"), tmp.with_name(tmp.name + "-shm")):
+        with contextlib.suppress(FileNotFoundError):
+            stale.unlink()
+    os.close(os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL, FILE_MODE))
+    db = sqlite3.connect(str(tmp), isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+        _migrate(db, 0)
+    finally:
+        db.close()
+    with tmp.open("rb") as fh:
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def _migrate(db: sqlite3.Connection, version: int) -> None:
+    for i in range(version, len(MIGRATIONS)):
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for stmt in MIGRATIONS[i].split(";"):
+                if stmt.strip():
+                    db.execute(stmt)
+            db.execute(f"PRAGMA user_version = {i + 1}")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+
+@contextlib.contextmanager
+def _damage(path: Path) -> Iterator[None]:
+    """Reading a damaged page raises :class:`StoreDamaged` (not a bare sqlite3 error)."""
+    try:
+        yield
+    except sqlite3.ProgrammingError:
+        raise  # a closed store: a bug, not damage
+    except sqlite3.DatabaseError as exc:
+        raise StoreDamaged(f"store {path} is damaged ({exc})") from exc
+
+
+class SqliteStore(Store):
+    """Journals in an SQLite file, written with ``synchronous=FULL`` in WAL mode.
+
+    One process per store (``PATH.lock``); the files are readable by their owner only. A
+    store that is damaged or newer than this code raises :class:`StoreDamaged`, another
+    process holding it :class:`StoreLocked`.
+    """
+
+    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
+        """``readonly``: only read an existing store of this version, beside the process
+        that holds it (``dokobot export`` while the bot runs); no lock is taken."""
         self.path = Path(path)
-        if self.path.parent and not self.path.parent.exists():
-            self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.execute("PRAGMA busy_timeout=5000")
-        self._migrate()
         self._next: dict[str, int] = {}
+        if readonly:
+            self._lock_fd = -1
+            self._db = self._open_readonly()
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock_fd = _lock_file(self.path)
+        try:
+            self._db = self._open()
+        except BaseException:
+            os.close(self._lock_fd)
+            raise
+
+    def _open_readonly(self) -> sqlite3.Connection:
+        path = self.path
+        if not path.exists():
+            raise StoreError(f"there is no store at {path}")
+        _check_file(path)
+        uri = f"file:{path.resolve()}?mode=ro"
+        db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+        try:
+            version = int(db.execute("PRAGMA user_version").fetchone()[0])
+        except sqlite3.DatabaseError as exc:
+            db.close()
+            raise StoreDamaged(f"store {path} is damaged ({exc})") from exc
+        if version != len(MIGRATIONS):
+            db.close()
+            raise StoreDamaged(
+                f"store {path} has schema version {version}, this dokobot reads "
+                f"{len(MIGRATIONS)} only; start the bot once to migrate it"
+            )
+        return db
+
+    def _open(self) -> sqlite3.Connection:
+        path = self.path
+        if path.exists():
+            _check_file(path)
+        else:
+            _create(path)
+        for f in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            with contextlib.suppress(FileNotFoundError):
+                os.chmod(f, FILE_MODE)
+        db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        try:
+            db.execute("PRAGMA synchronous=FULL")
+            db.execute("PRAGMA busy_timeout=5000")
+            if db.execute("PRAGMA journal_mode=WAL").fetchone()[0] != "wal":
+                raise StoreDamaged(f"store {path}: cannot use write-ahead logging")
+            version = int(db.execute("PRAGMA user_version").fetchone()[0])
+            if version > len(MIGRATIONS):
+                raise StoreDamaged(
+                    f"store {path} has schema version {version}, newer than this dokobot "
+                    f"understands ({len(MIGRATIONS)}); upgrade dokobot to use it"
+                )
+            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
+            if version >= 1 and "journal" not in tables:
+                raise StoreDamaged(f"store {path} has lost its journal table")
+            _migrate(db, version)
+        except sqlite3.DatabaseError as exc:
+            db.close()
+            raise StoreDamaged(f"store {path} is damaged ({exc})") from exc
+        except BaseException:
+            db.close()
+            raise
+        return db
 
     def schema_version(self) -> int:
         return int(self._db.execute("PRAGMA user_version").fetchone()[0])
 
-    def _migrate(self) -> None:
-        with self._lock:
-            version = self.schema_version()
-            for i in range(version, len(MIGRATIONS)):
-                self._db.execute("BEGIN IMMEDIATE")
-                try:
-                    for stmt in MIGRATIONS[i].split(";"):
-                        if stmt.strip():
-                            self._db.execute(stmt)
-                    self._db.execute(f"PRAGMA user_version = {i + 1}")
-                    self._db.execute("COMMIT")
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
-
-    def append(self, channel: str, lines: list[str]) -> None:
-        if not lines:
-            return
+    def append(self, channel: str, lines: list[str]) -> int:
         with self._lock:
             seq = self._next.get(channel)
             if seq is None:
@@ -88,11 +261,18 @@ class SqliteStore(Store):
                     "SELECT COALESCE(MAX(seq), -1) + 1 FROM journal WHERE channel = ?", (channel,)
                 ).fetchone()
                 seq = int(row[0])
+            if not lines:
+                return seq
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 self._db.executemany(
                     "INSERT INTO journal (channel, seq, line) VALUES (?, ?, ?)",
                     [(channel, seq + i, line) for i, line in enumerate(lines)],
+                )
+                self._db.execute(
+                    "INSERT INTO tables (channel, length) VALUES (?, ?) "
+                    "ON CONFLICT(channel) DO UPDATE SET length = excluded.length",
+                    (channel, seq + len(lines)),
                 )
                 self._db.execute("COMMIT")
             except BaseException:
@@ -100,17 +280,55 @@ class SqliteStore(Store):
                 self._next.pop(channel, None)
                 raise
             self._next[channel] = seq + len(lines)
+            return seq + len(lines)
 
-    def load_journal(self, channel: str) -> list[str]:
-        with self._lock:
+    def load_journal(self, channel: str, start: int = 0) -> list[str]:
+        with self._lock, _damage(self.path):
             rows = self._db.execute(
-                "SELECT line FROM journal WHERE channel = ? ORDER BY seq", (channel,)
+                "SELECT line FROM journal WHERE channel = ? AND seq >= ? ORDER BY seq",
+                (channel, start),
             ).fetchall()
         return [str(r[0]) for r in rows]
 
-    def channels(self) -> list[str]:
+    def save_checkpoint(self, channel: str, checkpoint: Checkpoint) -> None:
+        cp = checkpoint
         with self._lock:
-            rows = self._db.execute("SELECT DISTINCT channel FROM journal ORDER BY channel")
+            self._db.execute(
+                "INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?, ?, ?)",
+                (channel, cp.upto, cp.version, cp.state, cp.settlements, json.dumps(cp.users)),
+            )
+
+    def load_checkpoint(self, channel: str) -> Checkpoint | None:
+        with self._lock, _damage(self.path):
+            row = self._db.execute(
+                "SELECT upto, version, state, settlements, users FROM checkpoints "
+                "WHERE channel = ?",
+                (channel,),
+            ).fetchone()
+        if row is None:
+            return None
+        return Checkpoint(int(row[0]), str(row[1]), bytes(row[2]), bytes(row[3]),
+                          tuple(json.loads(row[4])))  # fmt: skip
+
+    def summaries(self) -> list[Summary]:
+        with self._lock, _damage(self.path):
+            rows = self._db.execute(
+                "SELECT t.channel, t.length, c.upto, c.version, c.settlements, c.users "
+                "FROM tables t LEFT JOIN checkpoints c ON c.channel = t.channel "
+                "ORDER BY t.channel"
+            ).fetchall()
+        out = []
+        for channel, length, upto, version, settlements, users in rows:
+            cp = None
+            if upto is not None:
+                cp = Checkpoint(int(upto), str(version), b"", bytes(settlements),
+                                tuple(json.loads(users)))  # fmt: skip
+            out.append(Summary(str(channel), int(length), cp))
+        return out
+
+    def channels(self) -> list[str]:
+        with self._lock, _damage(self.path):
+            rows = self._db.execute("SELECT channel FROM tables ORDER BY channel")
             return [str(r[0]) for r in rows.fetchall()]
 
     def set_language(self, user: str, lang: str) -> None:
@@ -122,7 +340,7 @@ class SqliteStore(Store):
             )
 
     def languages(self) -> dict[str, str]:
-        with self._lock:
+        with self._lock, _damage(self.path):
             rows = self._db.execute("SELECT user, language FROM user_settings").fetchall()
         return {str(u): str(lang) for u, lang in rows}
 
@@ -144,3 +362,6 @@ class SqliteStore(Store):
     def close(self) -> None:
         with self._lock:
             self._db.close()
+            if self._lock_fd >= 0:
+                os.close(self._lock_fd)
+                self._lock_fd = -1

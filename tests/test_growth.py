@@ -1,0 +1,131 @@
+"""Bounded growth: tables exist once someone joins, idle tables leave memory, a restart
+loads checkpoints instead of replaying whole histories."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from dokobot.host.events import Input
+from dokobot.host.journal import Record
+from dokobot.host.router import Router
+from dokobot.host.service import Service
+from dokobot.host.table import command_for
+from dokobot.store import MemoryStore, SqliteStore
+
+NAMES = ("anna", "ben", "carl", "dora")
+
+
+def _inp(user: str, name: str, text: str, ch: str = "c") -> Input:
+    return Input(ch, user, name, text)
+
+
+async def _seat(svc: Service, ch: str = "c") -> None:
+    for i, n in enumerate(NAMES):
+        await svc.handle(_inp(f"u{i}", n, "/join", ch))
+    await svc.handle(_inp("u0", "anna", "/option mode single", ch))
+    await svc.handle(_inp("u0", "anna", "/option stake 1", ch))
+
+
+async def _game(svc: Service, ch: str = "c") -> None:
+    await svc.handle(_inp("u0", "anna", "/start", ch))
+    table = svc.router.tables[ch]
+    game = table.game
+    assert game is not None
+    while table.running:
+        seat = game.turn
+        await svc.handle(_inp(table.seats[seat].user, table.seats[seat].name,
+                              command_for(game.legal_actions()[0]), ch))  # fmt: skip
+
+
+def _state(svc: Service, ch: str = "c") -> tuple[object, ...]:
+    t = svc.router.tables[ch]
+    ledger = t.ledger
+    return (t.names(), t.options, [r.as_json() for r in t.finished], t.series.totals[:],
+            t.dealer, t.game_number, dict(ledger.balances), ledger.house,
+            len(ledger.entries))  # fmt: skip
+
+
+async def test_commands_in_an_empty_channel_leave_nothing_behind() -> None:
+    store = MemoryStore()
+    svc = Service(Router(seed=1), store)
+    for text in ("/help", "/table", "/start", "/option stake 2", "/export", "/score", "/leave"):
+        await svc.handle(_inp("u0", "anna", text, "spam"))
+    assert "spam" not in svc.router.tables
+    assert store.channels() == []
+    assert "spam" not in svc._locks and "spam" not in svc._used
+    await svc.handle(_inp("u0", "anna", "/join", "spam"))
+    assert store.channels() == ["spam"] and "spam" in svc.router.tables
+
+
+async def test_restart_loads_the_checkpoint_not_the_whole_history(tmp_path: Path) -> None:
+    path = tmp_path / "g.db"
+    svc = Service(Router(seed=2), SqliteStore(path))
+    await _seat(svc)
+    await _game(svc)
+    await _game(svc)
+    before = _state(svc)
+    await svc.close()
+
+    # A restart that replayed the history would meet this broken early record.
+    store = SqliteStore(path)
+    store._db.execute("UPDATE journal SET line = ? WHERE channel = 'c' AND seq = 3",
+                      (Record("cmd", user="u9", name="zoe", text="/healthy").encode(),))
+    svc2 = Service(Router(seed=3), store)
+    await svc2.start()
+    assert "c" not in svc2.router.tables, "an idle table is loaded when it is used"
+    assert svc2.router.ledgers["c"].balances == before[6], "its chips are booked already"
+    assert svc2.router.user_table["u1"] == "c"
+    await svc2.handle(_inp("u1", "ben", "/score"))
+    assert svc2.damaged == {}
+    assert _state(svc2) == before
+    # something after the checkpoint: loaded at start, from the checkpoint and the rest
+    await svc2.handle(_inp("u0", "anna", "/option stake 2"))
+    after = _state(svc2)
+    await svc2.close()
+    svc3 = Service(Router(seed=4), SqliteStore(path))
+    await svc3.start()
+    assert "c" in svc3.router.tables and svc3.damaged == {}
+    assert _state(svc3) == after
+    await svc3.close()
+
+
+async def test_idle_tables_leave_memory_and_come_back_unchanged() -> None:
+    store = MemoryStore()
+    svc = Service(Router(seed=5), store, idle_s=0.05)
+    await _seat(svc, "a")
+    await _game(svc, "a")
+    before = _state(svc, "a")
+    await asyncio.sleep(0.06)
+    await svc.handle(_inp("u7", "zoe", "/help", "other"))  # any later input sweeps
+    assert "a" not in svc.router.tables and "a" not in svc._locks
+    await svc.handle(_inp("u1", "ben", "/score", "a"))
+    assert _state(svc, "a") == before, "chips are not booked twice"
+    # a seated person's private message finds the table again
+    await asyncio.sleep(0.06)
+    await svc.handle(_inp("u7", "zoe", "/help", "other"))
+    assert "a" not in svc.router.tables
+    events = await svc.handle(Input("", "u2", "carl", "/score", dm=True))
+    assert "a" in svc.router.tables and events and "anna" in events[0].text
+
+
+async def test_a_checkpoint_that_cannot_be_made_costs_nothing_but_restart_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dokobot.host import checkpoint
+
+    def broken(table: object) -> tuple[bytes, bytes, list[str]]:
+        raise TypeError("cannot pickle '_thread.lock' object")
+
+    monkeypatch.setattr(checkpoint, "dump", broken)
+    store = MemoryStore()
+    svc = Service(Router(seed=7), store)
+    await _seat(svc)
+    await _game(svc)
+    table = svc.router.tables["c"]
+    assert len(table.finished) == 1 and store.load_checkpoint("c") is None
+    svc2 = Service(Router(seed=8), store)
+    await svc2.start()
+    assert _state(svc2) == _state(svc)
