@@ -269,3 +269,50 @@ def test_reprs_hold_no_hidden_cards_or_seeds() -> None:
         assert str(h) not in text
     for hand in hand_texts:
         assert hand not in text
+
+
+def test_export_of_an_aborted_game_shows_a_cover_deal_and_replays() -> None:
+    """An aborted game's unplayed cards never reach an export: its deal is replaced by one
+    that agrees with what was public (cards played, calls) and replays the same way."""
+    from dokobot.engine.cards import cards_of
+    from dokobot.engine.notation import parse_cards
+    from dokobot.host.replay import Replayer
+
+    r = _seated(seed=9)
+    t = r.tables["chan"]
+    r.handle(_inp("anna", "/start"))
+    game = t.game
+    assert game is not None
+    while game.phase is Phase.RESERVATIONS:
+        r.handle(_inp(t.seats[game.turn].name, "/healthy"))
+    for _ in range(6):
+        r.handle(_inp(t.seats[game.turn].name, f"/play {card_ascii(game.legal_actions()[0])}"))
+    real = list(game.start_hands)
+    played = [0, 0, 0, 0]
+    for leader, cards, _ in [*game.tricks, (game.leader, tuple(game.trick), -1)]:
+        for i, c in enumerate(cards):
+            played[(leader + i) % 4] |= 1 << c
+    for name in NAMES[:3]:
+        r.handle(_inp(name, "/abort"))
+    assert not t.running
+    r.handle(_inp("anna", "/start"))
+    g2 = t.game
+    assert g2 is not None
+    while g2.phase is not Phase.FINISHED:
+        legal = g2.legal_actions()[0]
+        text = "/healthy" if g2.phase is Phase.RESERVATIONS else f"/play {card_ascii(legal)}"
+        r.handle(_inp(t.seats[g2.turn].name, text))
+    export = "\n".join(_texts(r.handle(_inp("ben", "/export")), Private))
+    deal = next(line for line in export.splitlines() if line.startswith("!deal"))
+    shown = {}
+    for part in deal[len("!deal "):].split(";"):
+        name, _, cards = part.strip().partition("=")
+        shown[name] = parse_cards(cards)
+    for seat, name in enumerate(NAMES):
+        assert len(shown[name]) == 12
+        assert all((c >> 1) in shown[name] for c in cards_of(played[seat])), "played cards"
+    real_kinds = [sorted(c >> 1 for c in cards_of(h)) for h in real]
+    assert [sorted(shown[n]) for n in NAMES] != real_kinds, "the real deal is not exported"
+    rep = Replayer()
+    rep.run_text(export)
+    assert rep.results() == [rec.as_json() for rec in t.finished]

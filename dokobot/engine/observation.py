@@ -30,7 +30,7 @@ from .order import SCHEMES, TRUMP
 from .rules import DEFAULT_RULES, Rules
 from .types import Action, GameType, Party, Phase, Seat, Solo
 
-__all__ = ["DEFAULT_RULES", "Observation", "observe", "public_parties"]
+__all__ = ["DEFAULT_RULES", "Observation", "cover_deal", "observe", "public_parties"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +142,8 @@ class Observation:
             m ^= low
         for _ in range(tries):
             hands = [0, 0, 0, 0]
-            hands[self.seat] = self.hand
+            if self.seat >= 0:
+                hands[self.seat] = self.hand
             need = [self.hand_sizes[s] if s != self.seat else 0 for s in range(4)]
             pool = cards[:]
             ok = True
@@ -179,7 +180,8 @@ class Observation:
         others = [s for s in range(4) if s != self.seat]
         need = [self.hand_sizes[s] if s != self.seat else 0 for s in range(4)]
         hands = [0, 0, 0, 0]
-        hands[self.seat] = self.hand
+        if self.seat >= 0:
+            hands[self.seat] = self.hand
         order = sorted(cards, key=lambda c: sum(1 for s in others if allowed[s] >> c & 1))
 
         def go(i: int) -> bool:
@@ -306,7 +308,7 @@ def _known_parties(game: Game, seat: Seat) -> list[Party | None]:
 
 
 def observe(game: Game, seat: Seat) -> Observation:
-    """The observation of ``seat``."""
+    """The observation of ``seat`` (-1: a spectator, who holds no cards)."""
     voids = [0, 0, 0, 0]
     cls = game.scheme.cls
     for leader, cards, _ in [*game.tricks, (game.leader, tuple(game.trick), -1)]:
@@ -321,14 +323,14 @@ def observe(game: Game, seat: Seat) -> Observation:
     if game_type is GameType.SILENT_WEDDING and seat != game.declarer:
         game_type = GameType.NORMAL
         declarer = -1
-    p = _known_parties(game, seat)
+    p = _known_parties(game, seat) if seat >= 0 else public_parties(game)
     return Observation(
         seat=seat,
         rules=game.rules,
         dealer=game.dealer,
         phase=game.phase,
         turn=game.turn,
-        hand=game.hands[seat],
+        hand=game.hands[seat] if seat >= 0 else 0,
         hand_sizes=(
             game.hands[0].bit_count(),
             game.hands[1].bit_count(),
@@ -360,3 +362,46 @@ def observe(game: Game, seat: Seat) -> Observation:
         ),
         forced=game.forced,
     )
+
+
+def cover_deal(game: Game, rng: random.Random, tries: int = 400) -> list[Mask]:
+    """Start hands that agree with everything public about ``game`` so far and with
+    nothing else: every card each seat has played, the voids it showed, the ♣Q facts of
+    the public parties, and every reservation, declaration and call it made stays legal
+    (checked by replaying ``game.log`` on them). The cards nobody has seen are dealt at
+    random, so the result tells nothing about the real hands. An export shows these instead
+    of the real deal of a game that ended unplayed (an abort).
+
+    >>> from dokobot.engine.types import HEALTHY
+    >>> g = Game.deal(DEFAULT_RULES, 3, seed=11)
+    >>> for s in range(4):
+    ...     g.play(s, HEALTHY)
+    >>> for _ in range(5):
+    ...     g.play(g.turn, g.legal_actions()[0])
+    >>> hands = cover_deal(g, random.Random(1))
+    >>> sum(h.bit_count() for h in hands), hands != g.start_hands
+    (48, True)
+    """
+    spectator = observe(game, -1)
+    played = [0, 0, 0, 0]
+    for leader, cards, _ in [*game.tricks, (game.leader, tuple(game.trick), -1)]:
+        for i, c in enumerate(cards):
+            played[(leader + i) & 3] |= 1 << c
+    forced = None if game.forced < 0 else game.forced
+    for _ in range(tries):
+        try:
+            rest = spectator.sample_hands(rng)
+        except ValueError:
+            continue
+        start = [rest[s] | played[s] for s in range(4)]
+        g = Game.from_hands(
+            game.rules, game.dealer, start, mandatory_owed=game.mandatory_owed,
+            forced_soloist=forced,
+        )
+        try:
+            for seat, action in game.log:
+                g.play(seat, action)
+        except ValueError:
+            continue
+        return start
+    raise ValueError("no deal agrees with this game's public facts")

@@ -29,6 +29,7 @@ KINDS: Final = (
     "move",  # a move the table made for ``seat`` (computer player or stand-in): ``action``
     "seed",  # the deals are drawn from seed ``text`` from now on
     "deal",  # the hands of the next deal, per seat (``names``, ``hands``)
+    "cover",  # a game ended unplayed: exports show these hands instead of its real deal
     "dealer",  # the dealer of the next game (``seat``)
     "away",  # the person in ``seat`` timed out: a stand-in moves until they act
     "rename",  # the person in ``seat`` goes by ``name`` now (was ``text``; an IRC nick change)

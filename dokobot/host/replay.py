@@ -299,9 +299,12 @@ def export_lines(channel: str, journal: list[Record], *, running: bool = False) 
     cut = running_game_start(journal) if running else None
     known: dict[str, str] = {}
     admins: set[str] = set()
-    for rec in journal if cut is None else journal[:cut]:
-        if rec.kind == "feed" or _is(rec, "seed"):
+    records = journal if cut is None else journal[:cut]
+    covers = _covers(records)
+    for i, rec in enumerate(records):
+        if rec.kind in ("feed", "cover") or _is(rec, "seed"):
             continue
+        rec = covers.get(i, rec)
         if rec.kind == "cmd" and rec.user and known.get(rec.name) != rec.user:
             known[rec.name] = rec.user
             out.append(f"!user {quote_name(rec.name)}={rec.user}")
@@ -311,6 +314,20 @@ def export_lines(channel: str, journal: list[Record], *, running: bool = False) 
         out.append(rec.line())
     if cut is not None:
         out.append("# the running game is left out: it is exported once it is over")
+    return out
+
+
+def _covers(journal: list[Record]) -> dict[int, Record]:
+    """The deals to show instead of real ones: the deal record before each ``cover``
+    record (a game that ended unplayed), by index, as a deal with the cover's hands."""
+    out: dict[int, Record] = {}
+    last_deal: int | None = None
+    for i, rec in enumerate(journal):
+        if rec.kind == "deal":
+            last_deal = i
+        elif rec.kind == "cover" and last_deal is not None:
+            out[last_deal] = Record("deal", names=rec.names, hands=rec.hands)
+            last_deal = None
     return out
 
 
@@ -391,7 +408,7 @@ def _apply(router: Router, legacy: Replayer, table: Table, i: int, rec: Record) 
         table.rename(rec.seat, rec.name)
     elif k == "server":
         router.bind_server(table, rec.text)
-    elif k in ("note", "feed"):
+    elif k in ("note", "feed", "cover"):
         table.journal.append(rec)
     elif k == "line":
         line = rec.text.strip()

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from ..engine.cards import CLUB_QUEENS, Card, card_ascii, cards_of
 from ..engine.errors import IllegalAction
 from ..engine.game import Game, hands_from_kinds
-from ..engine.observation import Observation, observe
+from ..engine.observation import Observation, cover_deal, observe
 from ..engine.order import SCHEMES, TRUMP
 from ..engine.scoring import score
 from ..engine.types import (
@@ -648,9 +648,7 @@ class Table:
         """End a duel game whose wedding was not clarified as the duel demands (no score)."""
         game = self.game
         assert game is not None
-        rec = self.series.record_cancelled(game, self.game_number, self.names())
-        self.finished.append(rec)
-        game.phase = Phase.FINISHED
+        self._cancel(game)
         person = game.declarer in self.duel_people
         key = "duel_cancelled_person" if person else "duel_cancelled_computer"
         return [
@@ -833,10 +831,18 @@ class Table:
                     {"player": self.seats[seat].name, "votes": votes, "need": need},
                 )
             ]
+        self._cancel(game)
+        return [Note(ALL, "aborted"), Note(ALL, "next_game_hint")]
+
+    def _cancel(self, game: Game) -> None:
+        """End ``game`` unplayed, without score. Its unplayed cards stay hidden for good:
+        the journal gets a cover deal (public facts only) that exports show instead."""
         rec = self.series.record_cancelled(game, self.game_number, self.names())
         self.finished.append(rec)
+        hands = cover_deal(game, random.Random(secrets.randbits(64)))
+        self._log(Record("cover", names=tuple(self.names()), hands=tuple(
+            " ".join(card_ascii(c) for c in sorted_hand(None, h)) for h in hands)))
         game.phase = Phase.FINISHED
-        return [Note(ALL, "aborted"), Note(ALL, "next_game_hint")]
 
     # ---------------------------------------------------------------- computer players
     def bot_to_move(self) -> int | None:
