@@ -254,6 +254,7 @@ class Driver:
         self.stack = contextlib.AsyncExitStack()
         self.client: DiscordAdapter | None = None
         self.cursor = 0
+        self.event_cursor = 0
         self.plays = 0
         self.hand_clicks: list[Interaction] = []
         self.background: list[Callable[[], Awaitable[None]]] = []
@@ -324,6 +325,13 @@ class Driver:
                 if owner is not None:
                     prompt = (owner, message)
         self.cursor = len(self.fake.calls)
+        # a prompt for somebody whose DMs are blocked is not even tried again (10 minutes)
+        for event in self.service.events[self.event_cursor :]:
+            if isinstance(event, Private) and event.choices and not event.reply:
+                user = next(u for u in self.fake.users if f"discord:{u.id}" == event.user)
+                if prompt is None and user.id in self.fake.blocked_dms:
+                    prompt = (user, None)
+        self.event_cursor = len(self.service.events)
         return prompt
 
     def table_message(self, oldest: bool = False) -> Message:

@@ -11,6 +11,10 @@ reservations, calls), so an adapter can show them as buttons.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .board import BoardView
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +36,9 @@ class Input:
     server: str = ""
     """The server (Discord guild, IRC network) as ``"discord:GUILD"``; chip ledgers are kept
     per server. Empty: derived from ``channel``."""
+    marker: tuple[int, int] | None = None
+    """(game number, decision number) of the prompt a clicked button belongs to: the host
+    refuses the input when that decision is past (see :mod:`dokobot.host.board`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,4 +75,19 @@ class Private:
     kind: str = "info"
 
 
-Event = Public | Private
+@dataclass(frozen=True, slots=True)
+class Board:
+    """The public state of the game in ``channel`` after a batch of events, for adapters
+    that show one live table view (see :mod:`dokobot.host.board`). Only services whose
+    ``boards`` flag is set send it; adapters that do not show a board ignore it."""
+
+    channel: str
+    view: BoardView
+
+    @property
+    def text(self) -> str:
+        """A board has no text of its own (for code that reads every event's text)."""
+        return ""
+
+
+Event = Public | Private | Board

@@ -55,6 +55,8 @@ class TableOptions:
     turn_timeout: int = 0
     standin: bool = True
     bot_level: str = "normal"
+    images: bool = True
+    """Show cards as pictures where the platform can (Discord)."""
 
     @property
     def rules(self) -> Rules:
@@ -113,7 +115,7 @@ def _bad(name: str, what: str) -> OptionError:
 
 
 def _parse(name: str, raw: str) -> Any:
-    if name in ("tournament", "lust_solo_leads", "second_heart10_wins", "standin"):
+    if name in ("tournament", "lust_solo_leads", "second_heart10_wins", "standin", "images"):
         if raw in _TRUE:
             return True
         if raw in _FALSE:

@@ -207,6 +207,11 @@ class Router:
         else:
             table = self.table(inp.channel, inp.server)
         seat = table.seat_of(inp.user) if table else None
+        if inp.marker is not None and table is not None:
+            from .board import decision_marker
+
+            if decision_marker(table) != inp.marker:  # a button of a past prompt
+                raise Refusal("stale_prompt")
         ctx = Context(inp, table, seat)
         if table is not None and seat is not None and seat in table.away:
             back = self.render_notes(table, table.back(seat), inp)

@@ -16,7 +16,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..store import MemoryStore, Store
-from .events import Event, Input, Private
+from .board import board_view
+from .events import Board, Event, Input, Private
 from .notes import ALL, Note
 from .replay import Replayer, ReplayError
 from .router import Router
@@ -59,6 +60,9 @@ class Service:
         self._bot_tasks: dict[str, asyncio.Task[None]] = {}
         self._timers: dict[str, asyncio.Task[None]] = {}
         self._closed = False
+        self.boards = False
+        """Add a :class:`~dokobot.host.events.Board` after every batch of a table with a
+        game (set by adapters that show a live board)."""
         router.history = self._history
 
     @classmethod
@@ -69,6 +73,14 @@ class Service:
         factory = default_bot_factory() if bots else None
         return cls(Router(seed=seed, bot_factory=factory, default_language=language),
                    bot_delay=bot_delay)  # fmt: skip
+
+    def _with_board(self, channel: str, events: list[Event]) -> list[Event]:
+        """``events`` and, if boards are wanted, the table's board after them."""
+        table = self.router.tables.get(channel)
+        if not self.boards or table is None or not events:
+            return events
+        view = board_view(table)
+        return events if view is None else [*events, Board(channel, view)]
 
     def _history(self, table: Table) -> list[str]:
         return self.store.load_journal(table.channel) + table.journal
@@ -81,7 +93,7 @@ class Service:
         events: list[Event] = []
         for channel in await asyncio.to_thread(self.store.channels):
             journal = await asyncio.to_thread(self.store.load_journal, channel)
-            events += self._restore(channel, journal)
+            events += self._with_board(channel, self._restore(channel, journal))
         for channel in list(self.router.tables):
             self._after_change(channel)
         return events
@@ -133,7 +145,7 @@ class Service:
             channel = self._channel_of(inp)
             async with self._lock(channel):
                 before = self.router.langs.get(inp.user)
-                events = self.router.handle(inp)
+                events = self._with_board(channel, self.router.handle(inp))
                 await self._persist(channel)
                 after = self.router.langs.get(inp.user)
                 if after is not None and after != before:
@@ -188,7 +200,7 @@ class Service:
                 decision = await asyncio.to_thread(self.router.bot_decide, channel)
                 if decision is None:
                     return
-                events = self.router.bot_apply(channel, *decision)
+                events = self._with_board(channel, self.router.bot_apply(channel, *decision))
                 await self._persist(channel)
             await self._emit(events)
             table = self.router.tables[channel]
@@ -224,7 +236,7 @@ class Service:
             if not self._still(table, marker):
                 return
             notes = [table.mark_away(seat)]
-            events = self.router.render_notes(table, notes, None)
+            events = self._with_board(channel, self.router.render_notes(table, notes, None))
             await self._persist(channel)
         await self._emit(events)
         self._after_change(channel)

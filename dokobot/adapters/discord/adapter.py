@@ -20,7 +20,6 @@ something went wrong.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import io
 import logging
 import os
@@ -34,10 +33,13 @@ from discord import app_commands
 from discord.app_commands import Choice as AppChoice
 from discord.ext import commands
 
+from dokobot.adapters.discord.board import TABLE_PICTURE, board_embed
 from dokobot.adapters.discord.buttons import DokoButton, choices_view, table_view, verb
 from dokobot.adapters.discord.i18n import DokoTranslator, lang_of, text
 from dokobot.adapters.discord.slash import DokoCommands
-from dokobot.host.events import Choice, Event, Input, Private, Public
+from dokobot.host.board import BoardView
+from dokobot.host.events import Board, Choice, Event, Input, Private
+from dokobot.render import trick_png
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +47,8 @@ TOKEN_ENV: Final = "DOKOBOT_DISCORD_TOKEN"
 ID_PREFIX: Final = "discord:"
 MAX_MESSAGE: Final = 2000
 EPHEMERAL: Final = 64
+NEWS: Final = 5
+"""Latest public texts shown on a board."""
 
 #: Commands that answer a prompt; a button of this kind is used up once the host accepts it.
 CONSUMING: Final = frozenset({"play", "healthy", "reservation", "solo", "wedding"})
@@ -178,6 +182,23 @@ def render(event: Event) -> tuple[list[str], discord.File | None]:
 
 # -- one interaction ---------------------------------------------------------------------------
 
+TOKEN_LIFE: Final = 15 * 60.0
+"""Seconds an interaction token can edit its messages (Discord: 15 minutes)."""
+DM_BLOCKED_FOR: Final = 600.0
+"""Seconds a user whose DMs were refused is not sent DMs again."""
+
+Strip = Callable[[], Awaitable[Any]]
+
+
+@dataclass(eq=False)
+class _Prompt:
+    """A sent message with a prompt's buttons: how to take them away once superseded."""
+
+    marker: tuple[int, int] | None
+    message_id: int
+    strip: Strip
+    expires: float
+
 
 @dataclass(eq=False)
 class _Reply:
@@ -193,6 +214,7 @@ class _Reply:
     followups: int = 0
     error: bool = False
     shown_choices: bool = False
+    started: float = field(default_factory=lambda: asyncio.get_running_loop().time())
 
     @property
     def user_id(self) -> int:
@@ -205,6 +227,10 @@ class _Reply:
     @property
     def open(self) -> bool:
         return not self.interaction.response.is_done()
+
+    @property
+    def expires(self) -> float:
+        return self.started + TOKEN_LIFE - 30.0
 
     async def defer(self) -> None:
         if self.open:
@@ -219,46 +245,52 @@ class _Reply:
         content: str | None,
         view: discord.ui.View | None = None,
         file: discord.File | None = None,
-    ) -> None:
+    ) -> tuple[int, Strip] | None:
+        """Send an ephemeral message; with a ``view``, how to take its buttons away later."""
         kwargs: dict[str, Any] = {"ephemeral": True}
         if view is not None:
             kwargs["view"] = view
         if file is not None:
             kwargs["file"] = file
+        interaction = self.interaction
         if self.open:
-            await self.interaction.response.send_message(content, **kwargs)
-        else:
-            await self.interaction.followup.send(content or "", **kwargs)
+            response = await interaction.response.send_message(content, **kwargs)
+            message_id = getattr(response, "message_id", None)
+            if view is None or message_id is None:
+                return None
+            return int(message_id), lambda: interaction.edit_original_response(view=None)
+        if view is None:
+            await interaction.followup.send(content or "", **kwargs)
             self.followups += 1
+            return None
+        sent = await interaction.followup.send(content or "", wait=True, **kwargs)
+        self.followups += 1
+        return sent.id, lambda: interaction.followup.edit_message(sent.id, view=None)
 
-    async def public(self, channel_id: int, content: str, view: discord.ui.View | None) -> bool:
-        """Answer a slash command with a public message in its channel, if still possible."""
-        if not self.open or self.button or self.channel_id != channel_id:
-            return False
+    async def public(self, content: str, view: discord.ui.View | None) -> None:
+        """Answer a slash command with a public message in its channel."""
         if view is None:
             await self.interaction.response.send_message(content)
         else:
             await self.interaction.response.send_message(content, view=view)
-        return True
+
+    async def use_up(self) -> None:
+        """Take the buttons off the prompt that was clicked, saying what was pressed."""
+        if self.open:
+            await self.interaction.response.edit_message(content=self._used(), view=None)
+        else:
+            await self.interaction.edit_original_response(content=self._used(), view=None)
 
     async def finish(self) -> None:
-        """Make sure the interaction is answered, and use up a prompt's buttons."""
+        """Make sure the interaction is answered."""
         interaction = self.interaction
-        used_up = self.consume and not self.error
         if self.open:
             if self.button:
-                if used_up:
-                    await interaction.response.edit_message(content=self._used(), view=None)
-                else:
-                    await interaction.response.defer()
+                await interaction.response.defer()
             else:
                 await interaction.response.send_message(text("done", self.lang), ephemeral=True)
-        elif self.deferred:
-            if self.button:
-                if used_up:
-                    await interaction.edit_original_response(content=self._used(), view=None)
-            elif self.followups == 0:
-                await interaction.delete_original_response()
+        elif self.deferred and not self.button and self.followups == 0:
+            await interaction.delete_original_response()
 
     def _used(self) -> str:
         """The text of a used-up prompt: what it said, and the button that was pressed."""
@@ -294,6 +326,10 @@ class _Turns:
         self._next += 1
         return ticket
 
+    def ready(self, ticket: int) -> bool:
+        """Whether ``ticket`` would be served at once (no earlier batch is pending)."""
+        return ticket <= self._serving
+
     async def wait(self, ticket: int) -> None:
         if ticket <= self._serving:
             return
@@ -314,6 +350,77 @@ class _Turns:
             waiter.set_result(None)
 
 
+@dataclass(eq=False)
+class _BoardMessage:
+    """The one board message of a game in a channel, edited in place."""
+
+    channel_id: int
+    view: BoardView
+    news: list[str] = field(default_factory=list)
+    message_id: int | None = None
+    result_posted: bool = False
+    dirty: bool = False
+    task: asyncio.Task[None] | None = None
+    last_edit: float = -1e9
+    edits: int = 0
+
+    @property
+    def game_number(self) -> int:
+        return self.view.game_number
+
+
+@dataclass(frozen=True, slots=True)
+class _Batch:
+    """One batch of host events, sorted for sending."""
+
+    channels: tuple[str, ...]
+    publics: dict[str, list[str]]
+    boards: dict[str, BoardView]
+    mine: tuple[Private, ...]
+    others: tuple[Private, ...]
+
+
+def _sort(events: Sequence[Event], inp: Input | None) -> _Batch:
+    channels: list[str] = []
+    publics: dict[str, list[str]] = {}
+    boards: dict[str, BoardView] = {}
+    mine: list[Private] = []
+    others: list[Private] = []
+    for event in events:
+        if isinstance(event, Private):
+            if inp is not None and event.reply and event.user == inp.user:
+                mine.append(event)
+            else:
+                others.append(event)
+            continue
+        if event.channel not in channels:
+            channels.append(event.channel)
+        if isinstance(event, Board):
+            boards[event.channel] = event.view
+        else:
+            publics.setdefault(event.channel, []).append(event.text)
+    return _Batch(tuple(channels), publics, boards, tuple(mine), tuple(others))
+
+
+#: Channel permissions a table needs, by discord.py's names (see :meth:`missing_permissions`).
+NEEDED_PERMISSIONS: Final = (
+    "view_channel",
+    "send_messages",
+    "embed_links",
+    "attach_files",
+    "read_message_history",
+)
+
+
+def missing_permissions(permissions: discord.Permissions) -> list[str]:
+    """The names of :data:`NEEDED_PERMISSIONS` that ``permissions`` lacks.
+
+    >>> missing_permissions(discord.Permissions(send_messages=True, view_channel=True))
+    ['embed_links', 'attach_files', 'read_message_history']
+    """
+    return [name for name in NEEDED_PERMISSIONS if not getattr(permissions, name)]
+
+
 # -- the client --------------------------------------------------------------------------------
 
 
@@ -330,6 +437,9 @@ class _DokoTree(app_commands.CommandTree[discord.Client]):
         await reply.fail()
 
 
+SYNC_MODES: Final = ("global", "guild", "off")
+
+
 class DiscordAdapter(commands.Bot):
     """dokobot on Discord: slash commands and buttons for one host service.
 
@@ -338,11 +448,14 @@ class DiscordAdapter(commands.Bot):
     sent once logged in; without them (and with ``restore``) the adapter calls
     ``service.start()`` itself. ``admin_role``: members with a role of this name (or id) count
     as admins too, besides those with Manage Server. ``sync_commands`` uploads the slash
-    commands (with German names) on start. Other keyword arguments go to
+    commands (with German names) on start: ``"global"``, ``"guild"`` (to every server the bot
+    is in, at once) or ``"off"`` (``True``/``False`` mean global/off). ``board_interval``: at
+    most one edit of a board message per this many seconds. Other keyword arguments go to
     :class:`discord.ext.commands.Bot`.
 
     The adapter becomes the service's ``listener``; a listener that was set before keeps
-    getting every event too (several adapters can share one service).
+    getting every event too (several adapters can share one service). It asks the service
+    for boards (``service.boards = True``) when the service has that switch.
     """
 
     def __init__(
@@ -353,8 +466,9 @@ class DiscordAdapter(commands.Bot):
         restore: bool = True,
         restored: Sequence[Event] | None = None,
         admin_role: str | None = None,
-        sync_commands: bool = True,
+        sync_commands: bool | str = True,
         defer_after: float = 1.5,
+        board_interval: float = 1.0,
         **options: Any,
     ) -> None:
         options.setdefault("intents", discord.Intents(guilds=True))
@@ -363,22 +477,37 @@ class DiscordAdapter(commands.Bot):
         options.setdefault("tree_cls", _DokoTree)
         super().__init__(command_prefix=commands.when_mentioned, **options)
         self.service = service
+        if hasattr(service, "boards"):
+            service.boards = True
         self._token = token
         self._restore = restore
         self._restored = None if restored is None else list(restored)
         self._admin_role = admin_role.strip().lower() if admin_role and admin_role.strip() else None
         self._previous_listener: Listener | None = None
+        if isinstance(sync_commands, bool):
+            sync_commands = "global" if sync_commands else "off"
+        if sync_commands not in SYNC_MODES:
+            raise ValueError(f"sync_commands must be one of {', '.join(SYNC_MODES)}")
         self._sync_commands = sync_commands
         self._defer_after = defer_after
+        self._board_interval = board_interval
         self._turns: dict[str, _Turns] = {}
         self._lang: dict[int, str] = {}
         self._user_lang: dict[int, str] = {}
         self._pending: dict[tuple[int, int], Private] = {}
         self._notified: set[tuple[int, int]] = set()
         self._choices: dict[tuple[str, str], tuple[Choice, ...]] = {}
+        self._markers: dict[int, tuple[int, int]] = {}
+        self._boards: dict[int, _BoardMessage] = {}
+        self._prompts: dict[tuple[int, int], list[_Prompt]] = {}
+        self._dm_channels: dict[int, int] = {}
+        self._dm_blocked: dict[int, float] = {}
+        self._admins: dict[tuple[int, int], bool] = {}
+        self._prompt_here: dict[int, bool] = {}
         self._busy = 0
         self._idle = asyncio.Event()
         self._idle.set()
+        self.stats: dict[str, int] = {"board_edits": 0, "channel_messages": 0}
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} user={self.user!r}>"
@@ -392,11 +521,8 @@ class DiscordAdapter(commands.Bot):
         if self.service.listener != self._host_listener:
             self._previous_listener = self.service.listener
             self.service.listener = self._host_listener
-        if self._sync_commands:
-            try:
-                await self.tree.sync()
-            except discord.HTTPException:
-                log.exception("could not upload the slash commands")
+        if self._sync_commands == "global":
+            await self.sync_commands()
         if self._restored is not None:
             events, self._restored = self._restored, None
             await self.push(events)
@@ -409,6 +535,22 @@ class DiscordAdapter(commands.Bot):
             else:
                 await self.push(events)
 
+    async def on_ready(self) -> None:
+        if self._sync_commands == "guild":
+            for guild in self.guilds:
+                await self.sync_commands(guild)
+
+    async def sync_commands(self, guild: discord.abc.Snowflake | None = None) -> bool:
+        """Upload the slash commands (globally, or to ``guild``); False if Discord refused."""
+        try:
+            if guild is not None:
+                self.tree.copy_global_to(guild=guild)
+            await self.tree.sync(guild=guild)
+        except discord.HTTPException:
+            log.exception("could not upload the slash commands")
+            return False
+        return True
+
     async def _host_listener(self, events: list[Event]) -> None:
         """The service's listener: this adapter first, then the one that was set before."""
         try:
@@ -420,6 +562,9 @@ class DiscordAdapter(commands.Bot):
     async def close(self) -> None:
         if self.service.listener == self._host_listener:
             self.service.listener = self._previous_listener
+        for board in self._boards.values():
+            if board.task is not None:
+                board.task.cancel()
         await super().close()
 
     async def serve(self) -> None:
@@ -432,7 +577,7 @@ class DiscordAdapter(commands.Bot):
         log.exception("error in Discord event %s", event_method)
 
     async def wait_idle(self) -> None:
-        """Wait until no interaction or pushed batch is being handled."""
+        """Wait until no interaction, pushed batch or board edit is being handled."""
         await self._idle.wait()
 
     def _enter(self) -> None:
@@ -451,10 +596,37 @@ class DiscordAdapter(commands.Bot):
         await self._handle(interaction, command, table=None)
 
     async def on_doko_button(
-        self, interaction: discord.Interaction[Any], table: int, command: str, label: str = ""
+        self,
+        interaction: discord.Interaction[Any],
+        table: int,
+        command: str,
+        label: str = "",
+        marker: tuple[int, int] | None = None,
     ) -> None:
         """Handle a click on a :class:`DokoButton` (called by the button)."""
-        await self._handle(interaction, command, table=table, label=label)
+        await self._handle(interaction, command, table=table, label=label, marker=marker)
+
+    async def check_permissions(self, interaction: discord.Interaction[Any]) -> bool:
+        """Before a table is created: tell the user (ephemerally) which channel permissions
+        the bot lacks; True if none."""
+        if interaction.guild_id is None:
+            return True
+        missing = missing_permissions(interaction.app_permissions)
+        if not missing:
+            return True
+        lang = self._user_lang.get(interaction.user.id) or lang_of(interaction.locale)
+        names = ", ".join(text("perm_" + name, lang) for name in missing)
+        await interaction.response.send_message(
+            text("missing_permissions", lang, names=names), ephemeral=True
+        )
+        return False
+
+    async def set_prompts(self, interaction: discord.Interaction[Any], where: str) -> None:
+        """``/prompts dm|here``: where this user's prompts go (answered by the adapter)."""
+        user = interaction.user.id
+        self._prompt_here[user] = where == "here"
+        lang = self._user_lang.get(user) or lang_of(interaction.locale)
+        await interaction.response.send_message(text("prompts_" + where, lang), ephemeral=True)
 
     def card_suggestions(
         self, interaction: discord.Interaction[Any], current: str
@@ -485,7 +657,11 @@ class DiscordAdapter(commands.Bot):
         return out[:25]
 
     def _input(
-        self, interaction: discord.Interaction[Any], command: str, table: int | None
+        self,
+        interaction: discord.Interaction[Any],
+        command: str,
+        table: int | None,
+        marker: tuple[int, int] | None = None,
     ) -> Input:
         user = interaction.user
         dm = interaction.guild_id is None
@@ -500,30 +676,33 @@ class DiscordAdapter(commands.Bot):
             dm=dm,
             admin=self._is_admin(interaction, channel_id),
             server=f"discord:{interaction.guild_id}" if interaction.guild_id else "",
+            marker=marker,
         )
 
     def _is_admin(self, interaction: discord.Interaction[Any], table: int | None) -> bool:
+        """Owner, Manage Server, Administrator or the admin role, from the interaction itself
+        (no members intent needed). In a DM: what the user's last interaction in the table's
+        channel said."""
         user = interaction.user
         guild = interaction.guild
-        if guild is not None and isinstance(user, discord.Member):
+        if interaction.guild_id is not None and isinstance(user, discord.Member):
             perms = interaction.permissions
-            return (
-                guild.owner_id == user.id
+            admin = (
+                (guild is not None and guild.owner_id == user.id)
                 or perms.manage_guild
                 or perms.administrator
                 or self._has_admin_role(user)
             )
-        if table is not None:
-            channel = self.get_channel(table)
-            guild = getattr(channel, "guild", None)
-            if isinstance(guild, discord.Guild):
-                if guild.owner_id == user.id:
-                    return True
-                member = guild.get_member(user.id)
-                if member is not None:
-                    perms = member.guild_permissions
-                    return perms.manage_guild or perms.administrator or self._has_admin_role(member)
-        return False
+            if interaction.channel_id is not None:
+                self._admins[(interaction.channel_id, user.id)] = admin
+            return admin
+        if table is None:
+            return False
+        channel = self.get_channel(table)
+        guild = getattr(channel, "guild", None)
+        if isinstance(guild, discord.Guild) and guild.owner_id == user.id:
+            return True
+        return self._admins.get((table, user.id), False)
 
     def _has_admin_role(self, member: discord.Member) -> bool:
         role = self._admin_role
@@ -543,6 +722,7 @@ class DiscordAdapter(commands.Bot):
         command: str,
         table: int | None,
         label: str = "",
+        marker: tuple[int, int] | None = None,
     ) -> None:
         self._enter()
         button = table is not None
@@ -555,11 +735,14 @@ class DiscordAdapter(commands.Bot):
         )
         deferrer: asyncio.Task[None] | None = None
         try:
-            inp = self._input(interaction, command, table)
+            creating = verb(command) in ("join", "start") and not button
+            if creating and not await self.check_permissions(interaction):
+                return
+            inp = self._input(interaction, command, table, marker if reply.consume else None)
             deferrer = asyncio.create_task(self._defer_later(reply))
             events = await self.service.handle(inp)
             self._note(inp, events)
-            await self._deliver(events, reply, inp)
+            await self._deliver(events, reply, inp, deferrer)
         except Exception:
             log.exception("handling %r failed", command)
             await reply.fail()
@@ -612,58 +795,114 @@ class DiscordAdapter(commands.Bot):
         finally:
             self._leave()
 
+    def _learn(self, batch: _Batch) -> None:
+        for channel, view in batch.boards.items():
+            channel_id = snowflake_of(channel)
+            if channel_id is not None:
+                self._markers[channel_id] = view.marker
+                self._lang[channel_id] = view.language
+
+    def _absorbed(self, channel: str, batch: _Batch) -> bool:
+        """Whether the channel's texts of ``batch`` go onto its board (not a new message)."""
+        view = batch.boards.get(channel)
+        channel_id = snowflake_of(channel)
+        if view is None or channel_id is None:
+            return False
+        current = self._boards.get(channel_id)
+        if current is not None and current.game_number == view.game_number:
+            return not current.result_posted and not view.finished
+        return not view.finished
+
     async def _deliver(
-        self, events: Sequence[Event], reply: _Reply | None, inp: Input | None
+        self,
+        events: Sequence[Event],
+        reply: _Reply | None,
+        inp: Input | None,
+        deferrer: asyncio.Task[None] | None = None,
     ) -> None:
         """Send one batch of host events.
 
-        The public texts of a channel become one message (Discord rate-limits channels), and
-        batches reach a channel in the order the host produced them: the caller must call this
-        right after getting ``events``, before awaiting anything else (it takes its turn
-        before its first ``await``). DMs go last; they need no order between batches.
+        An interaction is answered first (nothing else is sent before it, so a rate-limited
+        channel cannot delay it). Then each channel gets its messages, in the order the host
+        made the batches: the caller must call this right after getting ``events``, before
+        awaiting anything else (it takes its turns before its first ``await``). DMs go last;
+        they need no order between batches. Finally prompts that are no longer current lose
+        their buttons.
         """
-        publics: dict[str, list[str]] = {}
-        order: list[str | Private] = []
-        for event in events:
-            if isinstance(event, Public):
-                if event.channel not in publics:
-                    publics[event.channel] = []
-                    order.append(event.channel)
-                publics[event.channel].append(event.text)
-            else:
-                order.append(event)
-        tickets = {channel: self._turns_of(channel).take() for channel in publics}
-        pushed: list[Private] = []
+        batch = _sort(events, inp)
+        self._learn(batch)
+        tickets = {channel: self._turns_of(channel).take() for channel in batch.channels}
+        publics = {c: list(t) for c, t in batch.publics.items()}
         try:
-            for channel, ticket in tickets.items():  # (the deferrer may answer meanwhile)
+            if reply is not None and inp is not None:
+                async with reply.guard:
+                    if deferrer is not None:
+                        deferrer.cancel()
+                    await self._answer(batch, reply, inp, publics, tickets)
+            for channel in batch.channels:
+                ticket = tickets[channel]
                 await self._turns_of(channel).wait(ticket)
-            async with contextlib.AsyncExitStack() as stack:
-                if reply is not None:
-                    await stack.enter_async_context(reply.guard)
-                for item in order:
-                    if isinstance(item, str):
-                        try:
-                            await self._guarded(self._send_public(item, publics[item], reply))
-                        finally:
-                            self._turns_of(item).release(tickets.pop(item))
-                    elif reply is not None and inp is not None and item.reply:
-                        if item.user == inp.user:
-                            await self._guarded(self._send_reply(item, reply))
-                        else:
-                            pushed.append(item)
-                    else:
-                        pushed.append(item)
-                if reply is not None:
-                    if inp is not None and reply.button and verb(inp.text) == "hand":
-                        await self._guarded(self._show_pending(reply, inp))
-                    await reply.finish()
+                try:
+                    await self._guarded(
+                        self._send_channel(channel, publics.get(channel, []), batch)
+                    )
+                finally:
+                    self._turns_of(channel).release(tickets.pop(channel))
         finally:
             for channel, ticket in tickets.items():
                 self._turns_of(channel).release(ticket)
-        for private in pushed:
+        for private in batch.others:
             await self._guarded(self._send_dm(private, reply))
+        for channel in batch.boards:
+            channel_id = snowflake_of(channel)
+            if channel_id is not None:
+                await self._strip_superseded(channel_id)
 
-    async def _guarded(self, sending: Awaitable[None]) -> None:
+    async def _answer(
+        self,
+        batch: _Batch,
+        reply: _Reply,
+        inp: Input,
+        publics: dict[str, list[str]],
+        tickets: dict[str, int],
+    ) -> None:
+        """Answer the interaction: its replies, the used-up prompt, or a public message."""
+        if any(e.kind == "error" for e in batch.mine):
+            reply.error = True
+        if reply.button and reply.consume and not reply.error:
+            await self._guarded(reply.use_up())
+            message = reply.interaction.message
+            if message is not None:
+                self._forget_prompt(message.id)
+        for event in batch.mine:
+            await self._guarded(self._send_reply(event, reply))
+        if reply.button and verb(inp.text) == "hand":
+            await self._guarded(self._show_pending(reply, inp))
+        channel_id = reply.channel_id
+        if reply.open and not reply.button and channel_id is not None:
+            channel = qualify(channel_id)
+            texts = publics.get(channel)
+            if (
+                texts
+                and channel in tickets
+                and self._turns_of(channel).ready(tickets[channel])
+                and not self._absorbed(channel, batch)
+                and channel_id not in self._boards_shown()
+            ):
+                pieces = join_texts(texts)
+                if pieces:
+                    view = self._hand_view(channel_id) if len(pieces) == 1 else None
+                    if channel_id in self._boards:
+                        view = None
+                    await self._guarded(reply.public(pieces[0], view))
+                    publics[channel] = [] if len(pieces) == 1 else ["\n".join(pieces[1:])]
+        await self._guarded(reply.finish())
+
+    def _boards_shown(self) -> set[int]:
+        """Channels whose current game has a board message (their texts need no button)."""
+        return {c for c, b in self._boards.items() if not b.result_posted}
+
+    async def _guarded(self, sending: Awaitable[Any]) -> None:
         """One message that Discord refuses must not stop the others."""
         try:
             await sending
@@ -681,22 +920,100 @@ class DiscordAdapter(commands.Bot):
             return lang_of(guild.preferred_locale)
         return "en"
 
-    async def _send_public(self, channel: str, texts: list[str], reply: _Reply | None) -> None:
+    def _hand_view(self, channel_id: int) -> discord.ui.View:
+        return table_view(channel_id, text("my_hand", self.channel_lang(channel_id)))
+
+    async def _send_channel(self, channel: str, texts: list[str], batch: _Batch) -> None:
         channel_id = snowflake_of(channel)
         if channel_id is None:
             log.debug("public event for a non-Discord channel %r skipped", channel)
             return
-        pieces = join_texts(texts)
-        view = table_view(channel_id, text("my_hand", self.channel_lang(channel_id)))
+        view = batch.boards.get(channel)
+        if view is not None and self._absorbed(channel, batch):
+            await self._show_board(channel_id, view, texts)
+            return
+        if view is not None:
+            board = self._boards.get(channel_id)
+            if board is not None and board.game_number == view.game_number:
+                if not board.result_posted and view.finished:
+                    board.result_posted = True
+                    self._board_changed(board, view, [])
+            elif view.finished:  # a finished game the adapter never showed (a restart)
+                self._boards[channel_id] = _BoardMessage(channel_id, view, result_posted=True)
         target = self.get_partial_messageable(channel_id)
+        pieces = join_texts(texts)
+        with_button = channel_id not in self._boards
         for n, piece in enumerate(pieces):
-            piece_view = view if n == len(pieces) - 1 else None
-            if reply is not None and await reply.public(channel_id, piece, piece_view):
-                continue
-            if piece_view is None:
-                await target.send(piece)
+            if with_button and n == len(pieces) - 1:
+                await target.send(piece, view=self._hand_view(channel_id))
             else:
-                await target.send(piece, view=piece_view)
+                await target.send(piece)
+            self.stats["channel_messages"] += 1
+
+    # -- the board -----------------------------------------------------------------------------
+
+    async def _show_board(self, channel_id: int, view: BoardView, texts: list[str]) -> None:
+        board = self._boards.get(channel_id)
+        if board is None or board.game_number != view.game_number:
+            board = _BoardMessage(channel_id, view, news=[t for t in texts if t.strip()][-NEWS:])
+            self._boards[channel_id] = board
+            embed, file = self._board_payload(board)
+            kwargs: dict[str, Any] = {"embed": embed, "view": self._hand_view(channel_id)}
+            if file is not None:
+                kwargs["file"] = file
+            message = await self.get_partial_messageable(channel_id).send(**kwargs)
+            self.stats["channel_messages"] += 1
+            board.message_id = message.id
+            board.last_edit = asyncio.get_running_loop().time()
+            return
+        self._board_changed(board, view, texts)
+
+    def _board_changed(self, board: _BoardMessage, view: BoardView, texts: list[str]) -> None:
+        """Note a new state of ``board``; an editor task shows the latest one, at most one
+        edit per ``board_interval``."""
+        board.view = view
+        board.news = [*board.news, *(t for t in texts if t.strip())][-NEWS:]
+        board.dirty = True
+        if board.task is None or board.task.done():
+            self._enter()
+            board.task = asyncio.create_task(self._edit_board(board))
+
+    async def _edit_board(self, board: _BoardMessage) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while board.dirty and board.message_id is not None:
+                wait = board.last_edit + self._board_interval - loop.time()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                board.dirty = False
+                embed, file = self._board_payload(board)
+                message = self.get_partial_messageable(board.channel_id).get_partial_message(
+                    board.message_id
+                )
+                try:
+                    await message.edit(embed=embed, attachments=[] if file is None else [file])
+                except discord.HTTPException as exc:
+                    log.warning("could not edit the board: %s %s", exc.status, exc.text)
+                board.last_edit = loop.time()
+                board.edits += 1
+                self.stats["board_edits"] += 1
+        except Exception:
+            log.exception("editing the board failed")
+        finally:
+            self._leave()
+
+    def _board_payload(self, board: _BoardMessage) -> tuple[discord.Embed, discord.File | None]:
+        view = board.view
+        lang = view.language
+        picture = view.images and bool(view.trick or view.last_trick)
+        embed = board_embed(view, board.news, lang, picture=picture)
+        if not picture:
+            return embed, None
+        cards = [c for _, c in (view.trick or view.last_trick)]
+        png = trick_png(tuple(cards), lang)
+        return embed, discord.File(io.BytesIO(png), filename=TABLE_PICTURE)
+
+    # -- private messages ----------------------------------------------------------------------
 
     def _table_of(self, event: Private, inp: Input | None = None) -> int:
         table = snowflake_of(event.channel)
@@ -708,31 +1025,48 @@ class DiscordAdapter(commands.Bot):
         if any(verb(c.command) == "play" for c in event.choices):
             self._choices[(qualify(table) if table else "", event.user)] = event.choices
 
+    def _marker_of(self, table: int, event: Private) -> tuple[int, int] | None:
+        return self._markers.get(table) if event.choices else None
+
     async def _send_reply(self, event: Private, reply: _Reply, table: int | None = None) -> None:
         if event.kind == "error":
             reply.error = True
         if table is None:
             table = self._table_of(event)
         self._remember(event, table)
-        view = choices_view(table, event.choices)
+        marker = self._marker_of(table, event)
+        view = choices_view(table, event.choices, marker)
         if view is not None:
             reply.shown_choices = True
         pieces, file = render(event)
         if file is not None:
             await reply.ephemeral(None, file=file)
+        sent: tuple[int, Strip] | None = None
         for n, piece in enumerate(pieces):
-            await reply.ephemeral(piece, view if n == len(pieces) - 1 else None)
+            last = n == len(pieces) - 1
+            got = await reply.ephemeral(piece, view if last else None)
+            sent = got if last else sent
         if not pieces and view is not None:
-            await reply.ephemeral(None, view)
+            sent = await reply.ephemeral(None, view)
+        if sent is not None and table:
+            self._add_prompt(table, reply.user_id, _Prompt(marker, *sent, reply.expires))
 
     async def _show_pending(self, reply: _Reply, inp: Input) -> None:
-        """After "My hand": show a prompt that could not be sent by DM."""
+        """After "My cards": show a prompt that could not be sent by DM."""
         table = snowflake_of(inp.channel)
         if table is None or reply.shown_choices:
             return
         pending = self._pending.get((table, reply.user_id))
         if pending is not None:
             await self._send_reply(pending, reply, table)
+
+    async def _dm(self, user_id: int) -> discord.PartialMessageable:
+        """The DM channel of ``user_id``, opened once and kept (discord.py keeps only 128)."""
+        channel_id = self._dm_channels.get(user_id)
+        if channel_id is None:
+            data = await self.http.start_private_message(user_id)
+            channel_id = self._dm_channels[user_id] = int(data["id"])
+        return self.get_partial_messageable(channel_id, type=discord.ChannelType.private)
 
     async def _send_dm(self, event: Private, reply: _Reply | None) -> None:
         user_id = snowflake_of(event.user)
@@ -741,25 +1075,39 @@ class DiscordAdapter(commands.Bot):
             return
         table = self._table_of(event)
         self._remember(event, table)
+        loop = asyncio.get_running_loop()
+        if self._dm_blocked.get(user_id, 0.0) > loop.time():
+            await self._dm_refused(event, user_id, table, reply)
+            return
         pieces, file = render(event)
-        view = choices_view(table, event.choices)
+        marker = self._marker_of(table, event)
+        view = choices_view(table, event.choices, marker)
         try:
-            dm = await self.create_dm(discord.Object(id=user_id))
+            dm = await self._dm(user_id)
             if file is not None:
                 await dm.send(file=file)
+            message: discord.Message | None = None
             for n, piece in enumerate(pieces):
                 if view is not None and n == len(pieces) - 1:
-                    await dm.send(piece, view=view)
+                    message = await dm.send(piece, view=view)
                 else:
                     await dm.send(piece)
             if not pieces and view is not None:
-                await dm.send(view=view)
+                message = await dm.send(view=view)
         except discord.Forbidden as exc:
             log.info("DM to %s refused (%s)", user_id, exc.code)
+            self._dm_blocked[user_id] = loop.time() + DM_BLOCKED_FOR
             await self._dm_refused(event, user_id, table, reply)
         else:
             self._pending.pop((table, user_id), None)
             self._notified = {k for k in self._notified if k[1] != user_id}
+            if message is not None and table:
+                sent = message
+                self._add_prompt(
+                    table,
+                    user_id,
+                    _Prompt(marker, sent.id, lambda: sent.edit(view=None), float("inf")),
+                )
 
     async def _dm_refused(
         self, event: Private, user_id: int, table: int, reply: _Reply | None
@@ -775,11 +1123,59 @@ class DiscordAdapter(commands.Bot):
         lang = self.channel_lang(table)
         await self.get_partial_messageable(table).send(
             text("dm_blocked", lang, mention=f"<@{user_id}>"),
-            view=table_view(table, text("my_hand", lang)),
+            view=self._hand_view(table),
             allowed_mentions=discord.AllowedMentions(
                 everyone=False, roles=False, users=[discord.Object(id=user_id)]
             ),
         )
+        self.stats["channel_messages"] += 1
+
+    # -- superseded prompts --------------------------------------------------------------------
+
+    def _add_prompt(self, table: int, user_id: int, prompt: _Prompt) -> None:
+        """Remember a prompt; older prompts of the same user at the table are superseded."""
+        older = self._prompts.get((table, user_id), [])
+        self._prompts[(table, user_id)] = [prompt]
+        if older:
+            self._enter()
+            asyncio.get_running_loop().create_task(self._strip(older))
+
+    def _forget_prompt(self, message_id: int) -> None:
+        for key, prompts in list(self._prompts.items()):
+            kept = [p for p in prompts if p.message_id != message_id]
+            if kept:
+                self._prompts[key] = kept
+            else:
+                del self._prompts[key]
+
+    async def _strip_superseded(self, table: int) -> None:
+        """Take the buttons off every prompt at ``table`` whose decision is past."""
+        current = self._markers.get(table)
+        stale: list[_Prompt] = []
+        for key in [k for k in self._prompts if k[0] == table]:
+            prompts = self._prompts[key]
+            old = [p for p in prompts if p.marker is not None and p.marker != current]
+            if old:
+                stale += old
+                kept = [p for p in prompts if p not in old]
+                if kept:
+                    self._prompts[key] = kept
+                else:
+                    del self._prompts[key]
+        if stale:
+            self._enter()
+            await self._strip(stale)
+
+    async def _strip(self, prompts: list[_Prompt]) -> None:
+        try:
+            now = asyncio.get_running_loop().time()
+            for prompt in prompts:
+                if prompt.expires > now:
+                    await self._guarded(prompt.strip())
+        except Exception:
+            log.exception("could not take the buttons off a prompt")
+        finally:
+            self._leave()
 
 
 class ShardedDiscordAdapter(DiscordAdapter, commands.AutoShardedBot):
