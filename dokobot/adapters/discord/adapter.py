@@ -628,6 +628,27 @@ class DiscordAdapter(commands.Bot):
         lang = self._user_lang.get(user) or lang_of(interaction.locale)
         await interaction.response.send_message(text("prompts_" + where, lang), ephemeral=True)
 
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        """A press of one of our buttons that is no longer on its message (a client showed
+        an old copy): discord.py drops it, so it is handled here. Its marker is past, so the
+        host refuses it and the user learns that the prompt is no longer current."""
+        if interaction.type is not discord.InteractionType.component:
+            return
+        custom_id = (interaction.data or {}).get("custom_id")
+        match = None
+        if isinstance(custom_id, str):
+            match = DokoButton.__discord_ui_compiled_template__.fullmatch(custom_id)
+        message = interaction.message
+        if match is None or message is None:
+            return
+        shown = discord.ui.View.from_message(message, timeout=None).children
+        if any(getattr(item, "custom_id", None) == custom_id for item in shown):
+            return  # discord.py routes it to the DokoButton
+        button = await DokoButton.from_custom_id(interaction, discord.ui.Button(), match)
+        await self.on_doko_button(
+            interaction, button.table, button.command, button.label, button.marker
+        )
+
     def card_suggestions(
         self, interaction: discord.Interaction[Any], current: str
     ) -> list[AppChoice[str]]:
