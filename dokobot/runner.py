@@ -43,6 +43,7 @@ async def serve(config: Config) -> None:
                 sharded=config.discord.sharded,
                 restored=restored,
                 admin_role=config.discord.admin_role,
+                sync_commands=config.discord.sync_commands,
             )
         )
     if config.irc is not None:

@@ -708,6 +708,11 @@ class FakeDiscord:
             case ("GET", ["gateway", "bot"]):
                 limit = {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1}
                 return 200, {"url": self.gateway_url, "shards": 1, "session_start_limit": limit}
+            case ("GET", ["users", "@me", "guilds"]):
+                return 200, [
+                    {"id": str(self.guild_id), "name": "Doko Club", "icon": None, "owner": False,
+                     "permissions": str(self.bot_permissions), "features": []}
+                ]  # fmt: skip
             case ("GET", ["gateway"]):
                 return 200, {"url": self.gateway_url}
             case ("PUT", ["applications", _, "commands"]):

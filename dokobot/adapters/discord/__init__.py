@@ -23,6 +23,7 @@ from dokobot.adapters.discord.adapter import (
     create_adapter,
     resolve_token,
     run_discord,
+    sync_discord,
 )
 from dokobot.adapters.discord.buttons import DokoButton
 from dokobot.adapters.discord.i18n import DokoTranslator
@@ -37,4 +38,5 @@ __all__ = [
     "create_adapter",
     "resolve_token",
     "run_discord",
+    "sync_discord",
 ]

@@ -489,6 +489,7 @@ class DiscordAdapter(commands.Bot):
         if sync_commands not in SYNC_MODES:
             raise ValueError(f"sync_commands must be one of {', '.join(SYNC_MODES)}")
         self._sync_commands = sync_commands
+        self._synced_guilds = False
         self._defer_after = defer_after
         self._board_interval = board_interval
         self._turns: dict[str, _Turns] = {}
@@ -536,7 +537,8 @@ class DiscordAdapter(commands.Bot):
                 await self.push(events)
 
     async def on_ready(self) -> None:
-        if self._sync_commands == "guild":
+        if self._sync_commands == "guild" and not self._synced_guilds:
+            self._synced_guilds = True
             for guild in self.guilds:
                 await self.sync_commands(guild)
 
@@ -634,7 +636,8 @@ class DiscordAdapter(commands.Bot):
         host refuses it and the user learns that the prompt is no longer current."""
         if interaction.type is not discord.InteractionType.component:
             return
-        custom_id = (interaction.data or {}).get("custom_id")
+        data: dict[str, Any] = dict(interaction.data or {})
+        custom_id = data.get("custom_id")
         match = None
         if isinstance(custom_id, str):
             match = DokoButton.__discord_ui_compiled_template__.fullmatch(custom_id)
@@ -1227,6 +1230,7 @@ async def run_discord(
     sharded: bool = False,
     restored: Sequence[Event] | None = None,
     admin_role: str | None = None,
+    sync_commands: str = "global",
 ) -> None:
     """Run dokobot on Discord until cancelled or closed (for the command line).
 
@@ -1241,5 +1245,44 @@ async def run_discord(
         token=resolve_token(token),
         restored=restored,
         admin_role=admin_role,
+        sync_commands=sync_commands,
     )
     await adapter.serve()
+
+
+class _NoTables:
+    """A service without tables, for :func:`sync_discord`."""
+
+    listener: Listener | None = None
+
+    async def handle(self, inp: Input) -> list[Event]:
+        return []
+
+    async def start(self) -> list[Event]:
+        return []
+
+    async def close(self) -> None:
+        return None
+
+
+async def sync_discord(
+    token: str | None = None, *, scope: str = "global", guilds: Sequence[int] = ()
+) -> list[str]:
+    """``dokobot sync``: log in, upload the slash commands, log out (no gateway).
+
+    ``scope`` ``"global"`` uploads them for every server (Discord may take a while to show
+    them); ``"guild"`` to ``guilds``, or to every server the bot is in (at once).
+    Returns one line per upload: ``"global"``, ``"guild ID"`` or ``"failed …"``.
+    """
+    adapter = DiscordAdapter(_NoTables(), token=token, restore=False, sync_commands="off")
+    done: list[str] = []
+    async with adapter:
+        await adapter.login(resolve_token(token))
+        if scope == "global":
+            done.append("global" if await adapter.sync_commands() else "failed: global")
+            return done
+        ids = list(guilds) or [g.id async for g in adapter.fetch_guilds(limit=None)]
+        for guild_id in ids:
+            ok = await adapter.sync_commands(discord.Object(id=guild_id))
+            done.append(f"guild {guild_id}" if ok else f"failed: guild {guild_id}")
+    return done
