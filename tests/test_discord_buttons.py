@@ -262,3 +262,63 @@ async def test_a_game_is_one_board_edited_in_place_and_a_result(fake: FakeDiscor
         for embed in embeds:
             assert "Your hand" not in str(embed)
     assert fake.violations == []
+
+
+# -- "My cards" ----------------------------------------------------------------------------------
+
+
+async def test_my_cards_is_one_picture_with_buttons_kept_up_to_date_until_its_token_ends(
+    fake: FakeDiscord,
+) -> None:
+    anna = fake.users[0]
+    service = Service.in_memory(seed=4)
+    channel = f"discord:{fake.channel_id}"
+    try:
+        async with running(make_client(service, token_life=4.0)) as client:
+            assert isinstance(client, DiscordAdapter)
+            await settle(fake, client, await fake.slash(anna, "join"))
+            for _ in range(3):
+                await settle(fake, client, await fake.slash(anna, "join", {"bot": True}))
+            here = await settle(fake, client, await fake.slash(anna, "prompts", {"where": "here"}))
+            assert "My cards" in here.ephemeral_messages[0].content
+            await settle(fake, client, await fake.slash(anna, "start"))
+            [board] = [m for m in fake.channel_messages() if m.embeds]
+            my_cards = board.button(lambda c: c.endswith(":hand"))
+            assert my_cards is not None
+            opened = await settle(fake, client, await fake.click(anna, board, my_cards))
+            [panel] = opened.ephemeral_messages
+            assert (
+                panel.content.startswith("Your hand") and "Kept up to date until" in panel.content
+            )
+            assert [name for name, _ in panel.files] == ["hand.png"]
+            assert panel.files[0][1][:4] == b"\x89PNG"
+            # Anna is first hand: the reservation buttons are in the panel
+            healthy = panel.button(lambda c: c.endswith(":healthy"))
+            assert healthy is not None
+            dms_before = len(fake.dms(anna))
+            await settle(fake, client, await fake.click(anna, panel, healthy))
+            await asyncio.wait_for(service.idle(), 10)
+            await asyncio.wait_for(client.wait_idle(), 10)
+            game = service.router.tables[channel].game
+            # the computer players moved; Anna's turn came into the same panel, not by DM
+            assert game.turn == 0 and game.phase.name == "PLAYING"
+            card = panel.button(lambda c: ":play " in c)
+            assert card is not None, panel.content
+            assert card.split(":")[2] == f"1.{client._markers[fake.channel_id][1]}"
+            assert panel.edits >= 2 and len(fake.dms(anna)) == dms_before
+            await settle(fake, client, await fake.click(anna, panel, card))
+            assert card not in panel.custom_ids  # used up (or already her next turn)
+            # once the token has run out, prompts come by DM again (the fallback)
+            await asyncio.sleep(4.0)
+            await asyncio.wait_for(service.idle(), 10)
+            await asyncio.wait_for(client.wait_idle(), 10)
+            card = panel.button(lambda c: ":play " in c)
+            assert card is not None
+            await settle(fake, client, await fake.click(anna, panel, card))
+            await asyncio.wait_for(service.idle(), 10)
+            await asyncio.wait_for(client.wait_idle(), 10)
+            later = [m for m in fake.dms(anna) if choice_ids(m)]
+            assert later, "no DM after the panel expired"
+    finally:
+        await service.close()
+    assert fake.violations == []

@@ -459,8 +459,9 @@ async def play_full_game(fake: FakeDiscord, inner: ServiceLike, swap: Swap) -> N
                     and m.interaction_id == i.id  # not the message a button sits on
                     and f"discord:{i.user.id}" == inp.user
                     and (
-                        event.text in [plain(h) for h in m.history]
-                        or event.text in [data.decode() for _, data in m.files]
+                        any(event.text in plain(h) for h in m.history)
+                        or event.text
+                        in [data.decode() for name, data in m.files if name.endswith(".txt")]
                     )
                 ]
                 assert sent, event
@@ -592,8 +593,9 @@ async def test_slow_host_is_deferred_then_followed_up(fake: FakeDiscord) -> None
         table = fake.channel_messages()[-1]
         click = await settle(fake, client, await fake.click(anna, table, hand_button(table)))
         assert click.response_type == 6  # deferred update, the table message is untouched
-        assert [m.content for m in click.followups] == ["Your hand: ♣Q"]
-        assert click.followups[0].ephemeral
+        [panel] = click.followups  # "My cards": the hand, its buttons, until when it is kept
+        assert panel.content.startswith("Your hand: ♣Q\n*Kept up to date until ")
+        assert panel.ephemeral
         assert table.custom_ids == [hand_button(table)]
 
         prompt = click.followups[0]
@@ -657,10 +659,9 @@ async def test_pushed_events_dms_and_the_fallback(fake: FakeDiscord) -> None:
         click = await settle(
             fake, client, await fake.click(carl, notices[0], hand_button(notices[0]))
         )
-        shown = click.ephemeral_messages
-        assert [m.content for m in shown] == ["Your hand: ♣Q ♠A", "Still your turn."]
-        assert all(m.flags & EPHEMERAL for m in shown)
-        prompt = shown[1]
+        [prompt] = click.ephemeral_messages
+        assert prompt.content.startswith("Your hand: ♣Q ♠A\nStill your turn.\n")
+        assert prompt.flags & EPHEMERAL
         # a call keeps the prompt, a card uses it up
         call = await settle(fake, client, await fake.click(carl, prompt, prompt.custom_ids[1]))
         assert call.response_type == 6 and prompt.custom_ids
@@ -669,7 +670,8 @@ async def test_pushed_events_dms_and_the_fallback(fake: FakeDiscord) -> None:
         again = await settle(
             fake, client, await fake.click(carl, notices[0], hand_button(notices[0]))
         )
-        assert [m.content for m in again.ephemeral_messages] == ["Your hand: ♣Q ♠A"]
+        [hand] = again.ephemeral_messages
+        assert hand.content.startswith("Your hand: ♣Q ♠A\n*") and hand.custom_ids == []
 
         # the adapter's own words follow the table language
         option = {"name": "language", "value": "de"}

@@ -73,6 +73,8 @@ class Private:
     choices: tuple[Choice, ...] = ()
     reply: bool = False
     kind: str = "info"
+    cards: tuple[int, ...] = ()
+    """The cards the text lists (a hand, the legal cards), for adapters that draw them."""
 
 
 @dataclass(frozen=True, slots=True)

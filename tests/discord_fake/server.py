@@ -319,8 +319,7 @@ class FakeDiscord:
         return [
             m
             for m in self.messages.values()
-            if not m.deleted
-            and (m.dm_user == user.id or (m.ephemeral and m.interaction_id in own))
+            if not m.deleted and (m.dm_user == user.id or (m.ephemeral and m.interaction_id in own))
         ]
 
     def refused_dms(self, user: FakeUser) -> list[Call]:

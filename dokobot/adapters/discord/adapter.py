@@ -26,6 +26,7 @@ import os
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any, Final, Protocol
 
 import discord
@@ -39,7 +40,7 @@ from dokobot.adapters.discord.i18n import DokoTranslator, lang_of, text
 from dokobot.adapters.discord.slash import DokoCommands
 from dokobot.host.board import BoardView
 from dokobot.host.events import Board, Choice, Event, Input, Private
-from dokobot.render import trick_png
+from dokobot.render import hand_png, trick_png
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +48,7 @@ TOKEN_ENV: Final = "DOKOBOT_DISCORD_TOKEN"
 ID_PREFIX: Final = "discord:"
 MAX_MESSAGE: Final = 2000
 EPHEMERAL: Final = 64
+HAND_PICTURE: Final = "hand.png"
 NEWS: Final = 5
 """Latest public texts shown on a board."""
 
@@ -201,6 +203,18 @@ class _Prompt:
 
 
 @dataclass(eq=False)
+class _Panel:
+    """A "My cards" message (ephemeral), kept up to date while its token is valid."""
+
+    interaction: discord.Interaction[Any]
+    expires: float
+
+
+#: Kinds of private messages that a "My cards" panel shows.
+PANEL_KINDS: Final = frozenset({"hand", "turn", "reservation"})
+
+
+@dataclass(eq=False)
 class _Reply:
     """The answering state of one interaction."""
 
@@ -214,6 +228,7 @@ class _Reply:
     followups: int = 0
     error: bool = False
     shown_choices: bool = False
+    life: float = TOKEN_LIFE
     started: float = field(default_factory=lambda: asyncio.get_running_loop().time())
 
     @property
@@ -230,7 +245,7 @@ class _Reply:
 
     @property
     def expires(self) -> float:
-        return self.started + TOKEN_LIFE - 30.0
+        return self.started + self.life * 0.97  # a little before Discord's end
 
     async def defer(self) -> None:
         if self.open:
@@ -450,7 +465,9 @@ class DiscordAdapter(commands.Bot):
     as admins too, besides those with Manage Server. ``sync_commands`` uploads the slash
     commands (with German names) on start: ``"global"``, ``"guild"`` (to every server the bot
     is in, at once) or ``"off"`` (``True``/``False`` mean global/off). ``board_interval``: at
-    most one edit of a board message per this many seconds. Other keyword arguments go to
+    most one edit of a board message per this many seconds; ``token_life``: how long an
+    interaction can edit its messages (Discord: 15 minutes; "My cards" is kept up to date
+    that long). Other keyword arguments go to
     :class:`discord.ext.commands.Bot`.
 
     The adapter becomes the service's ``listener``; a listener that was set before keeps
@@ -469,6 +486,7 @@ class DiscordAdapter(commands.Bot):
         sync_commands: bool | str = True,
         defer_after: float = 1.5,
         board_interval: float = 1.0,
+        token_life: float = TOKEN_LIFE,
         **options: Any,
     ) -> None:
         options.setdefault("intents", discord.Intents(guilds=True))
@@ -492,6 +510,7 @@ class DiscordAdapter(commands.Bot):
         self._synced_guilds = False
         self._defer_after = defer_after
         self._board_interval = board_interval
+        self._token_life = token_life
         self._turns: dict[str, _Turns] = {}
         self._lang: dict[int, str] = {}
         self._user_lang: dict[int, str] = {}
@@ -505,6 +524,8 @@ class DiscordAdapter(commands.Bot):
         self._dm_blocked: dict[int, float] = {}
         self._admins: dict[tuple[int, int], bool] = {}
         self._prompt_here: dict[int, bool] = {}
+        self._panels: dict[tuple[int, int], _Panel] = {}
+        self._images: dict[int, bool] = {}
         self._busy = 0
         self._idle = asyncio.Event()
         self._idle.set()
@@ -756,6 +777,7 @@ class DiscordAdapter(commands.Bot):
             consume=button and verb(command) in CONSUMING,
             lang=self._user_lang.get(interaction.user.id) or lang_of(interaction.locale),
             label=label,
+            life=self._token_life,
         )
         deferrer: asyncio.Task[None] | None = None
         try:
@@ -825,6 +847,7 @@ class DiscordAdapter(commands.Bot):
             if channel_id is not None:
                 self._markers[channel_id] = view.marker
                 self._lang[channel_id] = view.language
+                self._images[channel_id] = view.images
 
     def _absorbed(self, channel: str, batch: _Batch) -> bool:
         """Whether the channel's texts of ``batch`` go onto its board (not a new message)."""
@@ -898,10 +921,12 @@ class DiscordAdapter(commands.Bot):
             message = reply.interaction.message
             if message is not None:
                 self._forget_prompt(message.id)
-        for event in batch.mine:
-            await self._guarded(self._send_reply(event, reply))
-        if reply.button and verb(inp.text) == "hand":
-            await self._guarded(self._show_pending(reply, inp))
+        table = snowflake_of(inp.channel)
+        if reply.button and verb(inp.text) == "hand" and not reply.error and table:
+            await self._guarded(self._open_panel(batch.mine, reply, table))
+        else:
+            for event in batch.mine:
+                await self._guarded(self._send_reply(event, reply))
         channel_id = reply.channel_id
         if reply.open and not reply.button and channel_id is not None:
             channel = qualify(channel_id)
@@ -1075,14 +1100,74 @@ class DiscordAdapter(commands.Bot):
         if sent is not None and table:
             self._add_prompt(table, reply.user_id, _Prompt(marker, *sent, reply.expires))
 
-    async def _show_pending(self, reply: _Reply, inp: Input) -> None:
-        """After "My cards": show a prompt that could not be sent by DM."""
-        table = snowflake_of(inp.channel)
-        if table is None or reply.shown_choices:
-            return
-        pending = self._pending.get((table, reply.user_id))
-        if pending is not None:
-            await self._send_reply(pending, reply, table)
+    def _panel_payload(
+        self, table: int, user_id: int, events: Sequence[Private], expires: float
+    ) -> tuple[str, discord.ui.View | None, discord.File | None, tuple[int, int] | None]:
+        """Content, buttons and picture of a "My cards" panel showing ``events``."""
+        prompt = next((e for e in reversed(events) if e.choices), None)
+        hand = next((e for e in reversed(events) if e.kind == "hand" and e.cards), None)
+        shown = hand or prompt
+        lang = self._user_lang.get(user_id) or self.channel_lang(table)
+        until = datetime.now(UTC) + timedelta(seconds=expires - asyncio.get_running_loop().time())
+        texts = [format_text(e.text) for e in events if e.text.strip()]
+        texts.append("*" + text("panel_until", lang, time=until.strftime("%H:%M UTC")) + "*")
+        content = "\n".join(texts)[:MAX_MESSAGE]
+        marker = self._markers.get(table) if prompt is not None else None
+        view = choices_view(table, prompt.choices, marker) if prompt is not None else None
+        file = None
+        if shown is not None and shown.cards and self._images.get(table, True):
+            png = hand_png(tuple(shown.cards), self.channel_lang(table))
+            file = discord.File(io.BytesIO(png), filename=HAND_PICTURE)
+        return content, view, file, marker
+
+    async def _open_panel(self, mine: Sequence[Private], reply: _Reply, table: int) -> None:
+        """ "My cards": one ephemeral message with the hand (a picture and text) and, on the
+        user's turn, the buttons of the legal cards and calls (also a prompt that a blocked
+        DM could not bring). It is kept up to date while its token is valid."""
+        user_id = reply.user_id
+        events = list(mine)
+        pending = self._pending.get((table, user_id))
+        if pending is not None and not any(e.choices for e in events):
+            events.append(pending)
+        for event in events:
+            self._remember(event, table)
+        content, view, file, marker = self._panel_payload(table, user_id, events, reply.expires)
+        reply.shown_choices = view is not None
+        sent = await reply.ephemeral(content, view, file)
+        self._panels[(table, user_id)] = _Panel(reply.interaction, reply.expires)
+        if sent is not None:
+            self._add_prompt(table, user_id, _Prompt(marker, *sent, reply.expires))
+
+    async def _update_panel(self, event: Private) -> bool:
+        """Show ``event`` in its user's live "My cards" panel; False if there is none."""
+        table = snowflake_of(event.channel)
+        user_id = snowflake_of(event.user)
+        if table is None or user_id is None or event.kind not in PANEL_KINDS:
+            return False
+        panel = self._panels.get((table, user_id))
+        if panel is None:
+            return False
+        if panel.expires <= asyncio.get_running_loop().time():
+            del self._panels[(table, user_id)]
+            return False
+        self._remember(event, table)
+        content, view, file, marker = self._panel_payload(table, user_id, [event], panel.expires)
+        interaction = panel.interaction
+        message = await interaction.edit_original_response(
+            content=content, view=view, attachments=[] if file is None else [file]
+        )
+        if view is not None:
+            self._add_prompt(
+                table,
+                user_id,
+                _Prompt(
+                    marker,
+                    message.id,
+                    lambda: interaction.edit_original_response(view=None),
+                    panel.expires,
+                ),
+            )
+        return True
 
     async def _dm(self, user_id: int) -> discord.PartialMessageable:
         """The DM channel of ``user_id``, opened once and kept (discord.py keeps only 128)."""
@@ -1099,6 +1184,13 @@ class DiscordAdapter(commands.Bot):
             return
         table = self._table_of(event)
         self._remember(event, table)
+        try:
+            shown = await self._update_panel(event)
+        except discord.HTTPException as exc:
+            log.info("could not update a My cards panel: %s %s", exc.status, exc.text)
+            shown = False
+        if shown and (self._prompt_here.get(user_id) or not event.choices):
+            return
         loop = asyncio.get_running_loop()
         if self._dm_blocked.get(user_id, 0.0) > loop.time():
             await self._dm_refused(event, user_id, table, reply)
@@ -1158,7 +1250,9 @@ class DiscordAdapter(commands.Bot):
 
     def _add_prompt(self, table: int, user_id: int, prompt: _Prompt) -> None:
         """Remember a prompt; older prompts of the same user at the table are superseded."""
-        older = self._prompts.get((table, user_id), [])
+        older = [
+            p for p in self._prompts.get((table, user_id), []) if p.message_id != prompt.message_id
+        ]
         self._prompts[(table, user_id)] = [prompt]
         if older:
             self._enter()
