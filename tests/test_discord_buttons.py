@@ -322,3 +322,30 @@ async def test_my_cards_is_one_picture_with_buttons_kept_up_to_date_until_its_to
     finally:
         await service.close()
     assert fake.violations == []
+
+
+async def test_images_off_keeps_the_board_text_only(fake: FakeDiscord) -> None:
+    anna = fake.users[0]
+    service = Service.in_memory(seed=11)
+    try:
+        async with running(make_client(service)) as client:
+            assert isinstance(client, DiscordAdapter)
+            await settle(fake, client, await fake.slash(anna, "join"))
+            for _ in range(3):
+                await settle(fake, client, await fake.slash(anna, "join", {"bot": True}))
+            off = {"name": "images", "value": "off"}
+            await settle(fake, client, await fake.slash(anna, "option", off))
+            await settle(fake, client, await fake.slash(anna, "start"))
+            await play_with_buttons(fake, client, service)
+            await asyncio.wait_for(client.wait_idle(), 10)
+            [board] = [m for m in fake.channel_messages() if m.embeds]
+            my_cards = board.button(lambda c: c.endswith(":hand"))
+            assert my_cards is not None
+            panel = await settle(fake, client, await fake.click(anna, board, my_cards))
+    finally:
+        await service.close()
+    assert board.edits > 0 and board.files == []
+    assert all("image" not in e for embeds in board.embed_history for e in embeds)
+    assert "Trick" in str(board.embed_history[1]) or "Stich" in str(board.embed_history[1])
+    assert all(m.files == [] for m in panel.ephemeral_messages)
+    assert fake.violations == []

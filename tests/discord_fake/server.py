@@ -405,6 +405,28 @@ class FakeDiscord:
     async def wait_answered(self, interaction: Interaction, timeout: float = 5.0) -> None:
         await asyncio.wait_for(interaction.answered.wait(), timeout)
 
+    def register_interaction(
+        self,
+        kind: int,
+        user: FakeUser,
+        channel_id: int | None = None,
+        message: Message | None = None,
+    ) -> Interaction:
+        """An interaction the fake knows (its id and token answer), without sending it."""
+        iid = self.snowflake()
+        interaction = Interaction(
+            id=iid,
+            token=f"token-{iid}",
+            kind=kind,
+            user=user,
+            channel_id=channel_id or self.channel_id,
+            created=time.monotonic(),
+            message=message,
+        )
+        self.interactions[iid] = interaction
+        self.by_token[interaction.token] = interaction
+        return interaction
+
     async def _interact(
         self,
         kind: int,
@@ -415,18 +437,8 @@ class FakeDiscord:
         dm: bool,
         message: Message | None = None,
     ) -> Interaction:
-        iid = self.snowflake()
-        interaction = Interaction(
-            id=iid,
-            token=f"token-{iid}",
-            kind=kind,
-            user=user,
-            channel_id=channel_id,
-            created=time.monotonic(),
-            message=message,
-        )
-        self.interactions[iid] = interaction
-        self.by_token[interaction.token] = interaction
+        interaction = self.register_interaction(kind, user, channel_id, message)
+        iid = interaction.id
         payload: Json = {
             "id": str(iid),
             "application_id": str(self.app_id),
