@@ -221,7 +221,8 @@ class FakeDiscord:
         """Rate limits per route kind (``"channel"``: messages and edits in a channel,
         ``"dm"``, ``"webhook"``): (requests, per seconds); none by default."""
         self.rate_429 = 0.0
-        """The share of channel sends answered by an injected 429 (for the bench)."""
+        """The share of requests to the table channel's messages (sends and edits) answered
+        by an injected 429 (for the bench)."""
         self.retry_after = 0.3
         self.injected: list[tuple[Callable[[Call], bool], float]] = []
         self.rate_limited: list[Call] = []
@@ -675,7 +676,8 @@ class FakeDiscord:
             if predicate(call):
                 del self.injected[n]
                 return retry_after
-        if self.rate_429 and self.is_channel_send(call) and self._rng.random() < self.rate_429:
+        channel = call.path.startswith(f"/channels/{self.channel_id}/messages")
+        if self.rate_429 and channel and self._rng.random() < self.rate_429:
             return self.retry_after
         bucket = self._bucket(call)
         if bucket is None or bucket[0] not in self.limits:
