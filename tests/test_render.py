@@ -50,3 +50,12 @@ def test_a_render_takes_under_20_ms_and_repeats_are_cached() -> None:
     cards = (2, 4, 6)
     first = trick_png(cards, "en")
     assert trick_png(cards, "en") is first  # cached: the same bytes object
+
+
+def test_the_readme_pictures_come_from_the_real_board() -> None:
+    from dokobot.render.preview import board_picture, hand_picture
+
+    board = Image.open(io.BytesIO(board_picture()))
+    hand = Image.open(io.BytesIO(hand_picture()))
+    assert board.format == hand.format == "PNG"
+    assert board.height > 300 and hand.width > WIDTH
