@@ -238,3 +238,14 @@ async def test_my_cards_label_follows_the_table_language_after_a_restart(
     assert [b["label"] for b in boards[-1].buttons] == ["Meine Karten"]
     assert "Spiel 1" in boards[-1].embed_text
     assert fake.violations == []
+
+
+def test_the_adapters_own_texts_agree_in_both_languages() -> None:
+    import re
+
+    from dokobot.adapters.discord.i18n import _TEXTS
+
+    field = re.compile(r"\{(\w+)\}")
+    assert set(_TEXTS["de"]) == set(_TEXTS["en"])
+    for key, english in _TEXTS["en"].items():
+        assert set(field.findall(_TEXTS["de"][key])) == set(field.findall(english)), key

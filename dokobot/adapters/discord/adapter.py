@@ -529,7 +529,6 @@ class DiscordAdapter(commands.Bot):
         self._busy = 0
         self._idle = asyncio.Event()
         self._idle.set()
-        self.stats: dict[str, int] = {"board_edits": 0, "channel_messages": 0}
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} user={self.user!r}>"
@@ -997,7 +996,6 @@ class DiscordAdapter(commands.Bot):
                 await target.send(piece, view=self._hand_view(channel_id))
             else:
                 await target.send(piece)
-            self.stats["channel_messages"] += 1
 
     # -- the board -----------------------------------------------------------------------------
 
@@ -1006,16 +1004,19 @@ class DiscordAdapter(commands.Bot):
         if board is None or board.game_number != view.game_number:
             board = _BoardMessage(channel_id, view, news=[t for t in texts if t.strip()][-NEWS:])
             self._boards[channel_id] = board
-            embed, file = self._board_payload(board)
-            kwargs: dict[str, Any] = {"embed": embed, "view": self._hand_view(channel_id)}
-            if file is not None:
-                kwargs["file"] = file
-            message = await self.get_partial_messageable(channel_id).send(**kwargs)
-            self.stats["channel_messages"] += 1
-            board.message_id = message.id
-            board.last_edit = asyncio.get_running_loop().time()
+            await self._post_board(board)  # in the channel's turn: a new game is news
             return
         self._board_changed(board, view, texts)
+
+    async def _post_board(self, board: _BoardMessage) -> None:
+        """Send the board message (with "My cards"); on failure the next change retries."""
+        embed, file = self._board_payload(board)
+        kwargs: dict[str, Any] = {"embed": embed, "view": self._hand_view(board.channel_id)}
+        if file is not None:
+            kwargs["file"] = file
+        message = await self.get_partial_messageable(board.channel_id).send(**kwargs)
+        board.message_id = message.id
+        board.last_edit = asyncio.get_running_loop().time()
 
     def _board_changed(self, board: _BoardMessage, view: BoardView, texts: list[str]) -> None:
         """Note a new state of ``board``; an editor task shows the latest one, at most one
@@ -1030,22 +1031,24 @@ class DiscordAdapter(commands.Bot):
     async def _edit_board(self, board: _BoardMessage) -> None:
         loop = asyncio.get_running_loop()
         try:
-            while board.dirty and board.message_id is not None:
+            while board.dirty:
                 wait = board.last_edit + self._board_interval - loop.time()
                 if wait > 0:
                     await asyncio.sleep(wait)
                 board.dirty = False
-                embed, file = self._board_payload(board)
-                message = self.get_partial_messageable(board.channel_id).get_partial_message(
-                    board.message_id
-                )
                 try:
+                    if board.message_id is None:
+                        await self._post_board(board)
+                        continue
+                    embed, file = self._board_payload(board)
+                    message = self.get_partial_messageable(board.channel_id).get_partial_message(
+                        board.message_id
+                    )
                     await message.edit(embed=embed, attachments=[] if file is None else [file])
+                    board.edits += 1
                 except discord.HTTPException as exc:
-                    log.warning("could not edit the board: %s %s", exc.status, exc.text)
+                    log.warning("could not show the board: %s %s", exc.status, exc.text)
                 board.last_edit = loop.time()
-                board.edits += 1
-                self.stats["board_edits"] += 1
         except Exception:
             log.exception("editing the board failed")
         finally:
@@ -1244,7 +1247,6 @@ class DiscordAdapter(commands.Bot):
                 everyone=False, roles=False, users=[discord.Object(id=user_id)]
             ),
         )
-        self.stats["channel_messages"] += 1
 
     # -- superseded prompts --------------------------------------------------------------------
 
