@@ -39,7 +39,16 @@ from dokobot.host.service import Service
 if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from discord_fake import EPHEMERAL, FakeDiscord, FakeUser, Interaction, Message, plain, running
+from discord_fake import (
+    EPHEMERAL,
+    FakeDiscord,
+    FakeUser,
+    Interaction,
+    Message,
+    plain,
+    running,
+    unescape,
+)
 
 Listener = Callable[[list[Event]], Awaitable[None]]
 Swap = Callable[[ServiceLike], Awaitable[ServiceLike]]
@@ -195,6 +204,16 @@ class Recorder:
         self._listener: Listener | None = None
 
     @property
+    def boards(self) -> bool:
+        """The inner service's board switch (the adapter turns it on)."""
+        return bool(getattr(self.inner, "boards", False))
+
+    @boards.setter
+    def boards(self, value: bool) -> None:
+        if hasattr(self.inner, "boards"):
+            self.inner.boards = value
+
+    @property
     def listener(self) -> Listener | None:
         return self._listener
 
@@ -227,7 +246,17 @@ class Recorder:
 
 
 def assert_shown_in_order(fake: FakeDiscord, texts: list[str]) -> None:
-    """Every text is in the channel, in this order."""
+    """Every text is in the channel, in this order.
+
+    With boards, the texts of a running game go onto its board (the latest few, edits
+    coalesced): then the channel's messages show the texts before and after the games, the
+    board shows how each game started, and the last message is the result."""
+    boards = [m for m in fake.channel_messages() if m.embeds]
+    if boards:
+        news = ["\n".join(unescape(str(e)) for e in m.embed_history[0]) for m in boards]
+        starts = [t for t in texts if t.startswith("Game ") and " deals" in t]
+        assert starts and all(any(t in n for n in news) for t in starts), starts
+        return
     shown = "\n".join(plain(m.content) for m in fake.channel_messages())
     at = 0
     for text in texts:
@@ -238,6 +267,7 @@ def assert_shown_in_order(fake: FakeDiscord, texts: list[str]) -> None:
 
 def make_client(service: ServiceLike, **options: Any) -> DiscordAdapter:
     options.setdefault("guild_ready_timeout", 0.05)
+    options.setdefault("board_interval", 0.05)
     return DiscordAdapter(service, **options)
 
 
@@ -511,6 +541,11 @@ async def test_full_game_with_real_host(fake: FakeDiscord) -> None:
     assert "Winner" in fake.channel_messages()[-1].content or "Gewinner" in (
         fake.channel_messages()[-1].content
     )
+    # one board for the game, one more after the restart (it reads like a table, not a log)
+    boards = [m for m in fake.channel_messages() if m.embeds]
+    assert len(boards) == 2 and all(b.edits > 0 for b in boards)
+    during = [m for m in fake.channel_messages() if m.id > boards[0].id]
+    assert len(during) <= 5, [m.content[:40] for m in during]
 
 
 # -- focused behaviour ------------------------------------------------------------------------
