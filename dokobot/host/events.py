@@ -73,8 +73,9 @@ class Private:
     choices: tuple[Choice, ...] = ()
     reply: bool = False
     kind: str = "info"
-    cards: tuple[int, ...] = ()
-    """The cards the text lists (a hand, the legal cards), for adapters that draw them."""
+    hand: tuple[int, ...] = ()
+    """The reader's hand at this moment, in display order, on a hand or a prompt (for
+    adapters that draw it); empty otherwise."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,7 +41,7 @@ from ..engine.types import (
     Solo,
 )
 from .events import Choice, Event, Input, Private, Public
-from .i18n import LANGS, Cards, card_text, render
+from .i18n import LANGS, card_text, render
 from .notes import ALL, Note, Refusal
 from .options import BOT_LEVELS, OptionError, TableOptions
 from .stakes import Ledger, server_of
@@ -297,7 +297,10 @@ class Router:
                 continue
             lang = self.lang_of(info.user, table)
             choices = tuple([Choice(_label(lbl, lang), cmd) for lbl, cmd in note.choices])
-            shown = note.params.get("cards")
+            game = table.game
+            hand: tuple[int, ...] = ()
+            if game is not None and note.kind in ("hand", "turn", "reservation"):
+                hand = tuple(sorted_hand(game, game.hands[note.to]))
             out.append(
                 Private(
                     table.channel,
@@ -306,7 +309,7 @@ class Router:
                     choices=choices,
                     reply=inp is not None and inp.user == info.user,
                     kind=note.kind,
-                    cards=shown.cards if isinstance(shown, Cards) else (),
+                    hand=hand,
                 )
             )
         return out

@@ -667,7 +667,8 @@ class DiscordAdapter(commands.Bot):
         shown = discord.ui.View.from_message(message, timeout=None).children
         if any(getattr(item, "custom_id", None) == custom_id for item in shown):
             return  # discord.py routes it to the DokoButton
-        button = await DokoButton.from_custom_id(interaction, discord.ui.Button(), match)
+        label = discord.ui.Button[discord.ui.View](label=str(match["cmd"]))
+        button = await DokoButton.from_custom_id(interaction, label, match)
         await self.on_doko_button(
             interaction, button.table, button.command, button.label, button.marker
         )
@@ -783,7 +784,7 @@ class DiscordAdapter(commands.Bot):
             creating = verb(command) in ("join", "start") and not button
             if creating and not await self.check_permissions(interaction):
                 return
-            inp = self._input(interaction, command, table, marker if reply.consume else None)
+            inp = self._input(interaction, command, table, marker)
             deferrer = asyncio.create_task(self._defer_later(reply))
             events = await self.service.handle(inp)
             self._note(inp, events)
@@ -1108,8 +1109,7 @@ class DiscordAdapter(commands.Bot):
     ) -> tuple[str, discord.ui.View | None, discord.File | None, tuple[int, int] | None]:
         """Content, buttons and picture of a "My cards" panel showing ``events``."""
         prompt = next((e for e in reversed(events) if e.choices), None)
-        hand = next((e for e in reversed(events) if e.kind == "hand" and e.cards), None)
-        shown = hand or prompt
+        hand = next((e.hand for e in reversed(events) if e.hand), ())
         lang = self._user_lang.get(user_id) or self.channel_lang(table)
         until = datetime.now(UTC) + timedelta(seconds=expires - asyncio.get_running_loop().time())
         texts = [format_text(e.text) for e in events if e.text.strip()]
@@ -1118,8 +1118,8 @@ class DiscordAdapter(commands.Bot):
         marker = self._markers.get(table) if prompt is not None else None
         view = choices_view(table, prompt.choices, marker) if prompt is not None else None
         file = None
-        if shown is not None and shown.cards and self._images.get(table, True):
-            png = hand_png(tuple(shown.cards), self.channel_lang(table))
+        if hand and self._images.get(table, True):
+            png = hand_png(hand, self.channel_lang(table))
             file = discord.File(io.BytesIO(png), filename=HAND_PICTURE)
         return content, view, file, marker
 
@@ -1251,11 +1251,16 @@ class DiscordAdapter(commands.Bot):
     # -- superseded prompts --------------------------------------------------------------------
 
     def _add_prompt(self, table: int, user_id: int, prompt: _Prompt) -> None:
-        """Remember a prompt; older prompts of the same user at the table are superseded."""
-        older = [
-            p for p in self._prompts.get((table, user_id), []) if p.message_id != prompt.message_id
-        ]
-        self._prompts[(table, user_id)] = [prompt]
+        """Remember a prompt; older prompts of the same user at the table are superseded,
+        except copies of the same decision (a DM and the "My cards" panel)."""
+        kept: list[_Prompt] = []
+        older: list[_Prompt] = []
+        for p in self._prompts.get((table, user_id), []):
+            if p.message_id == prompt.message_id:
+                continue
+            same = prompt.marker is not None and p.marker == prompt.marker
+            (kept if same else older).append(p)
+        self._prompts[(table, user_id)] = [*kept, prompt]
         if older:
             self._enter()
             asyncio.get_running_loop().create_task(self._strip(older))
