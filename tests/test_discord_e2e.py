@@ -793,7 +793,7 @@ async def test_one_member_against_three_computer_players(fake: FakeDiscord) -> N
 
 async def test_long_texts_are_split_or_attached(fake: FakeDiscord) -> None:
     ch = f"discord:{fake.channel_id}"
-    lines = [f"line {n} " + "x" * 40 for n in range(100)]  # about 4,800 characters
+    lines = [f"line_{n} *" + "x" * 40 for n in range(100)]  # about 4,900 characters
 
     def script(inp: Input) -> list[Event]:
         if inp.text == "/export":

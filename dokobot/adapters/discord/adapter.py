@@ -2,19 +2,26 @@
 
 Routing of the host's events (see :mod:`dokobot.host.events`):
 
-* :class:`Public` -> a message in its channel. For a slash command in that channel the first
-  one is the interaction's own (public) response. The last public message of each batch per
-  channel carries the persistent "My hand" button.
+* :class:`Board` -> the one board message of the game in its channel: sent when a game
+  starts, then edited in place (an embed, with the cards on the table as a picture), at most
+  once per ``board_interval``, always with the latest state. The :class:`Public` texts of a
+  batch with a board go onto the board ("Latest"); the result of a game, and texts between
+  games, are messages of their own. Without boards (a service that sends none), every batch
+  of public texts is one message, and the last carries the "My cards" button.
 * :class:`Private` with ``reply=True`` for the user who interacted -> an ephemeral response or
-  follow-up (flags 64), with its ``choices`` as buttons.
-* any other :class:`Private` -> a DM with the choices as buttons. If Discord refuses the DM
-  (403, code 50007), the prompt is kept, the user gets it ephemerally the next time they
-  interact, and the table channel gets a notice (once) telling them to press "My hand".
+  follow-up (flags 64), with its ``choices`` as buttons. "My cards" answers with one panel
+  (hand picture, text, buttons) that later prompts of that user update in place while its
+  interaction token lives.
+* any other :class:`Private` -> a DM with the choices as buttons (DM channels are opened once
+  and kept). If Discord refuses the DM (403, code 50007), the prompt is kept, the user gets it
+  with "My cards", the table channel gets a notice (once), and no DM is tried for 10 minutes.
 
-Every interaction is answered within Discord's 3 seconds: when the host (or the table's lock)
-takes longer than ``defer_after`` seconds the interaction is deferred and answered by
-follow-ups. No exception escapes to discord.py: it is logged and the user is told that
-something went wrong.
+Every interaction is answered before anything else is sent for it (a rate-limited channel
+cannot delay it), and within Discord's 3 seconds: when the host (or the table's lock) takes
+longer than ``defer_after`` seconds, the interaction is deferred and answered by follow-ups.
+Prompt buttons carry their game and decision (:mod:`.buttons`); prompts whose decision is
+past lose their buttons, and the host refuses a press on one. No exception escapes to
+discord.py: it is logged and the user is told that something went wrong.
 """
 
 from __future__ import annotations
@@ -879,19 +886,20 @@ class DiscordAdapter(commands.Bot):
         batch = _sort(events, inp)
         self._learn(batch)
         tickets = {channel: self._turns_of(channel).take() for channel in batch.channels}
-        publics = {c: list(t) for c, t in batch.publics.items()}
+        rest: dict[str, list[str]] = {}  # message pieces left after a public response
         try:
             if reply is not None and inp is not None:
                 async with reply.guard:
                     if deferrer is not None:
                         deferrer.cancel()
-                    await self._answer(batch, reply, inp, publics, tickets)
+                    await self._answer(batch, reply, inp, rest, tickets)
             for channel in batch.channels:
                 ticket = tickets[channel]
                 await self._turns_of(channel).wait(ticket)
                 try:
+                    texts = batch.publics.get(channel, [])
                     await self._guarded(
-                        self._send_channel(channel, publics.get(channel, []), batch)
+                        self._send_channel(channel, texts, batch, rest.get(channel))
                     )
                 finally:
                     self._turns_of(channel).release(tickets.pop(channel))
@@ -910,10 +918,11 @@ class DiscordAdapter(commands.Bot):
         batch: _Batch,
         reply: _Reply,
         inp: Input,
-        publics: dict[str, list[str]],
+        rest: dict[str, list[str]],
         tickets: dict[str, int],
     ) -> None:
-        """Answer the interaction: its replies, the used-up prompt, or a public message."""
+        """Answer the interaction: its replies, the used-up prompt, or a public message (then
+        ``rest`` gets the message pieces of that channel still to send)."""
         if any(e.kind == "error" for e in batch.mine):
             reply.error = True
         if reply.button and reply.consume and not reply.error:
@@ -930,7 +939,7 @@ class DiscordAdapter(commands.Bot):
         channel_id = reply.channel_id
         if reply.open and not reply.button and channel_id is not None:
             channel = qualify(channel_id)
-            texts = publics.get(channel)
+            texts = batch.publics.get(channel)
             if (
                 texts
                 and channel in tickets
@@ -944,7 +953,7 @@ class DiscordAdapter(commands.Bot):
                     if channel_id in self._boards:
                         view = None
                     await self._guarded(reply.public(pieces[0], view))
-                    publics[channel] = [] if len(pieces) == 1 else ["\n".join(pieces[1:])]
+                    rest[channel] = pieces[1:]
         await self._guarded(reply.finish())
 
     def _boards_shown(self) -> set[int]:
@@ -972,7 +981,11 @@ class DiscordAdapter(commands.Bot):
     def _hand_view(self, channel_id: int) -> discord.ui.View:
         return table_view(channel_id, text("my_hand", self.channel_lang(channel_id)))
 
-    async def _send_channel(self, channel: str, texts: list[str], batch: _Batch) -> None:
+    async def _send_channel(
+        self, channel: str, texts: list[str], batch: _Batch, pieces: list[str] | None = None
+    ) -> None:
+        """The channel's part of ``batch``: its board, or ``texts`` as messages (``pieces``:
+        the messages still to send when a public response took the first one)."""
         channel_id = snowflake_of(channel)
         if channel_id is None:
             log.debug("public event for a non-Discord channel %r skipped", channel)
@@ -990,7 +1003,8 @@ class DiscordAdapter(commands.Bot):
             elif view.finished:  # a finished game the adapter never showed (a restart)
                 self._boards[channel_id] = _BoardMessage(channel_id, view, result_posted=True)
         target = self.get_partial_messageable(channel_id)
-        pieces = join_texts(texts)
+        if pieces is None:
+            pieces = join_texts(texts)
         with_button = channel_id not in self._boards
         for n, piece in enumerate(pieces):
             if with_button and n == len(pieces) - 1:
