@@ -249,3 +249,20 @@ def test_the_adapters_own_texts_agree_in_both_languages() -> None:
     assert set(_TEXTS["de"]) == set(_TEXTS["en"])
     for key, english in _TEXTS["en"].items():
         assert set(field.findall(_TEXTS["de"][key])) == set(field.findall(english)), key
+
+
+async def test_dokobot_sync_uploads_once_and_exits(
+    fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from dokobot.cli import main
+
+    config = tmp_path / "dokobot.yaml"
+    config.write_text("discord:\n  sync_commands: off\n", encoding="utf-8")
+    monkeypatch.setenv("DOKOBOT_DISCORD_TOKEN", "fake-token")
+    # (the command runs its own event loop; the fake keeps serving from this one)
+    assert await asyncio.to_thread(main, ["sync", "--config", str(config)]) == 0
+    assert uploads(fake) == [f"/applications/{fake.app_id}/commands"]
+    guild = ["sync", "--config", str(config), "--guild", str(fake.guild_id)]
+    assert await asyncio.to_thread(main, guild) == 0
+    assert uploads(fake)[-1] == f"/applications/{fake.app_id}/guilds/{fake.guild_id}/commands"
+    assert fake.identifies == 0 and fake.violations == []
