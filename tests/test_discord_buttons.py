@@ -354,3 +354,43 @@ async def test_images_off_keeps_the_board_text_only(fake: FakeDiscord) -> None:
     assert "Trick" in str(board.embed_history[1]) or "Stich" in str(board.embed_history[1])
     assert all(m.files == [] for m in panel.ephemeral_messages)
     assert fake.violations == []
+
+
+async def test_a_deferred_my_cards_panel_is_updated_in_itself_never_in_the_board(
+    fake: FakeDiscord,
+) -> None:
+    """After a deferred click the "original response" is the message the button sits on
+    (the public board): updating the panel must edit the panel's own follow-up."""
+    ch = f"discord:{fake.channel_id}"
+    anna = fake.users[0]
+
+    class Slow(ScriptedService):
+        async def handle(self, inp: Input) -> list[Event]:
+            await asyncio.sleep(0.3)
+            return await super().handle(inp)
+
+    def script(inp: Input) -> list[Event]:
+        if inp.text == "/hand":
+            return [Private(ch, inp.user, "Your hand: ♣Q ♠A", reply=True, kind="hand")]
+        return [Public(ch, "A game starts.")]
+
+    service = Slow(script)
+    async with running(make_client(service, defer_after=0.05)) as client:
+        assert isinstance(client, DiscordAdapter)
+        await settle(fake, client, await fake.slash(anna, "join"))
+        table = fake.channel_messages()[-1]
+        my_cards = table.button(lambda c: c.endswith(":hand"))
+        assert my_cards is not None
+        click = await settle(fake, client, await fake.click(anna, table, my_cards))
+        assert click.response_type == 6  # deferred: the panel is a follow-up
+        [panel] = click.followups
+        public_before = table.content
+        assert service.listener is not None
+        turn = (Choice("♠A", "/play SA"),)
+        await service.listener(
+            [Private(ch, f"discord:{anna.id}", "Your turn: ♠A", turn, kind="turn")]
+        )
+        await asyncio.wait_for(client.wait_idle(), 5)
+    assert panel.content.startswith("Your turn: ♠A") and panel.custom_ids
+    assert table.content == public_before and "Your" not in "".join(table.history)
+    assert fake.violations == []

@@ -27,6 +27,7 @@ discord.py: it is logged and the user is told that something went wrong.
 from __future__ import annotations
 
 import asyncio
+import functools
 import io
 import logging
 import os
@@ -207,13 +208,28 @@ class _Prompt:
     message_id: int
     strip: Strip
     expires: float
+    source: Private | None = None
+    """The host's prompt it shows (a DM and the "My cards" panel may show the same)."""
+
+
+@dataclass(eq=False)
+class _Sent:
+    """An ephemeral message sent for an interaction, and how to edit exactly that message
+    (``edit_original_response`` for the response itself, the follow-up's own edit else: after
+    a deferred button the "original" is the message the button sits on)."""
+
+    message_id: int
+    edit: Callable[..., Awaitable[Any]]
+
+    def strip(self) -> Awaitable[Any]:
+        return self.edit(view=None)
 
 
 @dataclass(eq=False)
 class _Panel:
     """A "My cards" message (ephemeral), kept up to date while its token is valid."""
 
-    interaction: discord.Interaction[Any]
+    sent: _Sent
     expires: float
 
 
@@ -267,27 +283,29 @@ class _Reply:
         content: str | None,
         view: discord.ui.View | None = None,
         file: discord.File | None = None,
-    ) -> tuple[int, Strip] | None:
-        """Send an ephemeral message; with a ``view``, how to take its buttons away later."""
+        keep: bool = False,
+    ) -> _Sent | None:
+        """Send an ephemeral message; with a ``view`` (or ``keep``), how to edit it later."""
         kwargs: dict[str, Any] = {"ephemeral": True}
         if view is not None:
             kwargs["view"] = view
         if file is not None:
             kwargs["file"] = file
         interaction = self.interaction
+        keep = keep or view is not None
         if self.open:
             response = await interaction.response.send_message(content, **kwargs)
             message_id = getattr(response, "message_id", None)
-            if view is None or message_id is None:
+            if not keep or message_id is None:
                 return None
-            return int(message_id), lambda: interaction.edit_original_response(view=None)
-        if view is None:
+            return _Sent(int(message_id), interaction.edit_original_response)
+        if not keep:
             await interaction.followup.send(content or "", **kwargs)
             self.followups += 1
             return None
         sent = await interaction.followup.send(content or "", wait=True, **kwargs)
         self.followups += 1
-        return sent.id, lambda: interaction.followup.edit_message(sent.id, view=None)
+        return _Sent(sent.id, functools.partial(interaction.followup.edit_message, sent.id))
 
     async def public(self, content: str, view: discord.ui.View | None) -> None:
         """Answer a slash command with a public message in its channel."""
@@ -1108,7 +1126,7 @@ class DiscordAdapter(commands.Bot):
         pieces, file = render(event)
         if file is not None:
             await reply.ephemeral(None, file=file)
-        sent: tuple[int, Strip] | None = None
+        sent: _Sent | None = None
         for n, piece in enumerate(pieces):
             last = n == len(pieces) - 1
             got = await reply.ephemeral(piece, view if last else None)
@@ -1116,7 +1134,9 @@ class DiscordAdapter(commands.Bot):
         if not pieces and view is not None:
             sent = await reply.ephemeral(None, view)
         if sent is not None and table:
-            self._add_prompt(table, reply.user_id, _Prompt(marker, *sent, reply.expires))
+            self._add_prompt(
+                table, reply.user_id, _Prompt(marker, sent.message_id, sent.strip, reply.expires)
+            )
 
     def _panel_payload(
         self, table: int, user_id: int, events: Sequence[Private], expires: float
@@ -1150,10 +1170,14 @@ class DiscordAdapter(commands.Bot):
             self._remember(event, table)
         content, view, file, marker = self._panel_payload(table, user_id, events, reply.expires)
         reply.shown_choices = view is not None
-        sent = await reply.ephemeral(content, view, file)
-        self._panels[(table, user_id)] = _Panel(reply.interaction, reply.expires)
-        if sent is not None:
-            self._add_prompt(table, user_id, _Prompt(marker, *sent, reply.expires))
+        sent = await reply.ephemeral(content, view, file, keep=True)
+        if sent is None:
+            return
+        self._panels[(table, user_id)] = _Panel(sent, reply.expires)
+        if view is not None:
+            self._add_prompt(
+                table, user_id, _Prompt(marker, sent.message_id, sent.strip, reply.expires)
+            )
 
     async def _update_panel(self, event: Private) -> bool:
         """Show ``event`` in its user's live "My cards" panel; False if there is none."""
@@ -1169,20 +1193,11 @@ class DiscordAdapter(commands.Bot):
             return False
         self._remember(event, table)
         content, view, file, marker = self._panel_payload(table, user_id, [event], panel.expires)
-        interaction = panel.interaction
-        message = await interaction.edit_original_response(
-            content=content, view=view, attachments=[] if file is None else [file]
-        )
+        sent = panel.sent
+        await sent.edit(content=content, view=view, attachments=[] if file is None else [file])
         if view is not None:
             self._add_prompt(
-                table,
-                user_id,
-                _Prompt(
-                    marker,
-                    message.id,
-                    lambda: interaction.edit_original_response(view=None),
-                    panel.expires,
-                ),
+                table, user_id, _Prompt(marker, sent.message_id, sent.strip, panel.expires, event)
             )
         return True
 
@@ -1239,7 +1254,7 @@ class DiscordAdapter(commands.Bot):
                 self._add_prompt(
                     table,
                     user_id,
-                    _Prompt(marker, sent.id, lambda: sent.edit(view=None), float("inf")),
+                    _Prompt(marker, sent.id, lambda: sent.edit(view=None), float("inf"), event),
                 )
 
     async def _dm_refused(
@@ -1272,7 +1287,9 @@ class DiscordAdapter(commands.Bot):
         for p in self._prompts.get((table, user_id), []):
             if p.message_id == prompt.message_id:
                 continue
-            same = prompt.marker is not None and p.marker == prompt.marker
+            same = (prompt.marker is not None and p.marker == prompt.marker) or (
+                prompt.source is not None and p.source is prompt.source
+            )
             (kept if same else older).append(p)
         self._prompts[(table, user_id)] = [*kept, prompt]
         if older:
