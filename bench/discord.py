@@ -1,6 +1,6 @@
 """Games on Discord: two people click through the real discord.py client against the fake
-Discord (tests/discord_fake), with two computer players, and 429s on 10 % of the sends into
-the table channel.
+Discord (tests/discord_fake), with two computer players, Discord's rate limits (5 requests
+per 5 seconds per channel) and injected 429s on 10 % of the requests to the table channel.
 
 Anna plays from the "My cards" panel (``/prompts here``), Ben from his DMs. It ends with
 ``channel_messages_per_game: M edits_per_game: E failed_interactions: F p99_ack_ms: P``
@@ -95,6 +95,7 @@ async def run(games: int, rate: float) -> None:
     service = Service.in_memory(seed=1, bot_delay=0.2)
     try:
         with fake.patched():
+            fake.limits = {"channel": (5, 5.0), "dm": (5, 5.0)}  # Discord's per-channel limits
             fake.rate_429 = rate
             fake.retry_after = 1.0
             client = DiscordAdapter(service, guild_ready_timeout=0.05)
