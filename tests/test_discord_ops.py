@@ -266,3 +266,23 @@ async def test_dokobot_sync_uploads_once_and_exits(
     assert await asyncio.to_thread(main, guild) == 0
     assert uploads(fake)[-1] == f"/applications/{fake.app_id}/guilds/{fake.guild_id}/commands"
     assert fake.identifies == 0 and fake.violations == []
+
+
+async def test_more_than_128_dm_partners_do_not_reopen_dms(fake: FakeDiscord) -> None:
+    """discord.py keeps 128 DM channels; the adapter keeps its own map of all of them."""
+    ch = f"discord:{fake.channel_id}"
+    fake.dm_open_limit = (1000, 10.0)
+    people = [fake.snowflake() for _ in range(130)]
+    service = ScriptedService(lambda inp: [])
+    turn = (Choice("♣Q", "/play CQ"),)
+    async with running(make_client(service)) as client:
+        assert service.listener is not None
+        for rounds in range(2):
+            await service.listener(
+                [Private(ch, f"discord:{p}", f"Round {rounds}", turn, kind="turn") for p in people]
+            )
+            await asyncio.wait_for(client.wait_idle(), 30)
+    opened = [c for c in fake.calls if c.path == "/users/@me/channels"]
+    assert len(opened) == len(people)
+    sent = [c for c in fake.calls if c.method == "POST" and c.path.endswith("/messages")]
+    assert len(sent) == 2 * len(people) and all(c.status == 200 for c in sent)

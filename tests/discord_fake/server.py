@@ -220,6 +220,8 @@ class FakeDiscord:
         self.limits: dict[str, tuple[int, float]] = {}
         """Rate limits per route kind (``"channel"``: messages and edits in a channel,
         ``"dm"``, ``"webhook"``): (requests, per seconds); none by default."""
+        self.dm_open_limit = DM_OPENS
+        """DM channels that may be opened per seconds (more: 40003)."""
         self.rate_429 = 0.0
         """The share of requests to the table channel's messages (sends and edits) answered
         by an injected 429 (for the bench)."""
@@ -734,8 +736,9 @@ class FakeDiscord:
                 return self._put_commands(body)
             case ("POST", ["users", "@me", "channels"]):
                 now = time.monotonic()
-                self._dm_opens = [t for t in self._dm_opens if t > now - DM_OPENS[1]]
-                if len(self._dm_opens) >= DM_OPENS[0]:
+                count, per = self.dm_open_limit
+                self._dm_opens = [t for t in self._dm_opens if t > now - per]
+                if len(self._dm_opens) >= count:
                     return 400, _error(40003)
                 self._dm_opens.append(now)
                 return 200, self._dm_payload(int(body["recipient_id"]))
