@@ -286,3 +286,32 @@ async def test_more_than_128_dm_partners_do_not_reopen_dms(fake: FakeDiscord) ->
     assert len(opened) == len(people)
     sent = [c for c in fake.calls if c.method == "POST" and c.path.endswith("/messages")]
     assert len(sent) == 2 * len(people) and all(c.status == 200 for c in sent)
+
+
+async def test_restored_games_get_a_board_and_marked_prompts(fake: FakeDiscord) -> None:
+    """As ``dokobot run`` restarts: the service restores the tables before the adapter
+    connects, with boards on, and the adapter sends what it was given."""
+    first = Service(Router(seed=3))
+    async with running(make_client(first)) as client:
+        assert isinstance(client, DiscordAdapter)
+        for user in fake.users:
+            await settle(fake, client, await fake.slash(user, "join"))
+        await settle(fake, client, await fake.slash(fake.users[0], "start"))
+    await first.close()
+    boards_before = len([m for m in fake.channel_messages() if m.embeds])
+    service = Service(Router(seed=3), store=first.store)
+    service.boards = True
+    restored = await service.start()
+    try:
+        async with running(make_client(service, restored=restored)) as client:
+            await asyncio.wait_for(client.wait_idle(), 5)
+            game = service.router.tables[f"discord:{fake.channel_id}"].game
+            user = service.router.tables[f"discord:{fake.channel_id}"].seats[game.turn].user
+            member = next(u for u in fake.users if f"discord:{u.id}" == user)
+    finally:
+        await service.close()
+    boards = [m for m in fake.channel_messages() if m.embeds]
+    assert len(boards) == boards_before + 1
+    prompt = fake.dms(member)[-1]
+    assert prompt.custom_ids and all(":1.0:" in c for c in prompt.custom_ids)
+    assert fake.violations == []
