@@ -689,7 +689,10 @@ class DiscordAdapter(commands.Bot):
         message = interaction.message
         if match is None or message is None:
             return
-        shown = discord.ui.View.from_message(message, timeout=None).children
+        try:
+            shown = discord.ui.View.from_message(message, timeout=None).children
+        except Exception:  # components this adapter never sends
+            return
         if any(getattr(item, "custom_id", None) == custom_id for item in shown):
             return  # discord.py routes it to the DokoButton
         label = discord.ui.Button[discord.ui.View](label=str(match["cmd"]))
