@@ -3,11 +3,17 @@ carry: only public facts, decisions that calls do not end, stale presses refused
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 from dokobot.engine.cards import card_ascii
 from dokobot.host.board import board_view, decision_marker
 from dokobot.host.events import Input, Private
 from dokobot.host.router import Router
 from dokobot.host.table import sorted_hand
+
+if str(Path(__file__).resolve().parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 def seated(seed: int = 3) -> Router:
@@ -86,3 +92,26 @@ def test_the_board_shows_only_what_everybody_knows() -> None:
     table_events = router.handle(Input("c", "ben", "ben", "/hand"))
     [hand] = [e for e in table_events if isinstance(e, Private) and e.kind == "hand"]
     assert hand.user == "ben" and hand.hand == tuple(sorted_hand(game, game.hands[1]))
+
+
+def test_the_embed_has_the_whole_public_state_within_discords_limits() -> None:
+    import dataclasses
+
+    from discord_fake import message_problems
+
+    from dokobot.adapters.discord.board import board_embed, embed_text
+
+    router = seated()
+    for _ in range(4 + 5):
+        move(router)
+    view = board_view(router.tables["c"])
+    assert view is not None
+    view = dataclasses.replace(view, marks=("bock",), away=(2,))
+    news = ["x" * 500] * 5
+    for lang in ("en", "de"):
+        embed = board_embed(view, news, lang, picture=True)
+        shown = embed_text(embed)
+        assert f"{view.game_number}" in shown and view.seats[view.turn or 0] in shown
+        assert message_problems({"embeds": [embed.to_dict()]}) == []
+        assert embed.image.url == "attachment://table.png"
+    assert "Marks" in embed_text(board_embed(view, [], "en"))

@@ -92,6 +92,9 @@ def board_embed(
         embed.add_field(
             name=text("board_last", lang), value=_cut(f"{last} → {winner}", MAX_FIELD), inline=False
         )
+    if view.marks:  # house-rule marks, e.g. bock (catalogue keys "mark.<name>")
+        marks = ", ".join(host_render(lang, "mark." + m) for m in view.marks)
+        embed.add_field(name=text("board_marks", lang), value=_cut(marks, MAX_FIELD))
     if view.away:
         away = ", ".join(names(_seated(view, s)) for s in view.away)
         embed.add_field(name=text("board_away", lang), value=_cut(away, MAX_FIELD), inline=False)
