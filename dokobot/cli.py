@@ -127,6 +127,30 @@ def cmd_run(args: argparse.Namespace) -> int:
     return run_adapters(config)
 
 
+def cmd_sync(args: argparse.Namespace) -> int:
+    """Upload the Discord slash commands (globally, or to the given servers) and exit."""
+    import asyncio
+
+    from .config import ConfigError, load_config
+
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        print(f"dokobot: {exc}", file=sys.stderr)
+        return 2
+    if config.discord is None:
+        print("dokobot sync: no Discord token (set DOKOBOT_DISCORD_TOKEN)", file=sys.stderr)
+        return 2
+    from .adapters.discord import sync_discord
+
+    scope = "guild" if args.guild else config.discord.sync_commands
+    scope = "global" if scope == "off" else scope
+    done = asyncio.run(sync_discord(config.discord.token, scope=scope, guilds=args.guild or ()))
+    for line in done:
+        print(line)
+    return 0 if done and not any(line.startswith("failed") for line in done) else 1
+
+
 def cmd_feed(args: argparse.Namespace) -> int:
     from .host.feed import run_feed
 
@@ -170,6 +194,13 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--from", dest="start", type=int, default=1, help="first line to feed")
     f.add_argument("--json", action="store_true", help="print the results at the end")
     f.set_defaults(func=cmd_feed)
+
+    sy = sub.add_parser("sync", help="upload the Discord slash commands and exit")
+    sy.add_argument("--config", default=os.environ.get("DOKOBOT_CONFIG"))
+    sy.add_argument(
+        "--guild", type=int, action="append", help="a server id (repeatable); default: global"
+    )
+    sy.set_defaults(func=cmd_sync)
 
     run = sub.add_parser("run", help="serve the configured chat platforms")
     run.add_argument("--config", default=os.environ.get("DOKOBOT_CONFIG"))

@@ -42,6 +42,9 @@ class DiscordConfig:
     """Secret: left out of every repr (and so of logs and tracebacks)."""
     sharded: bool = False
     admin_role: str | None = None
+    sync_commands: str = "global"
+    """Upload the slash commands on start: ``global``, ``guild`` (to each server at once)
+    or ``off`` (then ``dokobot sync`` does it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +80,7 @@ _SCHEMA: dict[str, Any] = {
         "enabled": ("bool", None),
         "sharded": ("bool", None),
         "admin_role": ("str", None),
+        "sync_commands": ("choice", ("global", "guild", "off")),
     },
     "irc": {
         "host": ("str", None),
@@ -150,6 +154,8 @@ def _check(path: str, spec: Any, node: yaml.Node) -> Any:
             raise ConfigError(f"{_line(node)}{path}: must be true or false")
         return value
     if kind == "choice":
+        if isinstance(value, bool) and "off" in arg:  # YAML reads a bare off as false
+            value = "on" if value else "off"
         if str(value) not in arg:
             raise ConfigError(f"{_line(node)}{path}: must be one of {', '.join(arg)}")
         return str(value)
@@ -183,7 +189,10 @@ def parse_config(text: str, env: Mapping[str, str] | None = None, source: str = 
     token = env.get(DISCORD_TOKEN_ENV, "").strip()
     if token and dsec.get("enabled", True):
         discord_cfg = DiscordConfig(
-            token=token, sharded=bool(dsec.get("sharded", False)), admin_role=dsec.get("admin_role")
+            token=token,
+            sharded=bool(dsec.get("sharded", False)),
+            admin_role=dsec.get("admin_role"),
+            sync_commands=str(dsec.get("sync_commands", "global")),
         )
     irc_settings = None
     if data.get("irc"):

@@ -30,6 +30,9 @@ async def serve(config: Config) -> None:
         default_options=defaults,
     )
     service = Service(router, store, bot_delay=config.bot_delay)
+    # Discord shows one board per game: the restored games need theirs (and the decision
+    # markers of their prompts) from the start
+    service.boards = config.discord is not None
     restored = await service.start()
     log.info("restored %d tables from %s", len(router.tables), config.store_path)
     jobs = []
@@ -43,6 +46,7 @@ async def serve(config: Config) -> None:
                 sharded=config.discord.sharded,
                 restored=restored,
                 admin_role=config.discord.admin_role,
+                sync_commands=config.discord.sync_commands,
             )
         )
     if config.irc is not None:

@@ -39,7 +39,16 @@ from dokobot.host.service import Service
 if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from discord_fake import EPHEMERAL, FakeDiscord, FakeUser, Interaction, Message, plain, running
+from discord_fake import (
+    EPHEMERAL,
+    FakeDiscord,
+    FakeUser,
+    Interaction,
+    Message,
+    plain,
+    running,
+    unescape,
+)
 
 Listener = Callable[[list[Event]], Awaitable[None]]
 Swap = Callable[[ServiceLike], Awaitable[ServiceLike]]
@@ -195,6 +204,16 @@ class Recorder:
         self._listener: Listener | None = None
 
     @property
+    def boards(self) -> bool:
+        """The inner service's board switch (the adapter turns it on)."""
+        return bool(getattr(self.inner, "boards", False))
+
+    @boards.setter
+    def boards(self, value: bool) -> None:
+        if hasattr(self.inner, "boards"):
+            self.inner.boards = value
+
+    @property
     def listener(self) -> Listener | None:
         return self._listener
 
@@ -227,7 +246,17 @@ class Recorder:
 
 
 def assert_shown_in_order(fake: FakeDiscord, texts: list[str]) -> None:
-    """Every text is in the channel, in this order."""
+    """Every text is in the channel, in this order.
+
+    With boards, the texts of a running game go onto its board (the latest few, edits
+    coalesced): then the channel's messages show the texts before and after the games, the
+    board shows how each game started, and the last message is the result."""
+    boards = [m for m in fake.channel_messages() if m.embeds]
+    if boards:
+        news = ["\n".join(unescape(str(e)) for e in m.embed_history[0]) for m in boards]
+        starts = [t for t in texts if t.startswith("Game ") and " deals" in t]
+        assert starts and all(any(t in n for n in news) for t in starts), starts
+        return
     shown = "\n".join(plain(m.content) for m in fake.channel_messages())
     at = 0
     for text in texts:
@@ -238,6 +267,7 @@ def assert_shown_in_order(fake: FakeDiscord, texts: list[str]) -> None:
 
 def make_client(service: ServiceLike, **options: Any) -> DiscordAdapter:
     options.setdefault("guild_ready_timeout", 0.05)
+    options.setdefault("board_interval", 0.05)
     return DiscordAdapter(service, **options)
 
 
@@ -254,6 +284,7 @@ class Driver:
         self.stack = contextlib.AsyncExitStack()
         self.client: DiscordAdapter | None = None
         self.cursor = 0
+        self.event_cursor = 0
         self.plays = 0
         self.hand_clicks: list[Interaction] = []
         self.background: list[Callable[[], Awaitable[None]]] = []
@@ -324,6 +355,13 @@ class Driver:
                 if owner is not None:
                     prompt = (owner, message)
         self.cursor = len(self.fake.calls)
+        # a prompt for somebody whose DMs are blocked is not even tried again (10 minutes)
+        for event in self.service.events[self.event_cursor :]:
+            if isinstance(event, Private) and event.choices and not event.reply:
+                user = next(u for u in self.fake.users if f"discord:{u.id}" == event.user)
+                if prompt is None and user.id in self.fake.blocked_dms:
+                    prompt = (user, None)
+        self.event_cursor = len(self.service.events)
         return prompt
 
     def table_message(self, oldest: bool = False) -> Message:
@@ -451,8 +489,9 @@ async def play_full_game(fake: FakeDiscord, inner: ServiceLike, swap: Swap) -> N
                     and m.interaction_id == i.id  # not the message a button sits on
                     and f"discord:{i.user.id}" == inp.user
                     and (
-                        event.text in [plain(h) for h in m.history]
-                        or event.text in [data.decode() for _, data in m.files]
+                        any(event.text in plain(h) for h in m.history)
+                        or event.text
+                        in [data.decode() for name, data in m.files if name.endswith(".txt")]
                     )
                 ]
                 assert sent, event
@@ -502,6 +541,11 @@ async def test_full_game_with_real_host(fake: FakeDiscord) -> None:
     assert "Winner" in fake.channel_messages()[-1].content or "Gewinner" in (
         fake.channel_messages()[-1].content
     )
+    # one board for the game, one more after the restart (it reads like a table, not a log)
+    boards = [m for m in fake.channel_messages() if m.embeds]
+    assert len(boards) == 2 and all(b.edits > 0 for b in boards)
+    during = [m for m in fake.channel_messages() if m.id > boards[0].id]
+    assert len(during) <= 5, [m.content[:40] for m in during]
 
 
 # -- focused behaviour ------------------------------------------------------------------------
@@ -584,8 +628,9 @@ async def test_slow_host_is_deferred_then_followed_up(fake: FakeDiscord) -> None
         table = fake.channel_messages()[-1]
         click = await settle(fake, client, await fake.click(anna, table, hand_button(table)))
         assert click.response_type == 6  # deferred update, the table message is untouched
-        assert [m.content for m in click.followups] == ["Your hand: ♣Q"]
-        assert click.followups[0].ephemeral
+        [panel] = click.followups  # "My cards": the hand, its buttons, until when it is kept
+        assert panel.content.startswith("Your hand: ♣Q\n*Kept up to date until ")
+        assert panel.ephemeral
         assert table.custom_ids == [hand_button(table)]
 
         prompt = click.followups[0]
@@ -649,10 +694,9 @@ async def test_pushed_events_dms_and_the_fallback(fake: FakeDiscord) -> None:
         click = await settle(
             fake, client, await fake.click(carl, notices[0], hand_button(notices[0]))
         )
-        shown = click.ephemeral_messages
-        assert [m.content for m in shown] == ["Your hand: ♣Q ♠A", "Still your turn."]
-        assert all(m.flags & EPHEMERAL for m in shown)
-        prompt = shown[1]
+        [prompt] = click.ephemeral_messages
+        assert prompt.content.startswith("Your hand: ♣Q ♠A\nStill your turn.\n")
+        assert prompt.flags & EPHEMERAL
         # a call keeps the prompt, a card uses it up
         call = await settle(fake, client, await fake.click(carl, prompt, prompt.custom_ids[1]))
         assert call.response_type == 6 and prompt.custom_ids
@@ -661,7 +705,8 @@ async def test_pushed_events_dms_and_the_fallback(fake: FakeDiscord) -> None:
         again = await settle(
             fake, client, await fake.click(carl, notices[0], hand_button(notices[0]))
         )
-        assert [m.content for m in again.ephemeral_messages] == ["Your hand: ♣Q ♠A"]
+        [hand] = again.ephemeral_messages
+        assert hand.content.startswith("Your hand: ♣Q ♠A\n*") and hand.custom_ids == []
 
         # the adapter's own words follow the table language
         option = {"name": "language", "value": "de"}
@@ -748,7 +793,7 @@ async def test_one_member_against_three_computer_players(fake: FakeDiscord) -> N
 
 async def test_long_texts_are_split_or_attached(fake: FakeDiscord) -> None:
     ch = f"discord:{fake.channel_id}"
-    lines = [f"line {n} " + "x" * 40 for n in range(100)]  # about 4,800 characters
+    lines = [f"line_{n} *" + "x" * 40 for n in range(100)]  # about 4,900 characters
 
     def script(inp: Input) -> list[Event]:
         if inp.text == "/export":

@@ -11,6 +11,10 @@ reservations, calls), so an adapter can show them as buttons.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .board import BoardView
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +38,9 @@ class Input:
     per server. Empty: derived from ``channel``."""
     truncated: bool = False
     """The platform cut the line (it was too long); the host refuses it as too long."""
+    marker: tuple[int, int] | None = None
+    """(game number, decision number) of the prompt a clicked button belongs to: the host
+    refuses the input when that decision is past (see :mod:`dokobot.host.board`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +76,24 @@ class Private:
     choices: tuple[Choice, ...] = field(default=(), repr=False)
     reply: bool = False
     kind: str = "info"
+    hand: tuple[int, ...] = ()
+    """The reader's hand at this moment, in display order, on a hand or a prompt (for
+    adapters that draw it); empty otherwise."""
 
 
-Event = Public | Private
+@dataclass(frozen=True, slots=True)
+class Board:
+    """The public state of the game in ``channel`` after a batch of events, for adapters
+    that show one live table view (see :mod:`dokobot.host.board`). Only services whose
+    ``boards`` flag is set send it; adapters that do not show a board ignore it."""
+
+    channel: str
+    view: BoardView
+
+    @property
+    def text(self) -> str:
+        """A board has no text of its own (for code that reads every event's text)."""
+        return ""
+
+
+Event = Public | Private | Board

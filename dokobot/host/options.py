@@ -60,6 +60,8 @@ class TableOptions:
     """A card typed alone in the channel (``CQ``, ``3``) plays it on your turn. Private
     messages always take bare cards; on IRC channels the default is off (see
     :meth:`for_channel`), so chat such as ``11`` or ``ha`` never plays a card."""
+    images: bool = True
+    """Show cards as pictures where the platform can (Discord)."""
 
     @property
     def rules(self) -> Rules:
@@ -155,7 +157,8 @@ def _bad(name: str, what: str) -> OptionError:
 
 
 def _parse(name: str, raw: str) -> Any:
-    if name in ("tournament", "lust_solo_leads", "second_heart10_wins", "standin", "bare_cards"):
+    if name in ("tournament", "lust_solo_leads", "second_heart10_wins", "standin", "bare_cards",
+                "images"):
         if raw in _TRUE:
             return True
         if raw in _FALSE:

@@ -233,6 +233,11 @@ class Router:
         else:
             table = self.table(inp.channel, inp.server)
         seat = table.seat_of(inp.user) if table else None
+        if inp.marker is not None and table is not None:
+            from .board import decision_marker
+
+            if decision_marker(table) != inp.marker:  # a button of a past prompt
+                raise Refusal("stale_prompt")
         ctx = Context(inp, table, seat)
         if table is not None and seat is not None and seat in table.away:
             back = self.render_notes(table, table.back(seat), inp)
@@ -322,6 +327,10 @@ class Router:
                 continue
             lang = self.lang_of(info.user, table)
             choices = tuple([Choice(_label(lbl, lang), cmd) for lbl, cmd in note.choices])
+            game = table.game
+            hand: tuple[int, ...] = ()
+            if game is not None and note.kind in ("hand", "turn", "reservation"):
+                hand = tuple(sorted_hand(game, game.hands[note.to]))
             out.append(
                 Private(
                     table.channel,
@@ -330,6 +339,7 @@ class Router:
                     choices=choices,
                     reply=inp is not None and inp.user == info.user,
                     kind=note.kind,
+                    hand=hand,
                 )
             )
         return out

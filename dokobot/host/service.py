@@ -19,7 +19,8 @@ from typing import Any
 
 from ..store import Checkpoint, MemoryStore, Store
 from . import checkpoint
-from .events import Event, Input, Private, Public
+from .board import board_view
+from .events import Board, Event, Input, Private, Public
 from .i18n import render
 from .journal import Record
 from .notes import ALL, Note, Refusal
@@ -85,6 +86,9 @@ class Service:
         self._last_sweep = 0.0
         self._checkpointed: dict[str, int] = {}
         """Per table: finished games in its latest checkpoint (one per game end)."""
+        self.boards = False
+        """Add a :class:`~dokobot.host.events.Board` after every batch of a table with a
+        game (set by adapters that show a live board)."""
         router.history = self._history
 
     @classmethod
@@ -95,6 +99,14 @@ class Service:
         factory = default_bot_factory() if bots else None
         return cls(Router(seed=seed, bot_factory=factory, default_language=language),
                    bot_delay=bot_delay)  # fmt: skip
+
+    def _with_board(self, channel: str, events: list[Event]) -> list[Event]:
+        """``events`` and, if boards are wanted, the table's board after them."""
+        table = self.router.tables.get(channel)
+        if not self.boards or table is None or not events:
+            return events
+        view = board_view(table)
+        return events if view is None else [*events, Board(channel, view)]
 
     def _history(self, table: Table) -> list[Record]:
         stored = [Record.decode(x) for x in self.store.load_journal(table.channel)]
@@ -128,7 +140,7 @@ class Service:
                         self.router.user_table[user] = channel
                     self._lazy.add(channel)
                     continue
-            events += await self._load(channel, private_ledger=False)
+            events += self._with_board(channel, await self._load(channel, private_ledger=False))
         for channel in list(self.router.tables):
             self._after_change(channel)
         return events
@@ -293,6 +305,7 @@ class Service:
                     events = await asyncio.to_thread(self.router.handle, inp)
                 else:
                     events = self.router.handle(inp)
+                events = self._with_board(channel, events)
                 self._used[channel] = time.monotonic()
                 if self._drop_if_empty(channel):
                     pass  # nothing durable, nothing kept: a table exists once someone joins
@@ -408,7 +421,7 @@ class Service:
                 decision = await asyncio.to_thread(self.router.bot_decide, channel)
                 if decision is None:
                     return
-                events = self.router.bot_apply(channel, *decision)
+                events = self._with_board(channel, self.router.bot_apply(channel, *decision))
                 if not await self._commit(channel):
                     return  # undone; the computer players try again after the next input
             await self._emit(events)
@@ -445,7 +458,7 @@ class Service:
             if self.router.tables.get(channel) is not table or not self._still(table, marker):
                 return
             notes = [table.mark_away(seat)]
-            events = self.router.render_notes(table, notes, None)
+            events = self._with_board(channel, self.router.render_notes(table, notes, None))
             if not await self._commit(channel):
                 return
         await self._emit(events)

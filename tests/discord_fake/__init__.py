@@ -9,7 +9,15 @@ from collections.abc import AsyncIterator
 
 import discord
 
-from .server import EPHEMERAL, Call, FakeDiscord, FakeUser, Interaction, Message
+from .server import (
+    EPHEMERAL,
+    Call,
+    FakeDiscord,
+    FakeUser,
+    Interaction,
+    Message,
+    message_problems,
+)
 
 __all__ = [
     "EPHEMERAL",
@@ -18,6 +26,7 @@ __all__ = [
     "FakeUser",
     "Interaction",
     "Message",
+    "message_problems",
     "plain",
     "running",
     "unescape",

@@ -5,8 +5,15 @@ members run slash commands (:meth:`FakeDiscord.slash`) and click buttons
 (:meth:`FakeDiscord.click`); the fake sends INTERACTION_CREATE over the gateway and records
 everything the client does over REST: interaction callbacks (with their flags), follow-ups,
 channel messages, DMs, and DMs it refused for users in :attr:`FakeDiscord.blocked_dms`
-(403, code 50007). It also refuses a second answer to an interaction (40060) and an answer
-later than three seconds (10062), as Discord does, and lists them in :attr:`violations`.
+(403, code 50007). It enforces what Discord enforces and lists the client's mistakes in
+:attr:`violations`: a second answer to an interaction (40060), an answer later than three
+seconds (10062), a response type that does not fit the interaction, an interaction token used
+after 15 minutes (50027), messages over 2,000 characters, embeds over their limits, component
+rules (5 per row, 5 rows, label <= 80, ``custom_id`` <= 100 and unique). Per-route
+rate-limit buckets answer 429 with ``retry_after`` (:attr:`FakeDiscord.limits`), and 429s
+can be injected on demand (:meth:`FakeDiscord.inject_429`, :attr:`FakeDiscord.rate_429`).
+A channel send without the bot's Send Messages permission is refused with 50013
+(:attr:`FakeDiscord.bot_permissions`); opening DMs too fast with 40003.
 
 Use :meth:`FakeDiscord.patched` to point discord.py at it (``Route.BASE`` and
 ``DiscordWebSocket.DEFAULT_GATEWAY``).
@@ -18,6 +25,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import random
 import re
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -41,6 +49,13 @@ MEMBER_PERMISSIONS = (
     | (1 << 31)  # use application commands
 )
 MANAGE_GUILD = 1 << 5
+SEND_MESSAGES = 1 << 11
+EMBED_LINKS = 1 << 14
+ATTACH_FILES = 1 << 15
+TOKEN_LIFE = 15 * 60.0
+MAX_CONTENT = 2000
+DM_OPENS = (10, 10.0)
+"""At most this many DM channels opened per this many seconds (else 40003)."""
 
 Json = dict[str, Any]
 
@@ -84,6 +99,7 @@ class Call:
     files: list[tuple[str, bytes]] = field(default_factory=list)
     response: Any = None
     authorization: str | None = None
+    at: float = field(default_factory=time.monotonic)
 
 
 @dataclass
@@ -97,6 +113,19 @@ class Message:
     deleted: bool = False
     history: list[str] = field(default_factory=list)
     files: list[tuple[str, bytes]] = field(default_factory=list)
+    embed_history: list[list[Json]] = field(default_factory=list)
+    edits: int = 0
+    first_custom_ids: list[str] = field(default_factory=list)
+    """The buttons the message was sent with."""
+
+    @property
+    def embeds(self) -> list[Json]:
+        return list(self.payload.get("embeds") or [])
+
+    @property
+    def embed_text(self) -> str:
+        """Title, description and fields of the message's embeds."""
+        return "\n".join(_embed_text(e) for e in self.embeds)
 
     @property
     def id(self) -> int:
@@ -148,6 +177,8 @@ class Interaction:
     followups: list[Message] = field(default_factory=list)
     answered: asyncio.Event = field(default_factory=asyncio.Event)
     autocomplete: list[Json] | None = None
+    answered_after: float | None = None
+    """Seconds from the interaction to its answer."""
 
     @property
     def ephemeral_messages(self) -> list[Message]:
@@ -184,6 +215,22 @@ class FakeDiscord:
         self.commands: list[Json] = []
         self.violations: list[str] = []
         self.unknown_routes: list[str] = []
+        self.bot_permissions = ALL_PERMISSIONS
+        """The bot's permissions in the table channel (``app_permissions``; 50013)."""
+        self.limits: dict[str, tuple[int, float]] = {}
+        """Rate limits per route kind (``"channel"``: messages and edits in a channel,
+        ``"dm"``, ``"webhook"``): (requests, per seconds); none by default."""
+        self.dm_open_limit = DM_OPENS
+        """DM channels that may be opened per seconds (more: 40003)."""
+        self.rate_429 = 0.0
+        """The share of requests to the table channel's messages (sends and edits) answered
+        by an injected 429 (for the bench)."""
+        self.retry_after = 0.3
+        self.injected: list[tuple[Callable[[Call], bool], float]] = []
+        self.rate_limited: list[Call] = []
+        self._buckets: dict[str, list[float]] = {}
+        self._dm_opens: list[float] = []
+        self._rng = random.Random(1)
         self.heartbeats = 0
         self.identifies = 0
         self.shard_info: list[Any] = []
@@ -269,6 +316,15 @@ class FakeDiscord:
     def dms(self, user: FakeUser) -> list[Message]:
         return [m for m in self.messages.values() if m.dm_user == user.id and not m.deleted]
 
+    def private_messages(self, user: FakeUser) -> list[Message]:
+        """What only ``user`` sees: DMs and the ephemeral messages of their interactions."""
+        own = {i.id for i in self.interactions.values() if i.user is user}
+        return [
+            m
+            for m in self.messages.values()
+            if not m.deleted and (m.dm_user == user.id or (m.ephemeral and m.interaction_id in own))
+        ]
+
     def refused_dms(self, user: FakeUser) -> list[Call]:
         dm = self.dm_channels.get(user.id)
         return [
@@ -276,6 +332,20 @@ class FakeDiscord:
             for c in self.calls
             if c.status == 403 and dm is not None and c.path == f"/channels/{dm}/messages"
         ]
+
+    def inject_429(
+        self, predicate: Callable[[Call], bool], retry_after: float = 3.2, count: int = 1
+    ) -> None:
+        """Answer the next ``count`` requests that match ``predicate`` with a 429."""
+        for _ in range(count):
+            self.injected.append((predicate, retry_after))
+
+    def is_channel_send(self, call: Call) -> bool:
+        return call.method == "POST" and call.path == f"/channels/{self.channel_id}/messages"
+
+    def age(self, interaction: Interaction, seconds: float) -> None:
+        """Pretend ``interaction`` happened ``seconds`` earlier (token expiry tests)."""
+        interaction.created -= seconds
 
     def callbacks(self) -> list[Call]:
         return [c for c in self.calls if c.path.endswith("/callback")]
@@ -324,15 +394,41 @@ class FakeDiscord:
         await self.wait_answered(interaction)
         return interaction.autocomplete or []
 
-    async def click(self, user: FakeUser, message: Message, custom_id: str) -> Interaction:
-        """``user`` clicks the button ``custom_id`` on ``message``."""
-        assert custom_id in message.custom_ids, (custom_id, message.custom_ids)
+    async def click(
+        self, user: FakeUser, message: Message, custom_id: str, *, stale: bool = False
+    ) -> Interaction:
+        """``user`` clicks the button ``custom_id`` on ``message``. ``stale``: a button the
+        message had once (a client that has not refreshed the message yet)."""
+        had = message.custom_ids if not stale else message.first_custom_ids
+        assert custom_id in had, (custom_id, had)
         data: Json = {"custom_id": custom_id, "component_type": 2}
         dm = message.dm_user is not None
         return await self._interact(3, user, message.channel_id, data, dm=dm, message=message)
 
     async def wait_answered(self, interaction: Interaction, timeout: float = 5.0) -> None:
         await asyncio.wait_for(interaction.answered.wait(), timeout)
+
+    def register_interaction(
+        self,
+        kind: int,
+        user: FakeUser,
+        channel_id: int | None = None,
+        message: Message | None = None,
+    ) -> Interaction:
+        """An interaction the fake knows (its id and token answer), without sending it."""
+        iid = self.snowflake()
+        interaction = Interaction(
+            id=iid,
+            token=f"token-{iid}",
+            kind=kind,
+            user=user,
+            channel_id=channel_id or self.channel_id,
+            created=time.monotonic(),
+            message=message,
+        )
+        self.interactions[iid] = interaction
+        self.by_token[interaction.token] = interaction
+        return interaction
 
     async def _interact(
         self,
@@ -344,18 +440,8 @@ class FakeDiscord:
         dm: bool,
         message: Message | None = None,
     ) -> Interaction:
-        iid = self.snowflake()
-        interaction = Interaction(
-            id=iid,
-            token=f"token-{iid}",
-            kind=kind,
-            user=user,
-            channel_id=channel_id,
-            created=time.monotonic(),
-            message=message,
-        )
-        self.interactions[iid] = interaction
-        self.by_token[interaction.token] = interaction
+        interaction = self.register_interaction(kind, user, channel_id, message)
+        iid = interaction.id
         payload: Json = {
             "id": str(iid),
             "application_id": str(self.app_id),
@@ -364,7 +450,7 @@ class FakeDiscord:
             "token": interaction.token,
             "version": 1,
             "locale": user.locale,
-            "app_permissions": str(ALL_PERMISSIONS),
+            "app_permissions": str(self.bot_permissions if not dm else ALL_PERMISSIONS),
             "entitlements": [],
             "attachment_size_limit": 10 * 1024 * 1024,
             "channel_id": str(channel_id),
@@ -539,6 +625,26 @@ class FakeDiscord:
         call = Call(request.method, path, dict(request.query), body, files=files)
         call.authorization = request.headers.get("Authorization")
         self.calls.append(call)
+        limited = self._rate_limited(call)
+        if limited is not None:
+            call.status = 429
+            call.response = {"message": "You are being rate limited.", "retry_after": limited,
+                             "global": False}  # fmt: skip
+            self.rate_limited.append(call)
+            async with self._changed:
+                self._changed.notify_all()
+            return web.Response(
+                status=429,
+                body=json.dumps(call.response).encode(),
+                headers={
+                    "Content-Type": "application/json",
+                    "Via": "1.1 google",
+                    "X-RateLimit-Limit": "5",
+                    "X-RateLimit-Remaining": "0",
+                    "X-RateLimit-Reset-After": str(limited),
+                    "X-RateLimit-Scope": "user",
+                },
+            )
         try:
             status, payload = self._route(request.method, path, body, files, call)
         except Exception as exc:  # a bug in the fake: make it visible
@@ -555,6 +661,38 @@ class FakeDiscord:
             body=json.dumps(payload).encode(),
             headers={"Content-Type": "application/json"},
         )
+
+    def _bucket(self, call: Call) -> tuple[str, str] | None:
+        """(kind, bucket key) of a rate-limited route, or None."""
+        parts = call.path.strip("/").split("/")
+        if parts[:1] == ["channels"] and len(parts) >= 3 and parts[2] == "messages":
+            kind = "dm" if self._dm_user(int(parts[1])) is not None else "channel"
+            return kind, f"{kind}:{parts[1]}"
+        if parts[:1] == ["webhooks"] and len(parts) >= 3:
+            return "webhook", f"webhook:{parts[2]}"
+        return None
+
+    def _rate_limited(self, call: Call) -> float | None:
+        """``retry_after`` if this request gets a 429, else None (and it counts)."""
+        for n, (predicate, retry_after) in enumerate(self.injected):
+            if predicate(call):
+                del self.injected[n]
+                return retry_after
+        channel = call.path.startswith(f"/channels/{self.channel_id}/messages")
+        if self.rate_429 and channel and self._rng.random() < self.rate_429:
+            return self.retry_after
+        bucket = self._bucket(call)
+        if bucket is None or bucket[0] not in self.limits:
+            return None
+        count, per = self.limits[bucket[0]]
+        now = time.monotonic()
+        times = [t for t in self._buckets.get(bucket[1], []) if t > now - per]
+        if len(times) >= count:
+            self._buckets[bucket[1]] = times
+            return round(times[0] + per - now, 3) + 0.001
+        times.append(now)
+        self._buckets[bucket[1]] = times
+        return None
 
     async def _read_body(self, request: web.Request) -> tuple[Any, list[tuple[str, bytes]]]:
         files: list[tuple[str, bytes]] = []
@@ -585,6 +723,11 @@ class FakeDiscord:
             case ("GET", ["gateway", "bot"]):
                 limit = {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1}
                 return 200, {"url": self.gateway_url, "shards": 1, "session_start_limit": limit}
+            case ("GET", ["users", "@me", "guilds"]):
+                return 200, [
+                    {"id": str(self.guild_id), "name": "Doko Club", "icon": None, "owner": False,
+                     "permissions": str(self.bot_permissions), "features": []}
+                ]  # fmt: skip
             case ("GET", ["gateway"]):
                 return 200, {"url": self.gateway_url}
             case ("PUT", ["applications", _, "commands"]):
@@ -592,17 +735,27 @@ class FakeDiscord:
             case ("PUT", ["applications", _, "guilds", _, "commands"]):
                 return self._put_commands(body)
             case ("POST", ["users", "@me", "channels"]):
+                now = time.monotonic()
+                count, per = self.dm_open_limit
+                self._dm_opens = [t for t in self._dm_opens if t > now - per]
+                if len(self._dm_opens) >= count:
+                    return 400, _error(40003)
+                self._dm_opens.append(now)
                 return 200, self._dm_payload(int(body["recipient_id"]))
             case ("POST", ["channels", cid, "messages"]):
                 return self._channel_message(int(cid), body, files)
             case ("PATCH", ["channels", cid, "messages", mid]):
-                return self._edit(self.messages.get(int(mid)), body)
+                return self._edit(self.messages.get(int(mid)), body, files)
             case ("POST", ["interactions", iid, token, "callback"]):
                 return self._callback(int(iid), token, body, files)
             case ("POST", ["webhooks", _, token]):
+                if self._expired(token):
+                    return 401, _error(50027)
                 return self._followup(token, body, files)
             case ("PATCH", ["webhooks", _, token, "messages", mid]):
-                return self._edit(self._webhook_message(token, mid), body)
+                if self._expired(token):
+                    return 401, _error(50027)
+                return self._edit(self._webhook_message(token, mid), body, files)
             case ("GET", ["webhooks", _, token, "messages", mid]):
                 message = self._webhook_message(token, mid)
                 return (404, _error(10008)) if message is None else (200, message.payload)
@@ -655,6 +808,13 @@ class FakeDiscord:
             out.append(stored)
         self.commands = out
         return 200, out
+
+    def _expired(self, token: str) -> bool:
+        interaction = self.by_token.get(token)
+        if interaction is None or time.monotonic() - interaction.created <= TOKEN_LIFE:
+            return False
+        self.violations.append(f"interaction token used after 15 minutes ({token})")
+        return True
 
     def _dm_channel(self, user_id: int) -> int:
         if user_id not in self.dm_channels:
@@ -727,6 +887,8 @@ class FakeDiscord:
             files=list(files),
         )
         message.history.append(message.content)
+        message.embed_history.append(message.embeds)
+        message.first_custom_ids = message.custom_ids
         self.messages[mid] = message
         return message
 
@@ -738,20 +900,38 @@ class FakeDiscord:
             return 403, _error(50007)
         if recipient is None and channel_id != self.channel_id:
             return 404, _error(10003)
+        if recipient is None and not self.bot_permissions & SEND_MESSAGES:
+            return 403, _error(50013)
+        problems = message_problems(body or {}, files)
+        if problems:
+            self.violations += problems
+            return 400, _error(50035)
         return 200, self._new_message(channel_id, body, files).payload
 
-    def _edit(self, message: Message | None, body: Any) -> tuple[int, Any]:
+    def _edit(
+        self, message: Message | None, body: Any, files: list[tuple[str, bytes]] | None = None
+    ) -> tuple[int, Any]:
         if message is None or message.deleted:
             return 404, _error(10008)
         body = body or {}
+        problems = message_problems(body, files or [])
+        if problems:
+            self.violations += problems
+            return 400, _error(50035)
         for key in ("content", "components", "embeds"):
             if key in body:
                 message.payload[key] = (
                     body[key] if body[key] is not None else ("" if key == "content" else [])
                 )
+        if files:
+            message.files = list(files)
+        elif body.get("attachments") == []:
+            message.files = []
         message.payload["flags"] = message.flags & ~LOADING
         message.payload["edited_timestamp"] = _now()
         message.history.append(message.content)
+        message.embed_history.append(message.embeds)
+        message.edits += 1
         return 200, message.payload
 
     def _callback(
@@ -769,6 +949,17 @@ class FakeDiscord:
             return 400, _error(40060)
         kind = int(body["type"])
         data = body.get("data") or {}
+        if kind not in VALID_RESPONSES.get(interaction.kind, ()):
+            self.violations.append(
+                f"response type {kind} is not valid for interaction type {interaction.kind}"
+            )
+            return 400, _error(50035)
+        if kind in (4, 7):
+            problems = message_problems(data, files)
+            if problems:
+                self.violations += problems
+                return 400, _error(50035)
+        interaction.answered_after = age
         interaction.response_type = kind
         interaction.response_flags = int(data.get("flags") or 0)
         resource: Json | None = None
@@ -831,14 +1022,86 @@ class FakeDiscord:
         return message if message in interaction.followups else None
 
 
+#: Interaction type -> the response types Discord accepts for it (ping 1 -> pong 1, command 2
+#: -> message 4 or deferred 5 or modal 9, component 3 -> 4 5 6 7 9, autocomplete 4 -> 8).
+VALID_RESPONSES: dict[int, tuple[int, ...]] = {1: (1,), 2: (4, 5, 9), 3: (4, 5, 6, 7, 9), 4: (8,)}
+
+
+def _embed_text(embed: Json) -> str:
+    parts = [str(embed.get("title") or ""), str(embed.get("description") or "")]
+    for f in embed.get("fields") or []:
+        parts += [str(f.get("name") or ""), str(f.get("value") or "")]
+    return "\n".join(p for p in parts if p)
+
+
+def message_problems(body: Json, files: list[tuple[str, bytes]] | None = None) -> list[str]:
+    """What Discord would refuse in a message: content over 2,000 characters, embed limits
+    (10 embeds; title 256, description 4,096, 25 fields of name 256 and value 1,024, 6,000
+    characters in all), component rules (5 rows of 5 buttons, label <= 80, ``custom_id``
+    1..100 and unique in the message), and an empty message."""
+    problems: list[str] = []
+    content = body.get("content") or ""
+    if len(content) > MAX_CONTENT:
+        problems.append(f"content of {len(content)} characters (at most {MAX_CONTENT})")
+    embeds = body.get("embeds") or []
+    if len(embeds) > 10:
+        problems.append("more than 10 embeds")
+    total = 0
+    for embed in embeds:
+        title, description = str(embed.get("title") or ""), str(embed.get("description") or "")
+        fields = embed.get("fields") or []
+        if len(title) > 256:
+            problems.append("embed title over 256 characters")
+        if len(description) > 4096:
+            problems.append("embed description over 4,096 characters")
+        if len(fields) > 25:
+            problems.append("more than 25 embed fields")
+        total += len(title) + len(description)
+        for f in fields:
+            name, value = str(f.get("name") or ""), str(f.get("value") or "")
+            if not name or not value:
+                problems.append("an embed field without name or value")
+            if len(name) > 256 or len(value) > 1024:
+                problems.append("an embed field over its limits (256 / 1,024)")
+            total += len(name) + len(value)
+    if total > 6000:
+        problems.append(f"embeds of {total} characters (at most 6,000)")
+    rows = body.get("components") or []
+    if len(rows) > 5:
+        problems.append("more than 5 component rows")
+    seen: set[str] = set()
+    for row in rows:
+        items = row.get("components") or []
+        if row.get("type") != 1 or not 1 <= len(items) <= 5:
+            problems.append("a component row must hold 1 to 5 components")
+        for item in items:
+            custom_id = item.get("custom_id")
+            if item.get("type") == 2 and item.get("style") != 5:
+                if not isinstance(custom_id, str) or not 1 <= len(custom_id) <= 100:
+                    problems.append(f"bad custom_id {custom_id!r}")
+                elif custom_id in seen:
+                    problems.append(f"custom_id {custom_id!r} used twice in one message")
+                seen.add(str(custom_id))
+            if len(str(item.get("label") or "")) > 80:
+                problems.append("a button label over 80 characters")
+    empty = not content and not embeds and not files and not body.get("attachments")
+    if empty and "content" in body and not rows and not body.get("flags"):
+        problems.append("an empty message")
+    return problems
+
+
 def _error(code: int) -> Json:
     messages = {
         10003: "Unknown Channel",
         10008: "Unknown Message",
         10015: "Unknown Webhook",
         10062: "Unknown interaction",
+        40003: "You are opening direct messages too fast.",
         40060: "Interaction has already been acknowledged.",
         50007: "Cannot send messages to this user",
+        50013: "Missing Permissions",
+        50027: "Invalid Webhook Token",
+        50035: "Invalid Form Body",
     }
     return {"message": messages.get(code, "error"), "code": code}
 

@@ -2,31 +2,39 @@
 
 Routing of the host's events (see :mod:`dokobot.host.events`):
 
-* :class:`Public` -> a message in its channel. For a slash command in that channel the first
-  one is the interaction's own (public) response. The last public message of each batch per
-  channel carries the persistent "My hand" button.
+* :class:`Board` -> the one board message of the game in its channel: sent when a game
+  starts, then edited in place (an embed, with the cards on the table as a picture), at most
+  once per ``board_interval``, always with the latest state. The :class:`Public` texts of a
+  batch with a board go onto the board ("Latest"); the result of a game, and texts between
+  games, are messages of their own. Without boards (a service that sends none), every batch
+  of public texts is one message, and the last carries the "My cards" button.
 * :class:`Private` with ``reply=True`` for the user who interacted -> an ephemeral response or
-  follow-up (flags 64), with its ``choices`` as buttons.
-* any other :class:`Private` -> a DM with the choices as buttons. If Discord refuses the DM
-  (403, code 50007), the prompt is kept, the user gets it ephemerally the next time they
-  interact, and the table channel gets a notice (once) telling them to press "My hand".
+  follow-up (flags 64), with its ``choices`` as buttons. "My cards" answers with one panel
+  (hand picture, text, buttons) that later prompts of that user update in place while its
+  interaction token lives.
+* any other :class:`Private` -> a DM with the choices as buttons (DM channels are opened once
+  and kept). If Discord refuses the DM (403, code 50007), the prompt is kept, the user gets it
+  with "My cards", the table channel gets a notice (once), and no DM is tried for 10 minutes.
 
-Every interaction is answered within Discord's 3 seconds: when the host (or the table's lock)
-takes longer than ``defer_after`` seconds the interaction is deferred and answered by
-follow-ups. No exception escapes to discord.py: it is logged and the user is told that
-something went wrong.
+Every interaction is answered before anything else is sent for it (a rate-limited channel
+cannot delay it), and within Discord's 3 seconds: when the host (or the table's lock) takes
+longer than ``defer_after`` seconds, the interaction is deferred and answered by follow-ups.
+Prompt buttons carry their game and decision (:mod:`.buttons`); prompts whose decision is
+past lose their buttons, and the host refuses a press on one. No exception escapes to
+discord.py: it is logged and the user is told that something went wrong.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import functools
 import io
 import logging
 import os
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any, Final, Protocol
 
 import discord
@@ -34,10 +42,13 @@ from discord import app_commands
 from discord.app_commands import Choice as AppChoice
 from discord.ext import commands
 
+from dokobot.adapters.discord.board import TABLE_PICTURE, board_embed
 from dokobot.adapters.discord.buttons import DokoButton, choices_view, table_view, verb
 from dokobot.adapters.discord.i18n import DokoTranslator, lang_of, text
 from dokobot.adapters.discord.slash import DokoCommands
-from dokobot.host.events import Choice, Event, Input, Private, Public
+from dokobot.host.board import BoardView
+from dokobot.host.events import Board, Choice, Event, Input, Private
+from dokobot.render import hand_png, trick_png
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +56,9 @@ TOKEN_ENV: Final = "DOKOBOT_DISCORD_TOKEN"
 ID_PREFIX: Final = "discord:"
 MAX_MESSAGE: Final = 2000
 EPHEMERAL: Final = 64
+HAND_PICTURE: Final = "hand.png"
+NEWS: Final = 5
+"""Latest public texts shown on a board."""
 
 #: Commands that answer a prompt; a button of this kind is used up once the host accepts it.
 CONSUMING: Final = frozenset({"play", "healthy", "reservation", "solo", "wedding"})
@@ -178,6 +192,50 @@ def render(event: Event) -> tuple[list[str], discord.File | None]:
 
 # -- one interaction ---------------------------------------------------------------------------
 
+TOKEN_LIFE: Final = 15 * 60.0
+"""Seconds an interaction token can edit its messages (Discord: 15 minutes)."""
+DM_BLOCKED_FOR: Final = 600.0
+"""Seconds a user whose DMs were refused is not sent DMs again."""
+
+Strip = Callable[[], Awaitable[Any]]
+
+
+@dataclass(eq=False)
+class _Prompt:
+    """A sent message with a prompt's buttons: how to take them away once superseded."""
+
+    marker: tuple[int, int] | None
+    message_id: int
+    strip: Strip
+    expires: float
+    source: Private | None = None
+    """The host's prompt it shows (a DM and the "My cards" panel may show the same)."""
+
+
+@dataclass(eq=False)
+class _Sent:
+    """An ephemeral message sent for an interaction, and how to edit exactly that message
+    (``edit_original_response`` for the response itself, the follow-up's own edit else: after
+    a deferred button the "original" is the message the button sits on)."""
+
+    message_id: int
+    edit: Callable[..., Awaitable[Any]]
+
+    def strip(self) -> Awaitable[Any]:
+        return self.edit(view=None)
+
+
+@dataclass(eq=False)
+class _Panel:
+    """A "My cards" message (ephemeral), kept up to date while its token is valid."""
+
+    sent: _Sent
+    expires: float
+
+
+#: Kinds of private messages that a "My cards" panel shows.
+PANEL_KINDS: Final = frozenset({"hand", "turn", "reservation"})
+
 
 @dataclass(eq=False)
 class _Reply:
@@ -193,6 +251,8 @@ class _Reply:
     followups: int = 0
     error: bool = False
     shown_choices: bool = False
+    life: float = TOKEN_LIFE
+    started: float = field(default_factory=lambda: asyncio.get_running_loop().time())
 
     @property
     def user_id(self) -> int:
@@ -205,6 +265,10 @@ class _Reply:
     @property
     def open(self) -> bool:
         return not self.interaction.response.is_done()
+
+    @property
+    def expires(self) -> float:
+        return self.started + self.life * 0.97  # a little before Discord's end
 
     async def defer(self) -> None:
         if self.open:
@@ -219,46 +283,54 @@ class _Reply:
         content: str | None,
         view: discord.ui.View | None = None,
         file: discord.File | None = None,
-    ) -> None:
+        keep: bool = False,
+    ) -> _Sent | None:
+        """Send an ephemeral message; with a ``view`` (or ``keep``), how to edit it later."""
         kwargs: dict[str, Any] = {"ephemeral": True}
         if view is not None:
             kwargs["view"] = view
         if file is not None:
             kwargs["file"] = file
+        interaction = self.interaction
+        keep = keep or view is not None
         if self.open:
-            await self.interaction.response.send_message(content, **kwargs)
-        else:
-            await self.interaction.followup.send(content or "", **kwargs)
+            response = await interaction.response.send_message(content, **kwargs)
+            message_id = getattr(response, "message_id", None)
+            if not keep or message_id is None:
+                return None
+            return _Sent(int(message_id), interaction.edit_original_response)
+        if not keep:
+            await interaction.followup.send(content or "", **kwargs)
             self.followups += 1
+            return None
+        sent = await interaction.followup.send(content or "", wait=True, **kwargs)
+        self.followups += 1
+        return _Sent(sent.id, functools.partial(interaction.followup.edit_message, sent.id))
 
-    async def public(self, channel_id: int, content: str, view: discord.ui.View | None) -> bool:
-        """Answer a slash command with a public message in its channel, if still possible."""
-        if not self.open or self.button or self.channel_id != channel_id:
-            return False
+    async def public(self, content: str, view: discord.ui.View | None) -> None:
+        """Answer a slash command with a public message in its channel."""
         if view is None:
             await self.interaction.response.send_message(content)
         else:
             await self.interaction.response.send_message(content, view=view)
-        return True
+
+    async def use_up(self) -> None:
+        """Take the buttons off the prompt that was clicked, saying what was pressed."""
+        if self.open:
+            await self.interaction.response.edit_message(content=self._used(), view=None)
+        else:
+            await self.interaction.edit_original_response(content=self._used(), view=None)
 
     async def finish(self) -> None:
-        """Make sure the interaction is answered, and use up a prompt's buttons."""
+        """Make sure the interaction is answered."""
         interaction = self.interaction
-        used_up = self.consume and not self.error
         if self.open:
             if self.button:
-                if used_up:
-                    await interaction.response.edit_message(content=self._used(), view=None)
-                else:
-                    await interaction.response.defer()
+                await interaction.response.defer()
             else:
                 await interaction.response.send_message(text("done", self.lang), ephemeral=True)
-        elif self.deferred:
-            if self.button:
-                if used_up:
-                    await interaction.edit_original_response(content=self._used(), view=None)
-            elif self.followups == 0:
-                await interaction.delete_original_response()
+        elif self.deferred and not self.button and self.followups == 0:
+            await interaction.delete_original_response()
 
     def _used(self) -> str:
         """The text of a used-up prompt: what it said, and the button that was pressed."""
@@ -294,6 +366,10 @@ class _Turns:
         self._next += 1
         return ticket
 
+    def ready(self, ticket: int) -> bool:
+        """Whether ``ticket`` would be served at once (no earlier batch is pending)."""
+        return ticket <= self._serving
+
     async def wait(self, ticket: int) -> None:
         if ticket <= self._serving:
             return
@@ -314,6 +390,77 @@ class _Turns:
             waiter.set_result(None)
 
 
+@dataclass(eq=False)
+class _BoardMessage:
+    """The one board message of a game in a channel, edited in place."""
+
+    channel_id: int
+    view: BoardView
+    news: list[str] = field(default_factory=list)
+    message_id: int | None = None
+    result_posted: bool = False
+    dirty: bool = False
+    task: asyncio.Task[None] | None = None
+    last_edit: float = -1e9
+    edits: int = 0
+
+    @property
+    def game_number(self) -> int:
+        return self.view.game_number
+
+
+@dataclass(frozen=True, slots=True)
+class _Batch:
+    """One batch of host events, sorted for sending."""
+
+    channels: tuple[str, ...]
+    publics: dict[str, list[str]]
+    boards: dict[str, BoardView]
+    mine: tuple[Private, ...]
+    others: tuple[Private, ...]
+
+
+def _sort(events: Sequence[Event], inp: Input | None) -> _Batch:
+    channels: list[str] = []
+    publics: dict[str, list[str]] = {}
+    boards: dict[str, BoardView] = {}
+    mine: list[Private] = []
+    others: list[Private] = []
+    for event in events:
+        if isinstance(event, Private):
+            if inp is not None and event.reply and event.user == inp.user:
+                mine.append(event)
+            else:
+                others.append(event)
+            continue
+        if event.channel not in channels:
+            channels.append(event.channel)
+        if isinstance(event, Board):
+            boards[event.channel] = event.view
+        else:
+            publics.setdefault(event.channel, []).append(event.text)
+    return _Batch(tuple(channels), publics, boards, tuple(mine), tuple(others))
+
+
+#: Channel permissions a table needs, by discord.py's names (see :meth:`missing_permissions`).
+NEEDED_PERMISSIONS: Final = (
+    "view_channel",
+    "send_messages",
+    "embed_links",
+    "attach_files",
+    "read_message_history",
+)
+
+
+def missing_permissions(permissions: discord.Permissions) -> list[str]:
+    """The names of :data:`NEEDED_PERMISSIONS` that ``permissions`` lacks.
+
+    >>> missing_permissions(discord.Permissions(send_messages=True, view_channel=True))
+    ['embed_links', 'attach_files', 'read_message_history']
+    """
+    return [name for name in NEEDED_PERMISSIONS if not getattr(permissions, name)]
+
+
 # -- the client --------------------------------------------------------------------------------
 
 
@@ -330,6 +477,9 @@ class _DokoTree(app_commands.CommandTree[discord.Client]):
         await reply.fail()
 
 
+SYNC_MODES: Final = ("global", "guild", "off")
+
+
 class DiscordAdapter(commands.Bot):
     """dokobot on Discord: slash commands and buttons for one host service.
 
@@ -338,11 +488,16 @@ class DiscordAdapter(commands.Bot):
     sent once logged in; without them (and with ``restore``) the adapter calls
     ``service.start()`` itself. ``admin_role``: members with a role of this name (or id) count
     as admins too, besides those with Manage Server. ``sync_commands`` uploads the slash
-    commands (with German names) on start. Other keyword arguments go to
+    commands (with German names) on start: ``"global"``, ``"guild"`` (to every server the bot
+    is in, at once) or ``"off"`` (``True``/``False`` mean global/off). ``board_interval``: at
+    most one edit of a board message per this many seconds; ``token_life``: how long an
+    interaction can edit its messages (Discord: 15 minutes; "My cards" is kept up to date
+    that long). Other keyword arguments go to
     :class:`discord.ext.commands.Bot`.
 
     The adapter becomes the service's ``listener``; a listener that was set before keeps
-    getting every event too (several adapters can share one service).
+    getting every event too (several adapters can share one service). It asks the service
+    for boards (``service.boards = True``) when the service has that switch.
     """
 
     def __init__(
@@ -353,8 +508,10 @@ class DiscordAdapter(commands.Bot):
         restore: bool = True,
         restored: Sequence[Event] | None = None,
         admin_role: str | None = None,
-        sync_commands: bool = True,
+        sync_commands: bool | str = True,
         defer_after: float = 1.5,
+        board_interval: float = 1.0,
+        token_life: float = TOKEN_LIFE,
         **options: Any,
     ) -> None:
         options.setdefault("intents", discord.Intents(guilds=True))
@@ -363,19 +520,37 @@ class DiscordAdapter(commands.Bot):
         options.setdefault("tree_cls", _DokoTree)
         super().__init__(command_prefix=commands.when_mentioned, **options)
         self.service = service
+        if hasattr(service, "boards"):
+            service.boards = True
         self._token = token
         self._restore = restore
         self._restored = None if restored is None else list(restored)
         self._admin_role = admin_role.strip().lower() if admin_role and admin_role.strip() else None
         self._previous_listener: Listener | None = None
+        if isinstance(sync_commands, bool):
+            sync_commands = "global" if sync_commands else "off"
+        if sync_commands not in SYNC_MODES:
+            raise ValueError(f"sync_commands must be one of {', '.join(SYNC_MODES)}")
         self._sync_commands = sync_commands
+        self._synced_guilds = False
         self._defer_after = defer_after
+        self._board_interval = board_interval
+        self._token_life = token_life
         self._turns: dict[str, _Turns] = {}
         self._lang: dict[int, str] = {}
         self._user_lang: dict[int, str] = {}
         self._pending: dict[tuple[int, int], Private] = {}
         self._notified: set[tuple[int, int]] = set()
         self._choices: dict[tuple[str, str], tuple[Choice, ...]] = {}
+        self._markers: dict[int, tuple[int, int]] = {}
+        self._boards: dict[int, _BoardMessage] = {}
+        self._prompts: dict[tuple[int, int], list[_Prompt]] = {}
+        self._dm_channels: dict[int, int] = {}
+        self._dm_blocked: dict[int, float] = {}
+        self._admins: dict[tuple[int, int], bool] = {}
+        self._prompt_here: dict[int, bool] = {}
+        self._panels: dict[tuple[int, int], _Panel] = {}
+        self._images: dict[int, bool] = {}
         self._busy = 0
         self._idle = asyncio.Event()
         self._idle.set()
@@ -392,11 +567,8 @@ class DiscordAdapter(commands.Bot):
         if self.service.listener != self._host_listener:
             self._previous_listener = self.service.listener
             self.service.listener = self._host_listener
-        if self._sync_commands:
-            try:
-                await self.tree.sync()
-            except discord.HTTPException:
-                log.exception("could not upload the slash commands")
+        if self._sync_commands == "global":
+            await self.sync_commands()
         if self._restored is not None:
             events, self._restored = self._restored, None
             await self.push(events)
@@ -409,6 +581,23 @@ class DiscordAdapter(commands.Bot):
             else:
                 await self.push(events)
 
+    async def on_ready(self) -> None:
+        if self._sync_commands == "guild" and not self._synced_guilds:
+            self._synced_guilds = True
+            for guild in self.guilds:
+                await self.sync_commands(guild)
+
+    async def sync_commands(self, guild: discord.abc.Snowflake | None = None) -> bool:
+        """Upload the slash commands (globally, or to ``guild``); False if Discord refused."""
+        try:
+            if guild is not None:
+                self.tree.copy_global_to(guild=guild)
+            await self.tree.sync(guild=guild)
+        except discord.HTTPException:
+            log.exception("could not upload the slash commands")
+            return False
+        return True
+
     async def _host_listener(self, events: list[Event]) -> None:
         """The service's listener: this adapter first, then the one that was set before."""
         try:
@@ -420,6 +609,9 @@ class DiscordAdapter(commands.Bot):
     async def close(self) -> None:
         if self.service.listener == self._host_listener:
             self.service.listener = self._previous_listener
+        for board in self._boards.values():
+            if board.task is not None:
+                board.task.cancel()
         await super().close()
 
     async def serve(self) -> None:
@@ -432,7 +624,7 @@ class DiscordAdapter(commands.Bot):
         log.exception("error in Discord event %s", event_method)
 
     async def wait_idle(self) -> None:
-        """Wait until no interaction or pushed batch is being handled."""
+        """Wait until no interaction, pushed batch or board edit is being handled."""
         await self._idle.wait()
 
     def _enter(self) -> None:
@@ -451,10 +643,63 @@ class DiscordAdapter(commands.Bot):
         await self._handle(interaction, command, table=None)
 
     async def on_doko_button(
-        self, interaction: discord.Interaction[Any], table: int, command: str, label: str = ""
+        self,
+        interaction: discord.Interaction[Any],
+        table: int,
+        command: str,
+        label: str = "",
+        marker: tuple[int, int] | None = None,
     ) -> None:
         """Handle a click on a :class:`DokoButton` (called by the button)."""
-        await self._handle(interaction, command, table=table, label=label)
+        await self._handle(interaction, command, table=table, label=label, marker=marker)
+
+    async def check_permissions(self, interaction: discord.Interaction[Any]) -> bool:
+        """Before a table is created: tell the user (ephemerally) which channel permissions
+        the bot lacks; True if none."""
+        if interaction.guild_id is None:
+            return True
+        missing = missing_permissions(interaction.app_permissions)
+        if not missing:
+            return True
+        lang = self._user_lang.get(interaction.user.id) or lang_of(interaction.locale)
+        names = ", ".join(text("perm_" + name, lang) for name in missing)
+        await interaction.response.send_message(
+            text("missing_permissions", lang, names=names), ephemeral=True
+        )
+        return False
+
+    async def set_prompts(self, interaction: discord.Interaction[Any], where: str) -> None:
+        """``/prompts dm|here``: where this user's prompts go (answered by the adapter)."""
+        user = interaction.user.id
+        self._prompt_here[user] = where == "here"
+        lang = self._user_lang.get(user) or lang_of(interaction.locale)
+        await interaction.response.send_message(text("prompts_" + where, lang), ephemeral=True)
+
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        """A press of one of our buttons that is no longer on its message (a client showed
+        an old copy): discord.py drops it, so it is handled here. Its marker is past, so the
+        host refuses it and the user learns that the prompt is no longer current."""
+        if interaction.type is not discord.InteractionType.component:
+            return
+        data: dict[str, Any] = dict(interaction.data or {})
+        custom_id = data.get("custom_id")
+        match = None
+        if isinstance(custom_id, str):
+            match = DokoButton.__discord_ui_compiled_template__.fullmatch(custom_id)
+        message = interaction.message
+        if match is None or message is None:
+            return
+        try:
+            shown = discord.ui.View.from_message(message, timeout=None).children
+        except Exception:  # components this adapter never sends
+            return
+        if any(getattr(item, "custom_id", None) == custom_id for item in shown):
+            return  # discord.py routes it to the DokoButton
+        label = discord.ui.Button[discord.ui.View](label=str(match["cmd"]))
+        button = await DokoButton.from_custom_id(interaction, label, match)
+        await self.on_doko_button(
+            interaction, button.table, button.command, button.label, button.marker
+        )
 
     def card_suggestions(
         self, interaction: discord.Interaction[Any], current: str
@@ -485,7 +730,11 @@ class DiscordAdapter(commands.Bot):
         return out[:25]
 
     def _input(
-        self, interaction: discord.Interaction[Any], command: str, table: int | None
+        self,
+        interaction: discord.Interaction[Any],
+        command: str,
+        table: int | None,
+        marker: tuple[int, int] | None = None,
     ) -> Input:
         user = interaction.user
         dm = interaction.guild_id is None
@@ -500,30 +749,33 @@ class DiscordAdapter(commands.Bot):
             dm=dm,
             admin=self._is_admin(interaction, channel_id),
             server=f"discord:{interaction.guild_id}" if interaction.guild_id else "",
+            marker=marker,
         )
 
     def _is_admin(self, interaction: discord.Interaction[Any], table: int | None) -> bool:
+        """Owner, Manage Server, Administrator or the admin role, from the interaction itself
+        (no members intent needed). In a DM: what the user's last interaction in the table's
+        channel said."""
         user = interaction.user
         guild = interaction.guild
-        if guild is not None and isinstance(user, discord.Member):
+        if interaction.guild_id is not None and isinstance(user, discord.Member):
             perms = interaction.permissions
-            return (
-                guild.owner_id == user.id
+            admin = (
+                (guild is not None and guild.owner_id == user.id)
                 or perms.manage_guild
                 or perms.administrator
                 or self._has_admin_role(user)
             )
-        if table is not None:
-            channel = self.get_channel(table)
-            guild = getattr(channel, "guild", None)
-            if isinstance(guild, discord.Guild):
-                if guild.owner_id == user.id:
-                    return True
-                member = guild.get_member(user.id)
-                if member is not None:
-                    perms = member.guild_permissions
-                    return perms.manage_guild or perms.administrator or self._has_admin_role(member)
-        return False
+            if interaction.channel_id is not None:
+                self._admins[(interaction.channel_id, user.id)] = admin
+            return admin
+        if table is None:
+            return False
+        channel = self.get_channel(table)
+        guild = getattr(channel, "guild", None)
+        if isinstance(guild, discord.Guild) and guild.owner_id == user.id:
+            return True
+        return self._admins.get((table, user.id), False)
 
     def _has_admin_role(self, member: discord.Member) -> bool:
         role = self._admin_role
@@ -543,6 +795,7 @@ class DiscordAdapter(commands.Bot):
         command: str,
         table: int | None,
         label: str = "",
+        marker: tuple[int, int] | None = None,
     ) -> None:
         self._enter()
         button = table is not None
@@ -552,14 +805,18 @@ class DiscordAdapter(commands.Bot):
             consume=button and verb(command) in CONSUMING,
             lang=self._user_lang.get(interaction.user.id) or lang_of(interaction.locale),
             label=label,
+            life=self._token_life,
         )
         deferrer: asyncio.Task[None] | None = None
         try:
-            inp = self._input(interaction, command, table)
+            creating = verb(command) in ("join", "start") and not button
+            if creating and not await self.check_permissions(interaction):
+                return
+            inp = self._input(interaction, command, table, marker)
             deferrer = asyncio.create_task(self._defer_later(reply))
             events = await self.service.handle(inp)
             self._note(inp, events)
-            await self._deliver(events, reply, inp)
+            await self._deliver(events, reply, inp, deferrer)
         except Exception:
             log.exception("handling %r failed", command)
             await reply.fail()
@@ -612,58 +869,119 @@ class DiscordAdapter(commands.Bot):
         finally:
             self._leave()
 
+    def _learn(self, batch: _Batch) -> None:
+        for channel, view in batch.boards.items():
+            channel_id = snowflake_of(channel)
+            if channel_id is not None:
+                self._markers[channel_id] = view.marker
+                self._lang[channel_id] = view.language
+                self._images[channel_id] = view.images
+
+    def _absorbed(self, channel: str, batch: _Batch) -> bool:
+        """Whether the channel's texts of ``batch`` go onto its board (not a new message)."""
+        view = batch.boards.get(channel)
+        channel_id = snowflake_of(channel)
+        if view is None or channel_id is None:
+            return False
+        current = self._boards.get(channel_id)
+        if current is not None and current.game_number == view.game_number:
+            return not current.result_posted and not view.finished
+        return not view.finished
+
     async def _deliver(
-        self, events: Sequence[Event], reply: _Reply | None, inp: Input | None
+        self,
+        events: Sequence[Event],
+        reply: _Reply | None,
+        inp: Input | None,
+        deferrer: asyncio.Task[None] | None = None,
     ) -> None:
         """Send one batch of host events.
 
-        The public texts of a channel become one message (Discord rate-limits channels), and
-        batches reach a channel in the order the host produced them: the caller must call this
-        right after getting ``events``, before awaiting anything else (it takes its turn
-        before its first ``await``). DMs go last; they need no order between batches.
+        An interaction is answered first (nothing else is sent before it, so a rate-limited
+        channel cannot delay it). Then each channel gets its messages, in the order the host
+        made the batches: the caller must call this right after getting ``events``, before
+        awaiting anything else (it takes its turns before its first ``await``). DMs go last;
+        they need no order between batches. Finally prompts that are no longer current lose
+        their buttons.
         """
-        publics: dict[str, list[str]] = {}
-        order: list[str | Private] = []
-        for event in events:
-            if isinstance(event, Public):
-                if event.channel not in publics:
-                    publics[event.channel] = []
-                    order.append(event.channel)
-                publics[event.channel].append(event.text)
-            else:
-                order.append(event)
-        tickets = {channel: self._turns_of(channel).take() for channel in publics}
-        pushed: list[Private] = []
+        batch = _sort(events, inp)
+        self._learn(batch)
+        tickets = {channel: self._turns_of(channel).take() for channel in batch.channels}
+        rest: dict[str, list[str]] = {}  # message pieces left after a public response
         try:
-            for channel, ticket in tickets.items():  # (the deferrer may answer meanwhile)
+            if reply is not None and inp is not None:
+                async with reply.guard:
+                    if deferrer is not None:
+                        deferrer.cancel()
+                    await self._answer(batch, reply, inp, rest, tickets)
+            for channel in batch.channels:
+                ticket = tickets[channel]
                 await self._turns_of(channel).wait(ticket)
-            async with contextlib.AsyncExitStack() as stack:
-                if reply is not None:
-                    await stack.enter_async_context(reply.guard)
-                for item in order:
-                    if isinstance(item, str):
-                        try:
-                            await self._guarded(self._send_public(item, publics[item], reply))
-                        finally:
-                            self._turns_of(item).release(tickets.pop(item))
-                    elif reply is not None and inp is not None and item.reply:
-                        if item.user == inp.user:
-                            await self._guarded(self._send_reply(item, reply))
-                        else:
-                            pushed.append(item)
-                    else:
-                        pushed.append(item)
-                if reply is not None:
-                    if inp is not None and reply.button and verb(inp.text) == "hand":
-                        await self._guarded(self._show_pending(reply, inp))
-                    await reply.finish()
+                try:
+                    texts = batch.publics.get(channel, [])
+                    await self._guarded(
+                        self._send_channel(channel, texts, batch, rest.get(channel))
+                    )
+                finally:
+                    self._turns_of(channel).release(tickets.pop(channel))
         finally:
             for channel, ticket in tickets.items():
                 self._turns_of(channel).release(ticket)
-        for private in pushed:
+        for private in batch.others:
             await self._guarded(self._send_dm(private, reply))
+        for channel in batch.boards:
+            channel_id = snowflake_of(channel)
+            if channel_id is not None:
+                await self._strip_superseded(channel_id)
 
-    async def _guarded(self, sending: Awaitable[None]) -> None:
+    async def _answer(
+        self,
+        batch: _Batch,
+        reply: _Reply,
+        inp: Input,
+        rest: dict[str, list[str]],
+        tickets: dict[str, int],
+    ) -> None:
+        """Answer the interaction: its replies, the used-up prompt, or a public message (then
+        ``rest`` gets the message pieces of that channel still to send)."""
+        if any(e.kind == "error" for e in batch.mine):
+            reply.error = True
+        if reply.button and reply.consume and not reply.error:
+            await self._guarded(reply.use_up())
+            message = reply.interaction.message
+            if message is not None:
+                self._forget_prompt(message.id)
+        table = snowflake_of(inp.channel)
+        if reply.button and verb(inp.text) == "hand" and not reply.error and table:
+            await self._guarded(self._open_panel(batch.mine, reply, table))
+        else:
+            for event in batch.mine:
+                await self._guarded(self._send_reply(event, reply))
+        channel_id = reply.channel_id
+        if reply.open and not reply.button and channel_id is not None:
+            channel = qualify(channel_id)
+            texts = batch.publics.get(channel)
+            if (
+                texts
+                and channel in tickets
+                and self._turns_of(channel).ready(tickets[channel])
+                and not self._absorbed(channel, batch)
+                and channel_id not in self._boards_shown()
+            ):
+                pieces = join_texts(texts)
+                if pieces:
+                    view = self._hand_view(channel_id) if len(pieces) == 1 else None
+                    if channel_id in self._boards:
+                        view = None
+                    await self._guarded(reply.public(pieces[0], view))
+                    rest[channel] = pieces[1:]
+        await self._guarded(reply.finish())
+
+    def _boards_shown(self) -> set[int]:
+        """Channels whose current game has a board message (their texts need no button)."""
+        return {c for c, b in self._boards.items() if not b.result_posted}
+
+    async def _guarded(self, sending: Awaitable[Any]) -> None:
         """One message that Discord refuses must not stop the others."""
         try:
             await sending
@@ -681,22 +999,109 @@ class DiscordAdapter(commands.Bot):
             return lang_of(guild.preferred_locale)
         return "en"
 
-    async def _send_public(self, channel: str, texts: list[str], reply: _Reply | None) -> None:
+    def _hand_view(self, channel_id: int) -> discord.ui.View:
+        return table_view(channel_id, text("my_hand", self.channel_lang(channel_id)))
+
+    async def _send_channel(
+        self, channel: str, texts: list[str], batch: _Batch, pieces: list[str] | None = None
+    ) -> None:
+        """The channel's part of ``batch``: its board, or ``texts`` as messages (``pieces``:
+        the messages still to send when a public response took the first one)."""
         channel_id = snowflake_of(channel)
         if channel_id is None:
             log.debug("public event for a non-Discord channel %r skipped", channel)
             return
-        pieces = join_texts(texts)
-        view = table_view(channel_id, text("my_hand", self.channel_lang(channel_id)))
+        view = batch.boards.get(channel)
+        if view is not None and self._absorbed(channel, batch):
+            await self._show_board(channel_id, view, texts)
+            return
+        if view is not None:
+            board = self._boards.get(channel_id)
+            if board is not None and board.game_number == view.game_number:
+                if not board.result_posted and view.finished:
+                    board.result_posted = True
+                    self._board_changed(board, view, [])
+            elif view.finished:  # a finished game the adapter never showed (a restart)
+                self._boards[channel_id] = _BoardMessage(channel_id, view, result_posted=True)
         target = self.get_partial_messageable(channel_id)
+        if pieces is None:
+            pieces = join_texts(texts)
+        with_button = channel_id not in self._boards
         for n, piece in enumerate(pieces):
-            piece_view = view if n == len(pieces) - 1 else None
-            if reply is not None and await reply.public(channel_id, piece, piece_view):
-                continue
-            if piece_view is None:
-                await target.send(piece)
+            if with_button and n == len(pieces) - 1:
+                await target.send(piece, view=self._hand_view(channel_id))
             else:
-                await target.send(piece, view=piece_view)
+                await target.send(piece)
+
+    # -- the board -----------------------------------------------------------------------------
+
+    async def _show_board(self, channel_id: int, view: BoardView, texts: list[str]) -> None:
+        board = self._boards.get(channel_id)
+        if board is None or board.game_number != view.game_number:
+            board = _BoardMessage(channel_id, view, news=[t for t in texts if t.strip()][-NEWS:])
+            self._boards[channel_id] = board
+            await self._post_board(board)  # in the channel's turn: a new game is news
+            return
+        self._board_changed(board, view, texts)
+
+    async def _post_board(self, board: _BoardMessage) -> None:
+        """Send the board message (with "My cards"); on failure the next change retries."""
+        embed, file = self._board_payload(board)
+        kwargs: dict[str, Any] = {"embed": embed, "view": self._hand_view(board.channel_id)}
+        if file is not None:
+            kwargs["file"] = file
+        message = await self.get_partial_messageable(board.channel_id).send(**kwargs)
+        board.message_id = message.id
+        board.last_edit = asyncio.get_running_loop().time()
+
+    def _board_changed(self, board: _BoardMessage, view: BoardView, texts: list[str]) -> None:
+        """Note a new state of ``board``; an editor task shows the latest one, at most one
+        edit per ``board_interval``."""
+        board.view = view
+        board.news = [*board.news, *(t for t in texts if t.strip())][-NEWS:]
+        board.dirty = True
+        if board.task is None or board.task.done():
+            self._enter()
+            board.task = asyncio.create_task(self._edit_board(board))
+
+    async def _edit_board(self, board: _BoardMessage) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while board.dirty:
+                wait = board.last_edit + self._board_interval - loop.time()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                board.dirty = False
+                try:
+                    if board.message_id is None:
+                        await self._post_board(board)
+                        continue
+                    embed, file = self._board_payload(board)
+                    message = self.get_partial_messageable(board.channel_id).get_partial_message(
+                        board.message_id
+                    )
+                    await message.edit(embed=embed, attachments=[] if file is None else [file])
+                    board.edits += 1
+                except discord.HTTPException as exc:
+                    log.warning("could not show the board: %s %s", exc.status, exc.text)
+                board.last_edit = loop.time()
+        except Exception:
+            log.exception("editing the board failed")
+        finally:
+            self._leave()
+
+    def _board_payload(self, board: _BoardMessage) -> tuple[discord.Embed, discord.File | None]:
+        view = board.view
+        lang = view.language
+        picture = view.images and bool(view.trick or view.last_trick)
+        embed = board_embed(view, board.news, lang, picture=picture)
+        if not picture:
+            return embed, None
+        cards = [c for _, c in (view.trick or view.last_trick)]
+        png = trick_png(tuple(cards), lang)
+        return embed, discord.File(io.BytesIO(png), filename=TABLE_PICTURE)
+
+    # -- private messages ----------------------------------------------------------------------
 
     def _table_of(self, event: Private, inp: Input | None = None) -> int:
         table = snowflake_of(event.channel)
@@ -708,31 +1113,104 @@ class DiscordAdapter(commands.Bot):
         if any(verb(c.command) == "play" for c in event.choices):
             self._choices[(qualify(table) if table else "", event.user)] = event.choices
 
+    def _marker_of(self, table: int, event: Private) -> tuple[int, int] | None:
+        return self._markers.get(table) if event.choices else None
+
     async def _send_reply(self, event: Private, reply: _Reply, table: int | None = None) -> None:
         if event.kind == "error":
             reply.error = True
         if table is None:
             table = self._table_of(event)
         self._remember(event, table)
-        view = choices_view(table, event.choices)
+        marker = self._marker_of(table, event)
+        view = choices_view(table, event.choices, marker)
         if view is not None:
             reply.shown_choices = True
         pieces, file = render(event)
         if file is not None:
             await reply.ephemeral(None, file=file)
+        sent: _Sent | None = None
         for n, piece in enumerate(pieces):
-            await reply.ephemeral(piece, view if n == len(pieces) - 1 else None)
+            last = n == len(pieces) - 1
+            got = await reply.ephemeral(piece, view if last else None)
+            sent = got if last else sent
         if not pieces and view is not None:
-            await reply.ephemeral(None, view)
+            sent = await reply.ephemeral(None, view)
+        if sent is not None and table:
+            self._add_prompt(
+                table, reply.user_id, _Prompt(marker, sent.message_id, sent.strip, reply.expires)
+            )
 
-    async def _show_pending(self, reply: _Reply, inp: Input) -> None:
-        """After "My hand": show a prompt that could not be sent by DM."""
-        table = snowflake_of(inp.channel)
-        if table is None or reply.shown_choices:
+    def _panel_payload(
+        self, table: int, user_id: int, events: Sequence[Private], expires: float
+    ) -> tuple[str, discord.ui.View | None, discord.File | None, tuple[int, int] | None]:
+        """Content, buttons and picture of a "My cards" panel showing ``events``."""
+        prompt = next((e for e in reversed(events) if e.choices), None)
+        hand = next((e.hand for e in reversed(events) if e.hand), ())
+        lang = self._user_lang.get(user_id) or self.channel_lang(table)
+        until = datetime.now(UTC) + timedelta(seconds=expires - asyncio.get_running_loop().time())
+        texts = [format_text(e.text) for e in events if e.text.strip()]
+        texts.append("*" + text("panel_until", lang, time=until.strftime("%H:%M UTC")) + "*")
+        content = "\n".join(texts)[:MAX_MESSAGE]
+        marker = self._markers.get(table) if prompt is not None else None
+        view = choices_view(table, prompt.choices, marker) if prompt is not None else None
+        file = None
+        if hand and self._images.get(table, True):
+            png = hand_png(hand, self.channel_lang(table))
+            file = discord.File(io.BytesIO(png), filename=HAND_PICTURE)
+        return content, view, file, marker
+
+    async def _open_panel(self, mine: Sequence[Private], reply: _Reply, table: int) -> None:
+        """ "My cards": one ephemeral message with the hand (a picture and text) and, on the
+        user's turn, the buttons of the legal cards and calls (also a prompt that a blocked
+        DM could not bring). It is kept up to date while its token is valid."""
+        user_id = reply.user_id
+        events = list(mine)
+        pending = self._pending.get((table, user_id))
+        if pending is not None and not any(e.choices for e in events):
+            events.append(pending)
+        for event in events:
+            self._remember(event, table)
+        content, view, file, marker = self._panel_payload(table, user_id, events, reply.expires)
+        reply.shown_choices = view is not None
+        sent = await reply.ephemeral(content, view, file, keep=True)
+        if sent is None:
             return
-        pending = self._pending.get((table, reply.user_id))
-        if pending is not None:
-            await self._send_reply(pending, reply, table)
+        self._panels[(table, user_id)] = _Panel(sent, reply.expires)
+        if view is not None:
+            self._add_prompt(
+                table, user_id, _Prompt(marker, sent.message_id, sent.strip, reply.expires)
+            )
+
+    async def _update_panel(self, event: Private) -> bool:
+        """Show ``event`` in its user's live "My cards" panel; False if there is none."""
+        table = snowflake_of(event.channel)
+        user_id = snowflake_of(event.user)
+        if table is None or user_id is None or event.kind not in PANEL_KINDS:
+            return False
+        panel = self._panels.get((table, user_id))
+        if panel is None:
+            return False
+        if panel.expires <= asyncio.get_running_loop().time():
+            del self._panels[(table, user_id)]
+            return False
+        self._remember(event, table)
+        content, view, file, marker = self._panel_payload(table, user_id, [event], panel.expires)
+        sent = panel.sent
+        await sent.edit(content=content, view=view, attachments=[] if file is None else [file])
+        if view is not None:
+            self._add_prompt(
+                table, user_id, _Prompt(marker, sent.message_id, sent.strip, panel.expires, event)
+            )
+        return True
+
+    async def _dm(self, user_id: int) -> discord.PartialMessageable:
+        """The DM channel of ``user_id``, opened once and kept (discord.py keeps only 128)."""
+        channel_id = self._dm_channels.get(user_id)
+        if channel_id is None:
+            data = await self.http.start_private_message(user_id)
+            channel_id = self._dm_channels[user_id] = int(data["id"])
+        return self.get_partial_messageable(channel_id, type=discord.ChannelType.private)
 
     async def _send_dm(self, event: Private, reply: _Reply | None) -> None:
         user_id = snowflake_of(event.user)
@@ -741,25 +1219,46 @@ class DiscordAdapter(commands.Bot):
             return
         table = self._table_of(event)
         self._remember(event, table)
-        pieces, file = render(event)
-        view = choices_view(table, event.choices)
         try:
-            dm = await self.create_dm(discord.Object(id=user_id))
+            shown = await self._update_panel(event)
+        except discord.HTTPException as exc:
+            log.info("could not update a My cards panel: %s %s", exc.status, exc.text)
+            shown = False
+        if shown and (self._prompt_here.get(user_id) or not event.choices):
+            return
+        loop = asyncio.get_running_loop()
+        if self._dm_blocked.get(user_id, 0.0) > loop.time():
+            await self._dm_refused(event, user_id, table, reply)
+            return
+        pieces, file = render(event)
+        marker = self._marker_of(table, event)
+        view = choices_view(table, event.choices, marker)
+        try:
+            dm = await self._dm(user_id)
             if file is not None:
                 await dm.send(file=file)
+            message: discord.Message | None = None
             for n, piece in enumerate(pieces):
                 if view is not None and n == len(pieces) - 1:
-                    await dm.send(piece, view=view)
+                    message = await dm.send(piece, view=view)
                 else:
                     await dm.send(piece)
             if not pieces and view is not None:
-                await dm.send(view=view)
+                message = await dm.send(view=view)
         except discord.Forbidden as exc:
             log.info("DM to %s refused (%s)", user_id, exc.code)
+            self._dm_blocked[user_id] = loop.time() + DM_BLOCKED_FOR
             await self._dm_refused(event, user_id, table, reply)
         else:
             self._pending.pop((table, user_id), None)
             self._notified = {k for k in self._notified if k[1] != user_id}
+            if message is not None and table:
+                sent = message
+                self._add_prompt(
+                    table,
+                    user_id,
+                    _Prompt(marker, sent.id, lambda: sent.edit(view=None), float("inf"), event),
+                )
 
     async def _dm_refused(
         self, event: Private, user_id: int, table: int, reply: _Reply | None
@@ -775,11 +1274,67 @@ class DiscordAdapter(commands.Bot):
         lang = self.channel_lang(table)
         await self.get_partial_messageable(table).send(
             text("dm_blocked", lang, mention=f"<@{user_id}>"),
-            view=table_view(table, text("my_hand", lang)),
+            view=self._hand_view(table),
             allowed_mentions=discord.AllowedMentions(
                 everyone=False, roles=False, users=[discord.Object(id=user_id)]
             ),
         )
+
+    # -- superseded prompts --------------------------------------------------------------------
+
+    def _add_prompt(self, table: int, user_id: int, prompt: _Prompt) -> None:
+        """Remember a prompt; older prompts of the same user at the table are superseded,
+        except copies of the same decision (a DM and the "My cards" panel)."""
+        kept: list[_Prompt] = []
+        older: list[_Prompt] = []
+        for p in self._prompts.get((table, user_id), []):
+            if p.message_id == prompt.message_id:
+                continue
+            same = (prompt.marker is not None and p.marker == prompt.marker) or (
+                prompt.source is not None and p.source is prompt.source
+            )
+            (kept if same else older).append(p)
+        self._prompts[(table, user_id)] = [*kept, prompt]
+        if older:
+            self._enter()
+            asyncio.get_running_loop().create_task(self._strip(older))
+
+    def _forget_prompt(self, message_id: int) -> None:
+        for key, prompts in list(self._prompts.items()):
+            kept = [p for p in prompts if p.message_id != message_id]
+            if kept:
+                self._prompts[key] = kept
+            else:
+                del self._prompts[key]
+
+    async def _strip_superseded(self, table: int) -> None:
+        """Take the buttons off every prompt at ``table`` whose decision is past."""
+        current = self._markers.get(table)
+        stale: list[_Prompt] = []
+        for key in [k for k in self._prompts if k[0] == table]:
+            prompts = self._prompts[key]
+            old = [p for p in prompts if p.marker is not None and p.marker != current]
+            if old:
+                stale += old
+                kept = [p for p in prompts if p not in old]
+                if kept:
+                    self._prompts[key] = kept
+                else:
+                    del self._prompts[key]
+        if stale:
+            self._enter()
+            await self._strip(stale)
+
+    async def _strip(self, prompts: list[_Prompt]) -> None:
+        try:
+            now = asyncio.get_running_loop().time()
+            for prompt in prompts:
+                if prompt.expires > now:
+                    await self._guarded(prompt.strip())
+        except Exception:
+            log.exception("could not take the buttons off a prompt")
+        finally:
+            self._leave()
 
 
 class ShardedDiscordAdapter(DiscordAdapter, commands.AutoShardedBot):
@@ -810,6 +1365,7 @@ async def run_discord(
     sharded: bool = False,
     restored: Sequence[Event] | None = None,
     admin_role: str | None = None,
+    sync_commands: str = "global",
 ) -> None:
     """Run dokobot on Discord until cancelled or closed (for the command line).
 
@@ -824,5 +1380,44 @@ async def run_discord(
         token=resolve_token(token),
         restored=restored,
         admin_role=admin_role,
+        sync_commands=sync_commands,
     )
     await adapter.serve()
+
+
+class _NoTables:
+    """A service without tables, for :func:`sync_discord`."""
+
+    listener: Listener | None = None
+
+    async def handle(self, inp: Input) -> list[Event]:
+        return []
+
+    async def start(self) -> list[Event]:
+        return []
+
+    async def close(self) -> None:
+        return None
+
+
+async def sync_discord(
+    token: str | None = None, *, scope: str = "global", guilds: Sequence[int] = ()
+) -> list[str]:
+    """``dokobot sync``: log in, upload the slash commands, log out (no gateway).
+
+    ``scope`` ``"global"`` uploads them for every server (Discord may take a while to show
+    them); ``"guild"`` to ``guilds``, or to every server the bot is in (at once).
+    Returns one line per upload: ``"global"``, ``"guild ID"`` or ``"failed …"``.
+    """
+    adapter = DiscordAdapter(_NoTables(), token=token, restore=False, sync_commands="off")
+    done: list[str] = []
+    async with adapter:
+        await adapter.login(resolve_token(token))
+        if scope == "global":
+            done.append("global" if await adapter.sync_commands() else "failed: global")
+            return done
+        ids = list(guilds) or [g.id async for g in adapter.fetch_guilds(limit=None)]
+        for guild_id in ids:
+            ok = await adapter.sync_commands(discord.Object(id=guild_id))
+            done.append(f"guild {guild_id}" if ok else f"failed: guild {guild_id}")
+    return done

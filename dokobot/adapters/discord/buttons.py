@@ -1,15 +1,19 @@
-"""Persistent buttons: the table and the command live in the ``custom_id``.
+"""Persistent buttons: the table, the decision and the command live in the ``custom_id``.
 
 Every button the adapter sends is a :class:`DokoButton`, a :class:`discord.ui.DynamicItem`
 whose ``custom_id`` is ``doko:<table channel id>:<command without the slash>``, e.g.
-``doko:1234:play ♣Q``. The class is registered once per client (``add_dynamic_items``), so a
-click is understood on any message, also on messages sent before a restart.
+``doko:1234:hand``; a prompt's buttons also carry the game and decision number they belong
+to: ``doko:1234:3.17:play CQ`` (game 3, decision 17). The host refuses a press whose decision
+is past. The class is registered once per client (``add_dynamic_items``), so a click is
+understood on any message, also on messages sent before a restart.
 
->>> DokoButton.custom_id_for(1234, "/play CQ")
-'doko:1234:play CQ'
->>> m = DokoButton.__discord_ui_compiled_template__.fullmatch("doko:1234:solo queens")
->>> m["channel"], m["cmd"]
-('1234', 'solo queens')
+>>> DokoButton.custom_id_for(1234, "/play CQ", (3, 17))
+'doko:1234:3.17:play CQ'
+>>> DokoButton.custom_id_for(1234, "/hand")
+'doko:1234:hand'
+>>> m = DokoButton.__discord_ui_compiled_template__.fullmatch("doko:1234:2.5:solo queens")
+>>> m["channel"], m["game"], m["decision"], m["cmd"]
+('1234', '2', '5', 'solo queens')
 >>> DokoButton.custom_id_for(1, "/" + "x" * 200) is None
 True
 """
@@ -27,7 +31,10 @@ from dokobot.host.events import Choice
 log = logging.getLogger(__name__)
 
 CUSTOM_ID_PREFIX = "doko"
-TEMPLATE = r"doko:(?P<channel>[0-9]{1,20}):(?P<cmd>[^\r\n]{1,90})"
+TEMPLATE = (
+    r"doko:(?P<channel>[0-9]{1,20}):(?:(?P<game>[0-9]{1,9})\.(?P<decision>[0-9]{1,9}):)?"
+    r"(?P<cmd>[a-z][^\r\n]{0,89})"
+)
 MAX_CUSTOM_ID = 100
 MAX_BUTTONS = 25
 MAX_LABEL = 80
@@ -52,7 +59,12 @@ class ButtonHandler(Protocol):
     """What a client must offer to receive :class:`DokoButton` clicks."""
 
     async def on_doko_button(
-        self, interaction: discord.Interaction[Any], table: int, command: str, label: str
+        self,
+        interaction: discord.Interaction[Any],
+        table: int,
+        command: str,
+        label: str,
+        marker: tuple[int, int] | None,
     ) -> None: ...
 
 
@@ -80,8 +92,9 @@ class DokoButton(
         style: discord.ButtonStyle | None = None,
         row: int | None = None,
         emoji: str | None = None,
+        marker: tuple[int, int] | None = None,
     ) -> None:
-        custom_id = self.custom_id_for(table, command)
+        custom_id = self.custom_id_for(table, command, marker)
         if custom_id is None:
             raise ValueError(f"command too long for a button: {command!r}")
         super().__init__(
@@ -96,12 +109,17 @@ class DokoButton(
         self.table = table
         self.command = "/" + command.lstrip("/")
         self.label = label
+        self.marker = marker
 
     @staticmethod
-    def custom_id_for(table: int, command: str) -> str | None:
-        """The ``custom_id`` for ``command`` at ``table``, or None if it would not fit."""
+    def custom_id_for(
+        table: int, command: str, marker: tuple[int, int] | None = None
+    ) -> str | None:
+        """The ``custom_id`` for ``command`` at ``table`` (for the prompt of decision
+        ``marker``), or None if it would not fit."""
         cmd = command.lstrip("/").strip()
-        custom_id = f"{CUSTOM_ID_PREFIX}:{table}:{cmd}"
+        stamp = "" if marker is None else f"{marker[0]}.{marker[1]}:"
+        custom_id = f"{CUSTOM_ID_PREFIX}:{table}:{stamp}{cmd}"
         if not cmd or len(custom_id) > MAX_CUSTOM_ID or "\n" in cmd or "\r" in cmd:
             return None
         if DokoButton.__discord_ui_compiled_template__.fullmatch(custom_id) is None:
@@ -119,14 +137,24 @@ class DokoButton(
         label = getattr(item, "label", None) or "?"
         style = getattr(item, "style", None)
         emoji = getattr(item, "emoji", None)
+        marker = None
+        if match["game"] is not None:
+            marker = (int(match["game"]), int(match["decision"]))
         return cls(
-            int(match["channel"]), match["cmd"], label, style, emoji=str(emoji) if emoji else None
+            int(match["channel"]),
+            match["cmd"],
+            label,
+            style,
+            emoji=str(emoji) if emoji else None,
+            marker=marker,
         )
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         client = interaction.client
         if isinstance(client, ButtonHandler):
-            await client.on_doko_button(interaction, self.table, self.command, self.label)
+            await client.on_doko_button(
+                interaction, self.table, self.command, self.label, self.marker
+            )
         else:  # pragma: no cover - only if registered on a foreign client
             log.error("DokoButton clicked on a client without a handler: %r", client)
 
@@ -156,8 +184,10 @@ class PersistentView(discord.ui.View):
         return None
 
 
-def choices_view(table: int, choices: Iterable[Choice]) -> discord.ui.View | None:
-    """Buttons for ``choices``, or None if there are none.
+def choices_view(
+    table: int, choices: Iterable[Choice], marker: tuple[int, int] | None = None
+) -> discord.ui.View | None:
+    """Buttons for ``choices`` (of the decision ``marker``), or None if there are none.
 
     Cards fill rows of five; other choices (calls such as Re) start a row of their own.
     Duplicates are dropped; Discord allows 25 buttons in 5 rows.
@@ -173,7 +203,7 @@ def choices_view(table: int, choices: Iterable[Choice]) -> discord.ui.View | Non
     unique: list[Choice] = []
     seen: set[str] = set()
     for choice in choices:
-        custom_id = DokoButton.custom_id_for(table, choice.command)
+        custom_id = DokoButton.custom_id_for(table, choice.command, marker)
         if custom_id is None:
             log.warning("choice does not fit a button: %r", choice.command)
         elif custom_id not in seen:
@@ -192,12 +222,14 @@ def choices_view(table: int, choices: Iterable[Choice]) -> discord.ui.View | Non
     view = PersistentView()
     for number, row in enumerate(rows):
         for choice in row:
-            view.add_item(DokoButton(table, choice.command, choice.label, row=number))
+            view.add_item(
+                DokoButton(table, choice.command, choice.label, row=number, marker=marker)
+            )
     return view
 
 
 def table_view(table: int, label: str) -> discord.ui.View:
-    """The view under table messages: one "My hand" button (it sends ``/hand``)."""
+    """The view under the board: one "My cards" button (it sends ``/hand``)."""
     view = PersistentView()
     view.add_item(DokoButton(table, "/hand", label, discord.ButtonStyle.primary, emoji="🃏"))
     return view

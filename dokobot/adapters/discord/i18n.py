@@ -15,6 +15,8 @@ for German clients.
 True
 >>> text("my_hand", "de")
 'Meine Karten'
+>>> sorted(_TEXTS["de"]) == sorted(_TEXTS["en"])
+True
 """
 
 from __future__ import annotations
@@ -50,6 +52,8 @@ GERMAN: Final[dict[str, str]] = {
     "export": "export",
     "replace": "ersetzen",
     "help": "hilfe",
+    "ledger": "konto",
+    "prompts": "aufforderungen",
     # parameter names
     "bot": "bot",
     "type": "art",
@@ -60,6 +64,9 @@ GERMAN: Final[dict[str, str]] = {
     "command": "befehl",
     "level": "stufe",
     "player": "spieler",
+    "game": "spiel",
+    "csv": "csv",
+    "where": "wo",
     # command descriptions
     "Take a seat at the table in this channel": "Am Tisch in diesem Kanal Platz nehmen",
     "Seat a computer player instead of yourself": "Einen Computerspieler statt dir setzen",
@@ -84,11 +91,19 @@ GERMAN: Final[dict[str, str]] = {
     "Show the table": "Den Tisch zeigen",
     "Show the last trick": "Den letzten Stich zeigen",
     "Show the score list": "Die Punkteliste zeigen",
+    "A game number for its details": "Eine Spielnummer für die Einzelheiten",
+    "As CSV (a file)": "Als CSV (eine Datei)",
+    "Show the chip balances of this server": "Die Chip-Stände dieses Servers zeigen",
+    "Where your prompts come: by DM or here": "Wo deine Aufforderungen ankommen: per DN oder hier",
+    "Where": "Wo",
+    "By direct message": "Per Direktnachricht",
+    "Here, in “My cards”": "Hier, in „Meine Karten“",
+    "Export the score list as CSV instead": "Stattdessen die Punkteliste als CSV exportieren",
     "Show or change a table option": "Eine Tischoption zeigen oder ändern",
     "Option name": "Name der Option",
     "New value (leave empty to show the current one)": "Neuer Wert (leer: aktuellen Wert zeigen)",
     "List the table options": "Die Tischoptionen auflisten",
-    "Set the table language": "Die Sprache des Tisches einstellen",
+    "Set the language of your own messages": "Die Sprache deiner eigenen Nachrichten einstellen",
     "Language": "Sprache",
     "Abort the current game": "Das laufende Spiel abbrechen",
     "Export the game record": "Das Spielprotokoll exportieren",
@@ -130,13 +145,53 @@ class DokoTranslator(app_commands.Translator):
 
 _TEXTS: Final[dict[str, dict[str, str]]] = {
     "en": {
-        "my_hand": "My hand",
+        "my_hand": "My cards",
         "error": "Something went wrong. Please try again.",
         "done": "Done.",
         "dm_blocked": (
-            "{mention}, I cannot send you direct messages. Press the “My hand” button under "
-            "the table messages: it shows your cards and, on your turn, the cards you may play."
+            "{mention}, I cannot send you direct messages. Press the “My cards” button under "
+            "the board: it shows your cards and, on your turn, the cards you may play."
         ),
+        "board_title": "Game {n}",
+        "board_trick": "Trick {n} of 12",
+        "board_over": "Game over",
+        "board_table": "On the table",
+        "board_empty": "no card yet",
+        "board_turn": "Turn",
+        "board_waiting": "{player} to play",
+        "board_contract": "Contract",
+        "board_calls": "Calls",
+        "board_parties": "Known parties",
+        "board_tricks": "Tricks taken",
+        "board_last": "Last trick",
+        "board_news": "Latest",
+        "board_away": "Computer stands in for",
+        "board_marks": "Marks",
+        "phase_reservations": "Reservations",
+        "phase_declarations": "Declarations",
+        "contract_normal": "Normal game",
+        "contract_wedding": "Wedding",
+        "none": "none",
+        "used": "→ {label}",
+        "panel_expired": (
+            "This view of your cards has expired (Discord allows 15 minutes). Press “My cards” "
+            "again for a fresh one."
+        ),
+        "panel_until": "Kept up to date until {time}; then press “My cards” again.",
+        "prompts_dm": "Your prompts come by direct message (and into “My cards” while it is open).",
+        "prompts_here": (
+            "Your prompts come into “My cards” in the channel; by direct message only when it "
+            "is closed or expired."
+        ),
+        "missing_permissions": (
+            "I cannot host a table in this channel: I am missing the permission(s) {names}. "
+            "Ask a server admin to grant them to me here."
+        ),
+        "perm_view_channel": "View Channel",
+        "perm_send_messages": "Send Messages",
+        "perm_embed_links": "Embed Links",
+        "perm_attach_files": "Attach Files",
+        "perm_read_message_history": "Read Message History",
     },
     "de": {
         "my_hand": "Meine Karten",
@@ -144,9 +199,52 @@ _TEXTS: Final[dict[str, dict[str, str]]] = {
         "done": "Erledigt.",
         "dm_blocked": (
             "{mention}, ich kann dir keine Direktnachrichten schicken. Drücke den Knopf "
-            "„Meine Karten“ unter den Tischnachrichten: Er zeigt deine Karten und, wenn du dran "
+            "„Meine Karten“ unter dem Spielbrett: Er zeigt deine Karten und, wenn du dran "
             "bist, die Karten, die du spielen darfst."
         ),
+        "board_title": "Spiel {n}",
+        "board_trick": "Stich {n} von 12",
+        "board_over": "Spiel beendet",
+        "board_table": "Auf dem Tisch",
+        "board_empty": "noch keine Karte",
+        "board_turn": "Am Zug",
+        "board_waiting": "{player} ist dran",
+        "board_contract": "Spiel",
+        "board_calls": "Ansagen",
+        "board_parties": "Bekannte Parteien",
+        "board_tricks": "Stiche",
+        "board_last": "Letzter Stich",
+        "board_news": "Zuletzt",
+        "board_away": "Der Computer spielt für",
+        "board_marks": "Markierungen",
+        "phase_reservations": "Vorbehalte",
+        "phase_declarations": "Ansagen der Vorbehalte",
+        "contract_normal": "Normalspiel",
+        "contract_wedding": "Hochzeit",
+        "none": "keine",
+        "used": "→ {label}",
+        "panel_expired": (
+            "Diese Ansicht deiner Karten ist abgelaufen (Discord erlaubt 15 Minuten). Drücke "
+            "noch einmal „Meine Karten“."
+        ),
+        "panel_until": "Wird bis {time} aktuell gehalten; danach noch einmal „Meine Karten“ drücken.",
+        "prompts_dm": (
+            "Deine Aufforderungen kommen per Direktnachricht (und in „Meine Karten“, solange es "
+            "offen ist)."
+        ),
+        "prompts_here": (
+            "Deine Aufforderungen kommen in „Meine Karten“ im Kanal; per Direktnachricht nur, "
+            "wenn es geschlossen oder abgelaufen ist."
+        ),
+        "missing_permissions": (
+            "In diesem Kanal kann ich keinen Tisch leiten: Mir fehlt die Berechtigung {names}. "
+            "Bitte einen Server-Admin, sie mir hier zu geben."
+        ),
+        "perm_view_channel": "Kanal ansehen",
+        "perm_send_messages": "Nachrichten senden",
+        "perm_embed_links": "Links einbetten",
+        "perm_attach_files": "Dateien anhängen",
+        "perm_read_message_history": "Nachrichtenverlauf lesen",
     },
 }
 

@@ -16,6 +16,8 @@ from discord.app_commands import Choice
 from discord.app_commands import locale_str as _
 from discord.ext import commands
 
+from dokobot.host.options import TableOptions
+
 if TYPE_CHECKING:
     from dokobot.adapters.discord.adapter import DiscordAdapter
 
@@ -31,27 +33,14 @@ SOLO_TYPES: Final[tuple[tuple[str, str], ...]] = (
     ("fleshless", "Fleshless (aces solo)"),
 )
 
-OPTION_NAMES: Final[tuple[str, ...]] = (
-    "tournament",
-    "series_length",
-    "mode",
-    "stake",
-    "limit",
-    "commission",
-    "lust_solo_leads",
-    "second_heart10_wins",
-    "language",
-    "turn_timeout",
-    "standin",
-    "bot_level",
-)
+OPTION_NAMES: Final[tuple[str, ...]] = tuple(TableOptions.names())
 
 BOT_LEVELS: Final[tuple[str, ...]] = ("random", "easy", "normal", "strong")
 
 HELP_TOPICS: Final[tuple[str, ...]] = (
     "join", "leave", "start", "healthy", "reservation", "solo", "wedding", "play", "re",
-    "kontra", "no90", "no60", "no30", "black", "hand", "table", "last", "score", "option",
-    "options", "lang", "abort", "export", "replace", "help",
+    "kontra", "no90", "no60", "no30", "black", "hand", "table", "last", "score", "ledger",
+    "option", "options", "lang", "abort", "export", "replace", "help",
 )  # fmt: skip
 
 
@@ -173,8 +162,38 @@ class DokoCommands(commands.Cog):
         await self._run(interaction, "/last")
 
     @app_commands.command(name=_("score"), description=_("Show the score list"))
-    async def score(self, interaction: Interaction) -> None:
-        await self._run(interaction, "/score")
+    @app_commands.rename(game=_("game"), csv=_("csv"))
+    @app_commands.describe(game=_("A game number for its details"), csv=_("As CSV (a file)"))
+    async def score(
+        self,
+        interaction: Interaction,
+        game: app_commands.Range[int, 1, 100000] | None = None,
+        csv: bool = False,
+    ) -> None:
+        if csv:
+            await self._run(interaction, "/score csv")
+        elif game is not None:
+            await self._run(interaction, f"/score {game}")
+        else:
+            await self._run(interaction, "/score")
+
+    @app_commands.command(name=_("ledger"), description=_("Show the chip balances of this server"))
+    async def ledger(self, interaction: Interaction) -> None:
+        await self._run(interaction, "/ledger")
+
+    @app_commands.command(
+        name=_("prompts"), description=_("Where your prompts come: by DM or here")
+    )
+    @app_commands.rename(where=_("where"))
+    @app_commands.describe(where=_("Where"))
+    @app_commands.choices(
+        where=[
+            Choice(name=_("By direct message"), value="dm"),
+            Choice(name=_("Here, in “My cards”"), value="here"),
+        ]
+    )
+    async def prompts(self, interaction: Interaction, where: Choice[str]) -> None:
+        await self.bot.set_prompts(interaction, where.value)
 
     # -- settings and administration ----------------------------------------------------------
 
@@ -197,7 +216,7 @@ class DokoCommands(commands.Cog):
     async def options(self, interaction: Interaction) -> None:
         await self._run(interaction, "/options")
 
-    @app_commands.command(name=_("lang"), description=_("Set the table language"))
+    @app_commands.command(name=_("lang"), description=_("Set the language of your own messages"))
     @app_commands.rename(language=_("language"))
     @app_commands.describe(language=_("Language"))
     @app_commands.choices(
@@ -211,8 +230,10 @@ class DokoCommands(commands.Cog):
         await self._run(interaction, "/abort")
 
     @app_commands.command(name=_("export"), description=_("Export the game record"))
-    async def export(self, interaction: Interaction) -> None:
-        await self._run(interaction, "/export")
+    @app_commands.rename(csv=_("csv"))
+    @app_commands.describe(csv=_("Export the score list as CSV instead"))
+    async def export(self, interaction: Interaction, csv: bool = False) -> None:
+        await self._run(interaction, "/export csv" if csv else "/export")
 
     @app_commands.command(
         name=_("replace"), description=_("Take a computer player's seat (between games)")
