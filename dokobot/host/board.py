@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..engine.observation import public_parties as engine_public_parties
+from ..engine.observation import public_parties
 from ..engine.types import GameType, Phase, call_key, is_call
 from .table import Table
 
@@ -93,12 +93,12 @@ def decision_marker(table: Table) -> tuple[int, int]:
     return table.game_number, moves
 
 
-def public_parties(table: Table) -> list[tuple[int, str]]:
+def public_party_keys(table: Table) -> list[tuple[int, str]]:
     """(seat, party key) of the parties everybody knows (the engine's one answer)."""
     game = table.game
     if game is None:
         return []
-    return [(s, p.key) for s, p in enumerate(engine_public_parties(game)) if p is not None]
+    return [(s, p.key) for s, p in enumerate(public_parties(game)) if p is not None]
 
 
 def _contract(table: Table) -> str:
@@ -144,7 +144,7 @@ def board_view(table: Table) -> BoardView | None:
         tricks_won=tuple(won),
         contract=_contract(table),
         calls=tuple((s, call_key(a)) for s, a in game.calls),
-        parties=tuple(public_parties(table)),
+        parties=tuple(public_party_keys(table)),
         away=tuple(sorted(table.away)),
         language=table.options.language,
         images=table.options.images,

@@ -26,7 +26,6 @@ from typing import Any, Final
 
 from ..engine.errors import NotationError
 from ..engine.notation import parse_card, parse_kind
-from ..engine.observation import public_parties
 from ..engine.types import (
     CALL_BLACK,
     CALL_KONTRA,
@@ -42,6 +41,7 @@ from ..engine.types import (
     Phase,
     Solo,
 )
+from .board import public_party_keys
 from .events import Choice, Event, Input, Private, Public
 from .i18n import LANGS, Cards, Term, card_text, render
 from .journal import Record
@@ -528,8 +528,6 @@ class Router:
         if game is None or not table.running:
             lines.append(render(lang, "view.no_game"))
             return "\n".join(lines)
-        from .i18n import Cards, Term
-
         if game.phase is Phase.PLAYING:
             trick = [
                 f"{names[(game.leader + i) % 4]} {card_text(c, lang)}"
@@ -541,7 +539,7 @@ class Router:
         lines.append(render(lang, "view.turn", {"player": names[game.turn]}))
         calls = [f"{names[s]}: {render(lang, 'call.' + _call_name(a))}" for s, a in game.calls]
         lines.append(render(lang, "view.calls", {"calls": calls or ["-"]}))
-        known = [(s, p.key) for s, p in enumerate(public_parties(game)) if p is not None]
+        known = public_party_keys(table)
         if known:
             lines.append(
                 render(
@@ -550,7 +548,6 @@ class Router:
                     {"parties": [f"{names[s]} {render(lang, 'party.' + p)}" for s, p in known]},
                 )
             )
-        _ = (Cards, Term)
         return "\n".join(lines)
 
     def _cmd_last(self, ctx: Context, args: list[str]) -> list[Event]:
