@@ -109,6 +109,39 @@ def cmd_feed(args: argparse.Namespace) -> int:
     return run_feed(args.file, args.store, args.start, args.json)
 
 
+def cmd_stats(args: argparse.Namespace) -> int:
+    import json
+
+    from .stats import Stats
+    from .store import open_store
+
+    if not Path(args.store).is_file():
+        print(f"dokobot stats: no store at {args.store}", file=sys.stderr)
+        return 2
+    store = open_store(args.store)
+    try:
+        stats = Stats(store)
+        servers = [args.server] if args.server else store.result_servers()
+        for server in servers:
+            book = stats.book(server)
+            people = book.board("points")
+            if args.json:
+                for p in people:
+                    sys.stdout.write(json.dumps({"server": server, **p.as_json()},
+                                                ensure_ascii=False) + "\n")  # fmt: skip
+                continue
+            print(f"{server}: {book.games} games, {len(people)} players")
+            print(f"  {'player':<20} {'games':>6} {'wins':>5} {'win%':>5} {'points':>7} "
+                  f"{'solos':>7} {'rating':>18}")  # fmt: skip
+            for p in people:
+                rating = f"{p.rating:.1f} ({p.mu:.1f}±{p.sigma:.1f})" if p.rated_games else "-"
+                print(f"  {p.name:<20} {p.games:>6} {p.wins:>5} {100 * p.win_rate:>5.0f} "
+                      f"{p.points:>+7d} {p.solos_won:>3}/{p.solos_played:<3} {rating:>18}")  # fmt: skip
+    finally:
+        store.close()
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="dokobot", description="Doppelkopf for chat channels.")
     p.add_argument("--version", action="version", version=f"dokobot {__version__}")
@@ -140,6 +173,12 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--from", dest="start", type=int, default=1, help="first line to feed")
     f.add_argument("--json", action="store_true", help="print the results at the end")
     f.set_defaults(func=cmd_feed)
+
+    st = sub.add_parser("stats", help="print the statistics of the stored finished games")
+    st.add_argument("--store", required=True, help="SQLite file")
+    st.add_argument("--server", default=None, help="only this server (e.g. discord:123)")
+    st.add_argument("--json", action="store_true", help="one JSON object per player")
+    st.set_defaults(func=cmd_stats)
 
     run = sub.add_parser("run", help="serve the configured chat platforms")
     run.add_argument("--config", default=os.environ.get("DOKOBOT_CONFIG"))

@@ -48,6 +48,9 @@ class Public:
 
     channel: str
     text: str
+    image: bytes | None = field(default=None, repr=False)
+    """A picture (PNG) that belongs to the text; adapters that cannot show pictures show
+    only the text, which says the same in words."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +70,8 @@ class Private:
     choices: tuple[Choice, ...] = field(default=(), repr=False)
     reply: bool = False
     kind: str = "info"
+    image: bytes | None = field(default=None, repr=False)
+    """A picture (PNG), as for :class:`Public`."""
 
 
 Event = Public | Private

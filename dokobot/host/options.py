@@ -25,6 +25,9 @@ from ..engine.rules import Rules
 MODES: Final = ("free", "single", "fixed4", "duel")
 LANGUAGES: Final = ("de", "en")
 BOT_LEVELS: Final = ("random", "easy", "normal", "strong")
+RATED: Final = ("auto", "on", "off")
+"""Values of the option ``rated``: whether finished games count for the rating (``auto``:
+only games of four people)."""
 
 _TRUE: Final = {"on", "true", "yes", "1", "an", "ja", "ein"}
 _FALSE: Final = {"off", "false", "no", "0", "aus", "nein"}
@@ -55,6 +58,7 @@ class TableOptions:
     turn_timeout: int = 0
     standin: bool = True
     bot_level: str = "normal"
+    rated: str = "auto"
 
     @property
     def rules(self) -> Rules:
@@ -63,6 +67,10 @@ class TableOptions:
             lust_solo_leads=self.lust_solo_leads,
             second_heart10_wins=self.second_heart10_wins,
         )
+
+    def is_rated(self, people: int) -> bool:
+        """Whether a game of ``people`` people (the rest computer players) is rated."""
+        return self.rated == "on" or (self.rated == "auto" and people == 4)
 
     @property
     def commission_rate(self) -> Decimal:
@@ -163,6 +171,12 @@ def _parse(name: str, raw: str) -> Any:
         if raw in LANGUAGES:
             return raw
         raise _bad(name, " | ".join(LANGUAGES))
+    if name == "rated":
+        if raw in RATED:
+            return raw
+        if raw in _TRUE | _FALSE:
+            return "on" if raw in _TRUE else "off"
+        raise _bad(name, " | ".join(RATED))
     if name == "bot_level":
         if raw in BOT_LEVELS:
             return raw

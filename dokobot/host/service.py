@@ -15,6 +15,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from ..stats import Stats, finished_game
 from ..store import MemoryStore, Store
 from .events import Event, Input, Private
 from .notes import ALL, Note
@@ -60,6 +61,10 @@ class Service:
         self._timers: dict[str, asyncio.Task[None]] = {}
         self._closed = False
         router.history = self._history
+        if router.stats is None:
+            router.stats = Stats(self.store)
+        self._results_done: dict[str, int] = {}
+        """Per channel: how many of the table's finished games are in the store."""
 
     @classmethod
     def in_memory(
@@ -82,6 +87,7 @@ class Service:
         for channel in await asyncio.to_thread(self.store.channels):
             journal = await asyncio.to_thread(self.store.load_journal, channel)
             events += self._restore(channel, journal)
+            await asyncio.to_thread(self._recover_result, channel)
         for channel in list(self.router.tables):
             self._after_change(channel)
         return events
@@ -101,10 +107,20 @@ class Service:
             if not seat.is_bot:
                 self.router.user_table[seat.user] = channel
         table.journal.clear()  # the store has it
+        self._results_done[channel] = len(table.finished)
         if not table.running:
             return []
         notes = [Note(ALL, "restored"), *table.prompt()]
         return self.router.render_notes(table, notes, None)
+
+    def _recover_result(self, channel: str) -> None:
+        """Store the result of a table's last game if a stop came between its journal
+        lines and its result (a stored result is kept as it is)."""
+        table = self.router.tables.get(channel)
+        if table is None or not table.finished or table.running or table.game is None:
+            return
+        if table.finished[-1].number == table.game_number:
+            self.store.add_result(finished_game(table, table.finished[-1]))
 
     async def close(self) -> None:
         self._closed = True
@@ -134,7 +150,7 @@ class Service:
             async with self._lock(channel):
                 before = self.router.langs.get(inp.user)
                 events = self.router.handle(inp)
-                await self._persist(channel)
+                events += await self._persist(channel)
                 after = self.router.langs.get(inp.user)
                 if after is not None and after != before:
                     await asyncio.to_thread(self.store.set_language, inp.user, after)
@@ -149,16 +165,25 @@ class Service:
         """Write the channel's new journal lines to the store."""
         await self._persist(channel)
 
-    async def _persist(self, channel: str) -> None:
+    async def _persist(self, channel: str) -> list[Event]:
+        """Store the new journal lines, then the games finished by them; the links to
+        those games' web pages, if any, as channel messages."""
         table = self.router.tables.get(channel)
         if table is None:
-            return
+            return []
         new = table.journal[:]
         if new:
             await asyncio.to_thread(self.store.append, channel, new)
             # The store holds them now; keeping them in memory too would grow every table
             # by ~100 KB over a long series.
             del table.journal[: len(new)]
+        done = self._results_done.get(channel, 0)
+        if len(table.finished) <= done:
+            return []
+        games = [finished_game(table, rec) for rec in table.finished[done:]]
+        stored = [await asyncio.to_thread(self.store.add_result, g) for g in games]
+        self._results_done[channel] = len(table.finished)
+        return self.router.game_links(table, stored)
 
     async def _emit(self, events: list[Event]) -> None:
         if events and self.listener is not None:
@@ -189,7 +214,7 @@ class Service:
                 if decision is None:
                     return
                 events = self.router.bot_apply(channel, *decision)
-                await self._persist(channel)
+                events += await self._persist(channel)
             await self._emit(events)
             table = self.router.tables[channel]
             self._arm_timer(channel, table)
