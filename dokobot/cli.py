@@ -90,7 +90,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"dokobot: {exc}", file=sys.stderr)
         return 2
-    if not config.has_chat():
+    if not config.has_chat() and not config.web.enabled:
         if args.command == "run":
             print(
                 "dokobot run: no chat adapter is configured (set DOKOBOT_DISCORD_TOKEN or an "
@@ -142,6 +142,36 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_web(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from .config import ConfigError, load_config
+    from .stats import Stats
+    from .store import open_store
+    from .web import serve_web
+
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        print(f"dokobot: {exc}", file=sys.stderr)
+        return 2
+    web = config.web
+    host = args.host or web.host
+    port = args.port or web.port
+    store = open_store(args.store or config.store_path)
+    stats = Stats(store, web_url=args.base_url or web.base_url or f"http://{host}:{port}")
+    stats.warm()
+    for server in store.result_servers():
+        print(f"{server}: {stats.page_url(server) or '(turned off)'}", file=sys.stderr)
+    try:
+        asyncio.run(serve_web(stats, host, port))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        store.close()
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="dokobot", description="Doppelkopf for chat channels.")
     p.add_argument("--version", action="version", version=f"dokobot {__version__}")
@@ -179,6 +209,14 @@ def build_parser() -> argparse.ArgumentParser:
     st.add_argument("--server", default=None, help="only this server (e.g. discord:123)")
     st.add_argument("--json", action="store_true", help="one JSON object per player")
     st.set_defaults(func=cmd_stats)
+
+    w = sub.add_parser("web", help="serve the web pages (leaderboards, players, games)")
+    w.add_argument("--config", default=os.environ.get("DOKOBOT_CONFIG"))
+    w.add_argument("--store", default=None, help="SQLite file (default: the config's)")
+    w.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
+    w.add_argument("--port", type=int, default=None, help="port (default 8080)")
+    w.add_argument("--base-url", default=None, help="public address of the pages")
+    w.set_defaults(func=cmd_web)
 
     run = sub.add_parser("run", help="serve the configured chat platforms")
     run.add_argument("--config", default=os.environ.get("DOKOBOT_CONFIG"))

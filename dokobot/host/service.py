@@ -88,6 +88,8 @@ class Service:
             journal = await asyncio.to_thread(self.store.load_journal, channel)
             events += self._restore(channel, journal)
             await asyncio.to_thread(self._recover_result, channel)
+        if self.router.stats is not None:
+            await asyncio.to_thread(self.router.stats.warm)
         for channel in list(self.router.tables):
             self._after_change(channel)
         return events

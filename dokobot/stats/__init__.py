@@ -42,6 +42,12 @@ class Stats:
                 if len(new) < 5000:
                     return book
 
+    def warm(self) -> None:
+        """Read every server's stored games (at start, in a worker thread), so that the
+        first question does not wait for a long history."""
+        for server in self.store.result_servers():
+            self.book(server)
+
     def page_url(self, server: str) -> str | None:
         """The public leaderboard page of ``server`` (None: no web pages or turned off)."""
         if self.web_url is None:

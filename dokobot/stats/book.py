@@ -7,6 +7,7 @@ step, not a pass over the whole history.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -20,6 +21,8 @@ LOWER_CALLS: Final = {"no90": 90, "no60": 60, "no30": 30, "black": 0}
 """Lower calls and the eyes the other party must stay under (black: no trick)."""
 BOARDS: Final = ("points", "rating", "games", "solo")
 """The leaderboards of ``/top``."""
+RECENT: Final = 20
+"""How many of the last games a book keeps at hand (web pages)."""
 
 
 @dataclass(slots=True)
@@ -49,6 +52,8 @@ class PlayerStats:
     rated_games: int = 0
     history: list[tuple[float, float, float]] = field(default_factory=list, repr=False)
     """(finished at, mu, sigma) after each rated game."""
+    recent: deque[FinishedGame] = field(default_factory=lambda: deque(maxlen=RECENT), repr=False)
+    """The last games (newest last)."""
 
     @property
     def win_rate(self) -> float:
@@ -114,6 +119,8 @@ class StatsBook:
     """Finished (not cancelled) games folded in."""
     players: dict[str, PlayerStats] = field(default_factory=dict)
     ratings: Ratings = field(default_factory=Ratings)
+    recent: deque[FinishedGame] = field(default_factory=lambda: deque(maxlen=RECENT), repr=False)
+    """The server's last games (newest last), cancelled ones included."""
     _names: dict[str, str] = field(default_factory=dict)
     _boards: dict[str, list[PlayerStats]] = field(default_factory=dict)
 
@@ -123,6 +130,7 @@ class StatsBook:
             return
         self.last_id = max(self.last_id, game.id)
         self._boards.clear()
+        self.recent.append(game)
         people = [i for i, s in enumerate(game.seats) if not s.computer]
         for i in people:
             seat = game.seats[i]
@@ -130,10 +138,12 @@ class StatsBook:
             if ps is None:
                 ps = self.players[seat.user] = PlayerStats(seat.user, seat.name)
                 ps.mu, ps.sigma = self.ratings.initial()
+                self._names[name_key(seat.name)] = seat.user
             elif ps.name != seat.name:
                 self._names.pop(name_key(ps.name), None)
                 ps.name = seat.name
-            self._names[name_key(seat.name)] = seat.user
+                self._names[name_key(seat.name)] = seat.user
+            ps.recent.append(game)
         if game.cancelled:
             for i in people:
                 self.players[game.seats[i].user].cancelled += 1

@@ -111,8 +111,8 @@ class FinishedGame:
             finished_at=float(d["finished_at"]),
             seats=tuple(SeatRecord(str(u), str(n), bool(c), lv) for u, n, c, lv in d["seats"]),
             result=dict(d["result"]),
-            tricks=tuple((int(a), tuple(int(c) for c in cs), int(w)) for a, cs, w in d["tricks"]),
-            calls=tuple((int(s), str(k), int(n)) for s, k, n in d["calls"]),
+            tricks=tuple((a, tuple(cs), w) for a, cs, w in d["tricks"]),
+            calls=tuple((s, k, n) for s, k, n in d["calls"]),
             rated=bool(d["rated"]),
             id=id,
         )
