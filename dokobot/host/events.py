@@ -48,9 +48,6 @@ class Public:
 
     channel: str
     text: str
-    image: bytes | None = field(default=None, repr=False)
-    """A picture (PNG) that belongs to the text; adapters that cannot show pictures show
-    only the text, which says the same in words."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +68,8 @@ class Private:
     reply: bool = False
     kind: str = "info"
     image: bytes | None = field(default=None, repr=False)
-    """A picture (PNG), as for :class:`Public`."""
+    """A picture (PNG) that belongs to the text (a chart); adapters that cannot show
+    pictures show only the text, which says the same in words."""
 
 
 Event = Public | Private
