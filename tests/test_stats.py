@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -48,7 +49,7 @@ def _feed(path: Path, store: MemoryStore | SqliteStore) -> Service:
     return asyncio.run(run())
 
 
-@pytest.mark.parametrize("name", ["default-1", "forced-1"])
+@pytest.mark.parametrize("name", ["default-1", "tournament-2", "forced-1"])
 def test_statistics_agree_with_the_replayed_session(name: str) -> None:
     path = DATA / f"{name}.doko"
     rep = Replayer()
@@ -313,3 +314,14 @@ def test_results_survive_a_restart_once_and_a_lost_result_is_recovered(tmp_path:
     service = asyncio.run(restart())  # nothing is added twice
     assert len(service.store.results("feed")) == 4
     service.store.close()
+
+
+def test_stats_of_a_discord_mention() -> None:
+    store = MemoryStore()
+    seats = [SeatRecord("discord:42", "anna"), *PEOPLE[1:]]
+    store.add_result(replace(_game(1, seats, [0, 1], "re"), server="discord"))
+    service = Service(Router(seed=0), store)
+    events = asyncio.run(service.handle(Input("discord:7", "discord:9", "zoe", "/stats <@42>")))
+    assert events[0].text.startswith("Statistics of anna on this server:")
+    events = asyncio.run(service.handle(Input("discord:7", "discord:9", "zoe", "/stats <@43>")))
+    assert events[0].text == "Nobody called <@43> has finished a game on this server."

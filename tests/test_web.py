@@ -6,6 +6,7 @@ Set ``DOKOBOT_SCREENSHOTS=DIR`` to keep the screenshots (docs/ holds the ones in
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 from collections.abc import AsyncIterator
@@ -182,3 +183,85 @@ def test_web_config() -> None:
         parse_config("web:\n  port: 0\n", env={})
     example = Path(__file__).resolve().parent.parent / "config.example.yaml"
     assert not parse_config(example.read_text(encoding="utf-8"), env={}).web.enabled
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def _get(url: str, tries: int = 100) -> tuple[int, str]:
+    import aiohttp
+
+    for _ in range(tries):
+        try:
+            async with aiohttp.ClientSession() as session, session.get(url) as resp:
+                return resp.status, await resp.text()
+        except aiohttp.ClientConnectionError:
+            await asyncio.sleep(0.1)
+    raise AssertionError(f"nothing answers at {url}")
+
+
+def _stored(db: Path) -> str:
+    """A store with the first game of forced-1; the key of its server's pages."""
+    from dokobot.store import SqliteStore
+
+    store = SqliteStore(db)
+    lines = (DATA / "forced-1.doko").read_text(encoding="utf-8").splitlines()
+    starts = [i for i, line in enumerate(lines) if line.endswith("/start")]
+
+    async def run() -> None:
+        service = Service(Router(seed=0, table_seed=lambda _: 0), store)
+        await service.start()
+        with open(os.devnull, "w") as out:
+            await feed(service, lines[: starts[1]], out=out)
+
+    asyncio.run(run())
+    key, _ = store.web_page("feed")
+    store.close()
+    return key
+
+
+async def test_dokobot_run_serves_the_pages_when_enabled(tmp_path: Path) -> None:
+    from dokobot.config import Config, WebConfig
+    from dokobot.runner import serve
+
+    db = tmp_path / "s.db"
+    key = await asyncio.to_thread(_stored, db)
+    port = _free_port()
+    config = Config(store_path=str(db), web=WebConfig(enabled=True, port=port))
+    task = asyncio.create_task(serve(config))
+    try:
+        status, html = await _get(f"http://127.0.0.1:{port}/s/{key}/")
+        assert status == 200 and "1 finished games, 4 players" in html
+        status, _ = await _get(f"http://127.0.0.1:{port}/s/{key}/game/1")
+        assert status == 200
+        assert (await _get(f"http://127.0.0.1:{port}/"))[0] == 404
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+async def test_dokobot_web_command(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    db = tmp_path / "s.db"
+    key = await asyncio.to_thread(_stored, db)
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dokobot.cli", "web", "--store", str(db), "--port", str(port),
+         "--base-url", "https://doko.example.org"],
+        stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        status, html = await _get(f"http://127.0.0.1:{port}/s/{key}/game/1")
+        assert status == 200 and "Trick 1 of 12" in html
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=10)
+    assert f"feed: https://doko.example.org/s/{key}/" in err

@@ -3,6 +3,7 @@ and the link to a finished game's web page. The figures come from :mod:`dokobot.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any, Final
 
 from ..stats import BOARDS, FinishedGame, PlayerStats, Stats, StatsBook
@@ -26,6 +27,8 @@ BOARD_NAMES: Final[dict[str, str]] = {
 }  # fmt: skip
 """Words for the leaderboards of ``/top`` (English, German)."""
 CHART_WORDS: Final = ("chart", "grafik", "bild")
+_MENTION: Final = re.compile(r"<@!?(\d+)>")
+"""A Discord mention typed as a player's name."""
 SOLO_KINDS: Final = ("clubs", "spades", "hearts", "diamonds", "queens", "jacks", "fleshless")
 
 
@@ -117,7 +120,8 @@ def cmd_stats(router: Router, ctx: Context, args: list[str]) -> list[Event]:
     if chart:
         args = args[:-1]
     who = " ".join(args) if args else ctx.inp.user
-    p = book.find(who)
+    mention = _MENTION.fullmatch(who)
+    p = book.find(f"discord:{mention[1]}" if mention else who)
     if p is None or not (p.games or p.cancelled):
         if not args:
             raise Refusal("stats.no_games")
@@ -202,7 +206,7 @@ def cmd_web(router: Router, ctx: Context, args: list[str]) -> list[Event]:
             raise Refusal("stats.web_which")
         if not ctx.inp.admin:
             raise Refusal("stats.web_admin_only")
-        stats.store.set_web_enabled(server, word == "on")
+        stats.set_web_enabled(server, word == "on")
         url = stats.page_url(server)
         if url is None:
             return _reply(router, ctx, render(lang, "stats.web_set_off"))

@@ -28,6 +28,7 @@ class Stats:
         self.web_url = web_url.rstrip("/") if web_url else None
         self._books: dict[str, StatsBook] = {}
         self._lock = threading.Lock()
+        self._pages: dict[str, tuple[str, bool]] = {}
 
     def book(self, server: str) -> StatsBook:
         """The statistics of ``server``, with every stored game folded in."""
@@ -52,8 +53,16 @@ class Stats:
         """The public leaderboard page of ``server`` (None: no web pages or turned off)."""
         if self.web_url is None:
             return None
-        key, enabled = self.store.web_page(server)
+        page = self._pages.get(server)
+        if page is None:
+            page = self._pages[server] = self.store.web_page(server)
+        key, enabled = page
         return f"{self.web_url}/s/{key}/" if enabled else None
+
+    def set_web_enabled(self, server: str, enabled: bool) -> None:
+        """Turn ``server``'s web pages on or off."""
+        self.store.set_web_enabled(server, enabled)
+        self._pages[server] = self.store.web_page(server)
 
     def game_url(self, game: FinishedGame) -> str | None:
         base = self.page_url(game.server)
