@@ -37,7 +37,7 @@ class Stats:
             if book is None:
                 book = self._books[server] = StatsBook(server)
             while True:
-                new = self.store.results(server, after=book.last_id, limit=5000)
+                new = self.store.results(server, after=book.last_id, limit=5000, tricks=False)
                 for game in new:
                     book.add(game)
                 if len(new) < 5000:

@@ -111,7 +111,7 @@ class FinishedGame:
             finished_at=float(d["finished_at"]),
             seats=tuple(SeatRecord(str(u), str(n), bool(c), lv) for u, n, c, lv in d["seats"]),
             result=dict(d["result"]),
-            tricks=tuple((a, tuple(cs), w) for a, cs, w in d["tricks"]),
+            tricks=tuple((a, tuple(cs), w) for a, cs, w in d.get("tricks", ())),
             calls=tuple((s, k, n) for s, k, n in d["calls"]),
             rated=bool(d["rated"]),
             id=id,

@@ -45,9 +45,10 @@ class Store(ABC):
 
     @abstractmethod
     def results(
-        self, server: str, *, after: int = 0, limit: int | None = None
+        self, server: str, *, after: int = 0, limit: int | None = None, tricks: bool = True
     ) -> list[FinishedGame]:
-        """The records of ``server`` with an id above ``after``, oldest first."""
+        """The records of ``server`` with an id above ``after``, oldest first; without
+        their tricks unless ``tricks`` (the statistics do not need them)."""
 
     @abstractmethod
     def result(self, id: int) -> FinishedGame | None: ...
@@ -114,7 +115,7 @@ class MemoryStore(Store):
             return stored
 
     def results(
-        self, server: str, *, after: int = 0, limit: int | None = None
+        self, server: str, *, after: int = 0, limit: int | None = None, tricks: bool = True
     ) -> list[FinishedGame]:
         with self._lock:
             out = [g for g in self._results[after:] if g.server == server]

@@ -171,12 +171,13 @@ class SqliteStore(Store):
         return out
 
     def results(
-        self, server: str, *, after: int = 0, limit: int | None = None
+        self, server: str, *, after: int = 0, limit: int | None = None, tricks: bool = True
     ) -> list[FinishedGame]:
+        record = "record" if tricks else "json_remove(record, '$.tricks')"
         with self._lock:
             rows = self._db.execute(
-                "SELECT id, record FROM game_results WHERE server = ? AND id > ? ORDER BY id "
-                "LIMIT ?",
+                f"SELECT id, {record} FROM game_results WHERE server = ? AND id > ? "
+                "ORDER BY id LIMIT ?",
                 (server, after, -1 if limit is None else limit),
             ).fetchall()
         return [_record(r) for r in rows]
