@@ -17,7 +17,7 @@ from typing import Any
 
 from ..stats import Stats, finished_game
 from ..store import MemoryStore, Store
-from .events import Event, Input, Private
+from .events import Event, Input, Private, draw_pictures, has_pictures_to_draw
 from .notes import ALL, Note
 from .replay import Replayer, ReplayError
 from .router import Router
@@ -157,6 +157,8 @@ class Service:
                 if after is not None and after != before:
                     await asyncio.to_thread(self.store.set_language, inp.user, after)
             self._after_change(channel)
+            if has_pictures_to_draw(events):
+                events = await asyncio.to_thread(draw_pictures, events)
             return events
         except Exception:
             log.exception("service failed on input")

@@ -3,7 +3,9 @@ and the link to a finished game's web page. The figures come from :mod:`dokobot.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from ..stats import BOARDS, FinishedGame, PlayerStats, Stats, StatsBook
@@ -45,9 +47,11 @@ def _server(ctx: Context) -> str:
     return table.ledger.server or server_of(table.channel)
 
 
-def _reply(router: Router, ctx: Context, text: str, image: bytes | None = None) -> list[Event]:
+def _reply(
+    router: Router, ctx: Context, text: str, draw: Callable[[], bytes] | None = None
+) -> list[Event]:
     channel = ctx.inp.channel or (ctx.table.channel if ctx.table else "")
-    return [Private(channel, ctx.inp.user, text, reply=True, kind="info", image=image)]
+    return [Private(channel, ctx.inp.user, text, reply=True, kind="info", draw=draw)]
 
 
 def _rating(p: PlayerStats) -> dict[str, Any]:
@@ -132,14 +136,15 @@ def cmd_stats(router: Router, ctx: Context, args: list[str]) -> list[Event]:
         raise Refusal("stats.no_rating", player=p.name)
     from ..stats.charts import rating_chart
 
-    png = rating_chart(
-        p.history,
+    draw = functools.partial(
+        rating_chart,
+        list(p.history),
         title=p.name,
         xlabel=render(lang, "stats.chart_game"),
         ylabel=render(lang, "stats.chart_skill"),
     )
     text = render(lang, "stats.rating_chart", {"player": p.name, **_rating(p)})
-    return _reply(router, ctx, text, png)
+    return _reply(router, ctx, text, draw)
 
 
 def board_value(p: PlayerStats, board: str) -> str:
@@ -233,15 +238,16 @@ def score_chart(router: Router, ctx: Context, table: Table, args: list[str]) -> 
                                               "totals": totals})  # fmt: skip
     from ..stats.charts import totals_chart
 
-    png = totals_chart(
+    draw = functools.partial(
+        totals_chart,
         [r.number for r in records],
         [r.totals for r in records],
-        names,
+        list(names),
         title=render(lang, "stats.chart_series", {"series": number}),
         xlabel=render(lang, "stats.chart_game"),
         ylabel=render(lang, "stats.chart_points"),
     )
-    return _reply(router, ctx, text, png)
+    return _reply(router, ctx, text, draw)
 
 
 def game_links(router: Router, table: Table, games: list[FinishedGame]) -> list[Event]:
