@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
+from ..engine.types import CALL_KEYS
 from ..stats import BOARDS, FinishedGame, PlayerStats, Stats, StatsBook
 from .events import Event, Private, Public
 from .i18n import Term, render
@@ -63,6 +64,11 @@ def _rating(p: PlayerStats) -> dict[str, Any]:
     }
 
 
+def _order(keys: tuple[str, ...], key: str) -> tuple[int, str]:
+    """Sort key: the place of ``key`` in ``keys`` (others after them, by name)."""
+    return (keys.index(key) if key in keys else len(keys), key)
+
+
 def player_lines(p: PlayerStats, lang: str) -> list[str]:
     """The figures of ``/stats`` as lines of text."""
     solos = [
@@ -75,11 +81,11 @@ def player_lines(p: PlayerStats, lang: str) -> list[str]:
                 "won": pw[1],
             },
         )
-        for kind, pw in sorted(p.solos.items())
+        for kind, pw in sorted(p.solos.items(), key=lambda kv: _order(SOLO_KINDS, kv[0]))
     ]
     calls = [
         render(lang, "stats.call_item", {"call": Term("call." + k), "made": m, "good": g})
-        for k, (m, g) in sorted(p.calls.items())
+        for k, (m, g) in sorted(p.calls.items(), key=lambda kv: _order(CALL_KEYS, kv[0]))
     ]
     none = render(lang, "stats.none")
     lines = [
