@@ -114,7 +114,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"dokobot: {exc}", file=sys.stderr)
         return 2
-    if not config.has_chat():
+    if not config.has_chat() and not config.web.enabled:
         if args.command == "run":
             print(
                 "dokobot run: no chat adapter is configured (set DOKOBOT_DISCORD_TOKEN or an "
@@ -155,6 +155,73 @@ def cmd_feed(args: argparse.Namespace) -> int:
     from .host.feed import run_feed
 
     return run_feed(args.file, args.store, args.start, args.json)
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    import json
+
+    from .stats import Stats
+    from .store import open_store
+
+    if not Path(args.store).is_file():
+        print(f"dokobot stats: no store at {args.store}", file=sys.stderr)
+        return 2
+    store = open_store(args.store, readonly=True)  # the bot may be running
+    try:
+        stats = Stats(store)
+        servers = [args.server] if args.server else store.result_servers()
+        for server in servers:
+            book = stats.book(server)
+            people = book.board("points")
+            if args.json:
+                for p in people:
+                    sys.stdout.write(json.dumps({"server": server, **p.as_json()},
+                                                ensure_ascii=False) + "\n")  # fmt: skip
+                continue
+            print(f"{server}: {book.games} games, {len(people)} players")
+            print(f"  {'player':<20} {'games':>6} {'wins':>5} {'win%':>5} {'points':>7} "
+                  f"{'solos':>7} {'rating':>18}")  # fmt: skip
+            for p in people:
+                rating = f"{p.rating:.1f} ({p.mu:.1f}±{p.sigma:.1f})" if p.rated_games else "-"
+                print(f"  {p.name:<20} {p.games:>6} {p.wins:>5} {100 * p.win_rate:>5.0f} "
+                      f"{p.points:>+7d} {p.solos_won:>3}/{p.solos_played:<3} {rating:>18}")  # fmt: skip
+    finally:
+        store.close()
+    return 0
+
+
+def cmd_web(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from .config import ConfigError, load_config
+    from .stats import Stats
+    from .store import StoreLocked, open_store
+    from .web import serve_web
+
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        print(f"dokobot: {exc}", file=sys.stderr)
+        return 2
+    web = config.web
+    host = args.host or web.host
+    port = args.port or web.port
+    path = args.store or config.store_path
+    try:
+        store = open_store(path)
+    except StoreLocked:  # the bot runs on this store: read beside it
+        store = open_store(path, readonly=True)
+    stats = Stats(store, web_url=args.base_url or web.base_url or f"http://{host}:{port}")
+    stats.warm()
+    for server in store.result_servers():
+        print(f"{server}: {stats.page_url(server) or '(turned off)'}", file=sys.stderr)
+    try:
+        asyncio.run(serve_web(stats, host, port))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        store.close()
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -201,6 +268,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--guild", type=int, action="append", help="a server id (repeatable); default: global"
     )
     sy.set_defaults(func=cmd_sync)
+    st = sub.add_parser("stats", help="print the statistics of the stored finished games")
+    st.add_argument("--store", required=True, help="SQLite file")
+    st.add_argument("--server", default=None, help="only this server (e.g. discord:123)")
+    st.add_argument("--json", action="store_true", help="one JSON object per player")
+    st.set_defaults(func=cmd_stats)
+
+    w = sub.add_parser("web", help="serve the web pages (leaderboards, players, games)")
+    w.add_argument("--config", default=os.environ.get("DOKOBOT_CONFIG"))
+    w.add_argument("--store", default=None, help="SQLite file (default: the config's)")
+    w.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
+    w.add_argument("--port", type=int, default=None, help="port (default 8080)")
+    w.add_argument("--base-url", default=None, help="public address of the pages")
+    w.set_defaults(func=cmd_web)
 
     run = sub.add_parser("run", help="serve the configured chat platforms")
     run.add_argument("--config", default=os.environ.get("DOKOBOT_CONFIG"))

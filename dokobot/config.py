@@ -48,6 +48,21 @@ class DiscordConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class WebConfig:
+    """The web pages (``web`` section): served by ``dokobot run`` when ``enabled``."""
+
+    enabled: bool = False
+    host: str = "127.0.0.1"
+    port: int = 8080
+    base_url: str | None = None
+    """The public address of the pages (behind a proxy); links in the chat use it."""
+
+    @property
+    def url(self) -> str:
+        return self.base_url or f"http://{self.host}:{self.port}"
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     language: str = "en"
     store_path: str = "dokobot.sqlite3"
@@ -59,6 +74,7 @@ class Config:
     irc: Any = None
     """:class:`dokobot.adapters.irc.IrcSettings` when an ``irc`` section is given."""
     log_level: str = "INFO"
+    web: WebConfig = field(default_factory=WebConfig)
     source: str = "(defaults)"
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -81,6 +97,12 @@ _SCHEMA: dict[str, Any] = {
         "sharded": ("bool", None),
         "admin_role": ("str", None),
         "sync_commands": ("choice", ("global", "guild", "off")),
+    },
+    "web": {
+        "enabled": ("bool", None),
+        "host": ("str", None),
+        "port": ("int", (1, 65535)),
+        "base_url": ("str", None),
     },
     "irc": {
         "host": ("str", None),
@@ -218,6 +240,7 @@ def parse_config(text: str, env: Mapping[str, str] | None = None, source: str = 
         discord=discord_cfg,
         irc=irc_settings,
         log_level=data.get("log_level", "INFO"),
+        web=WebConfig(**data.get("web", {})),
         source=source or "(text)",
     )
 

@@ -29,6 +29,11 @@ async def serve(config: Config) -> None:
         default_language=config.language,
         default_options=defaults,
     )
+    web = config.web
+    if web.enabled or web.base_url:
+        from .stats import Stats
+
+        router.stats = Stats(store, web_url=web.url)
     service = Service(router, store, bot_delay=config.bot_delay)
     # Discord shows one board per game: the restored games need theirs (and the decision
     # markers of their prompts) from the start
@@ -53,6 +58,10 @@ async def serve(config: Config) -> None:
         from .adapters.irc import run_irc
 
         jobs.append(run_irc(service, config.irc, restored=restored))
+    if web.enabled and router.stats is not None:
+        from .web import serve_web
+
+        jobs.append(serve_web(router.stats, web.host, web.port))
     # If one adapter fails, the others are stopped too, before the service closes.
     tasks = [asyncio.ensure_future(job) for job in jobs]
     try:

@@ -864,3 +864,33 @@ async def test_restored_events_admin_role_and_a_shared_listener(fake: FakeDiscor
         await settle(fake, client, await fake.slash(carl, "table"))
     assert service.listener is other_adapter
     assert [inp.admin for inp in service.inputs] == [True, False]
+
+
+async def test_statistics_slash_commands_and_the_chart_attached(fake: FakeDiscord) -> None:
+    ch = f"discord:{fake.channel_id}"
+
+    def script(inp: Input) -> list[Event]:
+        image = b"\x89PNG chart" if inp.text.endswith("chart") else None
+        if inp.text.startswith("/top"):
+            return [Public(ch, f"board {inp.text}")]
+        return [Private(ch, inp.user, f"answer {inp.text}", reply=True, image=image)]
+
+    service = ScriptedService(script)
+    async with running(make_client(service)) as client:
+        assert isinstance(client, DiscordAdapter)
+        chart = await settle(fake, client, await fake.slash(fake.users[0], "stats",
+                                                            {"player": "anna", "chart": True}))  # fmt: skip
+        plain_stats = await settle(fake, client, await fake.slash(fake.users[0], "stats"))
+        await settle(fake, client, await fake.slash(fake.users[1], "top", {"board": "rating"}))
+        score = await settle(fake, client, await fake.slash(fake.users[0], "score", {"chart": True}))
+    texts = [inp.text for inp in service.inputs]
+    assert texts == ["/stats anna chart", "/stats", "/top rating", "/score chart"]
+    files = [f for m in chart.ephemeral_messages for f in m.files]
+    assert files == [("dokobot-chart.png", b"\x89PNG chart")]
+    assert any("answer /stats anna chart" in m.content for m in chart.ephemeral_messages)
+    assert [f for m in plain_stats.ephemeral_messages for f in m.files] == []
+    assert [f for m in score.ephemeral_messages for f in m.files] == [
+        ("dokobot-chart.png", b"\x89PNG chart")
+    ]
+    assert "board /top rating" in plain(fake.channel_messages()[-1].content)
+    assert fake.violations == []

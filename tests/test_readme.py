@@ -24,6 +24,7 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 BLOCKS = re.findall(r"^```(\w*)\n(.*?)^```$", README, flags=re.S | re.M)
 DOKO = [body for lang, body in BLOCKS if lang == "doko"]
 SHELL = [body for lang, body in BLOCKS if lang == "sh"]
+YAML = [body for lang, body in BLOCKS if lang == "yaml"]
 PLACEHOLDER = re.compile(r"[A-Z]{3,}|…")
 
 
@@ -47,8 +48,15 @@ def _dokobot_commands() -> list[str]:
 
 def test_every_block_has_a_known_kind() -> None:
     assert BLOCKS, "no example blocks found"
-    assert {lang for lang, _ in BLOCKS} <= {"doko", "sh", "text"}
+    assert {lang for lang, _ in BLOCKS} <= {"doko", "sh", "text", "yaml"}
     assert DOKO and SHELL
+
+
+@pytest.mark.parametrize("body", YAML, ids=lambda b: b.splitlines()[0][:30])
+def test_config_examples_are_valid_configs(body: str) -> None:
+    from dokobot.config import parse_config
+
+    parse_config(body, env={})  # raises ConfigError naming the key and line if not
 
 
 @pytest.mark.parametrize("body", DOKO, ids=lambda b: b.splitlines()[1][:30])

@@ -10,7 +10,8 @@ reservations, calls), so an adapter can show them as buttons.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -80,6 +81,13 @@ class Private:
     """The reader's hand at this moment, in display order, on a hand or a prompt (for
     adapters that draw it); empty otherwise."""
 
+    image: bytes | None = field(default=None, repr=False)
+    """A picture (PNG) that belongs to the text (a chart); adapters that cannot show
+    pictures show only the text, which says the same in words."""
+    draw: Callable[[], bytes] | None = field(default=None, repr=False, compare=False)
+    """The picture still to be drawn: drawing takes a while, so the service calls it in a
+    worker thread and puts the result in :attr:`image` (see :func:`draw_pictures`)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Board:
@@ -97,3 +105,16 @@ class Board:
 
 
 Event = Public | Private | Board
+
+
+def draw_pictures(events: Sequence[Event]) -> list[Event]:
+    """``events`` with every picture still to be drawn drawn (slow; call it off the event
+    loop)."""
+    return [
+        replace(e, image=e.draw(), draw=None) if isinstance(e, Private) and e.draw else e
+        for e in events
+    ]
+
+
+def has_pictures_to_draw(events: Sequence[Event]) -> bool:
+    return any(isinstance(e, Private) and e.draw is not None for e in events)

@@ -26,6 +26,9 @@ from ..engine.rules import Rules
 MODES: Final = ("free", "single", "fixed4", "duel")
 LANGUAGES: Final = ("de", "en")
 BOT_LEVELS: Final = ("random", "easy", "normal", "strong")
+RATED: Final = ("auto", "on", "off")
+"""Values of the option ``rated``: whether finished games count for the rating (``auto``:
+only games of four people)."""
 
 _TRUE: Final = {"on", "true", "yes", "1", "an", "ja", "ein"}
 _FALSE: Final = {"off", "false", "no", "0", "aus", "nein"}
@@ -62,6 +65,7 @@ class TableOptions:
     :meth:`for_channel`), so chat such as ``11`` or ``ha`` never plays a card."""
     images: bool = True
     """Show cards as pictures where the platform can (Discord)."""
+    rated: str = "auto"
 
     @property
     def rules(self) -> Rules:
@@ -70,6 +74,10 @@ class TableOptions:
             lust_solo_leads=self.lust_solo_leads,
             second_heart10_wins=self.second_heart10_wins,
         )
+
+    def is_rated(self, people: int) -> bool:
+        """Whether a game of ``people`` people (the rest computer players) is rated."""
+        return self.rated == "on" or (self.rated == "auto" and people == 4)
 
     @property
     def commission_rate(self) -> Decimal:
@@ -195,6 +203,12 @@ def _parse(name: str, raw: str) -> Any:
         if raw in LANGUAGES:
             return raw
         raise _bad(name, " | ".join(LANGUAGES))
+    if name == "rated":
+        if raw in RATED:
+            return raw
+        if raw in _TRUE | _FALSE:
+            return "on" if raw in _TRUE else "off"
+        raise _bad(name, " | ".join(RATED))
     if name == "bot_level":
         if raw in BOT_LEVELS:
             return raw

@@ -22,7 +22,7 @@ import random
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from ..engine.errors import NotationError
 from ..engine.notation import parse_card, parse_kind
@@ -41,6 +41,7 @@ from ..engine.types import (
     Phase,
     Solo,
 )
+from . import statcmds
 from .board import public_party_keys
 from .events import Choice, Event, Input, Private, Public
 from .i18n import LANGS, Cards, Term, card_text, render
@@ -50,6 +51,9 @@ from .notes import ALL, Note, Refusal
 from .options import BOT_LEVELS, OptionError, TableOptions, whole_number
 from .stakes import Ledger, server_of
 from .table import BotFactory, Table, sorted_hand
+
+if TYPE_CHECKING:
+    from ..stats import FinishedGame, Stats
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +87,9 @@ COMMANDS: Final[dict[str, tuple[str, ...]]] = {
     "lang": ("lang", "sprache", "language"),
     "abort": ("abort", "abbrechen"),
     "export": ("export", "export", "exportieren"),
+    "stats": ("stats", "statistik"),
+    "top": ("top", "rangliste"),
+    "web": ("web", "webseite"),
     "help": ("help", "hilfe", "h"),
     "quit": ("quit", "beenden", "exit"),
 }
@@ -152,6 +159,8 @@ class Router:
         self.ledgers: dict[str, Ledger] = {}
         self.history: Callable[[Table], list[Record]] | None = None
         """The whole journal of a table, where the table keeps only its unsaved lines."""
+        self.stats: Stats | None = None
+        """Statistics over the stored finished games (set by the service)."""
         self._rng = None if seed is None else random.Random(seed)
         self._table_seed = table_seed
 
@@ -569,6 +578,8 @@ class Router:
             return [
                 Private(table.channel, ctx.inp.user, series_csv(table), reply=True, kind="export")
             ]
+        if args and args[0].lower() in statcmds.CHART_WORDS:
+            return statcmds.score_chart(self, ctx, table, args[1:])
         number = whole_number(args[0]) if args else None
         if number is not None:
             note = table.game_note(number, lang)
@@ -637,6 +648,19 @@ class Router:
             lines = self.history(table) if self.history is not None else table.journal
             text = export_table(table, lines, running=table.running)
         return [Private(table.channel, ctx.inp.user, text, reply=True, kind="export")]
+
+    def _cmd_stats(self, ctx: Context, args: list[str]) -> list[Event]:
+        return statcmds.cmd_stats(self, ctx, args)
+
+    def _cmd_top(self, ctx: Context, args: list[str]) -> list[Event]:
+        return statcmds.cmd_top(self, ctx, args)
+
+    def _cmd_web(self, ctx: Context, args: list[str]) -> list[Event]:
+        return statcmds.cmd_web(self, ctx, args)
+
+    def game_links(self, table: Table, games: list[FinishedGame]) -> list[Event]:
+        """Messages linking newly stored games to their web pages."""
+        return statcmds.game_links(self, table, games)
 
     def _cmd_help(self, ctx: Context, args: list[str]) -> list[Event]:
         lang = self.lang_of(ctx.inp.user, ctx.table)

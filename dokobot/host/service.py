@@ -17,10 +17,11 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
+from ..stats import Stats, finished_game
 from ..store import Checkpoint, MemoryStore, Store
 from . import checkpoint
 from .board import board_view
-from .events import Board, Event, Input, Private, Public
+from .events import Board, Event, Input, Private, Public, draw_pictures, has_pictures_to_draw
 from .i18n import render
 from .journal import Record
 from .notes import ALL, Note, Refusal
@@ -90,6 +91,10 @@ class Service:
         """Add a :class:`~dokobot.host.events.Board` after every batch of a table with a
         game (set by adapters that show a live board)."""
         router.history = self._history
+        if router.stats is None:
+            router.stats = Stats(self.store)
+        self._results_done: dict[str, int] = {}
+        """Per channel: how many of the table's finished games are in the store."""
 
     @classmethod
     def in_memory(
@@ -141,6 +146,9 @@ class Service:
                     self._lazy.add(channel)
                     continue
             events += self._with_board(channel, await self._load(channel, private_ledger=False))
+            await asyncio.to_thread(self._recover_result, channel)
+        if self.router.stats is not None:
+            await asyncio.to_thread(self.router.stats.warm)
         for channel in list(self.router.tables):
             self._after_change(channel)
         return events
@@ -205,6 +213,7 @@ class Service:
         table.journal.clear()  # the store has it
         self._used[channel] = time.monotonic()
         self._checkpointed[channel] = len(table.finished)
+        self._results_done[channel] = len(table.finished)
         if channel in self.damaged:
             text = render(table.options.language, "table_damaged")
             return [Public(channel, text)]
@@ -212,6 +221,15 @@ class Service:
             return []
         notes = [Note(ALL, "restored"), *table.prompt()]
         return self.router.render_notes(table, notes, None)
+
+    def _recover_result(self, channel: str) -> None:
+        """Store the result of a table's last game if a stop came between its journal
+        lines and its result (a stored result is kept as it is)."""
+        table = self.router.tables.get(channel)
+        if table is None or not table.finished or table.running or table.game is None:
+            return
+        if table.finished[-1].number == table.game_number:
+            self.store.add_result(finished_game(table, table.finished[-1]))
 
     async def close(self) -> None:
         self._closed = True
@@ -309,8 +327,11 @@ class Service:
                 self._used[channel] = time.monotonic()
                 if self._drop_if_empty(channel):
                     pass  # nothing durable, nothing kept: a table exists once someone joins
-                elif not await self._commit(channel):
-                    return [self._refusal(inp, "store_failed")]
+                else:
+                    links = await self._commit(channel)
+                    if links is None:
+                        return [self._refusal(inp, "store_failed")]
+                    events += links
                 after = self.router.langs.get(inp.user)
                 if after is not None and after != before:
                     try:
@@ -323,6 +344,8 @@ class Service:
                         return [self._refusal(inp, "store_failed")]
             self._after_change(channel)
             self._sweep()
+            if has_pictures_to_draw(events):
+                events = await asyncio.to_thread(draw_pictures, events)
             return events
         except Exception:
             log.exception("service failed on input")
@@ -336,17 +359,17 @@ class Service:
     async def persist(self, channel: str) -> bool:
         """Write the channel's new journal lines to the store; False (and the table rebuilt
         from the store) if that failed."""
-        return await self._commit(channel)
+        return await self._commit(channel) is not None
 
-    async def _commit(self, channel: str) -> bool:
-        """Store what changed in ``channel``; if the write fails, undo it in memory."""
+    async def _commit(self, channel: str) -> list[Event] | None:
+        """Store what changed in ``channel``: the events that follow from it (links to
+        finished games' pages), or None if the write failed and the change was undone."""
         try:
-            await self._persist(channel)
-            return True
+            return await self._persist(channel)
         except Exception:
             log.exception("store write failed in %s; the change is undone", channel)
             await self._rebuild(channel)
-            return False
+            return None
 
     async def _rebuild(self, channel: str) -> bool:
         """Replace the table of ``channel`` by what the store holds (False: the store could
@@ -366,10 +389,12 @@ class Service:
         self._held.discard(channel)
         return True
 
-    async def _persist(self, channel: str) -> None:
+    async def _persist(self, channel: str) -> list[Event]:
+        """Store the new journal lines, then the games finished by them; the links to
+        those games' web pages, if any, as channel messages."""
         table = self.router.tables.get(channel)
         if table is None:
-            return
+            return []
         new = table.journal[:]
         if new:
             encoded = [r.encode() for r in new]
@@ -378,9 +403,33 @@ class Service:
             # The store holds them now; keeping them in memory too would grow every table
             # by ~100 KB over a long series.
             del table.journal[: len(new)]
+            # The results of finished games first, the checkpoint after them: a table that
+            # rests at a checkpoint has every result stored.
+            links = await self._store_results(channel, table)
+            if links is None:
+                return []  # no checkpoint either: the next start stores the results
             ended = len(table.finished)
             if not table.running and ended and ended != self._checkpointed.get(channel):
                 await self._checkpoint(channel, table, length)
+            return links
+        return await self._store_results(channel, table) or []
+
+    async def _store_results(self, channel: str, table: Table) -> list[Event] | None:
+        """Store the games ``table`` finished since the last call (for the statistics);
+        the links to their web pages as channel messages. A failure (None) loses nothing:
+        the journal has the games, and a start stores a missing result again."""
+        done = self._results_done.get(channel, 0)
+        if len(table.finished) <= done:
+            return []
+        games = [finished_game(table, rec) for rec in table.finished[done:]]
+        try:
+            stored = [await asyncio.to_thread(self.store.add_result, g) for g in games]
+        except Exception:
+            log.warning("results of %s not stored (recovered at the next start)", channel,
+                        exc_info=True)  # fmt: skip
+            return None
+        self._results_done[channel] = len(table.finished)
+        return self.router.game_links(table, stored)
 
     async def _checkpoint(self, channel: str, table: Table, length: int) -> None:
         """Keep the state of ``table`` after its journal's first ``length`` records (between
@@ -422,8 +471,10 @@ class Service:
                 if decision is None:
                     return
                 events = self._with_board(channel, self.router.bot_apply(channel, *decision))
-                if not await self._commit(channel):
+                links = await self._commit(channel)
+                if links is None:
                     return  # undone; the computer players try again after the next input
+                events += links
             await self._emit(events)
             table = self.router.tables[channel]
             self._arm_timer(channel, table)
@@ -459,8 +510,10 @@ class Service:
                 return
             notes = [table.mark_away(seat)]
             events = self._with_board(channel, self.router.render_notes(table, notes, None))
-            if not await self._commit(channel):
+            links = await self._commit(channel)
+            if links is None:
                 return
+            events += links
         await self._emit(events)
         self._after_change(channel)
 

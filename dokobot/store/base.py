@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import secrets
 import threading
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..stats.record import FinishedGame
 
 
 class StoreError(Exception):
@@ -41,6 +46,11 @@ class Summary:
     """Records in the journal."""
     checkpoint: Checkpoint | None
     """The latest checkpoint, without its state."""
+
+
+def new_web_key() -> str:
+    """An unguessable id for a server's public web pages (128 random bits)."""
+    return secrets.token_urlsafe(16)
 
 
 class Store(ABC):
@@ -86,6 +96,37 @@ class Store(ABC):
     @abstractmethod
     def nick_history(self, prefix: str) -> list[tuple[str, str]]:
         """``(user, nick)`` of every nick starting with ``prefix``, least recent first."""
+    # ---------------------------------------------------------------- game results
+    @abstractmethod
+    def add_result(self, game: FinishedGame) -> FinishedGame:
+        """Durably keep a finished game's record; return it with its id. A record of the
+        same channel and game number that is already stored is kept and returned instead."""
+
+    @abstractmethod
+    def results(
+        self, server: str, *, after: int = 0, limit: int | None = None, tricks: bool = True
+    ) -> list[FinishedGame]:
+        """The records of ``server`` with an id above ``after``, oldest first; without
+        their tricks unless ``tricks`` (the statistics do not need them)."""
+
+    @abstractmethod
+    def result(self, id: int) -> FinishedGame | None: ...
+
+    @abstractmethod
+    def result_servers(self) -> list[str]:
+        """Servers that have finished games."""
+
+    @abstractmethod
+    def web_page(self, server: str) -> tuple[str, bool]:
+        """(unguessable key, enabled) of ``server``'s web pages; the key is made on first
+        use and kept."""
+
+    @abstractmethod
+    def set_web_enabled(self, server: str, enabled: bool) -> None: ...
+
+    @abstractmethod
+    def web_server(self, key: str) -> tuple[str, bool] | None:
+        """(server, enabled) of a web key, if it exists."""
 
     def close(self) -> None:  # noqa: B027 - optional
         """Release resources."""
@@ -101,6 +142,9 @@ class MemoryStore(Store):
         self._langs: dict[str, str] = {}
         self._nicks: dict[str, str] = {}  # nick (lowercased) -> user, least recent first
         self._spelling: dict[str, str] = {}
+        self._results: list[FinishedGame] = []
+        self._result_keys: dict[tuple[str, int], FinishedGame] = {}
+        self._web: dict[str, tuple[str, bool]] = {}
 
     def append(self, channel: str, lines: list[str]) -> int:
         with self._lock:
@@ -156,3 +200,47 @@ class MemoryStore(Store):
                 for key, user in self._nicks.items()
                 if self._spelling[key].startswith(prefix)
             ]
+
+    def add_result(self, game: FinishedGame) -> FinishedGame:
+        with self._lock:
+            old = self._result_keys.get((game.channel, game.game))
+            if old is not None:
+                return old
+            stored = game.with_id(len(self._results) + 1)
+            self._results.append(stored)
+            self._result_keys[(game.channel, game.game)] = stored
+            return stored
+
+    def results(
+        self, server: str, *, after: int = 0, limit: int | None = None, tricks: bool = True
+    ) -> list[FinishedGame]:
+        with self._lock:
+            out = [g for g in self._results[after:] if g.server == server]
+        return out if limit is None else out[:limit]
+
+    def result(self, id: int) -> FinishedGame | None:
+        with self._lock:
+            return self._results[id - 1] if 1 <= id <= len(self._results) else None
+
+    def result_servers(self) -> list[str]:
+        with self._lock:
+            return sorted({g.server for g in self._results})
+
+    def web_page(self, server: str) -> tuple[str, bool]:
+        with self._lock:
+            page = self._web.get(server)
+            if page is None:
+                page = self._web[server] = (new_web_key(), True)
+            return page
+
+    def set_web_enabled(self, server: str, enabled: bool) -> None:
+        key, _ = self.web_page(server)
+        with self._lock:
+            self._web[server] = (key, enabled)
+
+    def web_server(self, key: str) -> tuple[str, bool] | None:
+        with self._lock:
+            for server, (k, enabled) in self._web.items():
+                if secrets.compare_digest(k, key):
+                    return server, enabled
+        return None

@@ -7,7 +7,7 @@
 >>> s.append("c", ['{"k":"seed","text":"1"}'])
 1
 >>> s.load_journal("c"), s.channels(), s.schema_version()
-(['{"k":"seed","text":"1"}'], ['c'], 5)
+(['{"k":"seed","text":"1"}'], ['c'], 6)
 >>> s.close()
 """
 
@@ -23,13 +23,16 @@ import struct
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from .base import Checkpoint, Store, StoreDamaged, StoreError, StoreLocked, Summary
+from .base import Checkpoint, Store, StoreDamaged, StoreError, StoreLocked, Summary, new_web_key
 
 MAGIC: Final = b"SQLite format 3\x00"
 FILE_MODE: Final = 0o600
 """Store files hold hands: only their owner may read them."""
+
+if TYPE_CHECKING:
+    from ..stats.record import FinishedGame
 
 #: Migrations: entry i brings the schema from version i to i + 1.
 MIGRATIONS: Final[tuple[str, ...]] = (
@@ -76,6 +79,25 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         nick TEXT PRIMARY KEY COLLATE NOCASE,
         user TEXT NOT NULL,
         seen INTEGER NOT NULL
+    );
+    """,
+    # 6: finished games for the statistics and the web pages (dokobot.stats); the web key of
+    # each server.
+    """
+    CREATE TABLE game_results (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        server TEXT NOT NULL,
+        channel TEXT NOT NULL,
+        game INTEGER NOT NULL,
+        finished_at REAL NOT NULL,
+        record TEXT NOT NULL,
+        UNIQUE (channel, game)
+    );
+    CREATE INDEX game_results_server ON game_results (server, id);
+    CREATE TABLE web_pages (
+        server TEXT PRIMARY KEY,
+        key TEXT NOT NULL UNIQUE,
+        enabled INTEGER NOT NULL
     );
     """,
 )
@@ -185,6 +207,8 @@ class SqliteStore(Store):
         self.path = Path(path)
         self._lock = threading.Lock()
         self._next: dict[str, int] = {}
+        self.readonly = readonly
+        """Opened only to read (no lock; writes fail)."""
         if readonly:
             self._lock_fd = -1
             self._db = self._open_readonly()
@@ -359,9 +383,99 @@ class SqliteStore(Store):
             rows = self._db.execute("SELECT user, nick FROM nick_history ORDER BY seen").fetchall()
         return [(str(u), str(n)) for u, n in rows if str(n).startswith(prefix)]
 
+    # ---------------------------------------------------------------- game results
+    def add_result(self, game: FinishedGame) -> FinishedGame:
+        return self.add_results([game])[0]
+
+    def add_results(self, games: list[FinishedGame]) -> list[FinishedGame]:
+        """Several records in one transaction (:meth:`add_result` for each)."""
+        out: list[FinishedGame] = []
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                for game in games:
+                    cur = self._db.execute(
+                        "INSERT OR IGNORE INTO game_results "
+                        "(server, channel, game, finished_at, record) VALUES (?, ?, ?, ?, ?)",
+                        (game.server, game.channel, game.game, game.finished_at, game.to_json()),
+                    )
+                    if cur.rowcount:
+                        out.append(game.with_id(int(cur.lastrowid or 0)))
+                        continue
+                    row = self._db.execute(
+                        "SELECT id, record FROM game_results WHERE channel = ? AND game = ?",
+                        (game.channel, game.game),
+                    ).fetchone()
+                    out.append(_record(row))
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        return out
+
+    def results(
+        self, server: str, *, after: int = 0, limit: int | None = None, tricks: bool = True
+    ) -> list[FinishedGame]:
+        record = "record" if tricks else "json_remove(record, '$.tricks')"
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT id, {record} FROM game_results WHERE server = ? AND id > ? "
+                "ORDER BY id LIMIT ?",
+                (server, after, -1 if limit is None else limit),
+            ).fetchall()
+        return [_record(r) for r in rows]
+
+    def result(self, id: int) -> FinishedGame | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT id, record FROM game_results WHERE id = ?", (id,)
+            ).fetchone()
+        return None if row is None else _record(row)
+
+    def result_servers(self) -> list[str]:
+        with self._lock:
+            rows = self._db.execute("SELECT DISTINCT server FROM game_results ORDER BY server")
+            return [str(r[0]) for r in rows.fetchall()]
+
+    def web_page(self, server: str) -> tuple[str, bool]:
+        with self._lock:
+            if self.readonly:  # beside the running bot: its keys only (none yet: off)
+                row = self._db.execute(
+                    "SELECT key, enabled FROM web_pages WHERE server = ?", (server,)
+                ).fetchone()
+                return ("", False) if row is None else (str(row[0]), bool(row[1]))
+            self._db.execute(
+                "INSERT OR IGNORE INTO web_pages (server, key, enabled) VALUES (?, ?, 1)",
+                (server, new_web_key()),
+            )
+            row = self._db.execute(
+                "SELECT key, enabled FROM web_pages WHERE server = ?", (server,)
+            ).fetchone()
+        return str(row[0]), bool(row[1])
+
+    def set_web_enabled(self, server: str, enabled: bool) -> None:
+        self.web_page(server)
+        with self._lock:
+            self._db.execute(
+                "UPDATE web_pages SET enabled = ? WHERE server = ?", (int(enabled), server)
+            )
+
+    def web_server(self, key: str) -> tuple[str, bool] | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT server, enabled FROM web_pages WHERE key = ?", (key,)
+            ).fetchone()
+        return None if row is None else (str(row[0]), bool(row[1]))
+
     def close(self) -> None:
         with self._lock:
             self._db.close()
             if self._lock_fd >= 0:
                 os.close(self._lock_fd)
                 self._lock_fd = -1
+
+
+def _record(row: tuple[object, ...]) -> FinishedGame:
+    from ..stats.record import FinishedGame
+
+    return FinishedGame.from_json(str(row[1]), id=int(str(row[0])))

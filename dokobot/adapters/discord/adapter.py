@@ -180,7 +180,16 @@ def render(event: Event) -> tuple[list[str], discord.File | None]:
 
     >>> render(Private("discord:1", "discord:2", "x", kind="export"))
     (['```\\nx\\n```'], None)
+
+    A picture (a chart) is attached as a PNG file, with its text:
+
+    >>> texts, file = render(Private("discord:1", "discord:2", "totals", image=b"PNG"))
+    >>> texts, file.filename
+    (['totals'], 'dokobot-chart.png')
     """
+    if isinstance(event, Private) and event.image is not None:
+        picture = discord.File(io.BytesIO(event.image), filename="dokobot-chart.png")
+        return join_texts([event.text]), picture
     if isinstance(event, Private) and event.kind == "export":
         body = event.text.replace("```", "`\u200b``")
         if len(body) + 8 <= MAX_MESSAGE:

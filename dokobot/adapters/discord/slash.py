@@ -36,11 +36,13 @@ SOLO_TYPES: Final[tuple[tuple[str, str], ...]] = (
 OPTION_NAMES: Final[tuple[str, ...]] = tuple(TableOptions.names())
 
 BOT_LEVELS: Final[tuple[str, ...]] = ("random", "easy", "normal", "strong")
+BOARDS: Final[tuple[str, ...]] = ("points", "rating", "games", "solo")
+"""The leaderboards of /top (dokobot.stats.BOARDS)."""
 
 HELP_TOPICS: Final[tuple[str, ...]] = (
     "join", "leave", "start", "healthy", "reservation", "solo", "wedding", "play", "re",
     "kontra", "no90", "no60", "no30", "black", "hand", "table", "last", "score", "ledger",
-    "option", "options", "lang", "abort", "export", "replace", "help",
+    "option", "options", "lang", "abort", "export", "replace", "stats", "top", "web", "help",
 )  # fmt: skip
 
 
@@ -162,16 +164,23 @@ class DokoCommands(commands.Cog):
         await self._run(interaction, "/last")
 
     @app_commands.command(name=_("score"), description=_("Show the score list"))
-    @app_commands.rename(game=_("game"), csv=_("csv"))
-    @app_commands.describe(game=_("A game number for its details"), csv=_("As CSV (a file)"))
+    @app_commands.rename(game=_("game"), csv=_("csv"), chart=_("chart"))
+    @app_commands.describe(
+        game=_("A game number for its details"),
+        csv=_("As CSV (a file)"),
+        chart=_("The running totals of the series as a picture"),
+    )
     async def score(
         self,
         interaction: Interaction,
         game: app_commands.Range[int, 1, 100000] | None = None,
         csv: bool = False,
+        chart: bool = False,
     ) -> None:
         if csv:
             await self._run(interaction, "/score csv")
+        elif chart:
+            await self._run(interaction, "/score chart")
         elif game is not None:
             await self._run(interaction, f"/score {game}")
         else:
@@ -194,6 +203,36 @@ class DokoCommands(commands.Cog):
     )
     async def prompts(self, interaction: Interaction, where: Choice[str]) -> None:
         await self.bot.set_prompts(interaction, where.value)
+
+    @app_commands.command(
+        name=_("stats"), description=_("Show statistics on this server (only you see them)")
+    )
+    @app_commands.rename(player=_("player"), chart=_("chart"))
+    @app_commands.describe(
+        player=_("Whose statistics (default: yours)"), chart=_("The rating over time as a picture")
+    )
+    async def stats(
+        self, interaction: Interaction, player: str | None = None, chart: bool = False
+    ) -> None:
+        name = (player or "").strip()
+        await self._run(interaction, " ".join(["/stats", *([name] if name else []),
+                                               *(["chart"] if chart else [])]))  # fmt: skip
+
+    @app_commands.command(name=_("top"), description=_("Show the leaderboard of this server"))
+    @app_commands.rename(board=_("board"))
+    @app_commands.describe(board=_("Ranked by what"))
+    @app_commands.choices(board=[Choice(name=_(b.capitalize()), value=b) for b in BOARDS])
+    async def top(self, interaction: Interaction, board: Choice[str] | None = None) -> None:
+        await self._run(interaction, f"/top {board.value}" if board else "/top")
+
+    @app_commands.command(name=_("web"), description=_("Link to this server's web page"))
+    @app_commands.rename(switch=_("switch"))
+    @app_commands.describe(switch=_("Turn the page on or off (admins)"))
+    @app_commands.choices(
+        switch=[Choice(name=_("On"), value="on"), Choice(name=_("Off"), value="off")]
+    )
+    async def web(self, interaction: Interaction, switch: Choice[str] | None = None) -> None:
+        await self._run(interaction, f"/web {switch.value}" if switch else "/web")
 
     # -- settings and administration ----------------------------------------------------------
 

@@ -1,0 +1,276 @@
+"""The read-only web pages (aiohttp, jinja2): per server a leaderboard, a page per player,
+and every finished game trick by trick.
+
+Pages live under ``/s/KEY/`` where KEY is the server's unguessable id from the store; a
+server whose pages are turned off (``/web off``), an unknown key, a game of another server
+and a game that is not finished (it has no record yet) are all "404 Not Found". Nothing
+else is served.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import logging
+from datetime import UTC, datetime
+from typing import Any, Final
+from urllib.parse import unquote
+
+from aiohttp import web
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from ..host.i18n import LANGS, Term, render, text
+from ..host.series import signed
+from ..host.statcmds import player_lines
+from ..stats import BOARDS, FinishedGame, Stats, StatsBook
+from .cards import card_html
+
+log = logging.getLogger(__name__)
+
+STATS: Final = web.AppKey("stats", Stats)
+HEADERS: Final = {
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; "
+    "script-src 'unsafe-inline'; img-src data:",
+    "Referrer-Policy": "no-referrer",
+    "X-Robots-Tag": "noindex",
+    "X-Content-Type-Options": "nosniff",
+}
+"""Every answer: no third-party content, and the secret part of the address never leaves
+in a Referer header."""
+
+_env = Environment(
+    loader=PackageLoader("dokobot.web", "templates"),
+    autoescape=select_autoescape(["html"]),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+def _lang(request: web.Request) -> tuple[str, bool]:
+    """(language, chosen in the address)."""
+    asked = request.query.get("lang", "")
+    if asked in LANGS:
+        return asked, True
+    header = request.headers.get("Accept-Language", "").lower()
+    for part in header.split(","):
+        code = part.split(";")[0].strip()[:2]
+        if code in LANGS:
+            return code, False
+    return "en", False
+
+
+def _when(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def type_label(result: dict[str, Any], lang: str) -> str:
+    """The short name of a game, as in the score list (``*``: mandatory solo)."""
+    if result.get("cancelled"):
+        base = text(lang, "score.type.cancelled")
+    elif result.get("solo"):
+        base = text(lang, "score.solo." + str(result["solo"]))
+    elif result["type"] == "wedding" and len(result["re"]) == 1:
+        base = text(lang, "score.type.wedding_alone")
+    else:
+        base = text(lang, "score.type." + str(result["type"]))
+    return base + ("*" if result.get("mandatory_solo") else "")
+
+
+class Pages:
+    """The request handlers over one :class:`Stats`."""
+
+    def __init__(self, stats: Stats) -> None:
+        self.stats = stats
+
+    async def _server(self, request: web.Request) -> str:
+        page = await asyncio.to_thread(self.stats.store.web_server, request.match_info["key"])
+        if page is None or not page[1]:
+            raise web.HTTPNotFound(text="404: no such page")
+        return page[0]
+
+    def _page(self, template: str, request: web.Request, **params: Any) -> web.Response:
+        lang, chosen = _lang(request)
+
+        def t(key: str, **p: Any) -> str:
+            return render(lang, "web." + key, p)
+
+        html = _env.get_template(template).render(
+            t=t,
+            lang=lang,
+            lang_q=f"&lang={lang}" if chosen else "",
+            lang_q1=f"?lang={lang}" if chosen else "",
+            **params,
+        )
+        return web.Response(text=html, content_type="text/html", headers=HEADERS)
+
+    async def board(self, request: web.Request) -> web.Response:
+        server = await self._server(request)
+        book: StatsBook = await asyncio.to_thread(self.stats.book, server)
+        by = request.query.get("by", "points")
+        if by not in BOARDS:
+            by = "points"
+        lang, _ = _lang(request)
+        recent = [
+            {
+                "id": g.id,
+                "game": g.game,
+                "label": type_label(g.result, lang),
+                "scores": ", ".join(f"{s.name} {signed(x)}" for s, x in zip(g.seats, g.scores(),
+                                                                            strict=True)),
+                "when": _when(g.finished_at),
+            }
+            for g in reversed(book.recent)
+        ]  # fmt: skip
+        return self._page(
+            "board.html", request, book=book, people=book.board(by), by=by, boards=BOARDS,
+            recent=recent,
+        )  # fmt: skip
+
+    async def player(self, request: web.Request) -> web.Response:
+        server = await self._server(request)
+        book = await asyncio.to_thread(self.stats.book, server)
+        p = book.players.get(unquote(request.match_info["user"]))
+        if p is None:
+            raise web.HTTPNotFound(text="404: no such page")
+        lang, _ = _lang(request)
+        chart = ""
+        if p.history:
+            from ..stats.charts import rating_chart
+
+            png = await asyncio.to_thread(
+                rating_chart,
+                list(p.history),
+                title=p.name,
+                xlabel=render(lang, "stats.chart_game"),
+                ylabel=render(lang, "stats.chart_skill"),
+            )
+            chart = base64.b64encode(png).decode("ascii")
+        recent = []
+        for g in reversed(p.recent):
+            seat = next(i for i, s in enumerate(g.seats) if s.user == p.user)
+            recent.append(
+                {
+                    "id": g.id,
+                    "game": g.game,
+                    "label": type_label(g.result, lang),
+                    "points": "-" if g.cancelled else signed(g.scores()[seat]),
+                    "when": _when(g.finished_at),
+                }
+            )
+        return self._page(
+            "player.html", request, p=p, lines=player_lines(p, lang), chart=chart, recent=recent
+        )
+
+    async def game(self, request: web.Request) -> web.Response:
+        server = await self._server(request)
+        raw = request.match_info["id"]
+        if not (raw.isascii() and raw.isdigit()):
+            raise web.HTTPNotFound(text="404: no such page")
+        g: FinishedGame | None = await asyncio.to_thread(self.stats.store.result, int(raw))
+        if g is None or g.server != server:
+            raise web.HTTPNotFound(text="404: no such page")
+        lang, _ = _lang(request)
+        return self._page("game.html", request, **game_view(g, lang))
+
+
+def game_view(g: FinishedGame, lang: str) -> dict[str, Any]:
+    """What the game page shows: parties, result, value items, calls and every trick."""
+    r = g.result
+    names = [s.name for s in g.seats]
+    parties = g.parties()
+    scores = g.scores()
+    seats = [
+        {
+            "name": names[i],
+            "party": text(lang, "party." + parties[i]) if parties[i] else "",
+            "points": "-" if g.cancelled else signed(scores[i]),
+        }
+        for i in range(len(names))
+    ]
+    summary = render(
+        lang,
+        "score.game_result",
+        {
+            "re": r["re"],
+            "kontra": r["kontra"],
+            "eyes_re": r["eyes"]["re"],
+            "eyes_kontra": r["eyes"]["kontra"],
+            "winner": Term("party." + (r["winner"] or "nobody")),
+        },
+    )
+    components = [
+        render(
+            lang,
+            "component",
+            {"party": Term("party." + c["party"]), "item": Term("item." + c["item"]),
+             "points": c["points"]},
+        )
+        for c in r["components"]
+    ]  # fmt: skip
+    components.append(render(lang, "score.value", {"value": sum_value(r)}))
+
+    def call_text(seat: int, key: str) -> str:
+        return f"{names[seat]}: {text(lang, 'call.' + key)}"
+
+    by_trick: dict[int, list[str]] = {}
+    for seat, key, played in g.calls:
+        index = min(played // 4, max(len(g.tricks) - 1, 0))
+        by_trick.setdefault(index, []).append(call_text(seat, key))
+    tricks = []
+    for k, (leader, cards, winner) in enumerate(g.tricks):
+        plays = [
+            {
+                "name": names[(leader + i) % 4],
+                "card": card_html(c, lang),
+                "wins": (leader + i) % 4 == winner,
+            }
+            for i, c in enumerate(cards)
+        ]
+        eyes = sum((0, 2, 3, 4, 10, 11)[(c >> 1) % 6] for c in cards)
+        tricks.append(
+            {"plays": plays, "winner": names[winner], "eyes": eyes, "calls": by_trick.get(k, [])}
+        )
+    return {
+        "g": g,
+        "r": r,
+        "label": type_label(r, lang),
+        "when": _when(g.finished_at),
+        "seats": seats,
+        "summary": summary,
+        "components": components,
+        "calls": [call_text(s, k) for s, k, _ in g.calls],
+        "tricks": tricks,
+    }
+
+
+def sum_value(result: dict[str, Any]) -> int:
+    """The game value: what each player of the bigger party wins or loses (a soloist
+    three times as much).
+
+    >>> sum_value({"scores": {"a": 9, "b": -3, "c": -3, "d": -3}})
+    3
+    """
+    return min((abs(int(x)) for x in result["scores"].values()), default=0)
+
+
+def make_app(stats: Stats) -> web.Application:
+    pages = Pages(stats)
+    app = web.Application()
+    app[STATS] = stats
+    app.router.add_get("/s/{key}/", pages.board)
+    app.router.add_get("/s/{key}/player/{user}", pages.player)
+    app.router.add_get("/s/{key}/game/{id}", pages.game)
+    return app
+
+
+async def serve_web(stats: Stats, host: str, port: int) -> None:
+    """Serve the pages until cancelled."""
+    runner = web.AppRunner(make_app(stats), access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, host, port)
+    await site.start()
+    log.info("web pages on http://%s:%d/", host, port)
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await runner.cleanup()
