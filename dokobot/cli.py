@@ -11,9 +11,13 @@ import logging
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .host.table import BotFactory
+
+if TYPE_CHECKING:
+    from .config import Config
 
 
 def _bot_factory() -> BotFactory | None:
@@ -46,14 +50,22 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 1 if rep.failures else 0
 
 
-def cmd_export(args: argparse.Namespace) -> int:
+def _config(args: argparse.Namespace) -> Config | None:
+    """The configuration named by ``args.config`` (None: refused, said on stderr)."""
     from .config import ConfigError, load_config
-    from .store import open_store
 
     try:
-        config = load_config(args.config)
+        return load_config(args.config)
     except ConfigError as exc:
         print(f"dokobot: {exc}", file=sys.stderr)
+        return None
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from .store import open_store
+
+    config = _config(args)
+    if config is None:
         return 2
     if config.store_path != ":memory:" and not Path(config.store_path).is_file():
         # Opening the store would create an empty one in the current directory.
@@ -106,13 +118,10 @@ def cmd_console(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .config import ConfigError, load_config
     from .runner import run_adapters
 
-    try:
-        config = load_config(args.config)
-    except ConfigError as exc:
-        print(f"dokobot: {exc}", file=sys.stderr)
+    config = _config(args)
+    if config is None:
         return 2
     if not config.has_chat() and not config.web.enabled:
         if args.command == "run":
@@ -131,12 +140,9 @@ def cmd_sync(args: argparse.Namespace) -> int:
     """Upload the Discord slash commands (globally, or to the given servers) and exit."""
     import asyncio
 
-    from .config import ConfigError, load_config
 
-    try:
-        config = load_config(args.config)
-    except ConfigError as exc:
-        print(f"dokobot: {exc}", file=sys.stderr)
+    config = _config(args)
+    if config is None:
         return 2
     if config.discord is None:
         print("dokobot sync: no Discord token (set DOKOBOT_DISCORD_TOKEN)", file=sys.stderr)
@@ -193,15 +199,12 @@ def cmd_stats(args: argparse.Namespace) -> int:
 def cmd_web(args: argparse.Namespace) -> int:
     import asyncio
 
-    from .config import ConfigError, load_config
     from .stats import Stats
     from .store import StoreLocked, open_store
     from .web import serve_web
 
-    try:
-        config = load_config(args.config)
-    except ConfigError as exc:
-        print(f"dokobot: {exc}", file=sys.stderr)
+    config = _config(args)
+    if config is None:
         return 2
     web = config.web
     host = args.host or web.host

@@ -12,56 +12,22 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from dokobot.adapters.discord import DiscordAdapter, ServiceLike, sync_discord
+from dokobot.adapters.discord import DiscordAdapter, sync_discord
 from dokobot.config import parse_config
-from dokobot.host.events import Choice, Event, Input, Private, Public
+from dokobot.host.events import Choice, Private, Public
 from dokobot.host.router import Router
 from dokobot.host.service import Service
 
 if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from discord_fake import EPHEMERAL, FakeDiscord, Interaction, running
+from discord_fake import EPHEMERAL, FakeDiscord, running
+from discord_fake.harness import ScriptedService, make_client, settle
 from discord_fake.server import ALL_PERMISSIONS, ATTACH_FILES, EMBED_LINKS, MANAGE_GUILD
-
-Listener = Callable[[list[Event]], Awaitable[None]]
-
-
-class ScriptedService:
-    def __init__(self, script: Callable[[Input], list[Event]]) -> None:
-        self.script = script
-        self.listener: Listener | None = None
-        self.inputs: list[Input] = []
-
-    async def handle(self, inp: Input) -> list[Event]:
-        self.inputs.append(inp)
-        return self.script(inp)
-
-    async def start(self) -> list[Event]:
-        return []
-
-    async def close(self) -> None:
-        return None
-
-
-def make_client(service: ServiceLike, **options: Any) -> DiscordAdapter:
-    options.setdefault("guild_ready_timeout", 0.05)
-    options.setdefault("board_interval", 0.05)
-    return DiscordAdapter(service, **options)
-
-
-async def settle(
-    fake: FakeDiscord, client: DiscordAdapter, interaction: Interaction
-) -> Interaction:
-    await fake.wait_answered(interaction)
-    await asyncio.wait_for(client.wait_idle(), 10)
-    return interaction
 
 
 def uploads(fake: FakeDiscord) -> list[str]:

@@ -9,13 +9,14 @@ from typing import Any
 import pytest
 
 from dokobot.engine.cards import CLUB_QUEENS, card_ascii
-from dokobot.engine.game import hands_from_kinds
+from dokobot.engine.game import Game, hands_from_kinds
 from dokobot.engine.notation import parse_cards
 from dokobot.engine.observation import observe, public_parties
 from dokobot.engine.types import GameType, Party, Phase
 from dokobot.host import table as table_module
 from dokobot.host.events import Event, Input, Private, Public
 from dokobot.host.router import Router
+from dokobot.host.table import Table
 
 NAMES = ("anna", "ben", "carl", "dora")
 
@@ -29,6 +30,17 @@ def _seated(seed: int | None = 1) -> Router:
     for n in NAMES:
         r.handle(_inp(n, "/join"))
     return r
+
+
+def _dealt_healthy(r: Router) -> tuple[Table, Game]:
+    """Deal at the seated table of ``r``; everybody says healthy."""
+    t = r.tables["chan"]
+    r.handle(_inp("anna", "/start"))
+    game = t.game
+    assert game is not None
+    while game.phase is Phase.RESERVATIONS:
+        r.handle(_inp(t.seats[game.turn].name, "/healthy"))
+    return t, game
 
 
 def _texts(events: list[Event], cls: type = Public) -> list[str]:
@@ -82,12 +94,7 @@ def test_table_view_does_not_tell_a_silent_wedding() -> None:
 
 def test_public_parties_two_re_make_the_others_kontra() -> None:
     r = _seated(seed=5)
-    t = r.tables["chan"]
-    r.handle(_inp("anna", "/start"))
-    game = t.game
-    assert game is not None
-    while game.phase is Phase.RESERVATIONS:
-        r.handle(_inp(t.seats[game.turn].name, "/healthy"))
+    t, game = _dealt_healthy(r)
     while game.phase is Phase.PLAYING and game.game_type is GameType.NORMAL:
         public = public_parties(game)
         if sum(p is Party.RE for p in public) == 2:
@@ -171,12 +178,7 @@ def test_score_csv_of_an_aborted_game_shows_no_parties() -> None:
 @pytest.mark.parametrize("text", ["/score ²", "/play ²", "²", "/option stake ⁸", "/play ٣x"])
 def test_superscript_digits_are_refused_clearly(text: str) -> None:
     r = _seated()
-    t = r.tables["chan"]
-    r.handle(_inp("anna", "/start"))
-    game = t.game
-    assert game is not None
-    while game.phase is Phase.RESERVATIONS:
-        r.handle(_inp(t.seats[game.turn].name, "/healthy"))
+    t, game = _dealt_healthy(r)
     if text.startswith("/option"):
         game.phase = Phase.FINISHED  # between games
     before = (list(t.journal), game.hands[:], t.options)
@@ -191,12 +193,7 @@ def test_superscript_digits_are_refused_clearly(text: str) -> None:
 
 def test_last_trick_after_a_player_left_between_games() -> None:
     r = _seated()
-    t = r.tables["chan"]
-    r.handle(_inp("anna", "/start"))
-    game = t.game
-    assert game is not None
-    while game.phase is Phase.RESERVATIONS:
-        r.handle(_inp(t.seats[game.turn].name, "/healthy"))
+    t, game = _dealt_healthy(r)
     while game.phase is not Phase.FINISHED:
         r.handle(_inp(t.seats[game.turn].name, f"/play {card_ascii(game.legal_actions()[0])}"))
     r.handle(_inp("dora", "/leave"))
@@ -279,12 +276,7 @@ def test_export_of_an_aborted_game_shows_a_cover_deal_and_replays() -> None:
     from dokobot.host.replay import Replayer
 
     r = _seated(seed=9)
-    t = r.tables["chan"]
-    r.handle(_inp("anna", "/start"))
-    game = t.game
-    assert game is not None
-    while game.phase is Phase.RESERVATIONS:
-        r.handle(_inp(t.seats[game.turn].name, "/healthy"))
+    t, game = _dealt_healthy(r)
     for _ in range(6):
         r.handle(_inp(t.seats[game.turn].name, f"/play {card_ascii(game.legal_actions()[0])}"))
     real = list(game.start_hands)

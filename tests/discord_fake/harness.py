@@ -1,0 +1,49 @@
+"""The adapter side of the Discord tests: a scripted service and a client that settles."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from dokobot.adapters.discord import DiscordAdapter, ServiceLike
+from dokobot.host.events import Event, Input
+
+from .server import FakeDiscord, Interaction
+
+Listener = Callable[[list[Event]], Awaitable[None]]
+
+
+class ScriptedService:
+    """Answers every input with ``script(input)`` and keeps the inputs."""
+
+    def __init__(self, script: Callable[[Input], list[Event]]) -> None:
+        self.script = script
+        self.listener: Listener | None = None
+        self.inputs: list[Input] = []
+
+    async def handle(self, inp: Input) -> list[Event]:
+        self.inputs.append(inp)
+        return self.script(inp)
+
+    async def start(self) -> list[Event]:
+        return []
+
+    async def close(self) -> None:
+        return None
+
+
+def make_client(service: ServiceLike, **options: Any) -> DiscordAdapter:
+    """An adapter with short waits for tests."""
+    options.setdefault("guild_ready_timeout", 0.05)
+    options.setdefault("board_interval", 0.05)
+    return DiscordAdapter(service, **options)
+
+
+async def settle(
+    fake: FakeDiscord, client: DiscordAdapter, interaction: Interaction
+) -> Interaction:
+    """Wait until ``interaction`` is answered and the adapter has sent everything."""
+    await fake.wait_answered(interaction)
+    await asyncio.wait_for(client.wait_idle(), 10)
+    return interaction
