@@ -108,8 +108,12 @@ async def test_pages_in_chromium(site: tuple[Service, str], tmp_path: Path) -> N
         for n in range(1, 13):
             assert await where.inner_text() == f"Trick {n} of 12"
             assert await visible.count() == 1
-            cards = await visible.locator(".card").all_inner_texts()
+            faces = visible.locator("img.card")
+            cards = [str(await faces.nth(i).get_attribute("alt")) for i in range(await faces.count())]
             assert len(cards) == 4
+            # the pictures are drawn by dokobot.render and really load
+            loaded = await faces.evaluate_all("els => els.map(e => e.complete && e.naturalWidth)")
+            assert loaded == [72] * 4
             seen += cards
             if n == 3:
                 await page.screenshot(path=str(shots / "web-game.png"), full_page=True)
@@ -124,7 +128,9 @@ async def test_pages_in_chromium(site: tuple[Service, str], tmp_path: Path) -> N
         assert await where.inner_text() == "Trick 11 of 12"
         await page.locator("#all").click()
         assert await visible.count() == 12
-        assert "Calls" in await page.content()
+        content = await page.content()
+        assert "Calls" in content
+        assert "{" not in await page.locator("body").inner_text(), "a placeholder was left"
         # the running game (49) and anything unknown do not exist
         for url in (f"{board}game/49", f"{board}game/0", f"{board}game/x",
                     f"{base}/s/not-the-key/", f"{base}/", f"{board}player/nobody"):  # fmt: skip

@@ -123,3 +123,9 @@ def trick_png(cards: tuple[int, ...], lang: str = "en") -> bytes:
 def hand_png(cards: tuple[int, ...], lang: str = "en") -> bytes:
     """A hand, fanned out left to right in the order given (PNG)."""
     return _png(_row(cards, lang, HAND_STEP))
+
+
+@lru_cache(maxsize=96)
+def card_png(card: int, lang: str = "en") -> bytes:
+    """One card face (PNG), e.g. for the web pages."""
+    return _png(card_face(card, lang))

@@ -22,6 +22,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from ..host.i18n import LANGS, Term, render, text
 from ..host.series import signed
 from ..host.statcmds import player_lines
+from ..render.cards import card_png
 from ..stats import BOARDS, FinishedGame, Stats, StatsBook
 from .cards import card_html
 
@@ -30,7 +31,7 @@ log = logging.getLogger(__name__)
 STATS: Final = web.AppKey("stats", Stats)
 HEADERS: Final = {
     "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; "
-    "script-src 'unsafe-inline'; img-src data:",
+    "script-src 'unsafe-inline'; img-src 'self' data:",
     "Referrer-Policy": "no-referrer",
     "X-Robots-Tag": "noindex",
     "X-Content-Type-Options": "nosniff",
@@ -207,7 +208,8 @@ def game_view(g: FinishedGame, lang: str) -> dict[str, Any]:
         )
         for c in r["components"]
     ]  # fmt: skip
-    components.append(render(lang, "score.value", {"value": sum_value(r)}))
+    won_by = Term("party." + (r["winner"] or "nobody"))
+    components.append(render(lang, "score.value", {"value": sum_value(r), "winner": won_by}))
 
     def call_text(seat: int, key: str) -> str:
         return f"{names[seat]}: {text(lang, 'call.' + key)}"
@@ -260,7 +262,19 @@ def make_app(stats: Stats) -> web.Application:
     app.router.add_get("/s/{key}/", pages.board)
     app.router.add_get("/s/{key}/player/{user}", pages.player)
     app.router.add_get("/s/{key}/game/{id}", pages.game)
+    app.router.add_get("/card/{lang}/{card}.png", card_picture)
     return app
+
+
+async def card_picture(request: web.Request) -> web.Response:
+    """The face of one card (``/card/de/10.png``): no secret, the same for everybody."""
+    lang = request.match_info["lang"]
+    raw = request.match_info["card"]
+    if lang not in LANGS or not raw.isascii() or not raw.isdigit() or not 0 <= int(raw) < 48:
+        raise web.HTTPNotFound()
+    png = await asyncio.to_thread(card_png, int(raw), lang)
+    return web.Response(body=png, content_type="image/png",
+                        headers={"Cache-Control": "public, max-age=86400"})  # fmt: skip
 
 
 async def serve_web(stats: Stats, host: str, port: int) -> None:

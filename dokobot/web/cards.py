@@ -1,26 +1,27 @@
-"""Card pictures for the web pages.
+"""Card pictures for the web pages: the faces of :mod:`dokobot.render`, served as PNG.
 
-:func:`card_html` is the one place that draws a card; it can later return an ``<img>`` of
-the Discord card renderer instead of this styled text.
+:func:`card_html` is the one place that puts a card on a page: an ``<img>`` of the card face
+in the page's language, with the card's name as its text for screen readers and search.
 
 >>> str(card_html(4, "en"))
-'<span class="card black" title="♣Q">♣Q</span>'
+'<img class="card" src="/card/en/4.png" width="54" height="78" alt="♣Q" title="♣Q">'
 """
 
 from __future__ import annotations
 
 from markupsafe import Markup, escape
 
-from ..host.i18n import card_text
+from ..host.i18n import LANGS, card_text
+from ..render.cards import HEIGHT, WIDTH
 
-RED_SUITS = (2, 3)
-"""♥ and ♦ (suit index = kind // 6)."""
+SCALE = 0.75
+"""Cards are shown at three quarters of their drawn size (sharp on high-density screens)."""
 
 
 def card_html(card: int, lang: str) -> Markup:
     """One card (0-47) as an HTML element."""
-    label = card_text(card, lang)
-    colour = "red" if (card >> 1) // 6 in RED_SUITS else "black"
-    return Markup('<span class="card {}" title="{}">{}</span>').format(
-        colour, escape(label), escape(label)
-    )
+    label = escape(card_text(card, lang))
+    lang = lang if lang in LANGS else "en"
+    return Markup(
+        '<img class="card" src="/card/{}/{}.png" width="{}" height="{}" alt="{}" title="{}">'
+    ).format(lang, card, round(WIDTH * SCALE), round(HEIGHT * SCALE), label, label)
