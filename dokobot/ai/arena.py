@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from dokobot.engine import DEFAULT_RULES, Game, Phase, Result, Rules, observe, score
 
 from .base import ComputerPlayer
+from .legal import legal_actions
 
 __all__ = ["GameRecord", "play_game"]
 
@@ -21,7 +22,10 @@ class GameRecord:
     game: Game
     result: Result
     times: list[list[float]] = field(default_factory=lambda: [[], [], [], []])
-    """Seconds per decision (announce + decide of one turn), per seat."""
+    """Seconds per decision (announce + decide of one turn), per seat: CPU time of the
+    playing thread unless ``play_game`` gets another clock."""
+    choices: list[list[bool]] = field(default_factory=lambda: [[], [], [], []])
+    """Per seat and decision (as in ``times``): whether the turn had more than one legal action."""
 
 
 def play_game(
@@ -31,14 +35,16 @@ def play_game(
     dealer: int = 3,
     rules: Rules = DEFAULT_RULES,
     game: Game | None = None,
-    clock: Callable[[], float] = time.process_time,
+    clock: Callable[[], float] = time.thread_time,
 ) -> GameRecord:
     """Play one game to the end; ``players[s]`` sits at seat ``s``."""
     g = game if game is not None else Game.deal(rules, dealer, seed)
     times: list[list[float]] = [[], [], [], []]
+    choices: list[list[bool]] = [[], [], [], []]
     while g.phase is not Phase.FINISHED:
         seat = g.turn
         player = players[seat]
+        choices[seat].append(len(legal_actions(observe(g, seat))) > 1)
         t0 = clock()
         if g.phase is Phase.PLAYING:
             call = player.announce(observe(g, seat))
@@ -47,4 +53,4 @@ def play_game(
         action = player.decide(observe(g, seat))
         times[seat].append(clock() - t0)
         g.play(seat, action)
-    return GameRecord(g, score(g), times)
+    return GameRecord(g, score(g), times, choices)

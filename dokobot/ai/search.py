@@ -24,11 +24,16 @@ beat the best other plan by ``solo_margin`` points per game.
 With ``greedy=True`` the card search also plays its rollouts with that policy (``eps_self``
 and ``eps_others`` are the shares of random cards of the player and of the others).
 
-Determinism: the work per decision is a number of iterations fixed from ``budget_s`` and the
-cards left (calibrated for CPython on one core), not the clock, so the same seed and
-observation give the same action on any machine; a hard stop guards
-against a machine far slower than the calibration
-(``1 s + 10 x budget_s``).
+Budget: each decision thinks for ``budget_s`` seconds of the searching thread's CPU time
+(:class:`Budget`); the loops check the deadline after every iteration (card search) or every
+round of playouts (reservations), so a faster machine searches more, not faster. The host
+journals every move a computer player makes, so replays never ask the player again and stay
+exact although a decision now depends on how fast the machine was.
+
+With ``fixed=True`` the work is instead a number of iterations fixed from ``budget_s`` and the
+cards left (the old calibration, CPython on one slow core, about a quarter of the budget on a
+current machine): the same seed and observation then give the same action on any machine
+(tests, reproducible benchmarks; ``bench/ai.py --fixed``).
 """
 
 from __future__ import annotations
@@ -61,10 +66,14 @@ from .heuristic import best_solo, losers, reservation_choice
 from .legal import decision_rng, legal_actions, legal_calls
 from .rollout import greedy_playout
 
-__all__ = ["SearchPlayer", "SearchStats", "uct_search"]
+__all__ = ["Budget", "SearchPlayer", "SearchStats", "uct_search"]
 
 DEFAULT_BUDGET_S: Final = 0.45
-# Seconds per iteration ~ A + B * cards left (CPython 3.11, one core; see bench/ai.py).
+WALL_CAP_BASE_S: Final = 1.0
+WALL_CAP_FACTOR: Final = 4.0
+"""A search with a budget of ``b`` CPU seconds also stops after ``1 s + 4 b`` wall-clock
+seconds (a thread starved by many tables thinking at once still answers in time)."""
+# Fixed mode: seconds per iteration ~ A + B * cards left (CPython 3.11, one core).
 # Measured 2026-11 on the shared 2-core machine under load: about 30, 48, 62, 81, 85 us
 # at 6, 12, 24, 36, 48 cards left; the line stays a little above that.
 _ITER_BASE_S: Final = 30e-6
@@ -91,15 +100,57 @@ class _Node:
         self.children: dict[int, _Node] = {}
 
 
+class Budget:
+    """When one search stops: after ``seconds`` of the searching thread's CPU time or, in
+    fixed mode (``iterations`` given), after exactly that many iterations.
+
+    Why thread CPU time (:func:`time.thread_time`) and not the wall clock: the search runs in
+    a worker thread beside the event loop and beside the searches of other tables, all under
+    one interpreter lock, on a machine that may be busy with other processes. Wall-clock time
+    would count the time the thread waits for the lock or a core, so the same budget would buy
+    less thinking whenever the host is busy, and a benchmark on a shared machine would measure
+    the load instead of the player. CPU time of the thread is exactly the thinking the search
+    did. The wall clock is only a safety cap (:data:`WALL_CAP_BASE_S` +
+    :data:`WALL_CAP_FACTOR` x ``seconds``) so that a starved thread still answers in time; the
+    fixed mode never reads a clock.
+    """
+
+    __slots__ = ("iterations", "seconds", "start", "wall_stop")
+
+    def __init__(self, seconds: float, iterations: int | None = None) -> None:
+        self.seconds = seconds
+        self.iterations = iterations
+        self.start = time.thread_time()
+        self.wall_stop = time.perf_counter() + WALL_CAP_BASE_S + WALL_CAP_FACTOR * seconds
+
+    @property
+    def fixed(self) -> bool:
+        return self.iterations is not None
+
+    def deadline(self, share: float) -> float:
+        """The thread CPU time at which ``share`` of the budget is spent."""
+        return self.start + self.seconds * share
+
+    def over(self, deadline: float) -> bool:
+        """Whether the thread's CPU time reached ``deadline`` (or the wall-clock cap hit)."""
+        return time.thread_time() >= deadline or time.perf_counter() >= self.wall_stop
+
+    def used(self) -> float:
+        """Thread CPU seconds since the search started."""
+        return time.thread_time() - self.start
+
+
 class SearchStats:
     """Pooled root statistics of one search."""
 
-    __slots__ = ("iterations", "n", "w")
+    __slots__ = ("iterations", "n", "seconds", "w")
 
     def __init__(self) -> None:
         self.n: dict[Action, int] = {}
         self.w: dict[Action, float] = {}
         self.iterations = 0
+        self.seconds = 0.0
+        """Thread CPU seconds the search used."""
 
     def best(self) -> Action:
         return max(self.n, key=lambda a: (self.w[a] / max(1, self.n[a]), self.n[a], -a))
@@ -169,19 +220,24 @@ def _uct_world(
     root_game: Game,
     me: int,
     rng: random.Random,
-    iterations: int,
+    stop: Budget,
+    until: float | int,
     c: float,
     stats: SearchStats,
     calls: CallEval | None = None,
     greedy: tuple[float, float, float, float] | None = None,
 ) -> float:
-    """UCT in one world; adds the root statistics to ``stats`` (and the call gains to
-    ``calls``); returns ``me``'s mean reward."""
+    """UCT in one world until ``until`` (a number of iterations in fixed mode, else a thread
+    CPU deadline; at least one iteration); adds the root statistics to ``stats`` (and the call
+    gains to ``calls``); returns ``me``'s mean reward."""
     root = _Node(root_game.turn, root_game.legal_actions())
     log = math.log
     sqrt = math.sqrt
     total = 0.0
-    for _ in range(iterations):
+    fixed = stop.fixed
+    done = 0
+    while not (done >= until if fixed else done and stop.over(until)):
+        done += 1
         g = root_game.copy()
         node = root
         path = [node]
@@ -225,27 +281,32 @@ def _uct_world(
         for a, ch in root.children.items():
             stats.n[a] = stats.n.get(a, 0) + ch.n
             stats.w[a] = stats.w.get(a, 0.0) + ch.w
-    return total / max(1, iterations)
+    return total / max(1, done)
 
 
 def uct_search(
     obs: Observation,
     rng: random.Random,
-    iterations: int,
+    budget: Budget,
     worlds: int,
     c: float,
-    deadline: float,
     calls: CallEval | None = None,
     greedy: tuple[float, float, float, float] | None = None,
 ) -> SearchStats:
-    """Ensemble UCT from the observing player's card turn."""
+    """Ensemble UCT from the observing player's card turn: ``worlds`` sampled worlds, each
+    searched for an equal share of ``budget`` (world ``k`` until ``(k + 1) / worlds`` of it is
+    spent, so a slow start is made up later)."""
     stats = SearchStats()
-    per_world = max(1, iterations // worlds)
-    for _ in range(worlds):
+    for k in range(worlds):
         root_game = obs.world(obs.sample_hands(rng))
-        _uct_world(root_game, obs.seat, rng, per_world, c, stats, calls, greedy)
-        if time.perf_counter() > deadline:
+        if budget.iterations is not None:
+            until: float | int = max(1, budget.iterations // worlds)
+        else:
+            until = budget.deadline((k + 1) / worlds)
+        _uct_world(root_game, obs.seat, rng, budget, until, c, stats, calls, greedy)
+        if not budget.fixed and time.perf_counter() >= budget.wall_stop:
             break
+    stats.seconds = budget.used()
     return stats
 
 
@@ -270,7 +331,8 @@ def _contract_game(
 
 
 class SearchPlayer:
-    """The ``strong`` level."""
+    """The ``strong`` level: thinks ``budget_s`` seconds of thread CPU time per decision
+    (``fixed=True``: a fixed, deterministic amount of work instead; see the module)."""
 
     name = "search"
 
@@ -291,6 +353,7 @@ class SearchPlayer:
         greedy: bool = False,
         eps_self: float = 0.1,
         eps_others: float = 0.1,
+        fixed: bool = False,
     ) -> None:
         self.seed = seed
         self.restrictions = restrictions
@@ -306,6 +369,7 @@ class SearchPlayer:
         self.greedy = greedy
         self.eps_self = eps_self
         self.eps_others = eps_others
+        self.fixed = fixed
 
     def _eps(self, me: int) -> tuple[float, float, float, float]:
         e = [self.eps_others] * 4
@@ -325,14 +389,13 @@ class SearchPlayer:
         self, obs: Observation, purpose: str, share: float, calls: CallEval | None = None
     ) -> SearchStats:
         rng = decision_rng(self.seed, obs, purpose)
-        deadline = time.perf_counter() + 1.0 + 10 * self.budget_s * share
+        fixed = self._iterations(obs, share) if self.fixed else None
         return uct_search(
             obs,
             rng,
-            self._iterations(obs, share),
+            Budget(self.budget_s * share, fixed),
             self.worlds,
             self.c,
-            deadline,
             calls,
             self._eps(obs.seat) if self.greedy else None,
         )
@@ -378,8 +441,9 @@ class SearchPlayer:
         if len(plans) == 1:
             return plans[0]
         rng = random.Random(f"{self.seed}|contract|{obs.seat}|{obs.dealer}|{hand}|{forced}")
-        budget = self.budget_s * self.contract_factor
-        playouts = max(1, int(budget / _GREEDY_PLAYOUT_S) // (len(plans) * self.contract_worlds))
+        seconds = self.budget_s * self.contract_factor
+        fixed = max(1, int(seconds / _GREEDY_PLAYOUT_S) // (len(plans) * self.contract_worlds))
+        budget = Budget(seconds, fixed if self.fixed else None)
         values = [0.0] * len(plans)
         rest = [c for c in range(48) if not hand >> c & 1]
         evals = [
@@ -387,7 +451,7 @@ class SearchPlayer:
             for plan in plans
         ]
         me = obs.seat
-        for _ in range(self.contract_worlds):
+        for w in range(self.contract_worlds):
             rng.shuffle(rest)
             hands: list[Mask] = []
             k = 0
@@ -397,17 +461,22 @@ class SearchPlayer:
                 else:
                     hands.append(sum(1 << c for c in rest[12 * k : 12 * k + 12]))
                     k += 1
-            for i, plan in enumerate(plans):
-                start = _contract_game(obs, hands, plan is not None, plan)
-                ev = evals[i]
-                total = 0.0
-                for _p in range(playouts):
+            starts = [_contract_game(obs, hands, plan is not None, plan) for plan in plans]
+            totals = [0.0] * len(plans)
+            deadline = budget.deadline((w + 1) / self.contract_worlds)
+            rounds = 0
+            # rounds of one playout per plan until this deal's share of the budget is spent
+            while not (rounds >= fixed if budget.fixed else rounds and budget.over(deadline)):
+                rounds += 1
+                for i, start in enumerate(starts):
                     g = start.copy()
                     greedy_playout(g, rng, self._eps(me))
-                    total += _rewards(g)[me]
+                    totals[i] += _rewards(g)[me]
+                    ev = evals[i]
                     if ev is not None:
                         ev.add(g, me)
-                values[i] += total / playouts
+            for i in range(len(plans)):
+                values[i] += totals[i] / rounds
         for i, ev in enumerate(evals):
             if ev is not None and ev.n:
                 # the plan's value with the best opening call (made at the first card)
