@@ -131,7 +131,7 @@ def main() -> None:
             deals = solo_deals(make, b, args.seed, deals_n)
         else:
             deals = list(range(args.seed, args.seed + deals_n))
-        if args.solo_games:
+        if args.solo_games and b != "random":  # random players never declare
             # far from the regular deals, so that none is drawn twice
             more = solo_deals(make, b, args.seed + 1_000_000, args.solo_games // len(layouts))
             extra.update(more)

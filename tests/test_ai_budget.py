@@ -113,3 +113,47 @@ def test_reservation_search_uses_its_budget() -> None:
     p.decide(obs)
     used = time.thread_time() - t0
     assert 0.9 * budget_s <= used <= 1.1 * budget_s, used
+
+
+def _solo_observation(deal: int, cards: int) -> tuple[Game, Observation]:
+    """A lust solo of the normal level, ``cards`` cards into the play, seen by a defender."""
+    players = [make_player("normal", seed=1000 * deal + s) for s in range(4)]
+    g = Game.deal(DEFAULT_RULES, deal % 4, deal)
+    while g.phase is not Phase.PLAYING:
+        g.play(g.turn, players[g.turn].decide(observe(g, g.turn)))
+    for _ in range(cards):
+        g.play(g.turn, players[g.turn].decide(observe(g, g.turn)))
+    return g, observe(g, (g.declarer + 1 + cards % 3) & 3)
+
+
+def test_sampled_worlds_model_a_declared_soloist() -> None:
+    """In the worlds of a defender, the lust soloist holds a solo hand (few losers in the
+    declared solo), while every sampled deal stays consistent with the observation."""
+    from dokobot.ai.arena import solo_deals
+    from dokobot.ai.heuristic import losers
+    from dokobot.ai.search import SOLO_MODEL_LOSERS, model_soloist
+    from dokobot.engine.order import SCHEMES
+
+    deals = solo_deals(lambda lv, s: make_player(lv, seed=s), "normal", 0, 4)
+    for k, deal in enumerate(deals):
+        g, obs = _solo_observation(deal, 3 * k + 1)
+        d = obs.declarer
+        scheme = SCHEMES[int(g.solo or 0)]
+        played = g.start_hands[d] & ~g.hands[d]
+        rng = random.Random(k)
+        before: list[float] = []
+        after: list[float] = []
+        for _ in range(30):
+            hands = obs.sample_hands(rng)
+            modelled = model_soloist(obs, hands, rng, SOLO_MODEL_LOSERS)
+            assert modelled[obs.seat] == obs.hand
+            assert [h.bit_count() for h in modelled] == [h.bit_count() for h in hands]
+            assert sum(modelled) == sum(hands)  # the same cards, dealt otherwise
+            for s in range(4):
+                for c in range(5):
+                    if obs.voids[s] >> c & 1:
+                        assert not modelled[s] & scheme.class_mask[c]
+            obs.world(modelled)  # a consistent world
+            before.append(losers(hands[d] | played, scheme))
+            after.append(losers(modelled[d] | played, scheme))
+        assert statistics.median(after) <= SOLO_MODEL_LOSERS < statistics.median(before)

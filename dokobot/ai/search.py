@@ -50,6 +50,7 @@ from dokobot.engine import (
     RESERVATION,
     Action,
     Game,
+    GameType,
     Mask,
     Observation,
     Phase,
@@ -62,8 +63,8 @@ from dokobot.engine.order import SCHEMES
 from dokobot.engine.scoring import outcome_scores
 
 from .base import Restrictions
-from .heuristic import best_solo, losers, reservation_choice
-from .legal import decision_rng, legal_actions, legal_calls
+from .heuristic import best_solo, choose_card, losers, reservation_choice
+from .legal import cards_in, decision_rng, legal_actions, legal_calls
 from .rollout import greedy_playout
 
 __all__ = ["Budget", "SearchPlayer", "SearchStats", "uct_search"]
@@ -87,6 +88,67 @@ MAX_CALL_STEP: Final = 3
 """Call levels considered above the party's current one (re/kontra + no90 + no60)."""
 SOLO_MARGIN: Final = 0.5
 """Points per game a solo must promise above the best normal choice."""
+SOLO_MODEL_LOSERS: Final = 4.5
+"""The most estimated losers (:func:`~dokobot.ai.heuristic.losers`) a lust soloist's hand
+has in the sampled worlds (the heuristic declares at 3.5, the strong level considers up to
+:data:`SOLO_LOSERS_CANDIDATE`)."""
+_SOLO_MODEL_SWAPS: Final = 80
+
+
+def model_soloist(
+    obs: Observation, hands: list[Mask], rng: random.Random, limit: float
+) -> list[Mask]:
+    """``hands`` (a sampled deal) changed so that the declarer of a lust solo held a hand of
+    at most ``limit`` losers in the declared solo when he declared it, as far as that is
+    reachable: cards are swapped between him and the other hidden hands (never into a
+    class a seat has shown void in) while his estimated losers fall, at most
+    :data:`_SOLO_MODEL_SWAPS` proposals. A forced or mandatory solo, a solo of the observing
+    player and other games are left alone."""
+    d = obs.declarer
+    if (
+        obs.game_type is not GameType.SOLO
+        or obs.solo is None
+        or obs.mandatory
+        or obs.forced == d
+        or d == obs.seat
+    ):
+        return hands
+    scheme = SCHEMES[int(obs.solo)]
+    cls = scheme.cls
+    key = scheme.key
+    played = 0
+    for leader, cards, _ in obs.tricks:
+        for i, c in enumerate(cards):
+            if (leader + i) & 3 == d:
+                played |= 1 << c
+    for i, c in enumerate(obs.trick):
+        if (obs.leader + i) & 3 == d:
+            played |= 1 << c
+    hands = list(hands)
+    cur = losers(hands[d] | played, scheme)
+    others = [s for s in range(4) if s not in (d, obs.seat) and hands[s]]
+    if not others or not hands[d]:
+        return hands
+    void_d = obs.voids[d]
+    for _ in range(_SOLO_MODEL_SWAPS):
+        if cur <= limit:
+            break
+        o = others[int(rng.random() * len(others))]
+        mine = cards_in(hands[d])
+        x = mine[int(rng.random() * len(mine))]
+        if obs.voids[o] >> cls[x] & 1:
+            continue
+        better = [y for y in cards_in(hands[o]) if key[y] > key[x] and not void_d >> cls[y] & 1]
+        if not better:
+            continue
+        y = better[int(rng.random() * len(better))]
+        new_d = hands[d] ^ (1 << x) | (1 << y)
+        new = losers(new_d | played, scheme)
+        if new < cur:
+            hands[o] = hands[o] ^ (1 << y) | (1 << x)
+            hands[d] = new_d
+            cur = new
+    return hands
 
 
 class _Node:
@@ -292,13 +354,18 @@ def uct_search(
     c: float,
     calls: CallEval | None = None,
     greedy: tuple[float, float, float, float] | None = None,
+    solo_model: float | None = None,
 ) -> SearchStats:
     """Ensemble UCT from the observing player's card turn: ``worlds`` sampled worlds, each
     searched for an equal share of ``budget`` (world ``k`` until ``(k + 1) / worlds`` of it is
-    spent, so a slow start is made up later)."""
+    spent, so a slow start is made up later). ``solo_model``: the loser limit of a lust
+    soloist's hand in the worlds (:func:`model_soloist`)."""
     stats = SearchStats()
     for k in range(worlds):
-        root_game = obs.world(obs.sample_hands(rng))
+        hands = obs.sample_hands(rng)
+        if solo_model is not None:
+            hands = model_soloist(obs, hands, rng, solo_model)
+        root_game = obs.world(hands)
         if budget.iterations is not None:
             until: float | int = max(1, budget.iterations // worlds)
         else:
@@ -351,6 +418,10 @@ class SearchPlayer:
         contract_factor: float = 1.0,
         contract_worlds: int = CONTRACT_WORLDS,
         greedy: bool = False,
+        greedy_solo: bool = False,
+        solo_model: float | None = SOLO_MODEL_LOSERS,
+        heuristic_prior: float | None = None,
+        prior_solo_only: bool = True,
         eps_self: float = 0.1,
         eps_others: float = 0.1,
         fixed: bool = False,
@@ -367,6 +438,10 @@ class SearchPlayer:
         self.contract_factor = contract_factor
         self.contract_worlds = contract_worlds
         self.greedy = greedy
+        self.greedy_solo = greedy_solo
+        self.solo_model = solo_model
+        self.heuristic_prior = heuristic_prior
+        self.prior_solo_only = prior_solo_only
         self.eps_self = eps_self
         self.eps_others = eps_others
         self.fixed = fixed
@@ -376,13 +451,17 @@ class SearchPlayer:
         e[me] = self.eps_self
         return (e[0], e[1], e[2], e[3])
 
-    def _per_iter(self, cards_left: int) -> float:
-        per_card = _ITER_PER_CARD_S + (_GREEDY_PER_CARD_S if self.greedy else 0.0)
+    def _greedy_in(self, obs: Observation) -> bool:
+        """Whether the card search plays its rollouts with the greedy policy."""
+        return self.greedy or (self.greedy_solo and obs.game_type is GameType.SOLO)
+
+    def _per_iter(self, obs: Observation, cards_left: int) -> float:
+        per_card = _ITER_PER_CARD_S + (_GREEDY_PER_CARD_S if self._greedy_in(obs) else 0.0)
         return _ITER_BASE_S + per_card * cards_left
 
     def _iterations(self, obs: Observation, share: float) -> int:
         cards_left = 48 - 4 * len(obs.tricks) - len(obs.trick)
-        per_iter = self._per_iter(cards_left)
+        per_iter = self._per_iter(obs, cards_left)
         return max(self.worlds * 20, int(self.budget_s * share / per_iter))
 
     def _search(
@@ -397,7 +476,8 @@ class SearchPlayer:
             self.worlds,
             self.c,
             calls,
-            self._eps(obs.seat) if self.greedy else None,
+            self._eps(obs.seat) if self._greedy_in(obs) else None,
+            self.solo_model,
         )
 
     def decide(self, obs: Observation) -> Action:
@@ -417,7 +497,15 @@ class SearchPlayer:
         if len(actions) == 1:
             return actions[0]
         share = 1.0 - self.call_share if self._may_call(obs) else 1.0
-        return self._search(obs, "decide", share).best()
+        stats = self._search(obs, "decide", share)
+        best = stats.best()
+        margin = self.heuristic_prior
+        if margin is not None and (not self.prior_solo_only or obs.game_type is GameType.SOLO):
+            # the heuristic's card unless the search finds one clearly better
+            card = choose_card(obs, decision_rng(self.seed, obs, "prior"))
+            if card in stats.n and stats.mean(best) - stats.mean(card) < margin:
+                return card
+        return best
 
     def _contract(self, obs: Observation, *, with_healthy: bool) -> Action | None:
         """The declaration to make (None: say healthy), chosen by greedy playouts over
