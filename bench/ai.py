@@ -98,6 +98,21 @@ def kind_table(games: Sequence[DuplicateGame]) -> list[str]:
     return lines
 
 
+def final_line(
+    games: Sequence[DuplicateGame], extra: set[int], shares: Sequence[float], times: Sequence[float]
+) -> str:
+    """The last line: overall points per game of the strong-vs-normal ``games`` (without the
+    ``extra`` solo deals), the worst solo kind's lower bound (with them), the median budget
+    share and the 95th percentile of the decision times."""
+    e = overall([g for g in games if g.deal not in extra])
+    worst = worst_solo_lower(by_kind(games))
+    return (
+        f"strong_vs_normal_ppg: {e.mean:.3f} ci95: {e.low:.3f}..{e.high:.3f} "
+        f"worst_kind_lower: {worst:.3f} budget_share_p50: {_pct(shares, 0.5):.3f} "
+        f"search_p95_s: {_pct(times, 0.95):.3f}"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--games", type=int, default=200, help="games with A per match")
@@ -170,13 +185,7 @@ def main() -> None:
         )
     print(f"wall time {wall:.0f} s on {args.procs} processes")
     svh = results.get("search_vs_heuristic", [])
-    e = overall([g for g in svh if g.deal not in extra])
-    worst = worst_solo_lower(by_kind(svh))
-    print(
-        f"strong_vs_normal_ppg: {e.mean:.3f} ci95: {e.low:.3f}..{e.high:.3f} "
-        f"worst_kind_lower: {worst:.3f} budget_share_p50: {_pct(shares, 0.5):.3f} "
-        f"search_p95_s: {_pct(times.get('strong', []), 0.95):.3f}"
-    )
+    print(final_line(svh, extra, shares, times.get("strong", [])))
 
 
 if __name__ == "__main__":

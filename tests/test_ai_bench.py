@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import re
 import statistics
 from pathlib import Path
 from types import ModuleType
@@ -92,10 +93,25 @@ def test_per_kind_report() -> None:
             assert math.isclose(e.mean, statistics.fmean(means))
             assert math.isclose(e.low, e.mean - half) and math.isclose(e.high, e.mean + half)
     assert worst_solo_lower(kinds) == min(kinds["solo-A"].low, kinds["solo-B"].low)
-    table = _bench().kind_table(games)
+    bench = _bench()
+    table = bench.kind_table(games)
     assert len(table) == 1 + len(KINDS)
     for k, line in zip(KINDS, table[1:], strict=True):
         assert line.split()[:2] == [k, str(kinds[k].games)]
+    # the last line: extra solo deals count in the solo kinds, not in the overall figure
+    extra = set(deals[10:])
+    line = bench.final_line(games, extra, [0.5, 0.9, 1.0], [0.1, 0.2, 0.3])
+    m = re.fullmatch(
+        r"strong_vs_normal_ppg: (\S+) ci95: (\S+)\.\.(\S+) worst_kind_lower: (\S+) "
+        r"budget_share_p50: (\S+) search_p95_s: (\S+)",
+        line,
+    )
+    assert m is not None, line
+    plain = overall([g for g in games if g.deal not in extra])
+    assert float(m[1]) == round(plain.mean, 3) != round(overall(games).mean, 3)
+    assert (float(m[2]), float(m[3])) == (round(plain.low, 3), round(plain.high, 3))
+    assert float(m[4]) == round(worst_solo_lower(kinds), 3)
+    assert (float(m[5]), float(m[6])) == (0.9, 0.3)
 
 
 def test_normal_partners_needs_two_a_players_in_one_party() -> None:
