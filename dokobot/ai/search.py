@@ -13,7 +13,8 @@ the defenders played against a soloist who could not win and let real solos thro
 against the heuristic's defence on deals ``normal`` plays as a lust solo (strong defenders in
 every defender seat and as a pair, budget 0.1 s): without the model -1.04 points per game
 (CI -2.13..+0.05, 20 deals, 80 games), with it +0.45 (CI +0.09..+0.81); on 30 other deals
--1.09 (CI -1.84..-0.34) and +0.58 (CI +0.25..+0.91), the paired gain +1.68 (CI +1.03..+2.32).
+-1.09 (CI -1.84..-0.34) and +0.58 (CI +0.25..+0.91), the paired gain +1.68 (CI +1.03..+2.32);
+with the default budget, with the model, on 20 more deals +0.45 (CI +0.14..+0.76).
 Greedy rollouts in solos and a heuristic prior at the root did not add to that.
 
 Calls are decided inside the search (:class:`CallEval`): every rollout is scored as played
