@@ -1,132 +1,191 @@
-"""Duplicate matches between computer players.
+"""Duplicate matches between computer players, with the strength per game kind.
 
-Each match puts one player of type A against three of type B. Every deal is played four
-times with A in each seat, so A plays every hand from every seat; a deal's result is the
-mean of A's four scores, and the 95 % confidence interval comes from the spread over deals.
+A match compares player A with player B on the same deals. Each deal is played by B in all
+four seats (the baseline) and then in layouts with A in some seats: A alone in each seat (one
+A against three B) and, unless ``--layouts single``, two A players in opposite seats (0 and 2,
+then 1 and 3). A's result in a game is A's score minus B's score in the same seat of the
+baseline (the luck of the cards cancels); a deal's result is the mean over its games, and the
+95 % confidence intervals come from the spread over deals.
 
-    python bench/ai.py --games 400            # search/heuristic and heuristic/random
-    python bench/ai.py --games 400 --vs-random
+    python bench/ai.py --games 2000 --solo-games 480 --procs 2 --by-kind   # the issue's run
+    python bench/ai.py --games 80 --procs 1 --solo-deals --only search_vs_heuristic
 
-``--games`` counts games per match (deals x 4). Decision times are process CPU time of the
-single-threaded worker (one core), per turn (a call plus the turn action).
+``--games`` counts the games with A per match (deals x layouts). ``--by-kind`` adds a table
+per game kind: normal with A partners, normal with B partners (mixed), wedding, a solo
+declared by A, a solo declared by B (a game is a solo if the A game or the baseline is one).
+``--solo-deals`` keeps only deals whose baseline is a solo (probes of solo play).
+``--solo-games N`` adds N games on deals whose baseline is a solo (B lust solos are rare, about
+one deal in 100 for ``normal``): they count in the solo kinds of the table and in W, not in the
+overall points per game, which stay those of a plain sample of deals.
+
+Decision times are CPU time of the playing thread, per turn (a call plus the turn action);
+the budget share is that time over the budget, at the median over the turns where the strong
+player had a choice. ``--fixed`` plays the strong level with its fixed, deterministic amount of
+work instead of its time budget.
+
+The last line is
+``strong_vs_normal_ppg: X ci95: A..B worst_kind_lower: W budget_share_p50: S search_p95_s: Z``
+(W: the lowest CI lower bound over the solo kinds).
 """
 
 from __future__ import annotations
 
 import argparse
-import math
 import multiprocessing as mp
-import statistics
 import sys
 import time
-from collections import Counter
+from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from dokobot.ai import make_player
-from dokobot.ai.arena import play_game
+from dokobot.ai.arena import (
+    KINDS,
+    PAIR_LAYOUTS,
+    SINGLE_LAYOUTS,
+    DuplicateGame,
+    Estimate,
+    by_kind,
+    overall,
+    play_duplicate,
+    solo_deals,
+    worst_solo_lower,
+)
 from dokobot.ai.base import ComputerPlayer
-from dokobot.engine import GameType
+from dokobot.ai.search import DEFAULT_BUDGET_S
 
-Task = tuple[str, str, str, int, int, float | None]
+MATCHES = {
+    "search_vs_heuristic": ("strong", "normal"),
+    "heuristic_vs_random": ("normal", "random"),
+    "search_vs_random": ("strong", "random"),
+}
 
-
-def _run(task: Task) -> tuple[str, int, int, float, list[float], list[float], str]:
-    """One game: (match, deal, focal seat, A's score, A's times, B's times, game kind)."""
-    match, a, b, deal, seat, budget = task
-    players: list[ComputerPlayer] = []
-    for s in range(4):
-        level = a if s == seat else b
-        players.append(make_player(level, seed=1000 * deal + s, budget_s=budget))
-    rec = play_game(players, seed=deal, dealer=deal % 4)
-    g = rec.game
-    kind = g.game_type.key
-    if g.game_type is GameType.SOLO:
-        kind = "solo-A" if g.declarer == seat else "solo-B"
-    a_times = rec.times[seat]
-    b_times = [t for s in range(4) if s != seat for t in rec.times[s]]
-    return match, deal, seat, float(rec.result.scores[seat]), a_times, b_times, kind
+Task = tuple[str, int, tuple[int, ...], float, bool]
 
 
-def _pct(xs: list[float], q: float) -> float:
+def _make(budget: float, fixed: bool, level: str, seed: int) -> ComputerPlayer:
+    return make_player(level, seed=seed, budget_s=budget, fixed=fixed)
+
+
+def _run(task: Task) -> tuple[str, DuplicateGame]:
+    match, deal, a_seats, budget, fixed = task
+    a, b = MATCHES[match]
+    return match, play_duplicate(partial(_make, budget, fixed), a, b, deal, a_seats)
+
+
+def _pct(xs: Sequence[float], q: float) -> float:
     if not xs:
         return float("nan")
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(q * len(xs)))]
+    ys = sorted(xs)
+    return ys[min(len(ys) - 1, int(q * len(ys)))]
+
+
+def _ci(e: Estimate) -> str:
+    return f"{e.mean:+.3f} (95% CI {e.low:+.3f}..{e.high:+.3f})"
+
+
+def kind_table(games: Sequence[DuplicateGame]) -> list[str]:
+    """The ``--by-kind`` table: per game kind the games, the deals and A's points per game."""
+    kinds = by_kind(games)
+    total = max(1, len(games))
+    lines = [f"  {'kind':<16} {'games':>6} {'share':>6} {'deals':>6}  points/game (95% CI)"]
+    for k in KINDS:
+        e = kinds[k]
+        share = 100.0 * e.games / total
+        lines.append(f"  {k:<16} {e.games:>6} {share:>5.1f}% {e.deals:>6}  {_ci(e)}")
+    return lines
+
+
+def final_line(
+    games: Sequence[DuplicateGame], extra: set[int], shares: Sequence[float], times: Sequence[float]
+) -> str:
+    """The last line: overall points per game of the strong-vs-normal ``games`` (without the
+    ``extra`` solo deals), the worst solo kind's lower bound (with them), the median budget
+    share and the 95th percentile of the decision times."""
+    e = overall([g for g in games if g.deal not in extra])
+    worst = worst_solo_lower(by_kind(games))
+    return (
+        f"strong_vs_normal_ppg: {e.mean:.3f} ci95: {e.low:.3f}..{e.high:.3f} "
+        f"worst_kind_lower: {worst:.3f} budget_share_p50: {_pct(shares, 0.5):.3f} "
+        f"search_p95_s: {_pct(times, 0.95):.3f}"
+    )
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--games", type=int, default=200, help="games per match (deals x 4)")
+    ap.add_argument("--games", type=int, default=200, help="games with A per match")
     ap.add_argument("--vs-random", action="store_true", help="also one search vs three random")
-    ap.add_argument("--budget", type=float, default=None, help="search seconds per decision")
+    ap.add_argument("--budget", type=float, default=DEFAULT_BUDGET_S, help="search seconds")
+    ap.add_argument("--fixed", action="store_true", help="strong: fixed work, not time")
     ap.add_argument("--procs", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1, help="first deal seed")
     ap.add_argument("--only", default="", help="comma list of matches to run")
+    ap.add_argument("--layouts", choices=["single", "both"], default="both")
+    ap.add_argument("--by-kind", action="store_true", help="a table per game kind")
+    ap.add_argument("--solo-deals", action="store_true", help="only deals B plays as a solo")
+    ap.add_argument(
+        "--solo-games", type=int, default=0, help="games on extra deals B plays as a solo"
+    )
     args = ap.parse_args()
-    deals = max(1, args.games // 4)
-    matches = [
-        ("search_vs_heuristic", "strong", "normal"),
-        ("heuristic_vs_random", "normal", "random"),
-    ]
+    layouts = SINGLE_LAYOUTS + (PAIR_LAYOUTS if args.layouts == "both" else ())
+    deals_n = max(1, args.games // len(layouts))
+    names = ["search_vs_heuristic", "heuristic_vs_random"]
     if args.vs_random:
-        matches.append(("search_vs_random", "strong", "random"))
+        names.append("search_vs_random")
     if args.only:
         keep = set(args.only.split(","))
-        matches = [m for m in matches if m[0] in keep]
-    tasks: list[Task] = [
-        (name, a, b, args.seed + d, seat, args.budget)
-        for name, a, b in matches
-        for d in range(deals)
-        for seat in range(4)
-    ]
+        names = [m for m in MATCHES if m in keep]
+    tasks: list[Task] = []
+    make = partial(_make, args.budget, args.fixed)
+    extra: set[int] = set()
+    for name in names:
+        b = MATCHES[name][1]
+        if args.solo_deals:
+            deals = solo_deals(make, b, args.seed, deals_n)
+        else:
+            deals = list(range(args.seed, args.seed + deals_n))
+        if args.solo_games and b != "random":  # random players never declare
+            # far from the regular deals, so that none is drawn twice
+            more = solo_deals(make, b, args.seed + 1_000_000, args.solo_games // len(layouts))
+            extra.update(more)
+            deals += more
+        tasks += [(name, d, lay, args.budget, args.fixed) for d in deals for lay in layouts]
     t0 = time.time()
-    per_deal: dict[str, dict[int, list[float]]] = {m[0]: {} for m in matches}
-    times: dict[str, list[float]] = {}
-    kinds: dict[str, Counter[str]] = {m[0]: Counter() for m in matches}
+    results: dict[str, list[DuplicateGame]] = {n: [] for n in names}
     with mp.Pool(args.procs) as pool:
-        results = pool.imap_unordered(_run, tasks, chunksize=1)
-        for done, (match, deal, _seat, sc, at, bt, kind) in enumerate(results, 1):
+        for done, (match, game) in enumerate(pool.imap_unordered(_run, tasks, chunksize=1), 1):
             if done % 100 == 0 or done == len(tasks):
-                print(
-                    f"  {done}/{len(tasks)} games, {time.time() - t0:.0f} s",
-                    file=sys.stderr,
-                    flush=True,
-                )
-            per_deal[match].setdefault(deal, []).append(sc)
-            a_level, b_level = next((a, b) for n, a, b in matches if n == match)
-            times.setdefault(a_level, []).extend(at)
-            times.setdefault(b_level, []).extend(bt)
-            kinds[match][kind] += 1
+                print(f"  {done}/{len(tasks)} games, {time.time() - t0:.0f} s", file=sys.stderr)
+            results[match].append(game)
     wall = time.time() - t0
-    ppg: dict[str, tuple[float, float, float]] = {}
-    for name, a, b in matches:
-        means = [statistics.fmean(v) for v in per_deal[name].values()]
-        m = statistics.fmean(means)
-        half = 1.96 * statistics.stdev(means) / math.sqrt(len(means)) if len(means) > 1 else 0.0
-        ppg[name] = (m, m - half, m + half)
+    times: dict[str, list[float]] = {}
+    shares: list[float] = []
+    for name in names:
+        a, b = MATCHES[name]
+        games = results[name]
+        e = overall([g for g in games if g.deal not in extra])
         print(
-            f"{name}: {a} scores {m:+.3f} points/game (95% CI {m - half:+.3f}..{m + half:+.3f}) "
-            f"against 3x {b}, {len(means)} deals x 4 seats; game kinds {dict(kinds[name])}"
+            f"{name}: {a} scores {_ci(e)} points/game against {b}, {e.deals} deals, {e.games} games"
         )
+        if args.by_kind:
+            print("\n".join(kind_table(games)))
+        for g in games:
+            times.setdefault(a, []).extend(g.a_times)
+            times.setdefault(b, []).extend(g.b_times)
+            if a == "strong":
+                shares += [
+                    t / args.budget for t, c in zip(g.a_times, g.a_choices, strict=True) if c
+                ]
     for level, ts in sorted(times.items()):
         print(
             f"decision time {level}: p50 {_pct(ts, 0.5) * 1000:.1f} ms  "
             f"p95 {_pct(ts, 0.95) * 1000:.1f} ms  max {max(ts) * 1000:.1f} ms  (n={len(ts)})"
         )
     print(f"wall time {wall:.0f} s on {args.procs} processes")
-    nan = float("nan")
-    svh = ppg.get("search_vs_heuristic", (nan, nan, nan))
-    hvr = ppg.get("heuristic_vs_random", (nan, nan, nan))
-    sp95 = _pct(times.get("strong", []), 0.95)
-    line = (
-        f"search_vs_heuristic_ppg: {svh[0]:.3f} ci95: {svh[1]:.3f}..{svh[2]:.3f} "
-        f"heuristic_vs_random_ppg: {hvr[0]:.3f} search_p95_s: {sp95:.3f}"
-    )
-    if "search_vs_random" in ppg:
-        print(f"search_vs_random_ppg: {ppg['search_vs_random'][0]:.3f}")
-    print(line)
+    svh = results.get("search_vs_heuristic", [])
+    print(final_line(svh, extra, shares, times.get("strong", [])))
 
 
 if __name__ == "__main__":

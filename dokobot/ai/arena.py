@@ -1,19 +1,38 @@
 """Play whole games between computer players (tests and the bench), the way the host does:
 on a player's turn it is first asked for a call, then for its action; every action goes
 through the checked :meth:`Game.play`.
+
+Duplicate matches (``bench/ai.py``) compare a player A with a player B on the same deals:
+each deal is played by B in every seat (the baseline) and with A in some seats (a layout);
+A's result in a game is A's score minus B's score in the same seat of the baseline, so luck
+of the cards cancels, and it is attributed to a game kind (:data:`KINDS`).
 """
 
 from __future__ import annotations
 
+import math
+import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Final
 
-from dokobot.engine import DEFAULT_RULES, Game, Phase, Result, Rules, observe, score
+from dokobot.engine import DEFAULT_RULES, Game, GameType, Phase, Result, Rules, observe, score
 
 from .base import ComputerPlayer
+from .legal import legal_actions
 
-__all__ = ["GameRecord", "play_game"]
+__all__ = [
+    "KINDS",
+    "DuplicateGame",
+    "Estimate",
+    "GameRecord",
+    "by_kind",
+    "game_kind",
+    "overall",
+    "play_duplicate",
+    "play_game",
+]
 
 
 @dataclass(slots=True)
@@ -21,7 +40,10 @@ class GameRecord:
     game: Game
     result: Result
     times: list[list[float]] = field(default_factory=lambda: [[], [], [], []])
-    """Seconds per decision (announce + decide of one turn), per seat."""
+    """Seconds per decision (announce + decide of one turn), per seat: CPU time of the
+    playing thread unless ``play_game`` gets another clock."""
+    choices: list[list[bool]] = field(default_factory=lambda: [[], [], [], []])
+    """Per seat and decision (as in ``times``): whether the turn had more than one legal action."""
 
 
 def play_game(
@@ -31,14 +53,16 @@ def play_game(
     dealer: int = 3,
     rules: Rules = DEFAULT_RULES,
     game: Game | None = None,
-    clock: Callable[[], float] = time.process_time,
+    clock: Callable[[], float] = time.thread_time,
 ) -> GameRecord:
     """Play one game to the end; ``players[s]`` sits at seat ``s``."""
     g = game if game is not None else Game.deal(rules, dealer, seed)
     times: list[list[float]] = [[], [], [], []]
+    choices: list[list[bool]] = [[], [], [], []]
     while g.phase is not Phase.FINISHED:
         seat = g.turn
         player = players[seat]
+        choices[seat].append(len(legal_actions(observe(g, seat))) > 1)
         t0 = clock()
         if g.phase is Phase.PLAYING:
             call = player.announce(observe(g, seat))
@@ -47,4 +71,146 @@ def play_game(
         action = player.decide(observe(g, seat))
         times[seat].append(clock() - t0)
         g.play(seat, action)
-    return GameRecord(g, score(g), times)
+    return GameRecord(g, score(g), times, choices)
+
+
+# ------------------------------------------------------------------ duplicate matches
+
+KINDS: Final = ("normal-partners", "normal-mixed", "wedding", "solo-A", "solo-B")
+"""Game kinds of a duplicate game, from player A's side: a normal game (or silent wedding)
+in which two A players are partners, or in which A's partners are B players; a wedding; a solo
+declared by an A player or by a B player."""
+SOLO_KINDS: Final = ("solo-A", "solo-B")
+SINGLE_LAYOUTS: Final = ((0,), (1,), (2,), (3,))
+"""One A player against three B players, in each seat once."""
+PAIR_LAYOUTS: Final = ((0, 2), (1, 3))
+"""Two A players against two B players, in each seat once."""
+
+
+def game_kind(game: Game, baseline: Game, a_seats: Sequence[int]) -> str:
+    """The kind (one of :data:`KINDS`) of ``game``, played by A in ``a_seats``, compared
+    with ``baseline``, the same deal played by B in every seat: if either is a solo, a solo
+    of the side of its soloist (an A player who declares a solo, or who declines the solo B
+    would have played in his seat, is ``solo-A``); else a wedding if either is one; else a
+    normal game with A partners if all A seats share a party, mixed otherwise."""
+    for g in (game, baseline):
+        if g.game_type is GameType.SOLO:
+            return "solo-A" if g.declarer in a_seats else "solo-B"
+    if GameType.WEDDING in (game.game_type, baseline.game_type):
+        return "wedding"
+    parties = {game.re_seats >> s & 1 for s in a_seats}
+    return "normal-partners" if len(a_seats) > 1 and len(parties) == 1 else "normal-mixed"
+
+
+@dataclass(frozen=True, slots=True)
+class DuplicateGame:
+    """One game of a duplicate match and what it says about A."""
+
+    deal: int
+    a_seats: tuple[int, ...]
+    kind: str
+    diff: float
+    """Mean over A's seats of A's score minus B's score in that seat in the baseline game."""
+    a_times: tuple[float, ...]
+    a_choices: tuple[bool, ...]
+    b_times: tuple[float, ...]
+
+
+def play_duplicate(
+    make: Callable[[str, int], ComputerPlayer],
+    a_level: str,
+    b_level: str,
+    deal: int,
+    a_seats: Sequence[int],
+    baseline: Game | None = None,
+) -> DuplicateGame:
+    """Play deal ``deal`` (dealer ``deal % 4``) with ``a_level`` in ``a_seats`` and
+    ``b_level`` elsewhere and compare it with the all-B ``baseline`` (played if not given).
+    ``make(level, seed)`` builds a player; the player in seat ``s`` gets seed
+    ``1000 * deal + s`` in both games, so a B player decides alike in both as long as the
+    game looks alike to him."""
+    if baseline is None:
+        baseline = baseline_game(make, b_level, deal)
+    players = [make(a_level if s in a_seats else b_level, 1000 * deal + s) for s in range(4)]
+    rec = play_game(players, seed=deal, dealer=deal % 4)
+    base = score(baseline).scores
+    diff = sum(rec.result.scores[s] - base[s] for s in a_seats) / len(a_seats)
+    return DuplicateGame(
+        deal,
+        tuple(a_seats),
+        game_kind(rec.game, baseline, a_seats),
+        float(diff),
+        tuple(t for s in a_seats for t in rec.times[s]),
+        tuple(c for s in a_seats for c in rec.choices[s]),
+        tuple(t for s in range(4) if s not in a_seats for t in rec.times[s]),
+    )
+
+
+def baseline_game(make: Callable[[str, int], ComputerPlayer], level: str, deal: int) -> Game:
+    """Deal ``deal`` played by ``level`` in every seat (seeds as in :func:`play_duplicate`)."""
+    players = [make(level, 1000 * deal + s) for s in range(4)]
+    return play_game(players, seed=deal, dealer=deal % 4).game
+
+
+def solo_deals(
+    make: Callable[[str, int], ComputerPlayer], level: str, first: int, count: int
+) -> list[int]:
+    """Up to ``count`` deals from ``first`` on that ``level`` plays as a solo (its baseline
+    is one), among at most 3000 deals per deal wanted. A deal is played only if some hand is a
+    solo candidate by the hand evaluation (:func:`~dokobot.ai.heuristic.best_solo` at most
+    :data:`~dokobot.ai.search.SOLO_LOSERS_CANDIDATE` losers, the strong level's limit)."""
+    from .heuristic import best_solo
+    from .search import SOLO_LOSERS_CANDIDATE
+
+    out: list[int] = []
+    for deal in range(first, first + 3000 * count):
+        if len(out) == count:
+            break
+        hands = Game.deal(DEFAULT_RULES, deal % 4, deal).hands
+        if min(best_solo(h)[1] for h in hands) > SOLO_LOSERS_CANDIDATE:
+            continue
+        if baseline_game(make, level, deal).game_type is GameType.SOLO:
+            out.append(deal)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    """A mean with its 95 % confidence interval from the spread over ``deals`` deals."""
+
+    mean: float
+    low: float
+    high: float
+    deals: int
+    games: int
+
+
+def estimate(per_deal: Sequence[float], games: int) -> Estimate:
+    nan = float("nan")
+    if not per_deal:
+        return Estimate(nan, nan, nan, 0, games)
+    m = statistics.fmean(per_deal)
+    half = (
+        1.96 * statistics.stdev(per_deal) / math.sqrt(len(per_deal)) if len(per_deal) > 1 else nan
+    )
+    return Estimate(m, m - half, m + half, len(per_deal), games)
+
+
+def overall(games: Sequence[DuplicateGame]) -> Estimate:
+    """A's advantage in points per game: per deal the mean ``diff`` of its games."""
+    per: dict[int, list[float]] = {}
+    for g in games:
+        per.setdefault(g.deal, []).append(g.diff)
+    return estimate([statistics.fmean(v) for v in per.values()], len(games))
+
+
+def by_kind(games: Sequence[DuplicateGame]) -> dict[str, Estimate]:
+    """:func:`overall` per game kind (every kind of :data:`KINDS`, empty ones with NaN)."""
+    return {k: overall([g for g in games if g.kind == k]) for k in KINDS}
+
+
+def worst_solo_lower(kinds: dict[str, Estimate]) -> float:
+    """The lowest CI lower bound over the solo kinds that were played (NaN if none, or if a
+    solo kind came from a single deal and has no interval)."""
+    lows = [kinds[k].low for k in SOLO_KINDS if kinds[k].deals]
+    return min(lows) if lows else float("nan")

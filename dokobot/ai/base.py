@@ -38,9 +38,12 @@ class ComputerPlayer(Protocol):
 
     ``decide`` returns the turn action (reservation, declaration or card); ``announce`` an
     optional call to make now (asked before ``decide`` on the player's turn). Both see only
-    the :class:`Observation`, must return legal actions, and are deterministic given the
-    player's seed and the observation. An instance keeps no mutable state between calls, so
-    it may be used from a worker thread.
+    the :class:`Observation` and must return legal actions. All levels but ``strong`` are
+    deterministic given the player's seed and the observation; ``strong`` thinks for a time
+    budget, so its decisions also depend on the machine's speed (the host journals every
+    computer player's move, so replays stay exact; ``fixed=True`` in :func:`make_player`
+    makes it deterministic too). An instance keeps no mutable state between calls, so it
+    may be used from a worker thread.
     """
 
     name: str
@@ -56,11 +59,13 @@ def make_player(
     seed: int,
     restrictions: Restrictions | None = None,
     budget_s: float | None = None,
+    fixed: bool = False,
 ) -> ComputerPlayer:
     """A computer player of ``level`` (one of :data:`LEVELS`).
 
-    ``budget_s`` is the thinking time per decision of the ``strong`` player (ignored by the
-    others).
+    ``budget_s`` is the thinking time per decision of the ``strong`` player (CPU seconds of
+    its thread); with ``fixed`` it does a fixed amount of work derived from ``budget_s``
+    instead, and decides the same on every machine. Both are ignored by the other levels.
     """
     r = restrictions or NO_RESTRICTIONS
     if level == "random":
@@ -78,5 +83,5 @@ def make_player(
     if level == "strong":
         from .search import SearchPlayer
 
-        return SearchPlayer(seed, r, budget_s=budget_s)
+        return SearchPlayer(seed, r, budget_s=budget_s, fixed=fixed)
     raise ValueError(f"unknown computer level {level!r}; expected one of {', '.join(LEVELS)}")

@@ -7,6 +7,16 @@ best for its own party, below the tree the game is played out with random cards
 (:meth:`Game.playout`). The reward of a seat is its score plus its party's eyes / 500 (the
 eyes break ties). The root values are pooled over the worlds.
 
+A declared lust solo says much about the soloist's hand: in the worlds of the others he holds
+one he could have declared (:func:`model_soloist`). Uniform worlds gave him a random hand, so
+the defenders played against a soloist who could not win and let real solos through. Measured
+against the heuristic's defence on deals ``normal`` plays as a lust solo (strong defenders in
+every defender seat and as a pair, budget 0.1 s): without the model -1.04 points per game
+(CI -2.13..+0.05, 20 deals, 80 games), with it +0.45 (CI +0.09..+0.81); on 30 other deals
+-1.09 (CI -1.84..-0.34) and +0.58 (CI +0.25..+0.91), the paired gain +1.68 (CI +1.03..+2.32);
+with the default budget, with the model, on 20 more deals +0.45 (CI +0.14..+0.76).
+Greedy rollouts in solos and a heuristic prior at the root did not add to that.
+
 Calls are decided inside the search (:class:`CallEval`): every rollout is scored as played
 and, with the real scoring, as if the own party had reached each candidate call level (the
 next :data:`MAX_CALL_STEP` levels, skips included), over the same sampled worlds and
@@ -24,11 +34,16 @@ beat the best other plan by ``solo_margin`` points per game.
 With ``greedy=True`` the card search also plays its rollouts with that policy (``eps_self``
 and ``eps_others`` are the shares of random cards of the player and of the others).
 
-Determinism: the work per decision is a number of iterations fixed from ``budget_s`` and the
-cards left (calibrated for CPython on one core), not the clock, so the same seed and
-observation give the same action on any machine; a hard stop guards
-against a machine far slower than the calibration
-(``1 s + 10 x budget_s``).
+Budget: each decision thinks for ``budget_s`` seconds of the searching thread's CPU time
+(:class:`Budget`); the loops check the deadline after every iteration (card search) or every
+round of playouts (reservations), so a faster machine searches more, not faster. The host
+journals every move a computer player makes, so replays never ask the player again and stay
+exact although a decision now depends on how fast the machine was.
+
+With ``fixed=True`` the work is instead a number of iterations fixed from ``budget_s`` and the
+cards left (the old calibration, CPython on one slow core, about a quarter of the budget on a
+current machine): the same seed and observation then give the same action on any machine
+(tests, reproducible benchmarks; ``bench/ai.py --fixed``).
 """
 
 from __future__ import annotations
@@ -45,6 +60,7 @@ from dokobot.engine import (
     RESERVATION,
     Action,
     Game,
+    GameType,
     Mask,
     Observation,
     Phase,
@@ -58,13 +74,17 @@ from dokobot.engine.scoring import outcome_scores
 
 from .base import Restrictions
 from .heuristic import best_solo, losers, reservation_choice
-from .legal import decision_rng, legal_actions, legal_calls
+from .legal import cards_in, decision_rng, legal_actions, legal_calls
 from .rollout import greedy_playout
 
-__all__ = ["SearchPlayer", "SearchStats", "uct_search"]
+__all__ = ["Budget", "SearchPlayer", "SearchStats", "uct_search"]
 
 DEFAULT_BUDGET_S: Final = 0.45
-# Seconds per iteration ~ A + B * cards left (CPython 3.11, one core; see bench/ai.py).
+WALL_CAP_BASE_S: Final = 1.0
+WALL_CAP_FACTOR: Final = 4.0
+"""A search with a budget of ``b`` CPU seconds also stops after ``1 s + 4 b`` wall-clock
+seconds (a thread starved by many tables thinking at once still answers in time)."""
+# Fixed mode: seconds per iteration ~ A + B * cards left (CPython 3.11, one core).
 # Measured 2026-11 on the shared 2-core machine under load: about 30, 48, 62, 81, 85 us
 # at 6, 12, 24, 36, 48 cards left; the line stays a little above that.
 _ITER_BASE_S: Final = 30e-6
@@ -78,6 +98,67 @@ MAX_CALL_STEP: Final = 3
 """Call levels considered above the party's current one (re/kontra + no90 + no60)."""
 SOLO_MARGIN: Final = 0.5
 """Points per game a solo must promise above the best normal choice."""
+SOLO_MODEL_LOSERS: Final = 4.5
+"""The most estimated losers (:func:`~dokobot.ai.heuristic.losers`) a lust soloist's hand
+has in the sampled worlds (the heuristic declares at 3.5, the strong level considers up to
+:data:`SOLO_LOSERS_CANDIDATE`)."""
+_SOLO_MODEL_SWAPS: Final = 80
+
+
+def model_soloist(
+    obs: Observation, hands: list[Mask], rng: random.Random, limit: float
+) -> list[Mask]:
+    """``hands`` (a sampled deal) changed so that the declarer of a lust solo held a hand of
+    at most ``limit`` losers in the declared solo when he declared it, as far as that is
+    reachable: cards are swapped between him and the other hidden hands (never into a
+    class a seat has shown void in) while his estimated losers fall, at most
+    :data:`_SOLO_MODEL_SWAPS` proposals. A forced or mandatory solo, a solo of the observing
+    player and other games are left alone."""
+    d = obs.declarer
+    if (
+        obs.game_type is not GameType.SOLO
+        or obs.solo is None
+        or obs.mandatory
+        or obs.forced == d
+        or d == obs.seat
+    ):
+        return hands
+    scheme = SCHEMES[int(obs.solo)]
+    cls = scheme.cls
+    key = scheme.key
+    played = 0
+    for leader, cards, _ in obs.tricks:
+        for i, c in enumerate(cards):
+            if (leader + i) & 3 == d:
+                played |= 1 << c
+    for i, c in enumerate(obs.trick):
+        if (obs.leader + i) & 3 == d:
+            played |= 1 << c
+    hands = list(hands)
+    cur = losers(hands[d] | played, scheme)
+    others = [s for s in range(4) if s not in (d, obs.seat) and hands[s]]
+    if not others or not hands[d]:
+        return hands
+    void_d = obs.voids[d]
+    for _ in range(_SOLO_MODEL_SWAPS):
+        if cur <= limit:
+            break
+        o = others[int(rng.random() * len(others))]
+        mine = cards_in(hands[d])
+        x = mine[int(rng.random() * len(mine))]
+        if obs.voids[o] >> cls[x] & 1:
+            continue
+        better = [y for y in cards_in(hands[o]) if key[y] > key[x] and not void_d >> cls[y] & 1]
+        if not better:
+            continue
+        y = better[int(rng.random() * len(better))]
+        new_d = hands[d] ^ (1 << x) | (1 << y)
+        new = losers(new_d | played, scheme)
+        if new < cur:
+            hands[o] = hands[o] ^ (1 << y) | (1 << x)
+            hands[d] = new_d
+            cur = new
+    return hands
 
 
 class _Node:
@@ -91,15 +172,57 @@ class _Node:
         self.children: dict[int, _Node] = {}
 
 
+class Budget:
+    """When one search stops: after ``seconds`` of the searching thread's CPU time or, in
+    fixed mode (``iterations`` given), after exactly that many iterations.
+
+    Why thread CPU time (:func:`time.thread_time`) and not the wall clock: the search runs in
+    a worker thread beside the event loop and beside the searches of other tables, all under
+    one interpreter lock, on a machine that may be busy with other processes. Wall-clock time
+    would count the time the thread waits for the lock or a core, so the same budget would buy
+    less thinking whenever the host is busy, and a benchmark on a shared machine would measure
+    the load instead of the player. CPU time of the thread is exactly the thinking the search
+    did. The wall clock is only a safety cap (:data:`WALL_CAP_BASE_S` +
+    :data:`WALL_CAP_FACTOR` x ``seconds``) so that a starved thread still answers in time; the
+    fixed mode never reads a clock.
+    """
+
+    __slots__ = ("iterations", "seconds", "start", "wall_stop")
+
+    def __init__(self, seconds: float, iterations: int | None = None) -> None:
+        self.seconds = seconds
+        self.iterations = iterations
+        self.start = time.thread_time()
+        self.wall_stop = time.perf_counter() + WALL_CAP_BASE_S + WALL_CAP_FACTOR * seconds
+
+    @property
+    def fixed(self) -> bool:
+        return self.iterations is not None
+
+    def deadline(self, share: float) -> float:
+        """The thread CPU time at which ``share`` of the budget is spent."""
+        return self.start + self.seconds * share
+
+    def over(self, deadline: float) -> bool:
+        """Whether the thread's CPU time reached ``deadline`` (or the wall-clock cap hit)."""
+        return time.thread_time() >= deadline or time.perf_counter() >= self.wall_stop
+
+    def used(self) -> float:
+        """Thread CPU seconds since the search started."""
+        return time.thread_time() - self.start
+
+
 class SearchStats:
     """Pooled root statistics of one search."""
 
-    __slots__ = ("iterations", "n", "w")
+    __slots__ = ("iterations", "n", "seconds", "w")
 
     def __init__(self) -> None:
         self.n: dict[Action, int] = {}
         self.w: dict[Action, float] = {}
         self.iterations = 0
+        self.seconds = 0.0
+        """Thread CPU seconds the search used."""
 
     def best(self) -> Action:
         return max(self.n, key=lambda a: (self.w[a] / max(1, self.n[a]), self.n[a], -a))
@@ -169,19 +292,24 @@ def _uct_world(
     root_game: Game,
     me: int,
     rng: random.Random,
-    iterations: int,
+    stop: Budget,
+    until: float | int,
     c: float,
     stats: SearchStats,
     calls: CallEval | None = None,
     greedy: tuple[float, float, float, float] | None = None,
 ) -> float:
-    """UCT in one world; adds the root statistics to ``stats`` (and the call gains to
-    ``calls``); returns ``me``'s mean reward."""
+    """UCT in one world until ``until`` (a number of iterations in fixed mode, else a thread
+    CPU deadline; at least one iteration); adds the root statistics to ``stats`` (and the call
+    gains to ``calls``); returns ``me``'s mean reward."""
     root = _Node(root_game.turn, root_game.legal_actions())
     log = math.log
     sqrt = math.sqrt
     total = 0.0
-    for _ in range(iterations):
+    fixed = stop.fixed
+    done = 0
+    while not (done >= until if fixed else done and stop.over(until)):
+        done += 1
         g = root_game.copy()
         node = root
         path = [node]
@@ -225,27 +353,37 @@ def _uct_world(
         for a, ch in root.children.items():
             stats.n[a] = stats.n.get(a, 0) + ch.n
             stats.w[a] = stats.w.get(a, 0.0) + ch.w
-    return total / max(1, iterations)
+    return total / max(1, done)
 
 
 def uct_search(
     obs: Observation,
     rng: random.Random,
-    iterations: int,
+    budget: Budget,
     worlds: int,
     c: float,
-    deadline: float,
     calls: CallEval | None = None,
     greedy: tuple[float, float, float, float] | None = None,
+    solo_model: float | None = None,
 ) -> SearchStats:
-    """Ensemble UCT from the observing player's card turn."""
+    """Ensemble UCT from the observing player's card turn: ``worlds`` sampled worlds, each
+    searched for an equal share of ``budget`` (world ``k`` until ``(k + 1) / worlds`` of it is
+    spent, so a slow start is made up later). ``solo_model``: the loser limit of a lust
+    soloist's hand in the worlds (:func:`model_soloist`)."""
     stats = SearchStats()
-    per_world = max(1, iterations // worlds)
-    for _ in range(worlds):
-        root_game = obs.world(obs.sample_hands(rng))
-        _uct_world(root_game, obs.seat, rng, per_world, c, stats, calls, greedy)
-        if time.perf_counter() > deadline:
+    for k in range(worlds):
+        hands = obs.sample_hands(rng)
+        if solo_model is not None:
+            hands = model_soloist(obs, hands, rng, solo_model)
+        root_game = obs.world(hands)
+        if budget.iterations is not None:
+            until: float | int = max(1, budget.iterations // worlds)
+        else:
+            until = budget.deadline((k + 1) / worlds)
+        _uct_world(root_game, obs.seat, rng, budget, until, c, stats, calls, greedy)
+        if not budget.fixed and time.perf_counter() >= budget.wall_stop:
             break
+    stats.seconds = budget.used()
     return stats
 
 
@@ -270,7 +408,8 @@ def _contract_game(
 
 
 class SearchPlayer:
-    """The ``strong`` level."""
+    """The ``strong`` level: thinks ``budget_s`` seconds of thread CPU time per decision
+    (``fixed=True``: a fixed, deterministic amount of work instead; see the module)."""
 
     name = "search"
 
@@ -289,8 +428,10 @@ class SearchPlayer:
         contract_factor: float = 1.0,
         contract_worlds: int = CONTRACT_WORLDS,
         greedy: bool = False,
+        solo_model: float | None = SOLO_MODEL_LOSERS,
         eps_self: float = 0.1,
         eps_others: float = 0.1,
+        fixed: bool = False,
     ) -> None:
         self.seed = seed
         self.restrictions = restrictions
@@ -304,8 +445,10 @@ class SearchPlayer:
         self.contract_factor = contract_factor
         self.contract_worlds = contract_worlds
         self.greedy = greedy
+        self.solo_model = solo_model
         self.eps_self = eps_self
         self.eps_others = eps_others
+        self.fixed = fixed
 
     def _eps(self, me: int) -> tuple[float, float, float, float]:
         e = [self.eps_others] * 4
@@ -325,16 +468,16 @@ class SearchPlayer:
         self, obs: Observation, purpose: str, share: float, calls: CallEval | None = None
     ) -> SearchStats:
         rng = decision_rng(self.seed, obs, purpose)
-        deadline = time.perf_counter() + 1.0 + 10 * self.budget_s * share
+        fixed = self._iterations(obs, share) if self.fixed else None
         return uct_search(
             obs,
             rng,
-            self._iterations(obs, share),
+            Budget(self.budget_s * share, fixed),
             self.worlds,
             self.c,
-            deadline,
             calls,
             self._eps(obs.seat) if self.greedy else None,
+            self.solo_model,
         )
 
     def decide(self, obs: Observation) -> Action:
@@ -378,8 +521,9 @@ class SearchPlayer:
         if len(plans) == 1:
             return plans[0]
         rng = random.Random(f"{self.seed}|contract|{obs.seat}|{obs.dealer}|{hand}|{forced}")
-        budget = self.budget_s * self.contract_factor
-        playouts = max(1, int(budget / _GREEDY_PLAYOUT_S) // (len(plans) * self.contract_worlds))
+        seconds = self.budget_s * self.contract_factor
+        fixed = max(1, int(seconds / _GREEDY_PLAYOUT_S) // (len(plans) * self.contract_worlds))
+        budget = Budget(seconds, fixed if self.fixed else None)
         values = [0.0] * len(plans)
         rest = [c for c in range(48) if not hand >> c & 1]
         evals = [
@@ -387,7 +531,7 @@ class SearchPlayer:
             for plan in plans
         ]
         me = obs.seat
-        for _ in range(self.contract_worlds):
+        for w in range(self.contract_worlds):
             rng.shuffle(rest)
             hands: list[Mask] = []
             k = 0
@@ -397,17 +541,22 @@ class SearchPlayer:
                 else:
                     hands.append(sum(1 << c for c in rest[12 * k : 12 * k + 12]))
                     k += 1
-            for i, plan in enumerate(plans):
-                start = _contract_game(obs, hands, plan is not None, plan)
-                ev = evals[i]
-                total = 0.0
-                for _p in range(playouts):
+            starts = [_contract_game(obs, hands, plan is not None, plan) for plan in plans]
+            totals = [0.0] * len(plans)
+            deadline = budget.deadline((w + 1) / self.contract_worlds)
+            rounds = 0
+            # rounds of one playout per plan until this deal's share of the budget is spent
+            while not (rounds >= fixed if budget.fixed else rounds and budget.over(deadline)):
+                rounds += 1
+                for i, start in enumerate(starts):
                     g = start.copy()
                     greedy_playout(g, rng, self._eps(me))
-                    total += _rewards(g)[me]
+                    totals[i] += _rewards(g)[me]
+                    ev = evals[i]
                     if ev is not None:
                         ev.add(g, me)
-                values[i] += total / playouts
+            for i in range(len(plans)):
+                values[i] += totals[i] / rounds
         for i, ev in enumerate(evals):
             if ev is not None and ev.n:
                 # the plan's value with the best opening call (made at the first card)

@@ -1,0 +1,125 @@
+"""Duplicate matches and the per-kind report of ``bench/ai.py``, on cheap players."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import re
+import statistics
+from pathlib import Path
+from types import ModuleType
+
+from dokobot.ai import make_player
+from dokobot.ai.arena import (
+    KINDS,
+    PAIR_LAYOUTS,
+    SINGLE_LAYOUTS,
+    DuplicateGame,
+    baseline_game,
+    by_kind,
+    game_kind,
+    overall,
+    play_duplicate,
+    solo_deals,
+    worst_solo_lower,
+)
+from dokobot.ai.base import ComputerPlayer
+from dokobot.engine import GameType
+
+LAYOUTS = SINGLE_LAYOUTS + PAIR_LAYOUTS
+
+
+def _make(level: str, seed: int) -> ComputerPlayer:
+    return make_player(level, seed=seed)
+
+
+def _bench() -> ModuleType:
+    path = Path(__file__).resolve().parent.parent / "bench" / "ai.py"
+    spec = importlib.util.spec_from_file_location("bench_ai", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _solo_deals(n: int) -> list[int]:
+    out = solo_deals(_make, "normal", 0, n)
+    assert len(out) == n
+    for d in out:
+        assert baseline_game(_make, "normal", d).game_type is GameType.SOLO
+    return out
+
+
+def test_same_player_on_both_sides_scores_exactly_zero() -> None:
+    """A deterministic player against itself: every game equals the baseline, in every
+    layout and kind (the seeds of a seat agree between the A game and the baseline)."""
+    games = [play_duplicate(_make, "normal", "normal", d, lay) for d in range(6) for lay in LAYOUTS]
+    assert all(g.diff == 0.0 for g in games)
+    assert overall(games).mean == 0.0
+
+
+def test_solo_kinds_follow_the_soloist() -> None:
+    """In a deal the B players play as a solo, A in the soloist's seat makes it ``solo-A``
+    (he plays it or declines it), A among the defenders ``solo-B``."""
+    for deal in _solo_deals(3):
+        base = baseline_game(_make, "normal", deal)
+        soloist = base.declarer
+        for lay in LAYOUTS:
+            g = play_duplicate(_make, "easy", "normal", deal, lay, base)
+            assert g.kind == ("solo-A" if soloist in lay else "solo-B")
+            assert game_kind(base, base, lay) == g.kind
+
+
+def test_per_kind_report() -> None:
+    """The kinds split the games; each kind's estimate is the mean over deals of the mean
+    difference of its games there, with a 95 % interval from the spread over deals; the
+    bench's table lists every kind with its games, and the worst solo bound is the lowest
+    lower bound of the solo kinds."""
+    deals = list(range(10)) + _solo_deals(4)
+    games = [play_duplicate(_make, "easy", "normal", d, lay) for d in deals for lay in LAYOUTS]
+    kinds = by_kind(games)
+    assert sum(kinds[k].games for k in KINDS) == len(games)
+    assert {g.kind for g in games} >= {"normal-mixed", "solo-A", "solo-B"}
+    for k in KINDS:
+        mine = [g for g in games if g.kind == k]
+        per: dict[int, list[float]] = {}
+        for g in mine:
+            per.setdefault(g.deal, []).append(g.diff)
+        means = [statistics.fmean(v) for v in per.values()]
+        e = kinds[k]
+        assert e.games == len(mine) and e.deals == len(means)
+        if len(means) > 1:
+            half = 1.96 * statistics.stdev(means) / math.sqrt(len(means))
+            assert math.isclose(e.mean, statistics.fmean(means))
+            assert math.isclose(e.low, e.mean - half) and math.isclose(e.high, e.mean + half)
+    assert worst_solo_lower(kinds) == min(kinds["solo-A"].low, kinds["solo-B"].low)
+    bench = _bench()
+    table = bench.kind_table(games)
+    assert len(table) == 1 + len(KINDS)
+    for k, line in zip(KINDS, table[1:], strict=True):
+        assert line.split()[:2] == [k, str(kinds[k].games)]
+    # the last line: extra solo deals count in the solo kinds, not in the overall figure
+    extra = set(deals[10:])
+    line = bench.final_line(games, extra, [0.5, 0.9, 1.0], [0.1, 0.2, 0.3])
+    m = re.fullmatch(
+        r"strong_vs_normal_ppg: (\S+) ci95: (\S+)\.\.(\S+) worst_kind_lower: (\S+) "
+        r"budget_share_p50: (\S+) search_p95_s: (\S+)",
+        line,
+    )
+    assert m is not None, line
+    plain = overall([g for g in games if g.deal not in extra])
+    assert float(m[1]) == round(plain.mean, 3) != round(overall(games).mean, 3)
+    assert (float(m[2]), float(m[3])) == (round(plain.low, 3), round(plain.high, 3))
+    assert float(m[4]) == round(worst_solo_lower(kinds), 3)
+    assert (float(m[5]), float(m[6])) == (0.9, 0.3)
+
+
+def test_normal_partners_needs_two_a_players_in_one_party() -> None:
+    games: list[DuplicateGame] = [
+        play_duplicate(_make, "easy", "normal", d, lay) for d in range(12) for lay in LAYOUTS
+    ]
+    for g in games:
+        if g.kind == "normal-partners":
+            assert len(g.a_seats) == 2
+    assert any(g.kind == "normal-partners" for g in games)
+    assert any(g.kind == "normal-mixed" and len(g.a_seats) == 2 for g in games)
