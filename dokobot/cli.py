@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 def _bot_factory() -> BotFactory | None:
     from .host.service import default_bot_factory
 
-    return default_bot_factory()
+    return default_bot_factory(fixed=True)  # replays are deterministic
 
 
 def cmd_replay(args: argparse.Namespace) -> int:

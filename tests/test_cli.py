@@ -135,3 +135,13 @@ def test_export_while_the_bot_holds_the_store(tmp_path: Path) -> None:
     res = _run("export", "c", "--config", str(missing))
     assert res.returncode == 2 and "no store" in res.stderr and "Traceback" not in res.stderr
     assert not (tmp_path / "none.db").exists()
+
+
+def test_replays_make_strong_computer_players_decide_by_work_not_time() -> None:
+    """A replay file whose computer players decide for themselves gives the same transcript
+    on every run and machine: the strong level does a fixed amount of work there."""
+    from dokobot.cli import _bot_factory
+
+    factory = _bot_factory()
+    assert factory is not None
+    assert factory("strong", 7, False).fixed is True  # type: ignore[attr-defined]

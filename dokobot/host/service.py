@@ -35,8 +35,15 @@ log = logging.getLogger(__name__)
 Listener = Callable[[list[Event]], Awaitable[None]]
 
 
-def default_bot_factory(budget_s: float | None = None) -> BotFactory | None:
-    """Computer players from :mod:`dokobot.ai` (``budget_s``: search time per decision)."""
+def default_bot_factory(
+    budget_s: float | None = None, *, fixed: bool = False
+) -> BotFactory | None:
+    """Computer players from :mod:`dokobot.ai` (``budget_s``: search time per decision).
+
+    ``fixed``: the strong level does a fixed amount of work instead of thinking for its time
+    budget, so the same seed gives the same decisions on every machine (replay files whose
+    computer players decide for themselves, ``dokobot feed``).
+    """
     try:
         from ..ai import Restrictions, make_player
     except ImportError:  # pragma: no cover
@@ -44,7 +51,9 @@ def default_bot_factory(budget_s: float | None = None) -> BotFactory | None:
 
     def factory(level: str, seed: int, duel: bool) -> Any:
         restrictions = Restrictions(no_calls=True, no_solo=True) if duel else None
-        return make_player(level, seed=seed, restrictions=restrictions, budget_s=budget_s)
+        return make_player(
+            level, seed=seed, restrictions=restrictions, budget_s=budget_s, fixed=fixed
+        )
 
     return factory
 
