@@ -234,7 +234,7 @@ async def test_a_game_with_turn_timeout_while_a_spectator_spams_export_and_help(
             # The spectator's long answers come after the game's lines, but they come.
             await eve.wait_for(
                 lambda m: m.command == "NOTICE" and "dokobot export" in m.text,
-                timeout=180 if slow else 10,
+                timeout=300 if slow else 10,
             )
     finally:
         stop.set()

@@ -110,6 +110,19 @@ async def test_outbox_serves_game_lines_first_and_targets_in_turn() -> None:
     assert box.waiting("a") == 0
 
 
+async def test_a_spammer_keeps_only_the_latest_answers_and_costs_the_others_nothing() -> None:
+    box = Outbox(per_target=4)
+    box.put(OutLine("NOTICE", "u:anna", "Your turn", True, GAME, "irc:n:#c"))
+    for n in range(10):  # !export and !help over and over
+        box.put(OutLine("NOTICE", "u:eve", f"export {n}", True, BULK))
+        box.put(OutLine("NOTICE", "u:eve", f"help {n}", True, REPLY))
+    box.put(OutLine("NOTICE", "u:ben", "error", True, REPLY))
+    assert box.waiting("u:eve") == 4 and box.dropped == 16
+    got = [(await box.get()).text for _ in range(len(box))]
+    # the newest two of each kind survive; the prompt and ben's answer are untouched
+    assert got == ["Your turn", "help 8", "error", "help 9", "export 8", "export 9"]
+
+
 def test_backoff_grows_is_capped_and_jittered() -> None:
     rng = random.Random(0)
     delays = [backoff_delay(n, initial=1.0, cap=30.0, rng=rng) for n in range(12)]

@@ -90,14 +90,21 @@ class Outbox:
     :meth:`get` returns a line of the lowest priority that has lines waiting; among the
     targets waiting at that priority it takes turns (round robin), so one person's long
     answer never holds up the channel or another player's prompt. The lines of one target
-    and priority keep their order. At most ``maxlen`` lines are held; beyond that the
-    oldest line of the lowest priority is dropped (counted in ``dropped``).
+    and priority keep their order. One target holds at most ``per_target`` answer lines
+    (short and long answers, not game lines): beyond that its oldest answer line is dropped,
+    so somebody who asks for ``!help`` or ``!export`` over and over gets the latest answers
+    and costs the others nothing. At most ``maxlen`` lines are held in all; beyond that the
+    oldest line of the lowest priority is dropped. Dropped lines are counted in ``dropped``.
     """
 
-    def __init__(self, maxlen: int = 5000) -> None:
-        self._queues: dict[int, dict[str, deque[OutLine]]] = {GAME: {}, REPLY: {}, BULK: {}}
+    def __init__(self, maxlen: int = 5000, per_target: int = 200) -> None:
+        self._queues: dict[int, dict[str, deque[tuple[int, OutLine]]]] = {
+            GAME: {}, REPLY: {}, BULK: {},
+        }  # fmt: skip
         self._maxlen = maxlen
+        self._per_target = per_target
         self._count = 0
+        self._seq = 0
         self._ready = asyncio.Event()
         self.dropped = 0
 
@@ -110,8 +117,11 @@ class Outbox:
 
     def put(self, line: OutLine) -> None:
         level = self._queues.setdefault(line.priority, {})
-        level.setdefault(line.target, deque()).append(line)
+        self._seq += 1
+        level.setdefault(line.target, deque()).append((self._seq, line))
         self._count += 1
+        if line.priority != GAME:
+            self._trim_target(line.target)
         while self._count > self._maxlen:
             self._drop_one()
         self._ready.set()
@@ -119,23 +129,36 @@ class Outbox:
     def put_front(self, line: OutLine) -> None:
         level = self._queues.setdefault(line.priority, {})
         queue = level.pop(line.target, deque())
-        queue.appendleft(line)
+        queue.appendleft((queue[0][0] - 1 if queue else 0, line))
         # the target goes first in its round again
         self._queues[line.priority] = {line.target: queue, **level}
         self._count += 1
         self._ready.set()
 
+    def _trim_target(self, target: str) -> None:
+        """Drop ``target``'s oldest answer lines beyond :attr:`_per_target`."""
+        answers = [p for p in self._queues if p != GAME]
+        while sum(len(self._queues[p].get(target, ())) for p in answers) > self._per_target:
+            oldest = min(
+                (p for p in answers if self._queues[p].get(target)),
+                key=lambda p: self._queues[p][target][0][0],
+            )
+            self._remove_first(oldest, target)
+
+    def _remove_first(self, priority: int, target: str) -> None:
+        level = self._queues[priority]
+        queue = level[target]
+        queue.popleft()
+        if not queue:
+            del level[target]
+        self._count -= 1
+        self.dropped += 1
+
     def _drop_one(self) -> None:
         for priority in sorted(self._queues, reverse=True):
             level = self._queues[priority]
             if level:
-                target = next(iter(level))
-                queue = level[target]
-                queue.popleft()
-                if not queue:
-                    del level[target]
-                self._count -= 1
-                self.dropped += 1
+                self._remove_first(priority, next(iter(level)))
                 return
 
     def _pop(self) -> OutLine | None:
@@ -145,7 +168,7 @@ class Outbox:
                 continue
             target = next(iter(level))
             queue = level.pop(target)
-            line = queue.popleft()
+            _, line = queue.popleft()
             if queue:
                 level[target] = queue  # to the end of the round
             self._count -= 1
