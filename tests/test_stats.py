@@ -327,3 +327,41 @@ def test_stats_of_a_discord_mention() -> None:
     assert events[0].text.startswith("Statistics of anna on this server:")
     events = asyncio.run(service.handle(Input("discord:7", "discord:9", "zoe", "/stats <@43>")))
     assert events[0].text == "Nobody called <@43> has finished a game on this server."
+
+
+def test_start_does_not_wait_for_the_statistics_and_a_question_waits_off_the_loop() -> None:
+    """Reading a big server's stored games happens in the background: the start returns at
+    once, and a /top meanwhile waits in a worker thread, never on the event loop."""
+    import threading
+
+    release = threading.Event()
+    store = MemoryStore()
+    store.add_result(_game(1, PEOPLE, [0, 1], "re"))
+
+    class SlowStats(Stats):
+        def warm(self) -> None:
+            with self._lock:  # as a long read holds it
+                release.wait(5)
+
+    async def run() -> None:
+        router = Router(seed=0)
+        router.stats = SlowStats(store)
+        service = Service(router, store)
+        await asyncio.wait_for(service.start(), 1)  # not held up by the warming
+        ticks = 0
+
+        async def tick() -> None:
+            nonlocal ticks
+            while not release.is_set():
+                ticks += 1
+                await asyncio.sleep(0.01)
+
+        ticker = asyncio.create_task(tick())
+        asyncio.get_running_loop().call_later(0.3, release.set)
+        events = await service.handle(Input("c", "u:zoe", "zoe", "/top"))
+        await ticker
+        assert ticks >= 10, "the event loop kept running while /top waited"
+        assert events
+        await service.close()
+
+    asyncio.run(run())

@@ -15,7 +15,7 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import Any, Final
 
 from ..stats import Stats, finished_game
 from ..store import Checkpoint, MemoryStore, Store
@@ -77,6 +77,8 @@ class Service:
         self._bot_tasks: dict[str, asyncio.Task[None]] = {}
         self._timers: dict[str, asyncio.Task[None]] = {}
         self._closed = False
+        self._warming: asyncio.Task[None] | None = None
+        """Reading the stored games into the statistics after a start."""
         self._held: set[str] = set()
         """Channels whose table could not be rebuilt from the store after a failed write;
         every input there is refused until a rebuild succeeds."""
@@ -157,7 +159,11 @@ class Service:
             events += self._with_board(channel, await self._load(channel, private_ledger=False))
             await asyncio.to_thread(self._recover_result, channel)
         if self.router.stats is not None:
-            await asyncio.to_thread(self.router.stats.warm)
+            # Reading every stored game takes a while on a big server: in the background, so
+            # the adapters connect at once (a question meanwhile waits in its worker thread).
+            self._warming = asyncio.get_running_loop().create_task(
+                asyncio.to_thread(self.router.stats.warm)
+            )
         for channel in list(self.router.tables):
             self._after_change(channel)
         return events
@@ -247,6 +253,9 @@ class Service:
         for task in [*self._bot_tasks.values(), *self._timers.values()]:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        if self._warming is not None:  # a worker thread cannot be stopped: let it finish
+            with contextlib.suppress(Exception):
+                await self._warming
         await asyncio.to_thread(self.store.close)
 
     # ---------------------------------------------------------------- input
@@ -328,7 +337,7 @@ class Service:
                 if channel in self._lazy:
                     await self._load(channel, private_ledger=True)
                 before = self.router.langs.get(inp.user)
-                if _is_export(inp.text):  # reads the whole history: off the event loop
+                if _is_slow(inp.text):  # may read a long history: off the event loop
                     events = await asyncio.to_thread(self.router.handle, inp)
                 else:
                     events = self.router.handle(inp)
@@ -591,9 +600,16 @@ class Service:
         return {"tables": len(self.router.tables)}
 
 
-def _is_export(text: str) -> bool:
+SLOW_COMMANDS: Final = frozenset({"export", "stats", "top", "score"})
+"""Commands that may read a long history (an export, the statistics, the score list as CSV
+or chart): answered in a worker thread, so the event loop never waits for them."""
+
+
+def _is_slow(text: str) -> bool:
     words = text.strip()[1:].split()
-    return text.strip()[:1] in ("/", "!") and bool(words) and ALIASES.get(words[0].lower()) == "export"
+    return text.strip()[:1] in ("/", "!") and bool(words) and (
+        ALIASES.get(words[0].lower()) in SLOW_COMMANDS
+    )
 
 
 def _forget_settlements(table: Table) -> None:
