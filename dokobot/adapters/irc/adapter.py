@@ -83,9 +83,6 @@ PROMPT_KINDS = ("turn", "reservation")
 PACK_AFTER = 3
 """A private answer of more lines than this is packed into few lines and sent last."""
 
-BULK_CAP = 60
-"""Long answers waiting for one person beyond this many lines are dropped (``!export`` spam)."""
-
 CUT_BYTES = 510
 """A received line this long (without CR LF) hit the protocol's 512-byte limit: it was cut."""
 
@@ -741,10 +738,7 @@ class IrcAdapter:
             priority = GAME
         elif event.kind == "export" or len(lines) > PACK_AFTER:
             priority = BULK
-            lines = pack_lines(event.text, limit)
-            if self.outbox.waiting(user) + len(lines) > BULK_CAP:
-                log.info("IRC: too much waiting for one person; a long answer dropped")
-                return
+            lines = pack_lines(event.text, limit)  # the outbox keeps one person's newest
         else:
             priority = REPLY
         for line in lines:
