@@ -301,11 +301,11 @@ class PostgresStore(Store):
             if time.monotonic() >= deadline:
                 raise StoreLocked(
                     f"store {self.url}: {what} is served by another dokobot process that is "
-                    f"still running; refusing to serve {self.scope.describe()} twice "
-                    "(stop the other process, or give this one other shards)"
+                    f"still running; this one ({self.scope.describe()}) does not start: stop "
+                    "the other process first, or give this one other shards"
                 )
             if not warned:
-                log.warning("waiting up to %.0f s for %s", wait_s, what)
+                log.warning("waiting up to %.1f s for %s", wait_s, what)
                 warned = True
             time.sleep(min(0.25, wait_s / 4 or 0.25))
 
