@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import queue
 import secrets
 import socket
 import threading
@@ -41,6 +42,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PASSWORD_ENV: Final = "DOKOBOT_STORE_PASSWORD"
+WRITERS: Final = 2
+"""Writer threads per process: while one waits for its commit, the other gathers the next
+appends."""
 LEASE_LOST: Final = "DKL01"
 """SQLSTATE of an append by a process that no longer holds its leases."""
 
@@ -93,18 +97,22 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         enabled BOOLEAN NOT NULL
     );
     """,
-    # 2: leases (one writer per table) and the append of one round trip that checks them
+    # 2: leases (one writer per table) and the append of several tables' records in one
+    # round trip and one transaction that checks them
     """
     CREATE TABLE leases (
         key TEXT PRIMARY KEY,
         owner TEXT NOT NULL,
         expires TIMESTAMPTZ NOT NULL
     );
-    CREATE FUNCTION dokobot_append(p_owner TEXT, p_keys INTEGER, p_channel TEXT,
-                                   p_lines TEXT[], p_server TEXT) RETURNS INTEGER AS $$
+    CREATE FUNCTION dokobot_append(p_owner TEXT, p_keys INTEGER, p_channels TEXT[],
+                                   p_counts INTEGER[], p_lines TEXT[], p_servers TEXT[])
+                                   RETURNS INTEGER[] AS $$
     DECLARE
         held INTEGER;
         start INTEGER;
+        pos INTEGER := 1;
+        lengths INTEGER[] := '{}';
     BEGIN
         SELECT count(*) INTO held FROM (
             SELECT 1 FROM leases WHERE owner = p_owner FOR SHARE) AS mine;
@@ -112,15 +120,20 @@ MIGRATIONS: Final[tuple[str, ...]] = (
             RAISE EXCEPTION 'this process no longer holds its leases (another took over)'
                 USING ERRCODE = 'DKL01';
         END IF;
-        INSERT INTO tables (channel, length, server) VALUES (p_channel, 0, p_server)
-            ON CONFLICT (channel) DO NOTHING;
-        SELECT length INTO start FROM tables WHERE channel = p_channel FOR UPDATE;
-        INSERT INTO journal (channel, seq, line)
-            SELECT p_channel, start + o - 1, l FROM unnest(p_lines) WITH ORDINALITY AS t(l, o);
-        UPDATE tables SET length = start + cardinality(p_lines),
-                          server = COALESCE(p_server, server)
-            WHERE channel = p_channel;
-        RETURN start + cardinality(p_lines);
+        FOR i IN 1 .. cardinality(p_channels) LOOP
+            INSERT INTO tables (channel, length, server) VALUES (p_channels[i], 0, p_servers[i])
+                ON CONFLICT (channel) DO NOTHING;
+            SELECT length INTO start FROM tables WHERE channel = p_channels[i] FOR UPDATE;
+            INSERT INTO journal (channel, seq, line)
+                SELECT p_channels[i], start + o - 1, l
+                FROM unnest(p_lines[pos:pos + p_counts[i] - 1]) WITH ORDINALITY AS t(l, o);
+            UPDATE tables SET length = start + p_counts[i],
+                              server = COALESCE(p_servers[i], server)
+                WHERE channel = p_channels[i];
+            lengths := lengths || (start + p_counts[i]);
+            pos := pos + p_counts[i];
+        END LOOP;
+        RETURN lengths;
     END
     $$ LANGUAGE plpgsql;
     """,
@@ -215,7 +228,12 @@ class PostgresStore(Store):
         except BaseException:
             first.close()
             raise
-        first.close()
+        self._conninfo = _Secret(conninfo)
+        self._lease_db: psycopg.Connection[Any] | None = None if readonly else first
+        """The heartbeat's own connection: while it is open, this process counts as alive
+        (a start for the same servers refuses instead of taking over)."""
+        if readonly:
+            first.close()
         self._pool = ConnectionPool(
             conninfo,
             min_size=1,
@@ -227,6 +245,14 @@ class PostgresStore(Store):
             name="dokobot-store",
         )
         self._heartbeat: threading.Thread | None = None
+        self._closing = False
+        self._appends: queue.SimpleQueue[_Append | None] = queue.SimpleQueue()
+        self._writers = [] if readonly else [
+            threading.Thread(target=self._write_loop, name=f"dokobot-writer-{i}", daemon=True)
+            for i in range(WRITERS)
+        ]  # fmt: skip
+        for writer in self._writers:
+            writer.start()
         if not readonly:
             self._heartbeat = threading.Thread(target=self._renew, name="dokobot-lease",
                                                daemon=True)  # fmt: skip
@@ -313,17 +339,20 @@ class PostgresStore(Store):
         """Heartbeat thread: renew the leases every ``lease_s / 3`` seconds."""
         while not self._stop.wait(self.lease_s / 3):
             try:
-                with self._pool.connection() as db:
-                    # the rows are still ours unless another process took them (a renewal
-                    # after an outage is safe: nobody else has written)
-                    cur = db.execute(
-                        "UPDATE leases SET expires = now() + make_interval(secs => %s) "
-                        "WHERE owner = %s",
-                        (self.lease_s, self.owner),
-                    )
-                    held = cur.rowcount
+                if self._lease_db is None or self._lease_db.closed:
+                    self._lease_db = psycopg.connect(self._conninfo.reveal(), autocommit=True)
+                # the rows are still ours unless another process took them (a renewal after
+                # an outage is safe: nobody else has written)
+                cur = self._lease_db.execute(
+                    "UPDATE leases SET expires = now() + make_interval(secs => %s) "
+                    "WHERE owner = %s",
+                    (self.lease_s, self.owner),
+                )
+                held = cur.rowcount
             except Exception as exc:
                 log.warning("store %s: lease not renewed (%s)", self.url, _first_line(exc))
+                if self._lease_db is not None:
+                    self._lease_db.close()
                 continue
             if held != len(self._keys) and self.lost is None:
                 self.lost = f"another dokobot took over {self.scope.describe()}"
@@ -347,24 +376,71 @@ class PostgresStore(Store):
 
     # ---------------------------------------------------------------- journals
     def append(self, channel: str, lines: list[str]) -> int:
+        """Hand the lines to a writer thread and wait until they are committed. The writers
+        commit the appends of several tables that arrive together in one transaction (one
+        WAL flush for all); an append is still all or nothing, and returns only once it
+        is durable."""
         self._writable()
-        with self._db() as db:
-            if not lines:
+        if not lines:
+            with self._db() as db:
                 row = db.execute(
                     "SELECT length FROM tables WHERE channel = %s", (channel,)
                 ).fetchone()
-                return 0 if row is None else int(row[0])
-            try:
+            return 0 if row is None else int(row[0])
+        if self._closing:
+            raise StoreError(f"store {self.url} is closed")
+        req = _Append(channel, lines)
+        self._appends.put(req)
+        req.done.wait()
+        if req.error is not None:
+            raise req.error
+        return req.length
+
+    def _write_loop(self) -> None:
+        """A writer thread: take every waiting append (up to 256) and commit them at once."""
+        while True:
+            first = self._appends.get()
+            if first is None:
+                return
+            batch = [first]
+            while len(batch) < 256:
+                try:
+                    nxt = self._appends.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is None:
+                    self._appends.put(None)
+                    break
+                batch.append(nxt)
+            self._write(batch)
+
+    def _write(self, batch: list[_Append]) -> None:
+        try:
+            with self._db() as db:
                 row = db.execute(
-                    "SELECT dokobot_append(%s, %s, %s, %s, %s)",
-                    (self.owner, len(self._keys), channel, lines, _server_in(lines)),
-                ).fetchone()
-            except psycopg.Error as exc:
-                if exc.sqlstate == LEASE_LOST:
-                    raise StoreLocked(f"store {self.url}: {exc.diag.message_primary}") from None
-                raise
+                    "SELECT dokobot_append(%s, %s, %s, %s, %s, %s)",
+                    (self.owner, len(self._keys), [r.channel for r in batch],
+                     [len(r.lines) for r in batch], [x for r in batch for x in r.lines],
+                     [_server_in(r.lines) for r in batch]),
+                ).fetchone()  # fmt: skip
+        except Exception as exc:
+            lost = isinstance(exc, psycopg.Error) and exc.sqlstate == LEASE_LOST
+            if len(batch) > 1 and not lost and not isinstance(exc, psycopg.OperationalError):
+                for req in batch:  # one bad append does not refuse the others
+                    self._write([req])
+                return
+            for req in batch:
+                req.error = (
+                    StoreLocked(f"store {self.url}: another process took over its servers")
+                    if lost
+                    else StoreError(f"store {self.url}: not written ({_first_line(exc)})")
+                )
+                req.done.set()
+            return
         assert row is not None
-        return int(row[0])
+        for req, length in zip(batch, row[0], strict=True):
+            req.length = int(length)
+            req.done.set()
 
     def load_journal(self, channel: str, start: int = 0) -> list[str]:
         with self._db() as db:
@@ -525,17 +601,52 @@ class PostgresStore(Store):
         return None if row is None else (str(row[0]), bool(row[1]))
 
     def close(self) -> None:
-        """Stop renewing and hand the leases back (a successor starts at once)."""
+        """Finish the appends in flight, stop renewing and hand the leases back (a
+        successor starts at once)."""
+        self._closing = True
+        for _ in self._writers:
+            self._appends.put(None)
+        for writer in self._writers:
+            writer.join(timeout=10)
         self._stop.set()
         if self._heartbeat is not None:
             self._heartbeat.join(timeout=5)
             try:
                 with self._pool.connection(timeout=2) as db:
                     db.execute("DELETE FROM leases WHERE owner = %s", (self.owner,))
+                if self._lease_db is not None:
+                    self._lease_db.close()
             except Exception as exc:
                 log.warning("store %s: leases not handed back (%s); they expire in %.0f s",
                             self.url, _first_line(exc), self.lease_s)  # fmt: skip
         self._pool.close()
+
+
+class _Secret(str):
+    """A connection string that holds the password: shown as ``'<hidden>'``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "'<hidden>'"
+
+    __str__ = __repr__
+
+    def reveal(self) -> str:
+        return str.__str__(self)
+
+
+class _Append:
+    """One :meth:`PostgresStore.append` waiting for a writer thread."""
+
+    __slots__ = ("channel", "done", "error", "length", "lines")
+
+    def __init__(self, channel: str, lines: list[str]) -> None:
+        self.channel = channel
+        self.lines = lines
+        self.done = threading.Event()
+        self.error: Exception | None = None
+        self.length = 0
 
 
 def _first_line(exc: BaseException) -> str:
