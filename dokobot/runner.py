@@ -11,7 +11,7 @@ from .config import Config
 from .host.options import TableOptions
 from .host.router import Router
 from .host.service import Service, default_bot_factory
-from .store import Scope, is_url, open_store
+from .store import Scope, StoreLocked, is_url, open_store
 
 log = logging.getLogger("dokobot")
 
@@ -32,6 +32,8 @@ def scope_of(config: Config) -> Scope:
 async def serve(config: Config) -> None:
     """Start the service and every configured adapter; run until cancelled."""
     scope = scope_of(config)
+    taken: list[str] = []
+    """Why this process must stop: another one took over its servers."""
     store = await asyncio.to_thread(
         open_store, config.store_path, scope=scope, lease_s=config.store_lease_s
     )
@@ -42,6 +44,7 @@ async def serve(config: Config) -> None:
         loop = asyncio.get_running_loop()
 
         def lost(reason: str) -> None:  # the heartbeat thread: another process took over
+            taken.append(reason)
             if main is not None:
                 loop.call_soon_threadsafe(main.cancel)
 
@@ -100,6 +103,8 @@ async def serve(config: Config) -> None:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         await service.close()
+        if taken:  # exit 2 with the reason, not as if stopped by a signal
+            raise StoreLocked(f"store {where}: {taken[0]}; this process stops")
 
 
 def run_adapters(config: Config) -> int:

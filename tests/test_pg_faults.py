@@ -201,3 +201,37 @@ async def test_postgresql_outage_refuses_actions_then_play_resumes(
     again = open_store(pg_url, lease_s=3.0)
     assert len(again.load_journal("c")) == len(journal) + 5
     again.close()
+
+
+def test_a_process_whose_servers_were_taken_over_stops_with_exit_2(
+    pg_url: str, tmp_path: Path
+) -> None:
+    import psycopg
+    from pg_server import PASSWORD
+
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"store:\n  url: {pg_url}\n  lease_s: 1\nirc:\n  host: 127.0.0.1\n"
+                   "  port: 9\n  network: net\n  channels: ['#doko']\n")  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if k != "DOKOBOT_DISCORD_TOKEN"}
+    proc = subprocess.Popen([sys.executable, "-m", "dokobot.cli", "run", "--config", str(cfg)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        with psycopg.connect(pg_url, password=PASSWORD, autocommit=True) as db:
+            deadline = time.monotonic() + 30
+            while True:
+                assert proc.poll() is None, proc.communicate()
+                try:
+                    if db.execute("SELECT owner FROM leases").fetchall():
+                        break
+                except psycopg.errors.UndefinedTable:
+                    pass
+                assert time.monotonic() < deadline, "the bot never took its lease"
+                time.sleep(0.1)
+            db.execute("UPDATE leases SET owner = 'another process'")
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 2, err
+    assert "another dokobot took over IRC network net; this process stops" in err
+    assert "Traceback" not in err

@@ -174,6 +174,8 @@ def test_a_store_of_a_newer_dokobot_is_refused(store_location: str) -> None:
 async def _play(svc: Service, moves: int) -> None:
     for n in NAMES:
         await svc.handle(Input("c1", f"u:{n}", n, "/join"))
+    await svc.handle(Input("c1", "u:anna", "anna", "/option mode single"))
+    await svc.handle(Input("c1", "u:anna", "anna", "/option stake 1"))
     table = svc.router.tables["c1"]
     for _ in range(moves):
         game = table.game
@@ -190,7 +192,8 @@ def _state(svc: Service) -> tuple[object, ...]:
     game = table.game
     assert game is not None
     return (game.hands[:], game.trick[:], game.turn, game.tricks[:], table.options,
-            table.names(), game.calls[:], len(table.finished), table.series.totals[:])
+            table.names(), game.calls[:], len(table.finished), table.series.totals[:],
+            dict(table.ledger.balances), table.ledger.house, len(table.ledger.entries))
 
 
 def test_a_restart_restores_running_and_finished_games_exactly(store_location: str) -> None:
@@ -200,6 +203,7 @@ def test_a_restart_restores_running_and_finished_games_exactly(store_location: s
         await _play(svc, 1 + 4 + 48 + 1 + 4 + 7)  # one whole game (a checkpoint), then into the next
         before = (_state(svc), svc.store.load_journal("c1"))
         assert svc.store.load_checkpoint("c1") is not None
+        assert len(svc.router.tables["c1"].ledger.entries) == 1, "chips were settled"
         await svc.close()
         svc2 = Service(Router(seed=99), _open(store_location))
         events = await svc2.start()

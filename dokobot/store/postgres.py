@@ -534,7 +534,10 @@ class PostgresStore(Store):
     # ---------------------------------------------------------------- game results
     def add_result(self, game: FinishedGame) -> FinishedGame:
         self._writable()
-        with self._db() as db:
+        with self._db() as db, db.transaction():
+            # one insert per server at a time: ids of a server are in commit order, so a
+            # reader that asks for the ids after the last one it saw misses none
+            db.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (game.server,))
             row = db.execute(
                 "INSERT INTO game_results (server, channel, game, finished_at, record) "
                 "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (channel, game) DO NOTHING "
