@@ -228,6 +228,12 @@ def parse_config(text: str, env: Mapping[str, str] | None = None, source: str = 
     dsec = data.get("discord", {})
     token = env.get(DISCORD_TOKEN_ENV, "").strip()
     shard_count, shard_ids = _shards(dsec)
+    some = shard_ids is not None and shard_count is not None and len(shard_ids) < shard_count
+    if some and "url" not in store:
+        raise ConfigError(
+            "discord.shard_ids: the other shards are served by other processes, which share "
+            "a PostgreSQL store: set store.url"
+        )
     if token and dsec.get("enabled", True):
         discord_cfg = DiscordConfig(
             shard_count=shard_count,

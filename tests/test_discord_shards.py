@@ -46,6 +46,9 @@ async def test_a_process_identifies_for_its_shards_only(fake: FakeDiscord) -> No
     assert [i.server for i in service.inputs] == [f"discord:{fake.guild_id}"]
 
 
+URL = "store:\n  url: postgresql://bot@db/doko\n"
+
+
 def test_shard_settings_are_checked_and_make_the_scope() -> None:
     env = {"DOKOBOT_DISCORD_TOKEN": "t"}
     cfg = parse_config("discord:\n  shard_count: 4\n  shard_ids: [1, 3]\n"
@@ -57,9 +60,10 @@ def test_shard_settings_are_checked_and_make_the_scope() -> None:
     assert scope_of(whole).keys() == ("discord:shard:0/2", "discord:shard:1/2")
     for bad, words in [
         ("discord:\n  shard_ids: [0]\n", "needs discord.shard_count"),
-        ("discord:\n  shard_count: 2\n  shard_ids: [2]\n", "from 0 to 1"),
-        ("discord:\n  shard_count: 2\n  shard_ids: [0, 0]\n", "different numbers"),
-        ("discord:\n  shard_count: 2\n  shard_ids: one\n", "list of whole numbers"),
+        ("discord:\n  shard_count: 2\n  shard_ids: [0]\n", "set store.url"),
+        ("discord:\n  shard_count: 2\n  shard_ids: [2]\n" + URL, "from 0 to 1"),
+        ("discord:\n  shard_count: 2\n  shard_ids: [0, 0]\n" + URL, "different numbers"),
+        ("discord:\n  shard_count: 2\n  shard_ids: one\n" + URL, "list of whole numbers"),
         ("store:\n  url: postgresql://bot:hunter2@db/doko\n", "DOKOBOT_STORE_PASSWORD"),
         ("store:\n  url: mysql://db/doko\n", "PostgreSQL url"),
         ("store:\n  url: postgresql://db/d\n  path: x.db\n", "not both"),

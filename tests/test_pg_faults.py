@@ -131,6 +131,9 @@ def test_kill_9_mid_game_and_the_replacement_continues_every_table(pg_url: str) 
     first.send_signal(signal.SIGKILL)
     first.wait()
     seen += first.stdout.readlines()
+    first.stdout.close()
+    assert first.stderr is not None
+    first.stderr.close()
     acked = _acks(seen)
     assert len(acked) == 3
 
