@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from dokobot.host.events import Input
+from dokobot.host.i18n import render
+from dokobot.host.journal import Record
 from dokobot.host.router import Router
 from dokobot.host.service import Service
 from dokobot.host.table import command_for
@@ -176,15 +178,20 @@ async def _play(svc: Service, moves: int) -> None:
         await svc.handle(Input("c1", f"u:{n}", n, "/join"))
     await svc.handle(Input("c1", "u:anna", "anna", "/option mode single"))
     await svc.handle(Input("c1", "u:anna", "anna", "/option stake 1"))
-    table = svc.router.tables["c1"]
     for _ in range(moves):
-        game = table.game
-        if game is None or not table.running:
-            await svc.handle(Input("c1", "u:anna", "anna", "/start"))
-            continue
-        seat = game.turn
-        text = command_for(game.legal_actions()[0])
-        await svc.handle(Input("c1", table.seats[seat].user, table.seats[seat].name, text))
+        await _play_one(svc)
+
+
+async def _play_one(svc: Service) -> None:
+    """Start a game, or make the first legal move of the player to act."""
+    table = svc.router.tables["c1"]
+    game = table.game
+    if game is None or not table.running:
+        await svc.handle(Input("c1", "u:anna", "anna", "/start"))
+        return
+    seat = game.turn
+    text = command_for(game.legal_actions()[0])
+    await svc.handle(Input("c1", table.seats[seat].user, table.seats[seat].name, text))
 
 
 def _state(svc: Service) -> tuple[object, ...]:
@@ -234,3 +241,74 @@ def test_the_password_is_in_no_repr_and_no_log(
     finally:
         other.close()
     assert PASSWORD not in caplog.text
+
+
+def _overwrite(location: str, channel: str, seq: int, line: str) -> None:
+    """Change one stored record behind the store's back (a damaged or edited store)."""
+    if is_url(location):
+        import psycopg
+        from pg_server import PASSWORD
+
+        with psycopg.connect(location, password=PASSWORD, autocommit=True) as db:
+            db.execute("UPDATE journal SET line = %s WHERE channel = %s AND seq = %s",
+                       (line, channel, seq))  # fmt: skip
+    else:
+        import sqlite3
+
+        db = sqlite3.connect(location)
+        db.execute("UPDATE journal SET line = ? WHERE channel = ? AND seq = ?",
+                   (line, channel, seq))  # fmt: skip
+        db.commit()
+        db.close()
+
+
+ZOE = Record("cmd", user="u9", name="zoe", text="/healthy").encode()
+
+
+def _ledger(svc: Service) -> tuple[object, ...]:
+    table = svc.router.tables["c1"]
+    return (table.names(), [r.as_json() for r in table.finished], table.series.totals[:],
+            dict(table.ledger.balances), table.ledger.house, len(table.ledger.entries))
+
+
+def test_a_restart_loads_the_checkpoint_not_the_whole_history(store_location: str) -> None:
+    async def scenario() -> None:
+        svc = Service(Router(seed=2), _open(store_location))
+        await svc.start()
+        await _play(svc, 1 + 4 + 48 + 1)  # a whole game, then a table at rest
+        table = svc.router.tables["c1"]
+        while table.running:
+            await _play_one(svc)
+        before = _ledger(svc)
+        await svc.close()
+        # a restart that replayed the history would meet this broken early record
+        _overwrite(store_location, "c1", 3, ZOE)
+        svc2 = Service(Router(seed=3), _open(store_location))
+        await svc2.start()
+        assert "c1" not in svc2.router.tables, "an idle table is loaded when it is used"
+        assert svc2.router.ledgers["c1"].balances == before[3], "its chips are booked already"
+        await svc2.handle(Input("c1", "u:ben", "ben", "/score"))
+        assert svc2.damaged == {} and _ledger(svc2) == before
+        await svc2.close()
+
+    asyncio.run(scenario())
+
+
+def test_a_record_that_cannot_be_applied_puts_the_table_on_hold(store_location: str) -> None:
+    async def scenario() -> None:
+        svc = Service(Router(seed=3), _open(store_location))
+        await svc.start()
+        await _play(svc, 3)
+        svc.store.append("c1", [ZOE])
+        journal = svc.store.load_journal("c1")
+        await svc.close()
+        svc2 = Service(Router(seed=3), _open(store_location))
+        events = await svc2.start()
+        damaged = render("en", "table_damaged")
+        assert [e.text for e in events] == [damaged] and "zoe" in svc2.damaged["c1"]
+        answer = await svc2.handle(Input("c1", "u:anna", "anna", "/healthy"))
+        assert [e.text for e in answer] == [damaged]
+        assert svc2.store.load_journal("c1") == journal, "nothing is dropped or added"
+        await svc2.close()
+
+    asyncio.run(scenario())
