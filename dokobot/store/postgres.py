@@ -206,8 +206,16 @@ class PostgresStore(Store):
         """Called (from the heartbeat thread) when another process took a lease over."""
         self.lost: str | None = None
         password = password if password is not None else os.environ.get(PASSWORD_ENV) or None
-        extra: dict[str, Any] = {"application_name": self.owner, "connect_timeout": 5,
-                                 "options": "-c synchronous_commit=on"}  # fmt: skip
+        extra: dict[str, Any] = {
+            "application_name": self.owner,
+            "connect_timeout": 5,
+            "options": "-c synchronous_commit=on",
+            # a database that vanished (no TCP reset) fails a write in seconds, not minutes
+            "keepalives_idle": 5,
+            "keepalives_interval": 2,
+            "keepalives_count": 3,
+            "tcp_user_timeout": 10_000,
+        }
         if password:
             extra["password"] = password
         try:
