@@ -19,7 +19,7 @@ from dokobot.host.i18n import render
 from dokobot.host.router import Router
 from dokobot.host.service import Service
 from dokobot.host.table import command_for
-from dokobot.store import Scope, StoreLocked, open_store
+from dokobot.store import Scope, StoreError, StoreLocked, open_store
 from dokobot.store.postgres import PostgresStore
 
 HERE = Path(__file__).resolve().parent
@@ -238,3 +238,18 @@ def test_a_process_whose_servers_were_taken_over_stops_with_exit_2(
     assert proc.returncode == 2, err
     assert "another dokobot took over IRC network net; this process stops" in err
     assert "Traceback" not in err
+
+
+def test_an_unreachable_or_refusing_database_stops_the_start_clearly(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pg_server import PASSWORD, free_port
+
+    elsewhere = pg_url.rsplit(":", 1)[0] + f":{free_port()}/x"
+    with pytest.raises(StoreError, match=r"store postgresql://dokobot@127\.0\.0\.1:\d+/x: "
+                       "cannot connect"):
+        open_store(elsewhere)
+    monkeypatch.setenv("DOKOBOT_STORE_PASSWORD", "wrong-" + PASSWORD)
+    with pytest.raises(StoreError, match="password authentication failed") as err:
+        open_store(pg_url)
+    assert PASSWORD not in str(err.value)
