@@ -1,7 +1,7 @@
 """Configuration: a YAML file (see ``config.example.yaml``) plus environment variables.
 
 Tokens and passwords come only from the environment (``DOKOBOT_DISCORD_TOKEN``,
-``DOKOBOT_IRC_PASSWORD``). A malformed file is refused with an error that names the key
+``DOKOBOT_IRC_PASSWORD``, ``DOKOBOT_STORE_PASSWORD``). A malformed file is refused with an error that names the key
 and the line.
 
 >>> cfg = parse_config("language: de\\nstore:\\n  path: ':memory:'\\n", env={})
@@ -45,6 +45,11 @@ class DiscordConfig:
     sync_commands: str = "global"
     """Upload the slash commands on start: ``global``, ``guild`` (to each server at once)
     or ``off`` (then ``dokobot sync`` does it)."""
+    shard_count: int | None = None
+    """Gateway shards of the whole bot (``discord.shard_count``); None: one process, as
+    many shards as Discord recommends (if ``sharded``) or none."""
+    shard_ids: tuple[int, ...] | None = None
+    """The shards this process serves (``discord.shard_ids``); None: all of them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +71,10 @@ class WebConfig:
 class Config:
     language: str = "en"
     store_path: str = "dokobot.sqlite3"
+    """An SQLite file (``store.path``) or a PostgreSQL url without password
+    (``store.url``; the password comes from ``DOKOBOT_STORE_PASSWORD``)."""
+    store_lease_s: float = 10.0
+    """PostgreSQL: how long a dead process's servers stay locked (``store.lease_s``)."""
     bot_level: str = "normal"
     search_budget: float = 0.45
     bot_delay: float = 0.6
@@ -85,7 +94,7 @@ class Config:
 _SCHEMA: dict[str, Any] = {
     "language": ("choice", ("de", "en")),
     "log_level": ("choice", ("DEBUG", "INFO", "WARNING", "ERROR")),
-    "store": {"path": ("str", None)},
+    "store": {"path": ("str", None), "url": ("str", None), "lease_s": ("float", (1.0, 600.0))},
     "bots": {
         "level": ("choice", ("random", "easy", "normal", "strong")),
         "search_budget": ("float", (0.05, 10.0)),
@@ -97,6 +106,8 @@ _SCHEMA: dict[str, Any] = {
         "sharded": ("bool", None),
         "admin_role": ("str", None),
         "sync_commands": ("choice", ("global", "guild", "off")),
+        "shard_count": ("int", (1, 100000)),
+        "shard_ids": ("intlist", None),
     },
     "web": {
         "enabled": ("bool", None),
@@ -158,6 +169,13 @@ def _check(path: str, spec: Any, node: yaml.Node) -> Any:
             out[key] = _check(sub, spec[key], value_node)
         return out
     kind, arg = spec
+    if kind == "intlist":
+        values = yaml.safe_load(yaml.serialize(node)) if isinstance(node, yaml.SequenceNode) else None
+        if not isinstance(values, list) or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values
+        ):
+            raise ConfigError(f"{_line(node)}{path}: must be a list of whole numbers")
+        return values
     if kind == "strlist":
         if not isinstance(node, yaml.SequenceNode) or not all(
             isinstance(n, yaml.ScalarNode) for n in node.value
@@ -209,8 +227,17 @@ def parse_config(text: str, env: Mapping[str, str] | None = None, source: str = 
     discord_cfg: DiscordConfig | None = None
     dsec = data.get("discord", {})
     token = env.get(DISCORD_TOKEN_ENV, "").strip()
+    shard_count, shard_ids = _shards(dsec)
+    some = shard_ids is not None and shard_count is not None and len(shard_ids) < shard_count
+    if some and "url" not in store:
+        raise ConfigError(
+            "discord.shard_ids: the other shards are served by other processes, which share "
+            "a PostgreSQL store: set store.url"
+        )
     if token and dsec.get("enabled", True):
         discord_cfg = DiscordConfig(
+            shard_count=shard_count,
+            shard_ids=shard_ids,
             token=token,
             sharded=bool(dsec.get("sharded", False)),
             admin_role=dsec.get("admin_role"),
@@ -232,7 +259,8 @@ def parse_config(text: str, env: Mapping[str, str] | None = None, source: str = 
             raise ConfigError(f"{exc}") from exc
     return Config(
         language=data.get("language", "en"),
-        store_path=store.get("path", "dokobot.sqlite3"),
+        store_path=_store_location(store),
+        store_lease_s=float(store.get("lease_s", 10.0)),
         bot_level=bots.get("level", "normal"),
         search_budget=float(bots.get("search_budget", 0.45)),
         bot_delay=float(bots.get("delay", 0.6)),
@@ -243,6 +271,42 @@ def parse_config(text: str, env: Mapping[str, str] | None = None, source: str = 
         web=WebConfig(**data.get("web", {})),
         source=source or "(text)",
     )
+
+
+def _store_location(store: dict[str, Any]) -> str:
+    """``store.path`` or ``store.url`` (a PostgreSQL url without its password)."""
+    url = store.get("url")
+    if url is None:
+        return str(store.get("path", "dokobot.sqlite3"))
+    if "path" in store:
+        raise ConfigError("store: give either path (SQLite) or url (PostgreSQL), not both")
+    if not url.startswith(("postgresql://", "postgres://")):
+        raise ConfigError("store.url: must be a PostgreSQL url (postgresql://user@host/db)")
+    from urllib.parse import parse_qs, urlsplit
+
+    parts = urlsplit(url)
+    if parts.password or "password" in parse_qs(parts.query):
+        raise ConfigError(
+            "store.url: must not hold the password; set the environment variable "
+            "DOKOBOT_STORE_PASSWORD instead"
+        )
+    return str(url)
+
+
+def _shards(dsec: dict[str, Any]) -> tuple[int | None, tuple[int, ...] | None]:
+    """``discord.shard_count`` and ``discord.shard_ids``, checked against each other."""
+    count = dsec.get("shard_count")
+    ids = dsec.get("shard_ids")
+    if ids is None:
+        return count, None
+    if count is None:
+        raise ConfigError("discord.shard_ids: needs discord.shard_count (the bot's shards)")
+    if not ids or len(set(ids)) != len(ids) or max(ids) >= count:
+        raise ConfigError(
+            f"discord.shard_ids: must be different numbers from 0 to {count - 1} "
+            "(below discord.shard_count)"
+        )
+    return count, tuple(ids)
 
 
 def _looks_like_ours(text: str) -> bool:

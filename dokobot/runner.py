@@ -11,14 +11,44 @@ from .config import Config
 from .host.options import TableOptions
 from .host.router import Router
 from .host.service import Service, default_bot_factory
-from .store import open_store
+from .store import Scope, StoreLocked, is_url, open_store
 
 log = logging.getLogger("dokobot")
 
 
+def scope_of(config: Config) -> Scope:
+    """The servers this process serves: its Discord shards and its IRC network (each IRC
+    network is served by one process); ``local`` tables without a chat."""
+    discord, irc = config.discord, config.irc
+    shard_ids: tuple[int, ...] | None = None
+    count = 1
+    if discord is not None:
+        count = discord.shard_count or 1
+        shard_ids = discord.shard_ids if discord.shard_ids is not None else tuple(range(count))
+    networks = (str(irc.network),) if irc is not None else ()
+    return Scope(shard_count=count, shard_ids=shard_ids, irc_networks=networks)
+
+
 async def serve(config: Config) -> None:
     """Start the service and every configured adapter; run until cancelled."""
-    store = open_store(config.store_path)
+    scope = scope_of(config)
+    taken: list[str] = []
+    """Why this process must stop: another one took over its servers."""
+    store = await asyncio.to_thread(
+        open_store, config.store_path, scope=scope, lease_s=config.store_lease_s
+    )
+    where = repr(store) if is_url(config.store_path) else config.store_path
+    if is_url(config.store_path):
+        log.info("serving %s from %s", scope.describe(), where)
+        main = asyncio.current_task()
+        loop = asyncio.get_running_loop()
+
+        def lost(reason: str) -> None:  # the heartbeat thread: another process took over
+            taken.append(reason)
+            if main is not None:
+                loop.call_soon_threadsafe(main.cancel)
+
+        store.on_lost = lost  # type: ignore[attr-defined]
     defaults = TableOptions(
         language=config.language,
         bot_level=config.bot_level,
@@ -39,7 +69,7 @@ async def serve(config: Config) -> None:
     # markers of their prompts) from the start
     service.boards = config.discord is not None
     restored = await service.start()
-    log.info("restored %d tables from %s", len(router.tables), config.store_path)
+    log.info("restored %d tables from %s", len(router.tables), where)
     jobs = []
     if config.discord is not None:
         from .adapters.discord import run_discord
@@ -49,6 +79,8 @@ async def serve(config: Config) -> None:
                 service,
                 config.discord.token,
                 sharded=config.discord.sharded,
+                shard_count=config.discord.shard_count,
+                shard_ids=config.discord.shard_ids,
                 restored=restored,
                 admin_role=config.discord.admin_role,
                 sync_commands=config.discord.sync_commands,
@@ -71,6 +103,8 @@ async def serve(config: Config) -> None:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         await service.close()
+        if taken:  # exit 2 with the reason, not as if stopped by a signal
+            raise StoreLocked(f"store {where}: {taken[0]}; this process stops")
 
 
 def run_adapters(config: Config) -> int:

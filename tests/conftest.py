@@ -18,6 +18,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:
 if TYPE_CHECKING:
     from discord_fake import FakeDiscord
     from irc_server import NgircdServer
+    from pg_server import PgServer
 
 settings.register_profile(
     "default", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -58,3 +59,40 @@ async def fake() -> AsyncIterator[FakeDiscord]:
             yield server
     finally:
         await server.stop()
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    """One throw-away PostgreSQL for the whole session; fails (never skips) when PostgreSQL
+    is missing: CI installs it."""
+    from pg_server import PG_MISSING, PgServer, pg_bin
+
+    if pg_bin() is None:
+        pytest.fail(PG_MISSING, pytrace=False)
+    server = PgServer()
+    server.start()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+@pytest.fixture
+def pg_url(pg_server: PgServer, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The url of a fresh database on :func:`pg_server`; its password is in
+    ``DOKOBOT_STORE_PASSWORD``."""
+    from pg_server import PASSWORD
+
+    if not pg_server.running:
+        pg_server.start()
+    monkeypatch.setenv("DOKOBOT_STORE_PASSWORD", PASSWORD)
+    return pg_server.new_database()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store_location(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Where a store lives, once per backend: an SQLite file, a fresh PostgreSQL database."""
+    if request.param == "sqlite":
+        return str(tmp_path / "dokobot.sqlite3")
+    url: str = request.getfixturevalue("pg_url")
+    return url

@@ -1,4 +1,5 @@
-"""Durable journals of every table: SQLite by default, in memory for tests.
+"""Durable journals of every table: SQLite by default, PostgreSQL for several processes
+(:mod:`dokobot.store.postgres`), in memory for tests.
 
 A table's journal is its history as records (see :mod:`dokobot.host.journal`), one JSON
 object each; storing each accepted change before the answer goes out is enough to rebuild
@@ -17,24 +18,44 @@ from .base import (
     StoreLocked,
     Summary,
 )
+from .scope import Scope
 from .sqlite import SqliteStore
 
 
-def open_store(path: str | None, *, readonly: bool = False) -> Store:
-    """SQLite at ``path``; ``None`` or ``":memory:"`` keeps everything in memory."""
+def is_url(location: str | None) -> bool:
+    """Whether ``location`` is a PostgreSQL url (``postgresql://…``)."""
+    return bool(location) and str(location).startswith(("postgresql://", "postgres://"))
+
+
+def open_store(
+    path: str | None,
+    *,
+    readonly: bool = False,
+    scope: Scope | None = None,
+    lease_s: float = 10.0,
+) -> Store:
+    """PostgreSQL if ``path`` is a ``postgresql://`` url (serving the servers of ``scope``,
+    see :class:`~dokobot.store.postgres.PostgresStore`), else SQLite at ``path``; ``None``
+    or ``":memory:"`` keeps everything in memory."""
     if path is None or path == ":memory:":
         return MemoryStore()
+    if is_url(path):
+        from .postgres import PostgresStore
+
+        return PostgresStore(path, scope=scope, lease_s=lease_s, readonly=readonly)
     return SqliteStore(path, readonly=readonly)
 
 
 __all__ = [
     "Checkpoint",
     "MemoryStore",
+    "Scope",
     "SqliteStore",
     "Store",
     "StoreDamaged",
     "StoreError",
     "StoreLocked",
     "Summary",
+    "is_url",
     "open_store",
 ]

@@ -1367,6 +1367,20 @@ def create_adapter(
     return cls(service, **options)
 
 
+def shard_options(shard_count: int | None, shard_ids: Sequence[int] | None) -> dict[str, Any]:
+    """The options of :class:`ShardedDiscordAdapter` for these shards.
+
+    >>> shard_options(4, [1, 3]), shard_options(None, None)
+    ({'shard_count': 4, 'shard_ids': [1, 3]}, {})
+    """
+    options: dict[str, Any] = {}
+    if shard_count is not None:
+        options["shard_count"] = shard_count
+        if shard_ids is not None:
+            options["shard_ids"] = list(shard_ids)
+    return options
+
+
 async def run_discord(
     service: ServiceLike,
     token: str | None = None,
@@ -1375,6 +1389,8 @@ async def run_discord(
     restored: Sequence[Event] | None = None,
     admin_role: str | None = None,
     sync_commands: str = "global",
+    shard_count: int | None = None,
+    shard_ids: Sequence[int] | None = None,
 ) -> None:
     """Run dokobot on Discord until cancelled or closed (for the command line).
 
@@ -1382,10 +1398,13 @@ async def run_discord(
     ``restored`` are the events of the ``service.start()`` the caller made (``dokobot run``
     starts the service once for all adapters); without them the adapter calls
     ``service.start()`` itself. The caller owns ``service`` and closes it afterwards.
+    ``shard_count`` and ``shard_ids``: the gateway shards of this process (one of several
+    processes of a big bot; see README "Scale").
     """
     adapter = create_adapter(
         service,
-        sharded=sharded,
+        sharded=sharded or shard_count is not None,
+        **shard_options(shard_count, shard_ids),
         token=resolve_token(token),
         restored=restored,
         admin_role=admin_role,

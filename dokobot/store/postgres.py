@@ -1,0 +1,670 @@
+"""PostgreSQL store: the :class:`~dokobot.store.Store` of several bot processes.
+
+Same promises as :class:`~dokobot.store.SqliteStore`: an append is one transaction, committed
+with ``synchronous_commit=on`` before it returns; the schema is versioned (``MIGRATIONS``)
+and a database made by a newer dokobot is refused.
+
+One writer per table: a process holds a lease (a row of ``leases``) on each key of its
+:class:`~dokobot.store.scope.Scope` and renews it every ``lease_s / 3`` seconds. Every append
+checks, in its own transaction, that the process still holds its leases (the row is locked
+``FOR SHARE``, so a takeover waits for appends in flight and then sees them). A lease is
+taken over when it has expired, or at once when its holder's connections are gone (a killed
+process); while the holder lives, a second process for the same keys refuses to start.
+
+The password comes from ``DOKOBOT_STORE_PASSWORD`` (or libpq's own ``PGPASSWORD`` and
+``.pgpass``); it is never part of a repr or a log line.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import queue
+import secrets
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Final
+
+import psycopg
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from psycopg_pool import ConnectionPool
+
+from .base import Checkpoint, Store, StoreDamaged, StoreError, StoreLocked, Summary, new_web_key
+from .scope import SHARD_PREFIX, Scope
+
+if TYPE_CHECKING:
+    from ..stats.record import FinishedGame
+
+log = logging.getLogger(__name__)
+
+PASSWORD_ENV: Final = "DOKOBOT_STORE_PASSWORD"
+WRITERS: Final = 2
+"""Writer threads per process: while one waits for its commit, the other gathers the next
+appends."""
+LEASE_LOST: Final = "DKL01"
+"""SQLSTATE of an append by a process that no longer holds its leases."""
+
+#: Migrations: entry i brings the schema from version i to i + 1.
+MIGRATIONS: Final[tuple[str, ...]] = (
+    """
+    CREATE TABLE journal (
+        channel TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        line TEXT NOT NULL,
+        PRIMARY KEY (channel, seq)
+    );
+    CREATE TABLE tables (
+        channel TEXT PRIMARY KEY,
+        length INTEGER NOT NULL,
+        server TEXT
+    );
+    CREATE TABLE checkpoints (
+        channel TEXT PRIMARY KEY,
+        upto INTEGER NOT NULL,
+        version TEXT NOT NULL,
+        state BYTEA NOT NULL,
+        settlements BYTEA NOT NULL,
+        users TEXT NOT NULL
+    );
+    CREATE TABLE user_settings (
+        "user" TEXT PRIMARY KEY,
+        language TEXT NOT NULL
+    );
+    CREATE SEQUENCE nick_seen;
+    CREATE TABLE nick_history (
+        nick_key TEXT PRIMARY KEY,
+        nick TEXT NOT NULL,
+        "user" TEXT NOT NULL,
+        seen BIGINT NOT NULL
+    );
+    CREATE TABLE game_results (
+        id BIGSERIAL PRIMARY KEY,
+        server TEXT NOT NULL,
+        channel TEXT NOT NULL,
+        game INTEGER NOT NULL,
+        finished_at DOUBLE PRECISION NOT NULL,
+        record TEXT NOT NULL,
+        UNIQUE (channel, game)
+    );
+    CREATE INDEX game_results_server ON game_results (server, id);
+    CREATE TABLE web_pages (
+        server TEXT PRIMARY KEY,
+        key TEXT NOT NULL UNIQUE,
+        enabled BOOLEAN NOT NULL
+    );
+    """,
+    # 2: leases (one writer per table) and the append of several tables' records in one
+    # round trip and one transaction that checks them
+    """
+    CREATE TABLE leases (
+        key TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        expires TIMESTAMPTZ NOT NULL
+    );
+    CREATE FUNCTION dokobot_append(p_owner TEXT, p_keys INTEGER, p_channels TEXT[],
+                                   p_counts INTEGER[], p_lines TEXT[], p_servers TEXT[])
+                                   RETURNS INTEGER[] AS $$
+    DECLARE
+        held INTEGER;
+        start INTEGER;
+        pos INTEGER := 1;
+        lengths INTEGER[] := '{}';
+    BEGIN
+        SELECT count(*) INTO held FROM (
+            SELECT 1 FROM leases WHERE owner = p_owner FOR SHARE) AS mine;
+        IF held <> p_keys THEN
+            RAISE EXCEPTION 'this process no longer holds its leases (another took over)'
+                USING ERRCODE = 'DKL01';
+        END IF;
+        FOR i IN 1 .. cardinality(p_channels) LOOP
+            INSERT INTO tables (channel, length, server) VALUES (p_channels[i], 0, p_servers[i])
+                ON CONFLICT (channel) DO NOTHING;
+            SELECT length INTO start FROM tables WHERE channel = p_channels[i] FOR UPDATE;
+            INSERT INTO journal (channel, seq, line)
+                SELECT p_channels[i], start + o - 1, l
+                FROM unnest(p_lines[pos:pos + p_counts[i] - 1]) WITH ORDINALITY AS t(l, o);
+            UPDATE tables SET length = start + p_counts[i],
+                              server = COALESCE(p_servers[i], server)
+                WHERE channel = p_channels[i];
+            lengths := lengths || (start + p_counts[i]);
+            pos := pos + p_counts[i];
+        END LOOP;
+        RETURN lengths;
+    END
+    $$ LANGUAGE plpgsql;
+    """,
+)
+
+
+def safe_url(url: str) -> str:
+    """``url`` without its password (for logs and reprs)."""
+    try:
+        params = conninfo_to_dict(url)
+    except psycopg.ProgrammingError:
+        return "postgresql://(unparsable url)"
+    params.pop("password", None)
+    host = params.get("host", "")
+    port = params.get("port", "")
+    user = params.get("user", "")
+    db = params.get("dbname", "")
+    who = f"{user}@" if user else ""
+    where = f"{host}:{port}" if port else str(host)
+    return f"postgresql://{who}{where}/{db}"
+
+
+def _server_in(lines: list[str]) -> str | None:
+    """The server a table's journal names (its ``server`` record), if these lines hold one."""
+    server = None
+    for line in lines:
+        if '"k":"server"' in line:
+            data = json.loads(line)
+            if data.get("k") == "server":
+                server = str(data.get("text", ""))
+    return server
+
+
+def _server_of(channel: str, server: str | None) -> str:
+    if server:
+        return server
+    head, sep, _ = channel.rpartition(":")
+    return head if sep else channel
+
+
+class PostgresStore(Store):
+    """Journals in PostgreSQL for the servers of ``scope`` (see the module doc).
+
+    ``lease_s``: how long a lease lasts without renewal (a dead process's servers are
+    taken over after at most this long). ``wait_s``: how long a start waits for a live
+    holder of its leases to let go before it refuses (default ``lease_s``). ``readonly``:
+    read beside the running bots, hold no lease, write nothing.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        scope: Scope | None = None,
+        lease_s: float = 10.0,
+        wait_s: float | None = None,
+        readonly: bool = False,
+        pool_size: int = 8,
+        password: str | None = None,
+    ) -> None:
+        self.url = safe_url(url)
+        """The database, without the password."""
+        self.scope = scope or Scope()
+        self.lease_s = lease_s
+        self.readonly = readonly
+        self.owner = f"dokobot {socket.gethostname()[:24]} pid {os.getpid()} {secrets.token_hex(3)}"
+        """Names this process in ``leases`` and as its connections' application_name."""
+        self._keys = self.scope.keys()
+        self.on_lost: Callable[[str], None] | None = None
+        """Called (from the heartbeat thread) when another process took a lease over."""
+        self.lost: str | None = None
+        password = password if password is not None else os.environ.get(PASSWORD_ENV) or None
+        extra: dict[str, Any] = {
+            "application_name": self.owner,
+            "connect_timeout": 5,
+            "options": "-c synchronous_commit=on",
+            # a database that vanished (no TCP reset) fails a write in seconds, not minutes
+            "keepalives_idle": 5,
+            "keepalives_interval": 2,
+            "keepalives_count": 3,
+            "tcp_user_timeout": 10_000,
+        }
+        if password:
+            extra["password"] = password
+        try:
+            conninfo = make_conninfo(url, **extra)
+        except psycopg.ProgrammingError as exc:
+            raise StoreError(f"store {self.url}: not a PostgreSQL url ({exc})") from None
+        self._stop = threading.Event()
+        try:
+            first = psycopg.connect(conninfo, autocommit=True)
+        except psycopg.Error as exc:
+            raise StoreError(f"store {self.url}: cannot connect ({_first_line(exc)})") from None
+        try:
+            if not readonly:
+                self._migrate(first)
+            self._check_version(first)
+            if not readonly:
+                self._acquire(first, lease_s if wait_s is None else wait_s)
+        except BaseException:
+            first.close()
+            raise
+        self._conninfo = _Secret(conninfo)
+        self._lease_db: psycopg.Connection[Any] | None = None if readonly else first
+        """The heartbeat's own connection: while it is open, this process counts as alive
+        (a start for the same servers refuses instead of taking over)."""
+        if readonly:
+            first.close()
+        self._pool = ConnectionPool(
+            conninfo,
+            min_size=1,
+            max_size=pool_size,
+            kwargs={"autocommit": True},
+            timeout=3.0,
+            check=ConnectionPool.check_connection,
+            open=True,
+            name="dokobot-store",
+        )
+        self._heartbeat: threading.Thread | None = None
+        self._closing = False
+        self._appends: queue.SimpleQueue[_Append | None] = queue.SimpleQueue()
+        self._writers = [] if readonly else [
+            threading.Thread(target=self._write_loop, name=f"dokobot-writer-{i}", daemon=True)
+            for i in range(WRITERS)
+        ]  # fmt: skip
+        for writer in self._writers:
+            writer.start()
+        if not readonly:
+            self._heartbeat = threading.Thread(target=self._renew, name="dokobot-lease",
+                                               daemon=True)  # fmt: skip
+            self._heartbeat.start()
+
+    def __repr__(self) -> str:
+        return f"PostgresStore({self.url!r}, scope={self.scope.describe()!r})"
+
+    # ---------------------------------------------------------------- set-up
+    def _migrate(self, db: psycopg.Connection[Any]) -> None:
+        with db.transaction():
+            # one process migrates at a time; the others wait and find it done
+            db.execute("SELECT pg_advisory_xact_lock(7210491)")
+            db.execute("CREATE TABLE IF NOT EXISTS dokobot_schema (version INTEGER NOT NULL)")
+            row = db.execute("SELECT version FROM dokobot_schema").fetchone()
+            if row is None:
+                db.execute("INSERT INTO dokobot_schema VALUES (0)")
+            version = 0 if row is None else int(row[0])
+            if version > len(MIGRATIONS):
+                raise StoreDamaged(self._too_new(version))
+            for i in range(version, len(MIGRATIONS)):
+                db.execute(MIGRATIONS[i].encode())
+                db.execute("UPDATE dokobot_schema SET version = %s", (i + 1,))
+
+    def _too_new(self, version: int) -> str:
+        return (f"store {self.url} has schema version {version}, newer than this dokobot "
+                f"understands ({len(MIGRATIONS)}); upgrade dokobot to use it")  # fmt: skip
+
+    def _check_version(self, db: psycopg.Connection[Any]) -> None:
+        try:
+            row = db.execute("SELECT version FROM dokobot_schema").fetchone()
+        except psycopg.errors.UndefinedTable:
+            raise StoreError(f"there is no dokobot store at {self.url}") from None
+        version = 0 if row is None else int(row[0])
+        if version > len(MIGRATIONS):
+            raise StoreDamaged(self._too_new(version))
+        if version < len(MIGRATIONS):
+            raise StoreDamaged(f"store {self.url} has schema version {version}, this dokobot "
+                               f"reads {len(MIGRATIONS)} only; start the bot once to migrate it")
+
+    def _acquire(self, db: psycopg.Connection[Any], wait_s: float) -> None:
+        """Take the leases of :attr:`scope`, waiting up to ``wait_s`` for live holders."""
+        deadline = time.monotonic() + wait_s
+        other_counts = f"{SHARD_PREFIX}%"
+        ours = f"%/{self.scope.shard_count}"
+        warned = False
+        while True:
+            with db.transaction():
+                db.execute("LOCK TABLE leases IN SHARE ROW EXCLUSIVE MODE")
+                rows = db.execute(
+                    "SELECT key, owner, expires > now(), EXISTS (SELECT 1 FROM pg_stat_activity"
+                    " a WHERE a.application_name = l.owner) FROM leases l "
+                    "WHERE owner <> %s AND (key = ANY(%s) OR (%s AND key LIKE %s "
+                    "AND key NOT LIKE %s))",
+                    (self.owner, list(self._keys), self.scope.shard_ids is not None,
+                     other_counts, ours),
+                ).fetchall()  # fmt: skip
+                blockers = [(str(k), str(o)) for k, o, fresh, alive in rows if fresh and alive]
+                if not blockers:
+                    for key, owner, _, _ in rows:
+                        log.warning("taking over %s from %s (gone or its lease expired)",
+                                    key, owner)  # fmt: skip
+                    db.execute(
+                        "INSERT INTO leases (key, owner, expires) "
+                        "SELECT k, %s, now() + make_interval(secs => %s) FROM unnest(%s::text[]) k "
+                        "ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, "
+                        "expires = excluded.expires",
+                        (self.owner, self.lease_s, list(self._keys)),
+                    )
+                    return
+            what = ", ".join(f"{k} (held by {o})" for k, o in blockers)
+            if time.monotonic() >= deadline:
+                raise StoreLocked(
+                    f"store {self.url}: {what} is served by another dokobot process that is "
+                    f"still running; this one ({self.scope.describe()}) does not start: stop "
+                    "the other process first, or give this one other shards"
+                )
+            if not warned:
+                log.warning("waiting up to %.1f s for %s", wait_s, what)
+                warned = True
+            time.sleep(min(0.25, wait_s / 4 or 0.25))
+
+    def _renew(self) -> None:
+        """Heartbeat thread: renew the leases every ``lease_s / 3`` seconds."""
+        while not self._stop.wait(self.lease_s / 3):
+            try:
+                if self._lease_db is None or self._lease_db.closed:
+                    self._lease_db = psycopg.connect(self._conninfo.reveal(), autocommit=True)
+                # the rows are still ours unless another process took them (a renewal after
+                # an outage is safe: nobody else has written)
+                cur = self._lease_db.execute(
+                    "UPDATE leases SET expires = now() + make_interval(secs => %s) "
+                    "WHERE owner = %s",
+                    (self.lease_s, self.owner),
+                )
+                held = cur.rowcount
+            except Exception as exc:
+                log.warning("store %s: lease not renewed (%s)", self.url, _first_line(exc))
+                if self._lease_db is not None:
+                    self._lease_db.close()
+                continue
+            if held != len(self._keys) and self.lost is None:
+                self.lost = f"another dokobot took over {self.scope.describe()}"
+                log.error("store %s: %s; this process writes nothing more", self.url, self.lost)
+                if self.on_lost is not None:
+                    self.on_lost(self.lost)
+
+    @contextmanager
+    def _db(self) -> Iterator[psycopg.Connection[Any]]:
+        with self._pool.connection() as db:
+            yield db
+
+    def _writable(self) -> None:
+        if self.readonly:
+            raise StoreError(f"store {self.url} was opened to read only")
+
+    def schema_version(self) -> int:
+        with self._db() as db:
+            row = db.execute("SELECT version FROM dokobot_schema").fetchone()
+        return int(row[0]) if row else 0
+
+    # ---------------------------------------------------------------- journals
+    def append(self, channel: str, lines: list[str]) -> int:
+        """Hand the lines to a writer thread and wait until they are committed. The writers
+        commit the appends of several tables that arrive together in one transaction (one
+        WAL flush for all); an append is still all or nothing, and returns only once it
+        is durable."""
+        self._writable()
+        if not lines:
+            with self._db() as db:
+                row = db.execute(
+                    "SELECT length FROM tables WHERE channel = %s", (channel,)
+                ).fetchone()
+            return 0 if row is None else int(row[0])
+        if self._closing:
+            raise StoreError(f"store {self.url} is closed")
+        req = _Append(channel, lines)
+        self._appends.put(req)
+        req.done.wait()
+        if req.error is not None:
+            raise req.error
+        return req.length
+
+    def _write_loop(self) -> None:
+        """A writer thread: take every waiting append (up to 256) and commit them at once."""
+        while True:
+            first = self._appends.get()
+            if first is None:
+                return
+            batch = [first]
+            while len(batch) < 256:
+                try:
+                    nxt = self._appends.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is None:
+                    self._appends.put(None)
+                    break
+                batch.append(nxt)
+            self._write(batch)
+
+    def _write(self, batch: list[_Append]) -> None:
+        try:
+            with self._db() as db:
+                row = db.execute(
+                    "SELECT dokobot_append(%s, %s, %s, %s, %s, %s)",
+                    (self.owner, len(self._keys), [r.channel for r in batch],
+                     [len(r.lines) for r in batch], [x for r in batch for x in r.lines],
+                     [_server_in(r.lines) for r in batch]),
+                ).fetchone()  # fmt: skip
+        except Exception as exc:
+            lost = isinstance(exc, psycopg.Error) and exc.sqlstate == LEASE_LOST
+            if len(batch) > 1 and not lost and not isinstance(exc, psycopg.OperationalError):
+                for req in batch:  # one bad append does not refuse the others
+                    self._write([req])
+                return
+            for req in batch:
+                req.error = (
+                    StoreLocked(f"store {self.url}: another process took over its servers")
+                    if lost
+                    else StoreError(f"store {self.url}: not written ({_first_line(exc)})")
+                )
+                req.done.set()
+            return
+        assert row is not None
+        for req, length in zip(batch, row[0], strict=True):
+            req.length = int(length)
+            req.done.set()
+
+    def load_journal(self, channel: str, start: int = 0) -> list[str]:
+        with self._db() as db:
+            rows = db.execute(
+                "SELECT line FROM journal WHERE channel = %s AND seq >= %s ORDER BY seq",
+                (channel, start),
+            ).fetchall()
+        return [str(r[0]) for r in rows]
+
+    def save_checkpoint(self, channel: str, checkpoint: Checkpoint) -> None:
+        self._writable()
+        cp = checkpoint
+        with self._db() as db:
+            db.execute(
+                "INSERT INTO checkpoints VALUES (%s, %s, %s, %s, %s, %s) "
+                "ON CONFLICT (channel) DO UPDATE SET upto = excluded.upto, "
+                "version = excluded.version, state = excluded.state, "
+                "settlements = excluded.settlements, users = excluded.users "
+                "WHERE checkpoints.upto <= excluded.upto",
+                (channel, cp.upto, cp.version, cp.state, cp.settlements, json.dumps(cp.users)),
+            )
+
+    def load_checkpoint(self, channel: str) -> Checkpoint | None:
+        with self._db() as db:
+            row = db.execute(
+                "SELECT upto, version, state, settlements, users FROM checkpoints "
+                "WHERE channel = %s",
+                (channel,),
+            ).fetchone()
+        if row is None:
+            return None
+        return Checkpoint(int(row[0]), str(row[1]), bytes(row[2]), bytes(row[3]),
+                          tuple(json.loads(row[4])))  # fmt: skip
+
+    def summaries(self) -> list[Summary]:
+        """The tables of this process's servers (see :attr:`scope`)."""
+        with self._db() as db:
+            rows = db.execute(
+                "SELECT t.channel, t.server, t.length, c.upto, c.version, c.settlements, "
+                "c.users FROM tables t LEFT JOIN checkpoints c ON c.channel = t.channel "
+                "ORDER BY t.channel"
+            ).fetchall()
+        out = []
+        for channel, server, length, upto, version, settlements, users in rows:
+            if not self.scope.owns(_server_of(channel, server)):
+                continue
+            cp = None
+            if upto is not None:
+                cp = Checkpoint(int(upto), str(version), b"", bytes(settlements),
+                                tuple(json.loads(users)))  # fmt: skip
+            out.append(Summary(str(channel), int(length), cp))
+        return out
+
+    def channels(self) -> list[str]:
+        """Channels of this process's servers that have a journal."""
+        with self._db() as db:
+            rows = db.execute("SELECT channel, server FROM tables ORDER BY channel").fetchall()
+        return [str(c) for c, s in rows if self.scope.owns(_server_of(c, s))]
+
+    # ---------------------------------------------------------------- users
+    def set_language(self, user: str, lang: str) -> None:
+        self._writable()
+        with self._db() as db:
+            db.execute(
+                'INSERT INTO user_settings ("user", language) VALUES (%s, %s) '
+                'ON CONFLICT ("user") DO UPDATE SET language = excluded.language',
+                (user, lang),
+            )
+
+    def languages(self) -> dict[str, str]:
+        with self._db() as db:
+            rows = db.execute('SELECT "user", language FROM user_settings').fetchall()
+        return {str(u): str(lang) for u, lang in rows}
+
+    def remember_nick(self, user: str, nick: str) -> None:
+        self._writable()
+        with self._db() as db:
+            db.execute(
+                'INSERT INTO nick_history (nick_key, nick, "user", seen) '
+                "VALUES (lower(%s), %s, %s, nextval('nick_seen')) "
+                'ON CONFLICT (nick_key) DO UPDATE SET nick = excluded.nick, "user" = '
+                "excluded.user, seen = excluded.seen",
+                (nick, nick, user),
+            )
+
+    def nick_history(self, prefix: str) -> list[tuple[str, str]]:
+        with self._db() as db:
+            rows = db.execute('SELECT "user", nick FROM nick_history ORDER BY seen').fetchall()
+        return [(str(u), str(n)) for u, n in rows if str(n).startswith(prefix)]
+
+    # ---------------------------------------------------------------- game results
+    def add_result(self, game: FinishedGame) -> FinishedGame:
+        self._writable()
+        with self._db() as db, db.transaction():
+            # one insert per server at a time: ids of a server are in commit order, so a
+            # reader that asks for the ids after the last one it saw misses none
+            db.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (game.server,))
+            row = db.execute(
+                "INSERT INTO game_results (server, channel, game, finished_at, record) "
+                "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (channel, game) DO NOTHING "
+                "RETURNING id",
+                (game.server, game.channel, game.game, game.finished_at, game.to_json()),
+            ).fetchone()
+            if row is not None:
+                return game.with_id(int(row[0]))
+            old = db.execute(
+                "SELECT id, record FROM game_results WHERE channel = %s AND game = %s",
+                (game.channel, game.game),
+            ).fetchone()
+        assert old is not None
+        return _record(old)
+
+    def results(
+        self, server: str, *, after: int = 0, limit: int | None = None, tricks: bool = True
+    ) -> list[FinishedGame]:
+        record = "record" if tricks else "(record::jsonb - 'tricks')::text"
+        with self._db() as db:
+            rows = db.execute(
+                f"SELECT id, {record} FROM game_results WHERE server = %s AND id > %s "
+                "ORDER BY id LIMIT %s",
+                (server, after, limit),
+            ).fetchall()
+        return [_record(r) for r in rows]
+
+    def result(self, id: int) -> FinishedGame | None:
+        with self._db() as db:
+            row = db.execute(
+                "SELECT id, record FROM game_results WHERE id = %s", (id,)
+            ).fetchone()
+        return None if row is None else _record(row)
+
+    def result_servers(self) -> list[str]:
+        with self._db() as db:
+            rows = db.execute("SELECT DISTINCT server FROM game_results ORDER BY server")
+            return [str(r[0]) for r in rows.fetchall()]
+
+    def web_page(self, server: str) -> tuple[str, bool]:
+        with self._db() as db:
+            if not self.readonly:
+                db.execute(
+                    "INSERT INTO web_pages (server, key, enabled) VALUES (%s, %s, true) "
+                    "ON CONFLICT DO NOTHING",
+                    (server, new_web_key()),
+                )
+            row = db.execute(
+                "SELECT key, enabled FROM web_pages WHERE server = %s", (server,)
+            ).fetchone()
+        return ("", False) if row is None else (str(row[0]), bool(row[1]))
+
+    def set_web_enabled(self, server: str, enabled: bool) -> None:
+        self._writable()
+        self.web_page(server)
+        with self._db() as db:
+            db.execute("UPDATE web_pages SET enabled = %s WHERE server = %s", (enabled, server))
+
+    def web_server(self, key: str) -> tuple[str, bool] | None:
+        with self._db() as db:
+            row = db.execute(
+                "SELECT server, enabled FROM web_pages WHERE key = %s", (key,)
+            ).fetchone()
+        return None if row is None else (str(row[0]), bool(row[1]))
+
+    def close(self) -> None:
+        """Finish the appends in flight, stop renewing and hand the leases back (a
+        successor starts at once)."""
+        self._closing = True
+        for _ in self._writers:
+            self._appends.put(None)
+        for writer in self._writers:
+            writer.join(timeout=10)
+        self._stop.set()
+        if self._heartbeat is not None:
+            self._heartbeat.join(timeout=5)
+            try:
+                with self._pool.connection(timeout=2) as db:
+                    db.execute("DELETE FROM leases WHERE owner = %s", (self.owner,))
+                if self._lease_db is not None:
+                    self._lease_db.close()
+            except Exception as exc:
+                log.warning("store %s: leases not handed back (%s); they expire in %.0f s",
+                            self.url, _first_line(exc), self.lease_s)  # fmt: skip
+        self._pool.close()
+
+
+class _Secret(str):
+    """A connection string that holds the password: shown as ``'<hidden>'``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "'<hidden>'"
+
+    __str__ = __repr__
+
+    def reveal(self) -> str:
+        return str.__str__(self)
+
+
+class _Append:
+    """One :meth:`PostgresStore.append` waiting for a writer thread."""
+
+    __slots__ = ("channel", "done", "error", "length", "lines")
+
+    def __init__(self, channel: str, lines: list[str]) -> None:
+        self.channel = channel
+        self.lines = lines
+        self.done = threading.Event()
+        self.error: Exception | None = None
+        self.length = 0
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+def _record(row: tuple[Any, ...]) -> FinishedGame:
+    from ..stats.record import FinishedGame
+
+    return FinishedGame.from_json(str(row[1]), id=int(str(row[0])))

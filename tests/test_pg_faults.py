@@ -1,0 +1,255 @@
+"""Several bot processes on one PostgreSQL: one writer per shard, takeover after a kill -9,
+a PostgreSQL outage refuses actions (never applies them in memory only) and play resumes."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from pg_server import PgServer
+
+from dokobot.host.events import Input, Private, Public
+from dokobot.host.i18n import render
+from dokobot.host.router import Router
+from dokobot.host.service import Service
+from dokobot.host.table import command_for
+from dokobot.store import Scope, StoreError, StoreLocked, open_store
+from dokobot.store.postgres import PostgresStore
+
+HERE = Path(__file__).resolve().parent
+NAMES = ("anna", "ben", "carl", "dora")
+
+
+def test_two_processes_for_the_same_shard_one_refuses(pg_url: str) -> None:
+    first = PostgresStore(pg_url, scope=Scope(shard_count=2, shard_ids=(0,)), lease_s=2)
+    try:
+        started = time.monotonic()
+        with pytest.raises(StoreLocked, match=r"discord:shard:0/2 \(held by dokobot .*still "
+                           r"running; this one \(Discord shards 0, 1 of 2\) does not start"):
+            PostgresStore(pg_url, scope=Scope(shard_count=2, shard_ids=(0, 1)), lease_s=2,
+                          wait_s=0.5)  # fmt: skip
+        assert time.monotonic() - started < 5
+        # another shard is served beside it; another shard count is not
+        other = PostgresStore(pg_url, scope=Scope(shard_count=2, shard_ids=(1,)), lease_s=2)
+        other.close()
+        with pytest.raises(StoreLocked, match="discord:shard:0/2"):
+            PostgresStore(pg_url, scope=Scope(shard_count=4, shard_ids=(3,)), wait_s=0.2)
+    finally:
+        first.close()
+
+
+def test_a_second_bot_process_exits_with_a_clear_line(pg_url: str, tmp_path: Path) -> None:
+    holder = PostgresStore(pg_url, scope=Scope(irc_networks=("net",)), lease_s=2)
+    try:
+        cfg = tmp_path / "c.yaml"
+        cfg.write_text(f"store:\n  url: {pg_url}\n  lease_s: 1\nirc:\n  host: 127.0.0.1\n"
+                       "  port: 9\n  network: net\n  channels: ['#doko']\n")  # fmt: skip
+        env = {k: v for k, v in os.environ.items() if k != "DOKOBOT_DISCORD_TOKEN"}
+        res = subprocess.run([sys.executable, "-m", "dokobot.cli", "run", "--config", str(cfg)],
+                             capture_output=True, text=True, timeout=60, env=env)  # fmt: skip
+        assert res.returncode == 2, res.stderr
+        assert "irc:net (held by dokobot" in res.stderr and "still running" in res.stderr
+        assert "Traceback" not in res.stderr
+        assert os.environ["DOKOBOT_STORE_PASSWORD"] not in res.stderr
+    finally:
+        holder.close()
+
+
+async def _seat_four(svc: Service, channel: str = "c") -> None:
+    for n in NAMES:
+        await svc.handle(Input(channel, f"u:{n}", n, "/join"))
+    await svc.handle(Input(channel, "u:anna", "anna", "/start"))
+
+
+async def _move(svc: Service, channel: str = "c") -> list[object]:
+    table = svc.router.tables[channel]
+    game = table.game
+    assert game is not None
+    seat = table.seats[game.turn]
+    text = command_for(game.legal_actions()[0])
+    return list(await svc.handle(Input(channel, seat.user, seat.name, text)))
+
+
+def _state(svc: Service, channel: str = "c") -> tuple[object, ...]:
+    table = svc.router.tables[channel]
+    game = table.game
+    assert game is not None
+    return (game.hands[:], game.trick[:], game.turn, len(game.log), len(table.finished))
+
+
+async def test_a_process_that_lost_its_lease_writes_nothing(pg_url: str) -> None:
+    """A process whose lease expired (hung, cut off) and was taken over is fenced: its
+    action is refused, the new holder's journal stays as it is."""
+    scope = Scope(shard_count=1, shard_ids=(0,))
+    old = PostgresStore(pg_url, scope=scope, lease_s=1)
+    svc = Service(Router(seed=3), old)
+    await _seat_four(svc, "discord:9")
+    old._stop.set()  # its heartbeat stops: the lease runs out
+    new = await asyncio.to_thread(PostgresStore, pg_url, scope=scope, lease_s=1, wait_s=5)
+    journal = new.load_journal("discord:9")
+    before = _state(svc, "discord:9")
+    events = await _move(svc, "discord:9")
+    assert [getattr(e, "text", "") for e in events] == [render("en", "store_failed")]
+    assert _state(svc, "discord:9") == before
+    assert new.load_journal("discord:9") == journal
+    new.close()
+    old.close()
+
+
+def _acks(lines: list[str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for line in lines:
+        if line.startswith("ACK "):
+            _, channel, n = line.split()
+            out[channel] = max(out.get(channel, 0), int(n))
+    return out
+
+
+def _bot(url: str, shard: int, tables: int, moves: int) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, str(HERE / "pg_bot.py"), url, str(shard), "2", str(tables), str(moves)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )  # fmt: skip
+
+
+def test_kill_9_mid_game_and_the_replacement_continues_every_table(pg_url: str) -> None:
+    neighbour = _bot(pg_url, 1, 1, 40)  # shard 1 plays beside it, untouched by shard 0
+    first = _bot(pg_url, 0, 3, 10_000)
+    assert first.stdout is not None
+    seen: list[str] = []
+    for line in first.stdout:
+        seen.append(line)
+        if len(seen) > 120:  # seated, dealt and well into the first games
+            break
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    seen += first.stdout.readlines()
+    first.stdout.close()
+    assert first.stderr is not None
+    first.stderr.close()
+    acked = _acks(seen)
+    assert len(acked) == 3
+
+    store = PostgresStore(pg_url, scope=Scope(shard_count=2, shard_ids=(0,)), lease_s=2,
+                          readonly=True)  # fmt: skip
+    try:
+        stored = {ch: len(store.load_journal(ch)) for ch in acked}
+    finally:
+        store.close()
+    assert all(stored[ch] >= n for ch, n in acked.items()), "an acknowledged action was lost"
+
+    started = time.monotonic()
+    second = _bot(pg_url, 0, 3, 20)
+    out, err = second.communicate(timeout=120)
+    assert second.returncode == 0, err
+    assert time.monotonic() - started < 60
+    lines = out.splitlines()
+    assert lines[0] == "RESTORED 3", "every table of the shard is restored, no other"
+    after = _acks(lines)
+    assert all(after[ch] > stored[ch] for ch in acked), "every game goes on"
+    neighbour.communicate(timeout=120)
+    assert neighbour.returncode == 0
+
+
+async def test_postgresql_outage_refuses_actions_then_play_resumes(
+    pg_server: PgServer, pg_url: str, request: pytest.FixtureRequest
+) -> None:
+    outage = 10.0 if request.config.getoption("--slow") else 2.0
+    store = open_store(pg_url, lease_s=3.0)
+    svc = Service(Router(seed=8), store)
+    await svc.start()
+    await _seat_four(svc)
+    for _ in range(6):
+        await _move(svc)
+    before, journal = _state(svc), store.load_journal("c")
+    table = svc.router.tables["c"]
+    game = table.game
+    assert game is not None
+    seat = table.seats[game.turn]
+    move = Input("c", seat.user, seat.name, command_for(game.legal_actions()[0]))
+    await asyncio.to_thread(pg_server.stop)
+    try:
+        down = time.monotonic()
+        refused = 0
+        while time.monotonic() - down < outage:
+            events = await svc.handle(move)
+            assert len(events) == 1 and isinstance(events[0], Private), events
+            assert events[0].text == render("en", "store_failed")
+            assert "try again" in events[0].text
+            refused += 1
+        assert refused >= 1
+    finally:
+        await asyncio.to_thread(pg_server.start)
+    deadline = time.monotonic() + 30
+    while True:  # the player tries again; the pool reconnects
+        events = await svc.handle(move)
+        if any(isinstance(e, Public) for e in events):
+            break
+        assert time.monotonic() < deadline, "play did not resume"
+        await asyncio.sleep(0.2)
+    log, finished = before[3:]
+    assert _state(svc)[3:] == (log + 1, finished), "the move counts once, none in memory only"
+    assert store.load_journal("c")[: len(journal)] == journal
+    assert len(store.load_journal("c")) == len(journal) + 1
+    for _ in range(4):
+        await _move(svc)
+    await svc.close()
+    again = open_store(pg_url, lease_s=3.0)
+    assert len(again.load_journal("c")) == len(journal) + 5
+    again.close()
+
+
+def test_a_process_whose_servers_were_taken_over_stops_with_exit_2(
+    pg_url: str, tmp_path: Path
+) -> None:
+    import psycopg
+    from pg_server import PASSWORD
+
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(f"store:\n  url: {pg_url}\n  lease_s: 1\nirc:\n  host: 127.0.0.1\n"
+                   "  port: 9\n  network: net\n  channels: ['#doko']\n")  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if k != "DOKOBOT_DISCORD_TOKEN"}
+    proc = subprocess.Popen([sys.executable, "-m", "dokobot.cli", "run", "--config", str(cfg)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        with psycopg.connect(pg_url, password=PASSWORD, autocommit=True) as db:
+            deadline = time.monotonic() + 30
+            while True:
+                assert proc.poll() is None, proc.communicate()
+                try:
+                    if db.execute("SELECT owner FROM leases").fetchall():
+                        break
+                except psycopg.errors.UndefinedTable:
+                    pass
+                assert time.monotonic() < deadline, "the bot never took its lease"
+                time.sleep(0.1)
+            db.execute("UPDATE leases SET owner = 'another process'")
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 2, err
+    assert "another dokobot took over IRC network net; this process stops" in err
+    assert "Traceback" not in err
+
+
+def test_an_unreachable_or_refusing_database_stops_the_start_clearly(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pg_server import PASSWORD, free_port
+
+    elsewhere = pg_url.rsplit(":", 1)[0] + f":{free_port()}/x"
+    with pytest.raises(StoreError, match=r"store postgresql://dokobot@127\.0\.0\.1:\d+/x: "
+                       "cannot connect"):
+        open_store(elsewhere)
+    monkeypatch.setenv("DOKOBOT_STORE_PASSWORD", "wrong-" + PASSWORD)
+    with pytest.raises(StoreError, match="password authentication failed") as err:
+        open_store(pg_url)
+    assert PASSWORD not in str(err.value)
