@@ -62,7 +62,7 @@ _ORDER: Final = tuple(_class_orders(s) for s in SCHEMES)
 
 
 def _scheme_index(scheme: Scheme) -> int:
-    return SCHEMES.index(scheme)
+    return scheme.index
 
 
 def losers(hand: Mask, scheme: Scheme) -> float:

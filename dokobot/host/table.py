@@ -35,6 +35,7 @@ from ..engine.types import (
     Solo,
     call_key,
     is_call,
+    is_solo,
 )
 from .i18n import Cards, Term, render
 from .journal import Record, cmd
@@ -104,7 +105,7 @@ def command_for(action: Action, card: Card | None = None) -> str:
         return "/reservation"
     if action == DECLARE_WEDDING:
         return "/wedding"
-    if DECLARE_SOLO <= action < DECLARE_SOLO + 7:
+    if is_solo(action):
         return f"/solo {Solo(action - DECLARE_SOLO).key}"
     return "/" + call_key(action)
 
@@ -129,14 +130,14 @@ _CARD_CHOICES = tuple((f"#{c}", f"/play {card_ascii(c)}") for c in range(48))
 
 def sorted_hand(game: Game | None, hand: int) -> list[Card]:
     """A hand in display order: trumps high to low, then ♣ ♠ ♥ ♦ high to low."""
-    order = _DISPLAY_ORDER[0 if game is None or game.solo is None else int(game.solo)]
+    order = _DISPLAY_ORDER[0 if game is None else game.scheme.index]
     return [c for c in order if hand >> c & 1]
 
 
 def shown_cards(game: Game, cards: list[Card], numbers: tuple[int, ...] = ()) -> Cards:
     """Cards of a hand as every adapter shows them: in display order, grouped (trumps, then
     each plain suit) so that the reader sees a separator between the groups."""
-    scheme = SCHEMES[0 if game.solo is None else int(game.solo)]
+    scheme = game.scheme
     groups = tuple([-1 if scheme.cls[c] == TRUMP else scheme.cls[c] for c in cards])
     return Cards(tuple(cards), numbers, groups)
 
