@@ -28,9 +28,16 @@ from .cards import CLUB_QUEENS, DIAMOND_ACES, FULL_DECK, Mask
 from .game import Exchange, Game, Trick
 from .order import NORMAL_SCHEME, PIGLETS_SCHEME, SCHEMES, TRUMP, Scheme
 from .rules import DEFAULT_RULES, Rules
-from .types import Action, GameType, Party, Phase, Seat, Solo
+from .types import DECLARE_WEDDING, Action, GameType, Party, Phase, Seat, Solo
 
-__all__ = ["DEFAULT_RULES", "Observation", "cover_deal", "observe", "public_parties"]
+__all__ = [
+    "DEFAULT_RULES",
+    "Observation",
+    "cover_deal",
+    "observe",
+    "public_parties",
+    "unplayed_cover",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -506,4 +513,53 @@ def cover_deal(game: Game, rng: random.Random, tries: int = 400) -> list[Mask]:
         except ValueError:
             continue
         return start
+    raise ValueError("no deal agrees with this game's public facts")
+
+
+def unplayed_cover(game: Game, rng: random.Random, tries: int = 400) -> list[Mask]:
+    """A cover deal (see :func:`cover_deal`) for a game that ended before the card play
+    by a house rule: a throw-in (the thrower gets five kings or five nines, which of the
+    two at random) or a poverty nobody took (the poor player keeps the cards he passed, and
+    plain cards besides). Declared weddings keep both ♣Q. Checked by replaying ``game.log``.
+    """
+    from .game import _KINGS, _NINES, _NORMAL_TRUMPS
+
+    deck = game.rules.deck
+    for _ in range(tries):
+        fixed = [0, 0, 0, 0]
+        banned = [0, 0, 0, 0]
+        for seat, action in game.log:
+            if action == DECLARE_WEDDING:
+                fixed[seat] |= CLUB_QUEENS
+        if game.cancelled == "thrown":
+            pool = _NINES & deck if _NINES & deck and rng.random() < 0.5 else _KINGS
+            cards = [c for c in range(48) if pool >> c & 1]
+            fixed[game.declarer] |= sum(1 << c for c in rng.sample(cards, 5))
+        elif game.cancelled == "poverty" and game.exchange is not None:
+            fixed[game.declarer] |= game.exchange.passed
+            banned[game.declarer] |= _NORMAL_TRUMPS
+        if any(fixed[s] & fixed[t] for s in range(4) for t in range(s)):
+            continue
+        rest = [c for c in range(48) if deck >> c & 1 and not any(f >> c & 1 for f in fixed)]
+        rng.shuffle(rest)
+        hands = fixed[:]
+        ok = True
+        for c in rest:
+            seats = [
+                s for s in range(4)
+                if hands[s].bit_count() < game.rules.hand_size and not banned[s] >> c & 1
+            ]
+            if not seats:
+                ok = False
+                break
+            hands[rng.choice(seats)] |= 1 << c
+        if not ok:
+            continue
+        g = Game.from_hands(game.rules, game.dealer, hands, mandatory_owed=game.mandatory_owed)
+        try:
+            for seat, action in game.log:
+                g.play(seat, action)
+        except ValueError:
+            continue
+        return hands
     raise ValueError("no deal agrees with this game's public facts")
