@@ -24,7 +24,7 @@ from __future__ import annotations
 import random
 from _random import Random as _CRandom
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from .cards import (
@@ -183,9 +183,9 @@ class Exchange:
     """
 
     poor: Seat
-    passed: Mask = 0
+    passed: Mask = field(default=0, repr=False)
     taker: Seat = _NO_SEAT
-    returned: Mask = 0
+    returned: Mask = field(default=0, repr=False)
     trumps_back: int = -1
     declined: int = 0
 
