@@ -357,3 +357,17 @@ def test_sampled_worlds_never_see_the_others_passed_cards() -> None:
     assert ex is not None and ex.passed & DIAMOND_ACES
     assert str(ex.passed) not in repr(ex) and str(ex.returned) not in repr(ex)
     assert str(ex.passed) not in repr(game)
+
+
+def test_an_illegal_computer_move_is_logged(caplog: pytest.LogCaptureFixture) -> None:
+    # Table.apply_bot must not swap an illegal move silently: it logs it (and the autouse
+    # fixture of conftest.py fails the test that causes it).
+    rep = _run(*SEATS, "anna: /start")
+    table = rep.table
+    game = table.game
+    assert game is not None
+    seat = game.turn
+    table.apply_bot(seat, None, 5)  # a card during the reservation round
+    assert game.log[-1][0] == seat  # the game went on with a legal action
+    assert any("computer player illegal action" in r.getMessage() for r in caplog.records)
+    caplog.clear()

@@ -8,6 +8,7 @@ accepts is also written to :attr:`Table.journal` as a structured record (see
 
 from __future__ import annotations
 
+import logging
 import random
 import secrets
 from collections.abc import Callable
@@ -29,6 +30,7 @@ from ..engine.types import (
     DECLARE_WEDDING,
     DECLINE,
     HEALTHY,
+    N_ACTIONS,
     RESERVATION,
     TAKE,
     THROW_IN,
@@ -37,6 +39,7 @@ from ..engine.types import (
     Party,
     Phase,
     Solo,
+    action_name,
     call_key,
     is_call,
     is_solo,
@@ -67,6 +70,8 @@ class Bot(Protocol):
 
     def announce(self, obs: Observation) -> Action | None: ...
 
+
+log = logging.getLogger(__name__)
 
 BotFactory = Callable[[str, int, bool], Bot]
 """(level, seed, duel restrictions) -> a computer player."""
@@ -1070,8 +1075,19 @@ class Table:
         if call is not None and game.call_problem(seat, call) is None:
             notes += self.act(seat, call, command_for(call), computer=True)
         if game.turn == seat and game.phase is not Phase.FINISHED:
-            if game.problem(seat, action) is not None:
-                action = game.legal_actions()[0]
+            problem = game.problem(seat, action)
+            if problem is not None:
+                # A computer player must only choose legal actions: say so loudly (the
+                # tests fail on this record), and keep the game going.
+                fallback = game.legal_actions()[0]
+                log.error(
+                    "computer player illegal action: seat %d chose %s (%s); plays %s",
+                    seat,
+                    action_name(action) if 0 <= action < N_ACTIONS else action,
+                    problem[0],
+                    action_name(fallback),
+                )
+                action = fallback
             notes += self.act(seat, action, command_for(action, phase=game.phase), computer=True)
         return notes
 
