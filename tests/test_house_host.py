@@ -371,3 +371,19 @@ def test_an_illegal_computer_move_is_logged(caplog: pytest.LogCaptureFixture) ->
     assert game.log[-1][0] == seat  # the game went on with a legal action
     assert any("computer player illegal action" in r.getMessage() for r in caplog.records)
     caplog.clear()
+
+
+def test_house_commands_agree_across_router_help_and_discord() -> None:
+    from dokobot.adapters.discord.i18n import GERMAN
+    from dokobot.adapters.discord.slash import HELP_TOPICS, DokoCommands
+    from dokobot.host.i18n import catalogue
+    from dokobot.host.router import COMMANDS
+
+    slash = {c.name for c in DokoCommands.__cog_app_commands__}
+    for cmd, german in (("poverty", "armut"), ("throw", "schmeissen"), ("take", "nehmen"),
+                        ("decline", "ablehnen"), ("give", "geben")):
+        assert COMMANDS[cmd][:2] == (cmd, german)
+        assert cmd in slash and cmd in HELP_TOPICS and GERMAN[cmd] == german
+        for lang in ("en", "de"):
+            assert f"brief.{cmd}" in catalogue(lang) and f"help.{cmd}" in catalogue(lang)
+    assert "geben" not in COMMANDS["start"]  # /geben gives cards now (RULES §12.1)

@@ -57,6 +57,11 @@ GERMAN: Final[dict[str, str]] = {
     "stats": "statistik",
     "top": "rangliste",
     "web": "webseite",
+    "poverty": "armut",
+    "throw": "schmeissen",
+    "take": "nehmen",
+    "decline": "ablehnen",
+    "give": "geben",
     # parameter names
     "chart": "grafik",
     "board": "liste",
@@ -64,6 +69,7 @@ GERMAN: Final[dict[str, str]] = {
     "bot": "bot",
     "type": "art",
     "card": "karte",
+    "cards": "karten",
     "name": "name",
     "value": "wert",
     "language": "sprache",
@@ -83,6 +89,12 @@ GERMAN: Final[dict[str, str]] = {
     "Declare a solo": "Ein Solo ansagen",
     "Which solo": "Welches Solo",
     "Declare a wedding (both ♣Q)": "Hochzeit ansagen (beide Kreuz-Damen)",
+    "Announce a poverty (house rule)": "Armut ansagen (Hausregel)",
+    "Throw in five nines or kings": "Schmeißen mit fünf Neunen oder Königen",
+    "Take the poverty offered to you": "Die angebotene Armut nehmen",
+    "Decline the poverty offered to you": "Die angebotene Armut ablehnen",
+    "Give cards in a poverty's exchange": "Karten beim Armut-Tausch geben",
+    "One to three cards, e.g. DA D10 HK": "Eine bis drei Karten, z. B. KaA Ka10 HK",
     "Play a card": "Eine Karte spielen",
     "The card, e.g. ♣Q, CQ, KrD or its position in your hand": (
         "Die Karte, z. B. ♣Q, CQ, KrD oder ihre Nummer auf der Hand"
