@@ -486,3 +486,16 @@ def test_sampled_worlds_respect_the_exchange() -> None:
         assert (h[1] & NORMAL_TRUMPS).bit_count() == ex.trumps_back
         w = poor_view.world(poor_view.sample_hands(rng))
         assert w.re_seats == 0b0110 and w.game_type is GameType.POVERTY
+
+
+def test_computer_players_see_the_same_legal_actions_in_the_exchange() -> None:
+    from dokobot.ai.legal import legal_actions
+
+    for seed in range(20):
+        g = _poverty({0: "DA D10 HA HA HK HK SA SA SK SK C10 CA"}, {0}, seed)
+        g.play(0, DECLARE_POVERTY)
+        rng = random.Random(seed)
+        while g.phase is Phase.EXCHANGE:
+            assert legal_actions(observe(g, g.turn)) == g.legal_actions()
+            g.play(g.turn, rng.choice(g.legal_actions()))
+        assert g.phase in (Phase.PLAYING, Phase.FINISHED)

@@ -99,7 +99,6 @@ _WEDDING: Final = GameType.WEDDING
 _SILENT_WEDDING: Final = GameType.SILENT_WEDDING
 _SOLO: Final = GameType.SOLO
 _SOLOS: Final = tuple(Solo)
-_FULL: Final = (1 << 48) - 1
 _BIT: Final = tuple(1 << c for c in range(48))
 _NOT_OWED: Final = (False, False, False, False)
 _EXCHANGE: Final = Phase.EXCHANGE

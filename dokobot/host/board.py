@@ -137,7 +137,7 @@ def board_view(table: Table) -> BoardView | None:
         seats=tuple(table.names()),
         dealer=game.dealer,
         turn=None if finished else game.turn,
-        trick_number=min(len(game.tricks) + (0 if finished else 1), 12),
+        trick_number=min(len(game.tricks) + (0 if finished else 1), game.rules.hand_size),
         trick=trick,
         last_trick=last,
         last_winner=last_winner,

@@ -42,6 +42,7 @@ from ..engine.types import (
     action_name,
     call_key,
     is_call,
+    is_card,
     is_solo,
 )
 from .i18n import Cards, Term, render
@@ -121,11 +122,11 @@ _HOUSE_CHOICES: Final = {
 def command_for(action: Action, card: Card | None = None, phase: Phase | None = None) -> str:
     """The chat command that performs ``action`` (used for choices and journals); a card in
     a poverty's exchange (``phase``) is given, not played."""
-    if action < 48 and phase is Phase.EXCHANGE:
+    if is_card(action) and phase is Phase.EXCHANGE:
         return f"/give {card_ascii(action if card is None else card)}"
     if action in _HOUSE_COMMANDS:
         return _HOUSE_COMMANDS[action]
-    if action < 48:
+    if is_card(action):
         return f"/play {card_ascii(action if card is None else card)}"
     if action == HEALTHY:
         return "/healthy"
@@ -717,7 +718,7 @@ class Table:
             notes.append(Note(ALL, key, {"player": who}))
         elif phase is Phase.DECLARATIONS and game.phase is Phase.DECLARATIONS:
             notes.append(Note(ALL, "declared_hidden", {"player": who}))
-        elif action < 48:
+        elif is_card(action):
             notes.append(Note(ALL, "card_played", {"player": who, "card": Cards((action,))}))
             if seat == game.piglets and DIAMOND_ACES >> action & 1 and (
                 (game.hands[seat] & DIAMOND_ACES).bit_count() == 1
