@@ -387,3 +387,27 @@ def test_house_commands_agree_across_router_help_and_discord() -> None:
         for lang in ("en", "de"):
             assert f"brief.{cmd}" in catalogue(lang) and f"help.{cmd}" in catalogue(lang)
     assert "geben" not in COMMANDS["start"]  # /geben gives cards now (RULES §12.1)
+
+
+@pytest.mark.parametrize(
+    "steps",
+    [
+        [],
+        ["dora (dm): /give D10"],
+        ["dora (dm): /give D10 DA C10", "anna: /decline", "ben: /take", "ben (dm): /give C9"],
+        ["dora (dm): /give D10 DA C10", "anna: /decline", "ben: /take",
+         "ben (dm): /give C9 C9 CJ", "dora: /play CA", "anna: /play C10"],
+    ],
+    ids=["giving", "given-one", "giving-back", "card-play"],
+)
+def test_an_aborted_poverty_game_exports_a_cover_deal_that_replays(steps: list[str]) -> None:
+    rep = _poverty_table(*steps, "anna: /abort", "ben: /abort", "carl: /abort")
+    table = rep.table
+    assert rep.results()[-1]["cancelled"] and not table.running
+    real = next(r for r in table.journal if r.kind == "deal")
+    lines = export_lines("replay", table.journal)
+    assert real.line() not in lines
+    again = Replayer()
+    again.run_lines(lines)
+    assert not again.failures
+    assert [r["cancelled"] for r in again.results()] == [True]

@@ -104,12 +104,15 @@ class Observation:
         taker of his poverty, or what he gave back to the poor player."""
         ex = self.exchange
         known = [0, 0, 0, 0]
-        if ex is None or ex.taker < 0 or self.phase is Phase.EXCHANGE:
+        if ex is None or ex.taker < 0 or ex.trumps_back < 0:
             return known
         unseen = self.unseen
         if self.seat == ex.poor:
             known[ex.taker] = ex.passed & ~ex.returned & unseen
         elif self.seat == ex.taker:
+            known[ex.poor] = ex.returned & unseen
+        elif ex.passed:  # a view that knows the whole exchange (cover deals only)
+            known[ex.taker] = ex.passed & ~ex.returned & unseen
             known[ex.poor] = ex.returned & unseen
         return known
 
@@ -491,6 +494,10 @@ def cover_deal(game: Game, rng: random.Random, tries: int = 400) -> list[Mask]:
     >>> sum(h.bit_count() for h in hands), hands != g.start_hands
     (48, True)
     """
+    if game.exchange is not None:
+        if not game.tricks and not game.trick:
+            return unplayed_cover(game, rng, tries)
+        return _poverty_cover(game, rng, tries)
     spectator = observe(game, -1)
     played = [0, 0, 0, 0]
     for leader, cards, _ in [*game.tricks, (game.leader, tuple(game.trick), -1)]:
@@ -517,10 +524,12 @@ def cover_deal(game: Game, rng: random.Random, tries: int = 400) -> list[Mask]:
 
 
 def unplayed_cover(game: Game, rng: random.Random, tries: int = 400) -> list[Mask]:
-    """A cover deal (see :func:`cover_deal`) for a game that ended before the card play
-    by a house rule: a throw-in (the thrower gets five kings or five nines, which of the
-    two at random) or a poverty nobody took (the poor player keeps the cards he passed, and
-    plain cards besides). Declared weddings keep both ♣Q. Checked by replaying ``game.log``.
+    """A cover deal (see :func:`cover_deal`) for a game that ended before the card play:
+    a throw-in (the thrower gets five kings or five nines, which of the two at random) or a
+    poverty (the poor player keeps the cards he passed, and plain cards besides; the taker
+    the cards he gave back). Declared weddings keep both ♣Q. The cards of the exchange are in
+    the log anyway: an export of an ended game may show them. Checked by replaying
+    ``game.log``.
     """
     from .game import _KINGS, _NINES, _NORMAL_TRUMPS
 
@@ -535,9 +544,12 @@ def unplayed_cover(game: Game, rng: random.Random, tries: int = 400) -> list[Mas
             pool = _NINES & deck if _NINES & deck and rng.random() < 0.5 else _KINGS
             cards = [c for c in range(48) if pool >> c & 1]
             fixed[game.declarer] |= sum(1 << c for c in rng.sample(cards, 5))
-        elif game.cancelled == "poverty" and game.exchange is not None:
-            fixed[game.declarer] |= game.exchange.passed
-            banned[game.declarer] |= _NORMAL_TRUMPS
+        ex = game.exchange
+        if ex is not None:  # the poor player passed all his trumps and no more
+            fixed[ex.poor] |= ex.passed
+            banned[ex.poor] |= _NORMAL_TRUMPS
+            if ex.taker >= 0:
+                fixed[ex.taker] |= ex.returned & ~ex.passed
         if any(fixed[s] & fixed[t] for s in range(4) for t in range(s)):
             continue
         rest = [c for c in range(48) if deck >> c & 1 and not any(f >> c & 1 for f in fixed)]
@@ -562,4 +574,37 @@ def unplayed_cover(game: Game, rng: random.Random, tries: int = 400) -> list[Mas
         except ValueError:
             continue
         return hands
+    raise ValueError("no deal agrees with this game's public facts")
+
+
+def _poverty_cover(game: Game, rng: random.Random, tries: int) -> list[Mask]:
+    """A cover deal of a poverty game ended during the card play: the unplayed cards are
+    dealt at random around what the exchange fixed (the taker holds what he got and kept,
+    the poor player what came back and no other trump), then turned back into start hands
+    before the exchange. Checked by replaying ``game.log``."""
+    from dataclasses import replace as _replace
+
+    ex = game.exchange
+    assert ex is not None
+    view = _replace(observe(game, -1), exchange=ex)
+    played = [0, 0, 0, 0]
+    for leader, cards, _ in [*game.tricks, (game.leader, tuple(game.trick), -1)]:
+        for i, c in enumerate(cards):
+            played[(leader + i) & 3] |= 1 << c
+    for _ in range(tries):
+        try:
+            rest = view.sample_hands(rng)
+        except ValueError:
+            continue
+        start = [rest[s] | played[s] for s in range(4)]
+        start[ex.poor] = (start[ex.poor] & ~ex.returned) | ex.passed
+        start[ex.taker] = (start[ex.taker] & ~ex.passed) | (ex.returned & ~ex.passed)
+        try:
+            g = Game.from_hands(game.rules, game.dealer, start,
+                                mandatory_owed=game.mandatory_owed)
+            for seat, action in game.log:
+                g.play(seat, action)
+        except ValueError:
+            continue
+        return start
     raise ValueError("no deal agrees with this game's public facts")
