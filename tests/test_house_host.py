@@ -389,6 +389,20 @@ def test_house_commands_agree_across_router_help_and_discord() -> None:
     assert "geben" not in COMMANDS["start"]  # /geben gives cards now (RULES §12.1)
 
 
+def test_every_chat_command_has_a_slash_command_with_the_same_german_name() -> None:
+    # One declaration of the names (host.router.COMMANDS); Discord's German names follow it
+    # (they disagreed before: /aussteigen on Discord, /verlassen in the chat and the help).
+    from dokobot.adapters.discord.i18n import GERMAN
+    from dokobot.adapters.discord.slash import HELP_TOPICS, DokoCommands
+    from dokobot.host.router import COMMANDS
+
+    slash = {c.name for c in DokoCommands.__cog_app_commands__}
+    chat = set(COMMANDS) - {"quit"}  # the console's own command
+    assert chat <= slash and chat == set(HELP_TOPICS)
+    for cmd in chat:
+        assert GERMAN[cmd] == COMMANDS[cmd][1], cmd
+
+
 @pytest.mark.parametrize(
     "steps",
     [

@@ -25,43 +25,12 @@ from typing import Final
 
 from discord import Locale, app_commands
 
+from dokobot.host.router import COMMANDS
+
 GERMAN: Final[dict[str, str]] = {
-    # command names (lower case, no spaces, unique)
-    "join": "mitspielen",
-    "leave": "aussteigen",
-    "start": "starten",
-    "healthy": "gesund",
-    "reservation": "vorbehalt",
-    "solo": "solo",
-    "wedding": "hochzeit",
-    "play": "spielen",
-    "re": "re",
-    "kontra": "kontra",
-    "no90": "keine90",
-    "no60": "keine60",
-    "no30": "keine30",
-    "black": "schwarz",
-    "hand": "hand",
-    "table": "tisch",
-    "last": "letzter",
-    "score": "punkte",
-    "option": "option",
-    "options": "optionen",
-    "lang": "sprache",
-    "abort": "abbrechen",
-    "export": "export",
-    "replace": "ersetzen",
-    "help": "hilfe",
-    "ledger": "konto",
+    # command names: the router's German names (one declaration, host.router.COMMANDS)
+    **{cmd: names[1] for cmd, names in COMMANDS.items()},
     "prompts": "aufforderungen",
-    "stats": "statistik",
-    "top": "rangliste",
-    "web": "webseite",
-    "poverty": "armut",
-    "throw": "schmeissen",
-    "take": "nehmen",
-    "decline": "ablehnen",
-    "give": "geben",
     # parameter names
     "chart": "grafik",
     "board": "liste",
