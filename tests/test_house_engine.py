@@ -499,3 +499,44 @@ def test_computer_players_see_the_same_legal_actions_in_the_exchange() -> None:
             assert legal_actions(observe(g, g.turn)) == g.legal_actions()
             g.play(g.turn, rng.choice(g.legal_actions()))
         assert g.phase in (Phase.PLAYING, Phase.FINISHED)
+
+
+def test_piglets_are_found_after_the_poverty_exchange() -> None:
+    # "a player who holds both ♦A after any poverty exchange"
+    rules = Rules(poverty=True, piglets=True)
+    g = Game.from_hands(rules, 3, deal(rules, {1: POOR, 2: "DA"}))
+    reserve(g, {1})
+    g.play(1, DECLARE_POVERTY)  # passes ♥J ♦A ♦10
+    g.play(2, TAKE)
+    assert g.piglets == -1  # not before the exchange is over
+    rng = random.Random(0)
+    while g.phase is Phase.EXCHANGE:
+        g.play(2, rng.choice([a for a in g.legal_actions() if a >> 1 != 23]))
+    assert g.piglets == 2 and g.scheme is SCHEMES[PIGLETS_SCHEME]
+
+
+def test_poverty_deadlines_are_those_of_a_normal_game() -> None:
+    # "Deadlines and special points as in a normal game"
+    g = _poverty({1: POOR}, {1})
+    g.play(1, DECLARE_POVERTY)
+    g.play(2, TAKE)
+    for c in g.legal_actions()[:3]:
+        g.play(2, c)
+    assert g.call_problem(1, CALL_RE) is None and g.call_problem(0, CALL_KONTRA) is None
+    assert g.call_deadline(1) == 11
+
+
+def test_without_nines_a_late_wedding_shifts_the_deadlines() -> None:
+    # "wedding and reply rules shift the same way"
+    rules = Rules(nines=False)
+    for seed in range(40):
+        g = Game.from_hands(rules, 3, deal(rules, {0: "CQ CQ"}, seed))
+        reserve(g, {0})
+        g.play(0, DECLARE_WEDDING)
+        rng = random.Random(seed)
+        while g.wedding_open:
+            g.play(g.turn, rng.choice(g.legal_actions()))
+        if g.wedding_trick == 2:
+            assert g.call_deadline(1) == 10 - 1 - 1
+            return
+    pytest.fail("no wedding clarified in trick 2")

@@ -425,3 +425,16 @@ def test_an_aborted_poverty_game_exports_a_cover_deal_that_replays(steps: list[s
     again.run_lines(lines)
     assert not again.failures
     assert [r["cancelled"] for r in again.results()] == [True]
+
+
+@pytest.mark.parametrize("name", ["poverty", "bock", "nines-off", "piglets"])
+def test_an_export_of_a_house_rule_game_replays_exactly(name: str) -> None:
+    # "Replays and exports carry the options and the exchanges"
+    rep = Replayer()
+    rep.run_text((HOUSE / f"{name}.doko").read_text(encoding="utf-8"))
+    lines = export_lines("replay", rep.table.journal)
+    option = {"poverty": "poverty", "bock": "bock", "nines-off": "nines", "piglets": "piglets"}
+    assert any(f"/option {option[name]} " in line for line in lines)
+    again = Replayer()
+    again.run_lines(lines)
+    assert not again.failures and again.results() == rep.results()
