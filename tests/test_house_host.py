@@ -438,3 +438,25 @@ def test_an_export_of_a_house_rule_game_replays_exactly(name: str) -> None:
     again = Replayer()
     again.run_lines(lines)
     assert not again.failures and again.results() == rep.results()
+
+
+def test_bot_levels_and_languages_agree_everywhere() -> None:
+    import argparse
+
+    from dokobot.adapters.discord import slash
+    from dokobot.ai.base import LEVELS, OFFERED_LEVELS
+    from dokobot.config import _SCHEMA
+    from dokobot.host.i18n import LANGS
+    from dokobot.host.options import BOT_LEVELS, LANGUAGES
+
+    assert BOT_LEVELS == slash.BOT_LEVELS == OFFERED_LEVELS and set(OFFERED_LEVELS) < set(LEVELS)
+    assert tuple(_SCHEMA["bots"]["level"][1]) == OFFERED_LEVELS
+    assert set(_SCHEMA["language"][1]) == set(LANGUAGES) == set(LANGS)
+    from dokobot import cli
+
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    console = sub.choices["console"]
+    level = next(a for a in console._actions if a.dest == "level")
+    lang = next(a for a in console._actions if a.dest == "lang")
+    assert tuple(level.choices or ()) == OFFERED_LEVELS and set(lang.choices or ()) == set(LANGS)

@@ -21,11 +21,13 @@ from dataclasses import dataclass, fields
 from decimal import Decimal
 from typing import Any, Final
 
+from ..ai.base import OFFERED_LEVELS
 from ..engine.rules import WEDDING_TRICKS, Rules
+from .i18n import LANGS
 
 MODES: Final = ("free", "single", "fixed4", "duel")
-LANGUAGES: Final = ("de", "en")
-BOT_LEVELS: Final = ("random", "easy", "normal", "strong")
+LANGUAGES: Final = tuple(sorted(LANGS))
+BOT_LEVELS: Final = OFFERED_LEVELS
 RATED: Final = ("auto", "on", "off")
 """Values of the option ``rated``: whether finished games count for the rating (``auto``:
 only games of four people)."""

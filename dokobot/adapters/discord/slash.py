@@ -16,7 +16,7 @@ from discord.app_commands import Choice
 from discord.app_commands import locale_str as _
 from discord.ext import commands
 
-from dokobot.host.options import TableOptions
+from dokobot.host.options import BOT_LEVELS, TableOptions
 
 if TYPE_CHECKING:
     from dokobot.adapters.discord.adapter import DiscordAdapter
@@ -35,7 +35,6 @@ SOLO_TYPES: Final[tuple[tuple[str, str], ...]] = (
 
 OPTION_NAMES: Final[tuple[str, ...]] = tuple(TableOptions.names())
 
-BOT_LEVELS: Final[tuple[str, ...]] = ("random", "easy", "normal", "strong")
 BOARDS: Final[tuple[str, ...]] = ("points", "rating", "games", "solo")
 """The leaderboards of /top (dokobot.stats.BOARDS)."""
 
