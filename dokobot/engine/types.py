@@ -132,13 +132,6 @@ def call_level(action: Action) -> int:
     return 1 if action <= CALL_KONTRA else action - CALL_KONTRA + 1
 
 
-def call_action(party: Party, level: int) -> Action:
-    """The action of ``party`` reaching ``level``."""
-    if level == 1:
-        return CALL_RE if party is Party.RE else CALL_KONTRA
-    return CALL_KONTRA + level - 1
-
-
 def call_key(action: Action) -> str:
     return CALL_KEYS[action - CALL_RE]
 

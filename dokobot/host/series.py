@@ -93,9 +93,6 @@ class Series:
     def games_left(self, length: int) -> int:
         return max(0, length - self.counted)
 
-    def finished(self, tournament: bool, length: int) -> bool:
-        return tournament and self.counted >= length
-
     def is_over(self, length: int | None) -> bool:
         """Whether a series of ``length`` counted games (None: open-ended) is complete."""
         return length is not None and self.counted >= length

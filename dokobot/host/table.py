@@ -23,8 +23,6 @@ from ..engine.observation import Observation, cover_deal, observe, unplayed_cove
 from ..engine.order import SCHEMES, TRUMP
 from ..engine.scoring import bock_trigger, score
 from ..engine.types import (
-    CALL_BLACK,
-    CALL_RE,
     DECLARE_POVERTY,
     DECLARE_SOLO,
     DECLARE_WEDDING,
@@ -36,7 +34,6 @@ from ..engine.types import (
     THROW_IN,
     Action,
     GameType,
-    Party,
     Phase,
     Solo,
     action_name,
@@ -1121,10 +1118,3 @@ def illegal_params(game: Game, exc: IllegalAction) -> dict[str, Any]:
     if "turn" in params and isinstance(params["turn"], int):
         params["turn_seat"] = params.pop("turn")
     return params
-
-
-def party_term(party: Party) -> Term:
-    return Term("party." + party.key)
-
-
-_ = (CALL_BLACK, CALL_RE, random)  # names kept for callers
