@@ -460,3 +460,15 @@ def test_bot_levels_and_languages_agree_everywhere() -> None:
     level = next(a for a in console._actions if a.dest == "level")
     lang = next(a for a in console._actions if a.dest == "lang")
     assert tuple(level.choices or ()) == OFFERED_LEVELS and set(lang.choices or ()) == set(LANGS)
+
+
+def test_stats_count_no_exchanged_card_as_played_before_a_call() -> None:
+    from dokobot.stats.record import finished_game
+
+    rep = _poverty_table("dora (dm): /give D10 DA C10", "anna: /decline", "ben: /take",
+                         "ben (dm): /give C9 C9 CJ", "ben: /re")
+    table = rep.table
+    assert table.game is not None and table.game.calls
+    rec = table.series.record_cancelled(table.game, table.game_number, table.names())
+    made = finished_game(table, rec).calls
+    assert made == ((1, "re", 0),)  # made before the first card of the play
