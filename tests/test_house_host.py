@@ -472,3 +472,23 @@ def test_stats_count_no_exchanged_card_as_played_before_a_call() -> None:
     rec = table.series.record_cancelled(table.game, table.game_number, table.names())
     made = finished_game(table, rec).calls
     assert made == ((1, "re", 0),)  # made before the first card of the play
+
+
+def test_the_board_shows_the_exchange_poverty_and_bock() -> None:
+    from dokobot.adapters.discord.board import board_embed
+    from dokobot.host.board import board_view
+
+    rep = _poverty_table()
+    table = rep.table
+    view = board_view(table)
+    assert view is not None and view.phase == "exchange" and view.marks == ()
+    assert "Poverty" in str(board_embed(view, [], "en").to_dict())  # and dora Re
+    rep.run_text("\n".join(["dora (dm): /give D10 DA C10", "anna: /decline", "ben: /take",
+                            "ben (dm): /give C9 C9 CJ"]))
+    view = board_view(table)
+    assert view is not None and view.contract == "poverty"
+    assert "Armut" in str(board_embed(view, [], "de").to_dict())
+    table.multiplier = 2
+    view = board_view(table)
+    assert view is not None and view.marks == ("bock",)
+    assert "Bockspiel" in str(board_embed(view, [], "de").to_dict())

@@ -172,8 +172,10 @@ _TEXTS: Final[dict[str, dict[str, str]]] = {
         "board_marks": "Marks",
         "phase_reservations": "Reservations",
         "phase_declarations": "Declarations",
+        "phase_exchange": "Poverty: exchange of cards",
         "contract_normal": "Normal game",
         "contract_wedding": "Wedding",
+        "contract_poverty": "Poverty",
         "none": "none",
         "used": "→ {label}",
         "panel_expired": (
@@ -222,8 +224,10 @@ _TEXTS: Final[dict[str, dict[str, str]]] = {
         "board_marks": "Markierungen",
         "phase_reservations": "Vorbehalte",
         "phase_declarations": "Ansagen der Vorbehalte",
+        "phase_exchange": "Armut: Kartentausch",
         "contract_normal": "Normalspiel",
         "contract_wedding": "Hochzeit",
+        "contract_poverty": "Armut",
         "none": "keine",
         "used": "→ {label}",
         "panel_expired": (
