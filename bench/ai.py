@@ -9,6 +9,7 @@ baseline (the luck of the cards cancels); a deal's result is the mean over its g
 
     python bench/ai.py --games 2000 --solo-games 480 --procs 2 --by-kind   # the issue's run
     python bench/ai.py --games 80 --procs 1 --solo-deals --only search_vs_heuristic
+    python bench/ai.py --games 400 --rules poverty,piglets,bock --by-kind   # house rules on
 
 ``--games`` counts the games with A per match (deals x layouts). ``--by-kind`` adds a table
 per game kind: normal with A partners, normal with B partners (mixed), wedding, a solo
@@ -22,6 +23,11 @@ Decision times are CPU time of the playing thread, per turn (a call plus the tur
 the budget share is that time over the budget, at the median over the turns where the strong
 player had a choice. ``--fixed`` plays the strong level with its fixed, deterministic amount of
 work instead of its time budget.
+
+``--rules`` turns house rules on (RULES §12): a comma list of ``poverty``, ``throw_in``,
+``piglets``, ``no_nines``, ``wedding_trick=first|trump|plain`` and ``bock`` (bock rounds over
+the deals in order, triggered by the baseline games, so A and B count double in the same
+games).
 
 The last line is
 ``strong_vs_normal_ppg: X ci95: A..B worst_kind_lower: W budget_share_p50: S search_p95_s: Z``
@@ -51,10 +57,12 @@ from dokobot.ai.arena import (
     overall,
     play_duplicate,
     solo_deals,
+    with_bock,
     worst_solo_lower,
 )
 from dokobot.ai.base import ComputerPlayer
 from dokobot.ai.search import DEFAULT_BUDGET_S
+from dokobot.engine import Rules
 
 MATCHES = {
     "search_vs_heuristic": ("strong", "normal"),
@@ -62,7 +70,7 @@ MATCHES = {
     "search_vs_random": ("strong", "random"),
 }
 
-Task = tuple[str, int, tuple[int, ...], float, bool]
+Task = tuple[str, int, tuple[int, ...], float, bool, Rules]
 
 
 def _make(budget: float, fixed: bool, level: str, seed: int) -> ComputerPlayer:
@@ -70,9 +78,33 @@ def _make(budget: float, fixed: bool, level: str, seed: int) -> ComputerPlayer:
 
 
 def _run(task: Task) -> tuple[str, DuplicateGame]:
-    match, deal, a_seats, budget, fixed = task
+    match, deal, a_seats, budget, fixed, rules = task
     a, b = MATCHES[match]
-    return match, play_duplicate(partial(_make, budget, fixed), a, b, deal, a_seats)
+    return match, play_duplicate(partial(_make, budget, fixed), a, b, deal, a_seats,
+                                 rules=rules)  # fmt: skip
+
+
+def house_rules(spec: str) -> tuple[Rules, bool]:
+    """(the rules, whether bock rounds are on) of a ``--rules`` list.
+
+    >>> rules, bock = house_rules("poverty,bock,wedding_trick=trump")
+    >>> rules.poverty, rules.piglets, rules.wedding_trick, bock
+    (True, False, 'trump', True)
+    """
+    house = {r.strip() for r in spec.split(",") if r.strip()}
+    known = {"poverty", "throw_in", "piglets", "no_nines", "bock"}
+    for r in house:
+        if r not in known and not r.startswith("wedding_trick="):
+            raise SystemExit(f"bench/ai.py: unknown house rule {r!r}")
+    trick = next((r.split("=", 1)[1] for r in house if r.startswith("wedding_trick=")), "first")
+    rules = Rules(
+        poverty="poverty" in house,
+        throw_in="throw_in" in house,
+        piglets="piglets" in house,
+        nines="no_nines" not in house,
+        wedding_trick=trick,
+    )
+    return rules, "bock" in house
 
 
 def _pct(xs: Sequence[float], q: float) -> float:
@@ -128,7 +160,12 @@ def main() -> None:
     ap.add_argument(
         "--solo-games", type=int, default=0, help="games on extra deals B plays as a solo"
     )
+    ap.add_argument(
+        "--rules", default="", help="house rules on: poverty,throw_in,piglets,no_nines,bock,"
+        "wedding_trick=first|trump|plain"
+    )
     args = ap.parse_args()
+    rules, bock = house_rules(args.rules)
     layouts = SINGLE_LAYOUTS + (PAIR_LAYOUTS if args.layouts == "both" else ())
     deals_n = max(1, args.games // len(layouts))
     names = ["search_vs_heuristic", "heuristic_vs_random"]
@@ -151,7 +188,9 @@ def main() -> None:
             more = solo_deals(make, b, args.seed + 1_000_000, args.solo_games // len(layouts))
             extra.update(more)
             deals += more
-        tasks += [(name, d, lay, args.budget, args.fixed) for d in deals for lay in layouts]
+        tasks += [
+            (name, d, lay, args.budget, args.fixed, rules) for d in deals for lay in layouts
+        ]
     t0 = time.time()
     results: dict[str, list[DuplicateGame]] = {n: [] for n in names}
     with mp.Pool(args.procs) as pool:
@@ -160,6 +199,10 @@ def main() -> None:
                 print(f"  {done}/{len(tasks)} games, {time.time() - t0:.0f} s", file=sys.stderr)
             results[match].append(game)
     wall = time.time() - t0
+    if bock:
+        results = {n: with_bock(games) for n, games in results.items()}
+    if args.rules:
+        print(f"house rules: {args.rules}")
     times: dict[str, list[float]] = {}
     shares: list[float] = []
     for name in names:

@@ -28,6 +28,19 @@ settings.register_profile(
 )
 
 
+@pytest.fixture(autouse=True)
+def _computer_players_move_legally(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
+    """Fail any test in which a computer player chose an illegal action (the table logs it
+    and plays the first legal action instead)."""
+    yield
+    bad = [
+        r.getMessage()
+        for r in caplog.get_records("call")
+        if r.getMessage().startswith(("computer player illegal", "computer player made"))
+    ]
+    assert not bad, bad
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--slow", action="store_true", help="run long property tests")
 

@@ -123,3 +123,16 @@ def test_normal_partners_needs_two_a_players_in_one_party() -> None:
             assert len(g.a_seats) == 2
     assert any(g.kind == "normal-partners" for g in games)
     assert any(g.kind == "normal-mixed" and len(g.a_seats) == 2 for g in games)
+
+
+def test_bock_rounds_double_both_sides_of_the_same_games() -> None:
+    from dokobot.ai.arena import DuplicateGame, with_bock
+
+    def game(deal: int, trigger: bool) -> DuplicateGame:
+        return DuplicateGame(deal, (0,), "normal-mixed", 1.0, (), (), (), trigger)
+
+    # deal 1 triggers: 2-5 are bock; deal 3 triggers during the run: 4 more, so 6-9 too
+    games = [game(d, d in (1, 3)) for d in range(1, 12)]
+    assert [g.diff for g in with_bock(games)] == [1, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1]
+    rules, bock = _bench().house_rules("poverty,piglets,bock,no_nines")
+    assert (rules.poverty, rules.piglets, rules.nines, bock) == (True, True, False, True)

@@ -64,8 +64,10 @@ def test_replay_cli_json() -> None:
         "components",
         "scores",
         "totals",
+        "multiplier",  # RULES §12.4: 1, or 2 in a bock game
     }
     assert all(set(obj) == keys for obj in lines)
+    assert {obj["multiplier"] for obj in lines} == {1}
     expected = [json.loads(line) for line in path.with_suffix(".expected.jsonl").open()]
     totals = {n: sum(e["scores"][n] for e in expected) for n in ("anna", "ben", "carl", "dora")}
     assert lines[-1]["totals"] == totals

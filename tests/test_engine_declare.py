@@ -25,6 +25,7 @@ from dokobot.engine import (
     parse_kind,
 )
 from dokobot.engine.order import SCHEMES
+from dokobot.engine.types import N_ACTIONS
 
 CQ = parse_kind("CQ")
 
@@ -91,7 +92,7 @@ def test_reservation_round_runs_clockwise_from_first_hand() -> None:
     assert reason(g, 3, 5) == "not_playing_yet"
     assert reason(g, 3, CALL_RE) == "call_not_now"
     assert reason(g, 7, HEALTHY) == "no_such_seat"
-    assert reason(g, 3, 64) == "no_such_action"
+    assert reason(g, 3, N_ACTIONS) == "no_such_action"
     g.play(3, HEALTHY)
     assert g.turn == 0
     assert g.reserved == [-1, -1, -1, 0]

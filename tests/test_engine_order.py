@@ -125,7 +125,7 @@ def test_engine_order_matches_rules_table(game: str) -> None:
 
 def test_schemes_are_distinct_and_normal_is_diamonds() -> None:
     assert scheme_for(None) is scheme_for(Solo.DIAMONDS)
-    assert len({s.key for s in SCHEMES}) == 7
+    assert len({s.key for s in SCHEMES}) == len(SCHEMES) == 8  # 7 solos and piglets
 
 
 # ------------------------------------------------------------- tricks through a real game

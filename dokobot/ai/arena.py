@@ -14,10 +14,11 @@ import math
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final
 
 from dokobot.engine import DEFAULT_RULES, Game, GameType, Phase, Result, Rules, observe, score
+from dokobot.engine.scoring import bock_trigger
 
 from .base import ComputerPlayer
 from .legal import legal_actions
@@ -114,6 +115,8 @@ class DuplicateGame:
     a_times: tuple[float, ...]
     a_choices: tuple[bool, ...]
     b_times: tuple[float, ...]
+    baseline_bock: bool = False
+    """The baseline game would start bock games (RULES §12.4; for ``--rules bock``)."""
 
 
 def play_duplicate(
@@ -123,6 +126,7 @@ def play_duplicate(
     deal: int,
     a_seats: Sequence[int],
     baseline: Game | None = None,
+    rules: Rules = DEFAULT_RULES,
 ) -> DuplicateGame:
     """Play deal ``deal`` (dealer ``deal % 4``) with ``a_level`` in ``a_seats`` and
     ``b_level`` elsewhere and compare it with the all-B ``baseline`` (played if not given).
@@ -130,10 +134,11 @@ def play_duplicate(
     ``1000 * deal + s`` in both games, so a B player decides alike in both as long as the
     game looks alike to him."""
     if baseline is None:
-        baseline = baseline_game(make, b_level, deal)
+        baseline = baseline_game(make, b_level, deal, rules)
     players = [make(a_level if s in a_seats else b_level, 1000 * deal + s) for s in range(4)]
-    rec = play_game(players, seed=deal, dealer=deal % 4)
-    base = score(baseline).scores
+    rec = play_game(players, seed=deal, dealer=deal % 4, rules=rules)
+    base_result = score(baseline)
+    base = base_result.scores
     diff = sum(rec.result.scores[s] - base[s] for s in a_seats) / len(a_seats)
     return DuplicateGame(
         deal,
@@ -143,13 +148,32 @@ def play_duplicate(
         tuple(t for s in a_seats for t in rec.times[s]),
         tuple(c for s in a_seats for c in rec.choices[s]),
         tuple(t for s in range(4) if s not in a_seats for t in rec.times[s]),
+        bock_trigger(baseline, base_result),
     )
 
 
-def baseline_game(make: Callable[[str, int], ComputerPlayer], level: str, deal: int) -> Game:
+def baseline_game(
+    make: Callable[[str, int], ComputerPlayer], level: str, deal: int,
+    rules: Rules = DEFAULT_RULES,
+) -> Game:  # fmt: skip
     """Deal ``deal`` played by ``level`` in every seat (seeds as in :func:`play_duplicate`)."""
     players = [make(level, 1000 * deal + s) for s in range(4)]
-    return play_game(players, seed=deal, dealer=deal % 4).game
+    return play_game(players, seed=deal, dealer=deal % 4, rules=rules).game
+
+
+def with_bock(games: Sequence[DuplicateGame]) -> list[DuplicateGame]:
+    """``games`` with bock rounds (RULES §12.4) applied alike to A and to the baseline: the
+    deals in order are one series whose triggers are the baseline's, so both sides of every
+    comparison count double in the same games (a trigger during a run adds 4 more)."""
+    triggers: dict[int, bool] = {}
+    for g in games:
+        triggers[g.deal] = triggers.get(g.deal, False) or g.baseline_bock
+    factor: dict[int, int] = {}
+    left = 0
+    for deal in sorted(triggers):
+        factor[deal] = 2 if left else 1
+        left = max(0, left - 1) + (4 if triggers[deal] else 0)
+    return [replace(g, diff=g.diff * factor[g.deal]) for g in games]
 
 
 def solo_deals(

@@ -17,6 +17,9 @@ from dokobot.engine import Action, Observation
 __all__ = ["LEVELS", "ComputerPlayer", "Restrictions", "make_player"]
 
 LEVELS = ("random", "chaos", "easy", "normal", "strong")
+OFFERED_LEVELS = ("random", "easy", "normal", "strong")
+"""The levels players may choose (``chaos`` is for fuzzing): options, commands, config and
+the command line all take them from here."""
 
 
 @dataclass(frozen=True, slots=True)

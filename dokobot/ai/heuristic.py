@@ -32,8 +32,10 @@ from dokobot.engine import (
 )
 from dokobot.engine.cards import CLUB_QUEENS, DIAMOND_ACES, HEART_TENS, POINTS
 from dokobot.engine.order import SCHEMES, TRUMP, Scheme
+from dokobot.engine.types import is_solo
 
 from .base import Restrictions
+from .house import house_action, house_plan
 from .legal import cards_in, decision_rng, legal_actions, legal_calls, obs_scheme
 
 __all__ = [
@@ -62,7 +64,7 @@ _ORDER: Final = tuple(_class_orders(s) for s in SCHEMES)
 
 
 def _scheme_index(scheme: Scheme) -> int:
-    return SCHEMES.index(scheme)
+    return scheme.index
 
 
 def losers(hand: Mask, scheme: Scheme) -> float:
@@ -403,10 +405,19 @@ class HeuristicPlayer:
         actions = legal_actions(obs)
         if not actions:
             raise ValueError("it is not this player's turn")
+        house = house_action(obs)
+        if house is not None:
+            return house
         if obs.phase is Phase.RESERVATIONS:
-            return reservation_choice(obs.hand, self.restrictions)[0]
+            choice, _ = reservation_choice(obs.hand, self.restrictions)
+            return RESERVATION if house_plan(obs) is not None else choice
         if obs.phase is Phase.DECLARATIONS:
             _, plan = reservation_choice(obs.hand, self.restrictions)
+            if plan is not None and is_solo(plan) and plan in actions:
+                return plan
+            hp = house_plan(obs)
+            if hp is not None and hp in actions:
+                return hp
             if plan is not None and plan in actions:
                 return plan
             if DECLARE_WEDDING in actions:

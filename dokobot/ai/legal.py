@@ -14,8 +14,6 @@ from dokobot.engine import (
     CALL_BLACK,
     CALL_KONTRA,
     CALL_RE,
-    DECLARE_SOLO,
-    DECLARE_WEDDING,
     HEALTHY,
     RESERVATION,
     Action,
@@ -24,11 +22,11 @@ from dokobot.engine import (
     Observation,
     Party,
     Phase,
-    Solo,
     call_level,
 )
-from dokobot.engine.cards import CLUB_QUEENS, distinct_cards
-from dokobot.engine.order import Scheme, scheme_for
+from dokobot.engine.cards import distinct_cards
+from dokobot.engine.game import declaration_actions, exchange_actions
+from dokobot.engine.order import Scheme
 
 __all__ = [
     "cards_in",
@@ -42,8 +40,9 @@ __all__ = [
 
 
 def obs_scheme(obs: Observation) -> Scheme:
-    """The trump order of the game being played (normal order before the card play)."""
-    return scheme_for(obs.solo)
+    """The trump order of the game being played as the player knows it (the engine's
+    answer; the normal order before the card play)."""
+    return obs.scheme
 
 
 def cards_in(mask: Mask) -> list[Card]:
@@ -77,10 +76,9 @@ def legal_actions(obs: Observation) -> list[Action]:
     if obs.phase is Phase.RESERVATIONS:
         return [HEALTHY, RESERVATION]
     if obs.phase is Phase.DECLARATIONS:
-        solos = [DECLARE_SOLO + s for s in Solo]
-        if obs.forced < 0 and obs.hand & CLUB_QUEENS == CLUB_QUEENS:
-            return [DECLARE_WEDDING, *solos]
-        return solos
+        return declaration_actions(obs.rules, obs.hand, obs.forced >= 0)
+    if obs.phase is Phase.EXCHANGE and obs.exchange is not None:
+        return exchange_actions(obs.exchange, obs.seat, obs.hand)
     return []
 
 
@@ -101,7 +99,7 @@ def legal_calls(obs: Observation) -> list[Action]:
     own = obs.level[party]
     opp = obs.level[1 - party]
     held = obs.hand.bit_count()
-    need = 12 - (own + 1) - obs.shift
+    need = obs.rules.call_deadline(own + 1, obs.shift)
     out: list[Action] = []
     for action in range(CALL_RE, CALL_BLACK + 1):
         if action == CALL_RE and party is not Party.RE:
@@ -111,7 +109,9 @@ def legal_calls(obs: Observation) -> list[Action]:
         target = call_level(action)
         if target <= own:
             continue
-        if held >= need or (target == 1 and opp >= 1 and held >= 12 - opp - obs.shift - 1):
+        if held >= need or (
+            target == 1 and opp >= 1 and held >= obs.rules.call_deadline(opp, obs.shift) - 1
+        ):
             out.append(action)
     return out
 

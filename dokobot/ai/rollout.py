@@ -113,7 +113,7 @@ def greedy_playout(
     led_suits = 0
     for _leader, cards, _w in g.tricks:
         led_suits |= 1 << cls[cards[0]]
-    while len(g.tricks) < 12:
+    while len(g.tricks) < g.rules.hand_size:
         seat = (leader + len(trick)) & 3
         while len(trick) < 4:
             hand = hands[seat]

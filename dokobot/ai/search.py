@@ -71,9 +71,11 @@ from dokobot.engine import (
 from dokobot.engine.cards import CLUB_QUEENS
 from dokobot.engine.order import SCHEMES
 from dokobot.engine.scoring import outcome_scores
+from dokobot.engine.types import is_solo
 
 from .base import Restrictions
 from .heuristic import best_solo, losers, reservation_choice
+from .house import house_action, house_plan
 from .legal import cards_in, decision_rng, legal_actions, legal_calls
 from .rollout import greedy_playout
 
@@ -249,7 +251,9 @@ def _call_scores(g: Game, re_eyes: int, re_won: int, lr: int, lk: int) -> tuple[
     key = (g.re_seats, re_eyes, re_won, lr, lk, int(g.game_type))
     hit = _OUTCOMES.get(key)
     if hit is None:
-        hit = outcome_scores(g.game_type, g.re_seats, re_eyes, re_won, (lr, lk))
+        hit = outcome_scores(
+            g.game_type, g.re_seats, re_eyes, re_won, (lr, lk), g.rules.hand_size
+        )
         if len(_OUTCOMES) >= _OUTCOMES_MAX:
             _OUTCOMES.clear()
         _OUTCOMES[key] = hit
@@ -460,7 +464,7 @@ class SearchPlayer:
         return _ITER_BASE_S + per_card * cards_left
 
     def _iterations(self, obs: Observation, share: float) -> int:
-        cards_left = 48 - 4 * len(obs.tricks) - len(obs.trick)
+        cards_left = obs.rules.deck_size - 4 * len(obs.tricks) - len(obs.trick)
         per_iter = self._per_iter(cards_left)
         return max(self.worlds * 20, int(self.budget_s * share / per_iter))
 
@@ -484,11 +488,19 @@ class SearchPlayer:
         actions = legal_actions(obs)
         if not actions:
             raise ValueError("it is not this player's turn")
+        house = house_action(obs)
+        if house is not None:
+            return house
         if obs.phase is Phase.RESERVATIONS:
             plan = self._contract(obs, with_healthy=True)
-            return HEALTHY if plan is None else RESERVATION
+            return HEALTHY if plan is None and house_plan(obs) is None else RESERVATION
         if obs.phase is Phase.DECLARATIONS:
             plan = self._contract(obs, with_healthy=False)
+            if plan is not None and is_solo(plan) and plan in actions:
+                return plan
+            hp = house_plan(obs)
+            if hp is not None and hp in actions:
+                return hp
             if plan is not None and plan in actions:
                 return plan
             if DECLARE_WEDDING in actions:
@@ -525,7 +537,8 @@ class SearchPlayer:
         fixed = max(1, int(seconds / _GREEDY_PLAYOUT_S) // (len(plans) * self.contract_worlds))
         budget = Budget(seconds, fixed if self.fixed else None)
         values = [0.0] * len(plans)
-        rest = [c for c in range(48) if not hand >> c & 1]
+        rest = [c for c in range(48) if obs.rules.deck >> c & 1 and not hand >> c & 1]
+        n = obs.rules.hand_size
         evals = [
             None if self.restrictions.no_calls or plan == DECLARE_WEDDING else CallEval([1, 2])
             for plan in plans
@@ -539,7 +552,7 @@ class SearchPlayer:
                 if seat == me:
                     hands.append(hand)
                 else:
-                    hands.append(sum(1 << c for c in rest[12 * k : 12 * k + 12]))
+                    hands.append(sum(1 << c for c in rest[n * k : n * k + n]))
                     k += 1
             starts = [_contract_game(obs, hands, plan is not None, plan) for plan in plans]
             totals = [0.0] * len(plans)

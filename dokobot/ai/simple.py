@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dokobot.engine import (
-    DECLARE_SOLO,
     DECLARE_WEDDING,
     HEALTHY,
     Action,
@@ -11,6 +10,7 @@ from dokobot.engine import (
     Phase,
 )
 from dokobot.engine.cards import CLUB_QUEENS
+from dokobot.engine.types import is_solo
 
 from .base import Restrictions
 from .legal import decision_rng, legal_actions, legal_calls
@@ -38,7 +38,7 @@ class RandomPlayer:
             # Only reached when forced (or after a reservation it never makes).
             if DECLARE_WEDDING in actions:
                 return DECLARE_WEDDING
-            return rng.choice([a for a in actions if a >= DECLARE_SOLO])
+            return rng.choice([a for a in actions if is_solo(a)])
         return rng.choice(actions)
 
     def announce(self, obs: Observation) -> Action | None:

@@ -24,20 +24,40 @@ from __future__ import annotations
 import random
 from _random import Random as _CRandom
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
-from .cards import CARD_OF_BIT, CLUB_QUEENS, POINTS, Card, Mask, card_str, distinct_cards
+from .cards import (
+    CARD_OF_BIT,
+    CLUB_QUEENS,
+    DIAMOND_ACES,
+    KING,
+    NINE,
+    POINTS,
+    SUITS,
+    Card,
+    Mask,
+    both,
+    card_str,
+    distinct_cards,
+)
 from .errors import IllegalAction
-from .order import NORMAL_SCHEME, SCHEMES, Scheme
+from .order import NORMAL_SCHEME, PIGLETS_SCHEME, SCHEMES, TRUMP, Scheme
 from .rules import DEFAULT_RULES, Rules
 from .types import (
     CALL_BLACK,
     CALL_KONTRA,
     CALL_RE,
+    DECLARE_POVERTY,
     DECLARE_SOLO,
     DECLARE_WEDDING,
+    DECLINE,
     HEALTHY,
+    N_ACTIONS,
+    N_SOLOS,
     RESERVATION,
+    TAKE,
+    THROW_IN,
     Action,
     GameType,
     Party,
@@ -46,9 +66,20 @@ from .types import (
     Solo,
     action_name,
     call_level,
+    is_solo,
 )
 
-__all__ = ["DEFAULT_RULES", "Game", "Trick", "hands_from_kinds", "shuffled_deck"]
+__all__ = [
+    "DEFAULT_RULES",
+    "Exchange",
+    "Game",
+    "Trick",
+    "declaration_actions",
+    "exchange_actions",
+    "hands_from_kinds",
+    "may_throw_in",
+    "shuffled_deck",
+]
 
 Trick = tuple[Seat, tuple[Card, ...], Seat]
 """A finished trick: (leader, cards in play order, winner)."""
@@ -68,10 +99,20 @@ _WEDDING: Final = GameType.WEDDING
 _SILENT_WEDDING: Final = GameType.SILENT_WEDDING
 _SOLO: Final = GameType.SOLO
 _SOLOS: Final = tuple(Solo)
-_FULL: Final = (1 << 48) - 1
 _BIT: Final = tuple(1 << c for c in range(48))
 _NOT_OWED: Final = (False, False, False, False)
-_DECLARE_SOLOS: Final = tuple(DECLARE_SOLO + s for s in range(7))
+_EXCHANGE: Final = Phase.EXCHANGE
+_POVERTY: Final = GameType.POVERTY
+_DECLARE_SOLOS: Final = tuple(DECLARE_SOLO + s for s in range(N_SOLOS))
+_NORMAL_TRUMPS: Final = SCHEMES[NORMAL_SCHEME].class_mask[TRUMP]
+_NINES: Final = sum(both(s, NINE) for s in SUITS)
+_KINGS: Final = sum(both(s, KING) for s in SUITS)
+#: Exchange of a poverty: the cards passed each way.
+POVERTY_CARDS: Final = 3
+#: A poverty may be announced with at most this many trumps (RULES §12.1).
+POVERTY_MAX_TRUMPS: Final = 3
+#: Nines or kings a player needs to throw in (RULES §12.2).
+THROW_IN_MIN: Final = 5
 # _CALLS_ABOVE[party][own]: the call actions of a party for the levels own + 1 .. 5.
 _CALLS_ABOVE: Final = tuple(
     tuple(
@@ -130,6 +171,63 @@ def _deck_from_bits(x: int) -> list[Card]:
     return deck
 
 
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """The exchange of a poverty (RULES §12.1); replaced, never changed in place.
+
+    ``passed``: the cards the poor player gave (private to him and the taker);
+    ``returned``: the cards the taker gave back (private to both, too);
+    ``trumps_back``: how many of them are trumps (public once the exchange is over, -1
+    before); ``declined``: seats that declined, as a bit set.
+    """
+
+    poor: Seat
+    passed: Mask = field(default=0, repr=False)
+    taker: Seat = _NO_SEAT
+    returned: Mask = field(default=0, repr=False)
+    trumps_back: int = -1
+    declined: int = 0
+
+    def hidden(self) -> Exchange:
+        """What the other two players and spectators know: who, never which cards."""
+        return replace(self, passed=0, returned=0)
+
+
+def may_throw_in(rules: Rules, hand: Mask) -> bool:
+    """Whether ``hand`` may throw in (RULES §12.2: 5 or more nines, or 5 or more kings)."""
+    return rules.throw_in and (
+        (hand & _NINES).bit_count() >= THROW_IN_MIN or (hand & _KINGS).bit_count() >= THROW_IN_MIN
+    )
+
+
+def declaration_actions(rules: Rules, hand: Mask, forced: bool) -> list[Action]:
+    """What a player who made a reservation may declare: a wedding with both ♣Q, a
+    poverty with at most 3 trumps, a throw-in (house rules on), any solo. A forced solo
+    may only name its type. The one answer for the engine and computer players."""
+    solos = list(_DECLARE_SOLOS)
+    if forced:
+        return solos
+    out: list[Action] = []
+    if may_throw_in(rules, hand):
+        out.append(THROW_IN)
+    if hand & CLUB_QUEENS == CLUB_QUEENS:
+        out.append(DECLARE_WEDDING)
+    if rules.poverty and (hand & _NORMAL_TRUMPS).bit_count() <= POVERTY_MAX_TRUMPS:
+        out.append(DECLARE_POVERTY)
+    return out + solos
+
+
+def exchange_actions(exchange: Exchange, seat: Seat, hand: Mask) -> list[Action]:
+    """The actions of ``seat`` (whose turn it is) in a poverty's exchange: the poor player
+    gives his trumps first, then plain cards of his choice; the others take or decline;
+    the taker gives back any 3 cards. Cards as card actions, one copy of each kind."""
+    if exchange.taker < 0:
+        if seat == exchange.poor:
+            return distinct_cards(hand & _NORMAL_TRUMPS or hand)
+        return [TAKE, DECLINE]
+    return distinct_cards(hand)
+
+
 class Game:
     """One game of Doppelkopf, from the deal to the last trick."""
 
@@ -137,10 +235,12 @@ class Game:
         "_undo",
         "best",
         "calls",
+        "cancelled",
         "closed",
         "dealer",
         "declarations",
         "declarer",
+        "exchange",
         "eyes",
         "forced",
         "game_type",
@@ -151,6 +251,7 @@ class Game:
         "mandatory",
         "mandatory_owed",
         "phase",
+        "piglets",
         "re_seats",
         "reserved",
         "rules",
@@ -195,6 +296,12 @@ class Game:
     eyes: list[int]
     won: list[int]
     log: list[tuple[Seat, Action]]
+    exchange: Exchange | None
+    """A poverty's exchange (None in every other game)."""
+    piglets: Seat
+    """The seat holding both ♦A as piglets (RULES §12.3), or -1."""
+    cancelled: str
+    """Why the game ended unplayed: ``thrown``, ``poverty`` (all declined), or ``""``."""
     _undo: list[Any]
 
     # ----------------------------------------------------------------- construction
@@ -208,24 +315,23 @@ class Game:
         mandatory_owed: Sequence[bool] = (False, False, False, False),
         forced_soloist: Seat | None = None,
     ) -> Game:
-        """A game with the given hands (masks of 12 cards, the 48 cards once each).
+        """A game with the given hands (masks of ``rules.hand_size`` cards, the cards of
+        ``rules.deck`` once each).
 
         ``mandatory_owed[s]``: in tournament mode, a solo of seat ``s`` would be his
         mandatory solo. ``forced_soloist``: a forced solo (Vorführung); that seat names the
         solo type at once, there is no reservation round.
         """
+        n = rules.hand_size
         if len(hands) != 4:
-            raise ValueError("every player needs 12 cards")
+            raise ValueError(f"every player needs {n} cards")
         h0, h1, h2, h3 = hands
-        if (
-            h0.bit_count() != 12
-            or h1.bit_count() != 12
-            or h2.bit_count() != 12
-            or (h3.bit_count() != 12)
+        if h0.bit_count() != n or h1.bit_count() != n or h2.bit_count() != n or (
+            h3.bit_count() != n
         ):
-            raise ValueError("every player needs 12 cards")
-        if h0 | h1 | h2 | h3 != _FULL:
-            raise ValueError("the hands must hold the 48 cards once each")
+            raise ValueError(f"every player needs {n} cards")
+        if h0 | h1 | h2 | h3 != rules.deck:
+            raise ValueError(f"the hands must hold the {4 * n} cards once each")
         return cls._new(rules, dealer, h0, h1, h2, h3, mandatory_owed, forced_soloist)
 
     @classmethod
@@ -271,6 +377,9 @@ class Game:
         g.eyes = [0, 0, 0, 0]
         g.won = [0, 0, 0, 0]
         g.log = []
+        g.exchange = None
+        g.piglets = _NO_SEAT
+        g.cancelled = ""
         g._undo = []
         if g.forced >= 0:
             g.phase = _DECLARATIONS
@@ -296,6 +405,20 @@ class Game:
         rng = _CRandom(seed) if type(seed) is int else random.Random(seed)
         deck = _deck_from_bits(rng.getrandbits(256))
         bit = _BIT.__getitem__
+        if not rules.nines:  # the same shuffle without the cards that are not in play
+            in_play = rules.deck
+            deck = [c for c in deck if in_play >> c & 1]
+            n = rules.hand_size
+            return cls._new(
+                rules,
+                dealer,
+                sum(map(bit, deck[0:n])),
+                sum(map(bit, deck[n : 2 * n])),
+                sum(map(bit, deck[2 * n : 3 * n])),
+                sum(map(bit, deck[3 * n : 4 * n])),
+                mandatory_owed,
+                forced_soloist,
+            )
         return cls._new(
             rules,
             dealer,
@@ -339,6 +462,9 @@ class Game:
         g.eyes = self.eyes[:]
         g.won = self.won[:]
         g.log = self.log[:]
+        g.exchange = self.exchange
+        g.piglets = self.piglets
+        g.cancelled = self.cancelled
         g._undo = []
         return g
 
@@ -361,7 +487,7 @@ class Game:
 
     @property
     def cards_left(self) -> int:
-        return 48 - 4 * len(self.tricks) - len(self.trick)
+        return self.rules.deck_size - 4 * len(self.tricks) - len(self.trick)
 
     def is_mandatory_solo_of(self, seat: Seat) -> bool:
         return self.rules.tournament and self.mandatory_owed[seat]
@@ -396,10 +522,10 @@ class Game:
         if phase is _RESERVATIONS:
             return [HEALTHY, RESERVATION]
         if phase is _DECLARATIONS:
-            solos = list(_DECLARE_SOLOS)
-            if self.forced < 0 and self.hands[self.turn] & CLUB_QUEENS == CLUB_QUEENS:
-                return [DECLARE_WEDDING, *solos]
-            return solos
+            return declaration_actions(self.rules, self.hands[self.turn], self.forced >= 0)
+        if phase is _EXCHANGE:
+            assert self.exchange is not None
+            return exchange_actions(self.exchange, self.turn, self.hands[self.turn])
         return []
 
     def legal_calls(self, seat: Seat) -> list[Action]:
@@ -414,16 +540,17 @@ class Game:
             return []
         own = self.level[party]
         held = self.hands[seat].bit_count()
-        if held >= 11 - own - self.shift:  # the next level in time: it and any skip
+        last = self.rules.hand_size - 1 - self.shift  # call_deadline(level + 1)
+        if held >= last - own:  # the next level in time: it and any skip
             return list(_CALLS_ABOVE[party][own])
         opp = self.level[1 - party]
-        if own == 0 and opp >= 1 and held >= 11 - opp - self.shift:
+        if own == 0 and opp >= 1 and held >= last - opp:
             return [CALL_RE if party == 0 else CALL_KONTRA]  # a reply
         return []
 
     def call_deadline(self, level: int) -> int:
         """Cards a player must still hold to make a call of ``level`` normally."""
-        return 12 - level - self.shift
+        return self.rules.hand_size - level - self.shift
 
     def call_problem(self, seat: Seat, action: Action) -> tuple[str, dict[str, Any]] | None:
         """Why ``seat`` may not make call ``action`` now, or ``None`` if it may."""
@@ -473,7 +600,9 @@ class Game:
             return self.call_problem(seat, action)
         if seat != self.turn:
             return ("not_your_turn", {"turn": self.turn})
-        if 0 <= action < 48:
+        if 0 <= action < HEALTHY and phase is _EXCHANGE:
+            return self._exchange_problem(seat, action)
+        if 0 <= action < HEALTHY:
             if phase is not _PLAYING:
                 return ("not_playing_yet", {})
             if not self.hands[seat] >> action & 1:
@@ -486,24 +615,51 @@ class Game:
             if self.phase is not _RESERVATIONS:
                 return ("not_reservation_round", {})
             return None
-        if action == DECLARE_WEDDING or DECLARE_SOLO <= action < DECLARE_SOLO + 7:
+        if action in (DECLARE_WEDDING, DECLARE_POVERTY, THROW_IN) or is_solo(action):
             if self.phase is not _DECLARATIONS:
                 return ("not_declaration_round", {})
+            if is_solo(action):
+                return None
+            if self.forced >= 0:
+                return ("forced_solo_only", {})
+            if action in declaration_actions(self.rules, self.hands[seat], False):
+                return None
             if action == DECLARE_WEDDING:
-                if self.forced >= 0:
-                    return ("forced_solo_only", {})
-                if self.hands[seat] & CLUB_QUEENS != CLUB_QUEENS:
-                    return ("wedding_needs_club_queens", {})
+                return ("wedding_needs_club_queens", {})
+            if action == DECLARE_POVERTY:
+                if not self.rules.poverty:
+                    return ("house_rule_off", {"rule": "poverty"})
+                return ("poverty_too_many_trumps", {"trumps": POVERTY_MAX_TRUMPS})
+            if not self.rules.throw_in:
+                return ("house_rule_off", {"rule": "throw_in"})
+            return ("throw_in_needs_cards", {"cards": THROW_IN_MIN})
+        if action in (TAKE, DECLINE):
+            if phase is not _EXCHANGE or self.exchange is None or self.exchange.taker >= 0 or (
+                seat == self.exchange.poor
+            ):
+                return ("not_asked_poverty", {})
             return None
         return ("no_such_action", {})
+
+    def _exchange_problem(self, seat: Seat, card: Card) -> tuple[str, dict[str, Any]] | None:
+        """Why ``seat`` (to move) may not give ``card`` now in a poverty's exchange."""
+        ex = self.exchange
+        assert ex is not None
+        if ex.taker < 0 and seat != ex.poor:
+            return ("poverty_take_or_decline", {})
+        if not self.hands[seat] >> card & 1:
+            return ("card_not_in_hand", {"card": card_str(card)})
+        if not any(c >> 1 == card >> 1 for c in self.legal_actions()):
+            return ("poverty_trumps_first", {"card": card_str(card)})
+        return None
 
     # ----------------------------------------------------------------- unchecked play
     def push(self, seat: Seat, action: Action) -> None:
         """Apply a legal action without checks (search). Undo with :meth:`pop`."""
-        if 0 <= action < 48:
+        if 0 <= action < HEALTHY and self.phase is _PLAYING:
             self._push_card(seat, action)
             return
-        if action <= RESERVATION:
+        if action <= RESERVATION and action >= HEALTHY:
             if (seat + 1) & 3 != (self.dealer + 1) & 3:
                 # Not the last word of the reservation round: only it and the turn change.
                 self._undo.append((2, seat, self.reserved[seat], self.turn))
@@ -523,12 +679,14 @@ class Game:
                     self.game_type,
                     self.declarer,
                     self.re_seats,
+                    self.scheme,
+                    self.piglets,
                 )
             )
             self.log.append((seat, action))
             self._reserve(seat, action == RESERVATION)
             return
-        if action >= CALL_RE:
+        if CALL_RE <= action <= CALL_BLACK:
             # a call changes only the calls, the level and "closed" of the caller's party
             party = 0 if self.re_seats >> seat & 1 else 1
             self._undo.append((3, party, self.level[party], self.closed[party]))
@@ -537,6 +695,9 @@ class Game:
             return
         self._undo.append(self._snapshot())
         self.log.append((seat, action))
+        if self.phase is _EXCHANGE:
+            self._exchange(seat, action)
+            return
         self._declare(seat, action)
 
     def pop(self) -> tuple[Seat, Action]:
@@ -581,6 +742,8 @@ class Game:
                 self.game_type,
                 self.declarer,
                 self.re_seats,
+                self.scheme,
+                self.piglets,
             ) = record
             return self.log.pop()
         self._restore(record)
@@ -637,7 +800,7 @@ class Game:
         self.turn = winner
         n = len(self.tricks)
         if self.wedding_open:
-            if winner != self.declarer:
+            if winner != self.declarer and self._clarifies(c0):
                 self.re_seats |= 1 << winner
                 self.wedding_open = False
                 self.wedding_trick = n
@@ -646,9 +809,16 @@ class Game:
                 self.wedding_open = False
                 self.wedding_trick = 0
                 self.shift = 2
-        if n == 12:
+        if n == self.rules.hand_size:
             self.phase = _FINISHED
         return winner
+
+    def _clarifies(self, led: Card) -> bool:
+        """Whether a trick led with ``led`` may clarify the wedding (RULES §12.6)."""
+        kind = self.rules.wedding_trick
+        if kind == "first":
+            return True
+        return (self.scheme.cls[led] == TRUMP) == (kind == "trump")
 
     def _reserve(self, seat: Seat, reservation: bool) -> None:
         self.reserved[seat] = int(reservation)
@@ -665,8 +835,10 @@ class Game:
 
     def _could_outrank(self, seat: Seat) -> bool:
         best = self.best
-        if best < 0 or self.declarations[best] == DECLARE_WEDDING:
+        if best < 0 or self.declarations[best] in (DECLARE_WEDDING, DECLARE_POVERTY):
             return True
+        if may_throw_in(self.rules, self.hands[seat]):
+            return True  # a throw-in beats every other reservation
         if not self.rules.tournament or self.is_mandatory_solo_of(best):
             return False
         return self.is_mandatory_solo_of(seat)
@@ -692,13 +864,21 @@ class Game:
         if self.forced >= 0:
             self._settle(seat)
             return
+        if action == THROW_IN:  # beats every other reservation: the game ends unplayed
+            self.declarer = seat
+            self.cancelled = "thrown"
+            self.phase = _FINISHED
+            return
         best = self.best
         if action == DECLARE_WEDDING:
             if best < 0:
                 self.best = seat
+        elif action == DECLARE_POVERTY:  # beats a wedding; the first poverty stays
+            if best < 0 or self.declarations[best] == DECLARE_WEDDING:
+                self.best = seat
         elif (
             best < 0
-            or self.declarations[best] == DECLARE_WEDDING
+            or self.declarations[best] in (DECLARE_WEDDING, DECLARE_POVERTY)
             or (
                 self.rules.tournament
                 and not self.is_mandatory_solo_of(best)
@@ -722,6 +902,15 @@ class Game:
         if action == DECLARE_WEDDING:
             self.game_type = _WEDDING
             self.wedding_open = True
+        elif action == DECLARE_POVERTY:
+            self.game_type = _POVERTY
+            self.phase = _EXCHANGE
+            self.exchange = Exchange(seat)
+            self.turn = seat
+            trumps = self.hands[seat] & _NORMAL_TRUMPS
+            if trumps.bit_count() == POVERTY_CARDS:  # exactly 3 trumps: they go at once
+                self._give(seat, trumps)
+            return
         else:
             self.game_type = _SOLO
             self.solo = _SOLOS[action - DECLARE_SOLO]
@@ -730,6 +919,58 @@ class Game:
             if self.mandatory or self.rules.lust_solo_leads:
                 self.leader = seat
         self.turn = self.leader
+        self._find_piglets()
+
+    def _find_piglets(self) -> None:
+        """At the start of the card play: a player holding both ♦A in a game with the
+        normal trumps has piglets (RULES §12.3)."""
+        if not self.rules.piglets or self.scheme is not SCHEMES[NORMAL_SCHEME]:
+            return
+        for seat, hand in enumerate(self.hands):
+            if hand & DIAMOND_ACES == DIAMOND_ACES:
+                self.piglets = seat
+                self.scheme = SCHEMES[PIGLETS_SCHEME]
+
+    # ----------------------------------------------------------------- poverty
+    def _give(self, seat: Seat, cards: Mask) -> None:
+        """``seat`` gives ``cards`` in the exchange (the poor player first, then the taker)."""
+        ex = self.exchange
+        assert ex is not None
+        self.hands[seat] &= ~cards
+        if ex.taker < 0:
+            ex = replace(ex, passed=ex.passed | cards)
+            self.exchange = ex
+            if ex.passed.bit_count() == POVERTY_CARDS:
+                self.turn = (ex.poor + 1) & 3
+            return
+        ex = replace(ex, returned=ex.returned | cards)
+        if ex.returned.bit_count() < POVERTY_CARDS:
+            self.exchange = ex
+            return
+        self.hands[ex.poor] |= ex.returned
+        self.exchange = replace(ex, trumps_back=(ex.returned & _NORMAL_TRUMPS).bit_count())
+        self.re_seats = 1 << ex.poor | 1 << ex.taker
+        self.phase = _PLAYING
+        self.leader = self.turn = self.first_hand
+        self._find_piglets()
+
+    def _exchange(self, seat: Seat, action: Action) -> None:
+        ex = self.exchange
+        assert ex is not None
+        if action == TAKE:
+            self.exchange = replace(ex, taker=seat)
+            self.hands[seat] |= ex.passed
+            return
+        if action == DECLINE:
+            self.exchange = replace(ex, declined=ex.declined | 1 << seat)
+            nxt = (seat + 1) & 3
+            if nxt == ex.poor:  # nobody takes: the same dealer deals again
+                self.cancelled = "poverty"
+                self.phase = _FINISHED
+            else:
+                self.turn = nxt
+            return
+        self._give(seat, 1 << action)
 
     def _start_without_reservation(self) -> None:
         self.phase = _PLAYING
@@ -745,12 +986,14 @@ class Game:
                 re_seats |= 1 << seat
         self.re_seats = re_seats
         self.turn = self.leader
+        if self.rules.piglets:
+            self._find_piglets()
 
     def _call(self, seat: Seat, action: Action) -> None:
         party = 0 if self.re_seats >> seat & 1 else 1
         self.calls.append((seat, action))
         level = 1 if action <= CALL_KONTRA else action - CALL_KONTRA + 1  # call_level()
-        if level == 1 and self.hands[seat].bit_count() < 11 - self.shift:
+        if level == 1 and self.hands[seat].bit_count() < self.rules.hand_size - 1 - self.shift:
             self.closed[party] = True  # a late reply (re/kontra deadline missed) closes
         self.level[party] = level
 
@@ -775,6 +1018,10 @@ class Game:
             self.closed[:],
             self.calls[:],
             self.leader,
+            self.hands[:],
+            self.exchange,
+            self.piglets,
+            self.cancelled,
         )
 
     def _restore(self, s: tuple[Any, ...]) -> None:
@@ -797,6 +1044,10 @@ class Game:
             self.closed,
             self.calls,
             self.leader,
+            self.hands,
+            self.exchange,
+            self.piglets,
+            self.cancelled,
         ) = s
 
     # ----------------------------------------------------------------- fast playout
@@ -822,6 +1073,7 @@ class Game:
         rand = rng.random
         leader = self.leader
         n = len(tricks)
+        last = self.rules.hand_size
         wedding = self.wedding_open
         partial = self.trick
         # The hands in play order from the leader, a0 the leader's, kept in locals and
@@ -912,7 +1164,7 @@ class Game:
             leader = winner
             n += 1
             if wedding:
-                if winner != self.declarer:
+                if winner != self.declarer and self._clarifies(c0):
                     self.re_seats |= 1 << winner
                     self.wedding_open = wedding = False
                     self.wedding_trick = n
@@ -920,7 +1172,7 @@ class Game:
                 elif n == 3:
                     self.wedding_open = wedding = False
                     self.shift = 2
-            if n == 12:
+            if n == last:
                 break
         s1, s2, s3 = _NEXT3[leader]
         hands[leader], hands[s1], hands[s2], hands[s3] = a0, a1, a2, a3
@@ -979,5 +1231,11 @@ def _explain(reason: str, params: dict[str, Any], action: Action) -> str:
         "call_too_late": "too late for that call",
         "no_such_action": "no such action",
         "no_such_seat": "no such seat",
+        "house_rule_off": "that house rule is off",
+        "poverty_too_many_trumps": "a poverty allows at most 3 trumps",
+        "throw_in_needs_cards": "throwing in needs 5 nines or 5 kings",
+        "not_asked_poverty": "nobody asks you to take a poverty now",
+        "poverty_take_or_decline": "take or decline the poverty",
+        "poverty_trumps_first": "all trumps must be passed",
     }.get(reason, reason)
-    return f"{action_name(action) if 0 <= action < 64 else action}: {text}"
+    return f"{action_name(action) if 0 <= action < N_ACTIONS else action}: {text}"

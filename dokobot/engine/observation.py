@@ -24,13 +24,20 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from .cards import CLUB_QUEENS, FULL_DECK, Mask
-from .game import Game, Trick
-from .order import SCHEMES, TRUMP
+from .cards import CLUB_QUEENS, DIAMOND_ACES, FULL_DECK, Mask
+from .game import Exchange, Game, Trick
+from .order import NORMAL_SCHEME, PIGLETS_SCHEME, SCHEMES, TRUMP, Scheme
 from .rules import DEFAULT_RULES, Rules
-from .types import Action, GameType, Party, Phase, Seat, Solo
+from .types import DECLARE_WEDDING, Action, GameType, Party, Phase, Seat, Solo
 
-__all__ = ["DEFAULT_RULES", "Observation", "cover_deal", "observe", "public_parties"]
+__all__ = [
+    "DEFAULT_RULES",
+    "Observation",
+    "cover_deal",
+    "observe",
+    "public_parties",
+    "unplayed_cover",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +75,14 @@ class Observation:
     won: tuple[int, int, int, int]
     mandatory_owed: tuple[bool, bool, bool, bool]
     forced: Seat
+    scheme: Scheme = SCHEMES[NORMAL_SCHEME]
+    """The trump order as this player knows it (the engine's answer: piglets only once
+    they are his or public)."""
+    piglets: Seat = -1
+    """The seat with piglets, if this player knows it."""
+    exchange: Exchange | None = None
+    """A poverty's exchange; the cards only for the poor player and the taker."""
+    cancelled: str = ""
 
     @property
     def played(self) -> Mask:
@@ -82,7 +97,38 @@ class Observation:
     @property
     def unseen(self) -> Mask:
         """Cards held by the other players."""
-        return FULL_DECK & ~self.played & ~self.hand
+        return self.rules.deck & ~self.played & ~self.hand
+
+    def _known_cards(self) -> list[Mask]:
+        """Per seat the unplayed cards this player knows it holds: what he passed to the
+        taker of his poverty, or what he gave back to the poor player."""
+        ex = self.exchange
+        known = [0, 0, 0, 0]
+        if ex is None or ex.taker < 0 or ex.trumps_back < 0:
+            return known
+        unseen = self.unseen
+        if self.seat == ex.poor:
+            known[ex.taker] = ex.passed & ~ex.returned & unseen
+        elif self.seat == ex.taker:
+            known[ex.poor] = ex.returned & unseen
+        elif ex.passed:  # a view that knows the whole exchange (cover deals only)
+            known[ex.taker] = ex.passed & ~ex.returned & unseen
+            known[ex.poor] = ex.returned & unseen
+        return known
+
+    def _poor_trumps_left(self) -> int:
+        """For the two players outside a poverty: how many trumps the poor player still
+        holds (all he holds came back in the exchange), or -1 if nothing is known."""
+        ex = self.exchange
+        if ex is None or ex.trumps_back < 0 or self.seat in (ex.poor, ex.taker):
+            return -1
+        trump = SCHEMES[NORMAL_SCHEME].class_mask[TRUMP]
+        played = 0
+        for leader, cards, _ in [*self.tricks, (self.leader, self.trick, -1)]:
+            for i, c in enumerate(cards):
+                if (leader + i) & 3 == ex.poor and trump >> c & 1:
+                    played += 1
+        return ex.trumps_back - played
 
     def _club_queen_rules(self) -> tuple[int, int]:
         """(seats that hold no unplayed ♣Q, seats that must hold one)."""
@@ -119,9 +165,13 @@ class Observation:
         void in; a known Kontra player (normal game) gets no ♣Q, a revealed Re player who
         has not played one gets one.
         """
-        scheme = SCHEMES[0 if self.solo is None else int(self.solo)]
+        scheme = self.scheme
         allowed = [0, 0, 0, 0]
         no_q, must_q = self._club_queen_rules()
+        known = self._known_cards()
+        no_aces = self._no_piglet_aces()
+        poor_trumps = self._poor_trumps_left()
+        poor = -1 if self.exchange is None else self.exchange.poor
         for s in range(4):
             if s == self.seat:
                 continue
@@ -131,7 +181,13 @@ class Observation:
                     bad |= scheme.class_mask[c] if c < TRUMP else scheme.class_mask[TRUMP]
             if no_q >> s & 1:
                 bad |= CLUB_QUEENS
+            if no_aces >> s & 1:
+                bad |= DIAMOND_ACES
             allowed[s] = FULL_DECK & ~bad
+        for s in range(4):  # cards known to be with a seat are nobody else's
+            for t in range(4):
+                if t != s:
+                    allowed[t] &= ~known[s]
         unseen = self.unseen
         others = [s for s in range(4) if s != self.seat]
         cards = []
@@ -141,11 +197,14 @@ class Observation:
             cards.append(low.bit_length() - 1)
             m ^= low
         for _ in range(tries):
-            hands = [0, 0, 0, 0]
+            hands = list(known)
             if self.seat >= 0:
                 hands[self.seat] = self.hand
-            need = [self.hand_sizes[s] if s != self.seat else 0 for s in range(4)]
-            pool = cards[:]
+            need = [
+                self.hand_sizes[s] - known[s].bit_count() if s != self.seat else 0
+                for s in range(4)
+            ]
+            pool = [c for c in cards if not any(k >> c & 1 for k in known)]
             ok = True
             # Revealed Re players get a ♣Q first.
             for s in others:
@@ -169,6 +228,8 @@ class Observation:
                 s = rng.choices(choices, weights)[0]
                 hands[s] |= 1 << c
                 need[s] -= 1
+            if ok and poor_trumps >= 0:
+                ok = (hands[poor] & scheme.class_mask[TRUMP]).bit_count() == poor_trumps
             if ok:
                 return hands
         return self._sample_exact(rng, cards, allowed)
@@ -178,10 +239,14 @@ class Observation:
     ) -> list[Mask]:
         """Backtracking fallback; ignores the soft ♣Q rule if nothing else fits."""
         others = [s for s in range(4) if s != self.seat]
-        need = [self.hand_sizes[s] if s != self.seat else 0 for s in range(4)]
-        hands = [0, 0, 0, 0]
+        known = self._known_cards()
+        need = [
+            self.hand_sizes[s] - known[s].bit_count() if s != self.seat else 0 for s in range(4)
+        ]
+        hands = list(known)
         if self.seat >= 0:
             hands[self.seat] = self.hand
+        cards = [c for c in cards if not any(k >> c & 1 for k in known)]
         order = sorted(cards, key=lambda c: sum(1 for s in others if allowed[s] >> c & 1))
 
         def go(i: int) -> bool:
@@ -203,6 +268,21 @@ class Observation:
             raise ValueError("no deal fits this observation")
         return hands
 
+    def _no_piglet_aces(self) -> int:
+        """Seats (bit set) that hold no unplayed ♦A: with piglets on, a seat that played
+        one ♦A without showing piglets holds no second; known piglets leave the other ♦A
+        only to their holder."""
+        if not self.rules.piglets or self.scheme.index not in (NORMAL_SCHEME, PIGLETS_SCHEME):
+            return 0
+        if self.piglets >= 0:
+            return 0b1111 & ~(1 << self.piglets)
+        out = 0
+        for leader, cards, _ in [*self.tricks, (self.leader, self.trick, -1)]:
+            for i, c in enumerate(cards):
+                if DIAMOND_ACES >> c & 1:
+                    out |= 1 << ((leader + i) & 3)
+        return out
+
     def world(self, hands: list[Mask]) -> Game:
         """A full game at this point of play in which the players hold ``hands``."""
         if self.phase in (Phase.RESERVATIONS, Phase.DECLARATIONS):
@@ -221,7 +301,12 @@ class Observation:
         g.solo = self.solo
         g.declarer = self.declarer
         g.mandatory = self.mandatory
-        g.scheme = SCHEMES[0 if self.solo is None else int(self.solo)]
+        g.scheme = self.scheme
+        g.exchange = self.exchange
+        g.piglets = self.piglets
+        if self.piglets < 0 and self.scheme.index == NORMAL_SCHEME:
+            g.scheme = SCHEMES[NORMAL_SCHEME]
+            g._find_piglets()  # piglets nobody has seen yet, if this deal has them
         g.wedding_open = self.wedding_open
         g.shift = self.shift
         g.level = list(self.level)
@@ -235,6 +320,8 @@ class Observation:
         g.won = list(self.won)
         if self.game_type is GameType.SOLO:
             g.re_seats = 1 << self.declarer
+        elif self.game_type is GameType.POVERTY and self.exchange is not None:
+            g.re_seats = 1 << self.exchange.poor | 1 << self.exchange.taker
         elif self.game_type is GameType.WEDDING:
             g.re_seats = 1 << self.declarer
             for s in range(4):
@@ -272,6 +359,11 @@ def public_parties(game: Game) -> list[Party | None]:
         return known
     if gt is GameType.SOLO:
         return [game.party_of(s) for s in range(4)]
+    if gt is GameType.POVERTY:  # the poor player is Re; with the taker the parties are public
+        if game.phase is Phase.EXCHANGE or game.cancelled:
+            known[game.declarer] = Party.RE
+            return known
+        return [game.party_of(s) for s in range(4)]
     if gt is GameType.WEDDING:
         known[game.declarer] = Party.RE
         if not game.wedding_open:
@@ -296,6 +388,7 @@ def _known_parties(game: Game, seat: Seat) -> list[Party | None]:
     if game.phase in (Phase.RESERVATIONS, Phase.DECLARATIONS) or gt in (
         GameType.SOLO,
         GameType.WEDDING,
+        GameType.POVERTY,
     ):
         return known
     if gt is GameType.SILENT_WEDDING and seat == game.declarer:
@@ -324,6 +417,12 @@ def observe(game: Game, seat: Seat) -> Observation:
         game_type = GameType.NORMAL
         declarer = -1
     p = _known_parties(game, seat) if seat >= 0 else public_parties(game)
+    piglets = game.piglets
+    if piglets >= 0 and seat != piglets and not _piglets_shown(game):
+        piglets = -1
+    ex = game.exchange
+    if ex is not None and seat not in (ex.poor, ex.taker):
+        ex = ex.hidden()
     return Observation(
         seat=seat,
         rules=game.rules,
@@ -361,7 +460,20 @@ def observe(game: Game, seat: Seat) -> Observation:
             game.mandatory_owed[3],
         ),
         forced=game.forced,
+        scheme=game.scheme if piglets == game.piglets else SCHEMES[NORMAL_SCHEME],
+        piglets=piglets,
+        exchange=ex,
+        cancelled=game.cancelled,
     )
+
+
+def _piglets_shown(game: Game) -> bool:
+    """Whether the piglets' holder has played a ♦A (then everybody knows)."""
+    for leader, cards, _ in [*game.tricks, (game.leader, tuple(game.trick), -1)]:
+        for i, c in enumerate(cards):
+            if DIAMOND_ACES >> c & 1 and (leader + i) & 3 == game.piglets:
+                return True
+    return False
 
 
 def cover_deal(game: Game, rng: random.Random, tries: int = 400) -> list[Mask]:
@@ -382,6 +494,10 @@ def cover_deal(game: Game, rng: random.Random, tries: int = 400) -> list[Mask]:
     >>> sum(h.bit_count() for h in hands), hands != g.start_hands
     (48, True)
     """
+    if game.exchange is not None:
+        if not game.tricks and not game.trick:
+            return unplayed_cover(game, rng, tries)
+        return _poverty_cover(game, rng, tries)
     spectator = observe(game, -1)
     played = [0, 0, 0, 0]
     for leader, cards, _ in [*game.tricks, (game.leader, tuple(game.trick), -1)]:
@@ -399,6 +515,93 @@ def cover_deal(game: Game, rng: random.Random, tries: int = 400) -> list[Mask]:
             forced_soloist=forced,
         )
         try:
+            for seat, action in game.log:
+                g.play(seat, action)
+        except ValueError:
+            continue
+        return start
+    raise ValueError("no deal agrees with this game's public facts")
+
+
+def unplayed_cover(game: Game, rng: random.Random, tries: int = 400) -> list[Mask]:
+    """A cover deal (see :func:`cover_deal`) for a game that ended before the card play:
+    a throw-in (the thrower gets five kings or five nines, which of the two at random) or a
+    poverty (the poor player keeps the cards he passed, and plain cards besides; the taker
+    the cards he gave back). Declared weddings keep both ♣Q. The cards of the exchange are in
+    the log anyway: an export of an ended game may show them. Checked by replaying
+    ``game.log``.
+    """
+    from .game import _KINGS, _NINES, _NORMAL_TRUMPS
+
+    deck = game.rules.deck
+    for _ in range(tries):
+        fixed = [0, 0, 0, 0]
+        banned = [0, 0, 0, 0]
+        for seat, action in game.log:
+            if action == DECLARE_WEDDING:
+                fixed[seat] |= CLUB_QUEENS
+        if game.cancelled == "thrown":
+            pool = _NINES & deck if _NINES & deck and rng.random() < 0.5 else _KINGS
+            cards = [c for c in range(48) if pool >> c & 1]
+            fixed[game.declarer] |= sum(1 << c for c in rng.sample(cards, 5))
+        ex = game.exchange
+        if ex is not None:  # the poor player passed all his trumps and no more
+            fixed[ex.poor] |= ex.passed
+            banned[ex.poor] |= _NORMAL_TRUMPS
+            if ex.taker >= 0:
+                fixed[ex.taker] |= ex.returned & ~ex.passed
+        if any(fixed[s] & fixed[t] for s in range(4) for t in range(s)):
+            continue
+        rest = [c for c in range(48) if deck >> c & 1 and not any(f >> c & 1 for f in fixed)]
+        rng.shuffle(rest)
+        hands = fixed[:]
+        ok = True
+        for c in rest:
+            seats = [
+                s for s in range(4)
+                if hands[s].bit_count() < game.rules.hand_size and not banned[s] >> c & 1
+            ]
+            if not seats:
+                ok = False
+                break
+            hands[rng.choice(seats)] |= 1 << c
+        if not ok:
+            continue
+        g = Game.from_hands(game.rules, game.dealer, hands, mandatory_owed=game.mandatory_owed)
+        try:
+            for seat, action in game.log:
+                g.play(seat, action)
+        except ValueError:
+            continue
+        return hands
+    raise ValueError("no deal agrees with this game's public facts")
+
+
+def _poverty_cover(game: Game, rng: random.Random, tries: int) -> list[Mask]:
+    """A cover deal of a poverty game ended during the card play: the unplayed cards are
+    dealt at random around what the exchange fixed (the taker holds what he got and kept,
+    the poor player what came back and no other trump), then turned back into start hands
+    before the exchange. Checked by replaying ``game.log``."""
+    from dataclasses import replace as _replace
+
+    ex = game.exchange
+    assert ex is not None
+    view = _replace(observe(game, -1), exchange=ex)
+    played = [0, 0, 0, 0]
+    for leader, cards, _ in [*game.tricks, (game.leader, tuple(game.trick), -1)]:
+        for i, c in enumerate(cards):
+            played[(leader + i) & 3] |= 1 << c
+    for _ in range(tries):
+        try:
+            rest = view.sample_hands(rng)
+        except ValueError:
+            continue
+        start = [rest[s] | played[s] for s in range(4)]
+        start[ex.poor] = (start[ex.poor] & ~ex.returned) | ex.passed
+        start[ex.taker] = (start[ex.taker] & ~ex.passed) | (ex.returned & ~ex.passed)
+        try:
+            g = Game.from_hands(game.rules, game.dealer, start,
+                                mandatory_owed=game.mandatory_owed)
             for seat, action in game.log:
                 g.play(seat, action)
         except ValueError:

@@ -11,6 +11,8 @@ and a *key*: within one class, the higher key wins; every trump key is above eve
 (13, 26)
 >>> SCHEMES[FLESHLESS_SCHEME].class_mask[TRUMP]
 0
+>>> [card_str(c) for c in SCHEMES[PIGLETS_SCHEME].trumps_high_to_low[:3]]
+['♦A', '♥10', '♣Q']
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ TRUMP: Final = 4
 # Scheme indices: the solo value, the normal game shares the diamonds solo's order.
 NORMAL_SCHEME: Final = int(Solo.DIAMONDS)
 FLESHLESS_SCHEME: Final = int(Solo.FLESHLESS)
+PIGLETS_SCHEME: Final = len(Solo)
+"""The normal order with both ♦A above ♥10 (RULES §12.3: one player holds both)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +65,8 @@ class Scheme:
     rank is higher (the same as :meth:`beats`)."""
     heart10: int = -2
     """The key of ♥10 if it is a trump in this game, else -2 (no rank equals it)."""
+    index: int = 0
+    """This scheme's place in :data:`SCHEMES` (tables of other modules are indexed by it)."""
 
     def beats(self, card: Card, best: Card) -> bool:
         """Whether ``card``, played after ``best``, takes the trick from it."""
@@ -69,7 +75,7 @@ class Scheme:
         )
 
 
-def _build(name: str, trump_kinds: list[tuple[int, int]]) -> Scheme:
+def _build(index: int, name: str, trump_kinds: list[tuple[int, int]]) -> Scheme:
     cls = [0] * 48
     key = [0] * 48
     n = len(trump_kinds)
@@ -97,6 +103,7 @@ def _build(name: str, trump_kinds: list[tuple[int, int]]) -> Scheme:
         tuple(card_of(s, r) for s, r in trump_kinds),
         rank,
         key[h10] if cls[h10] == TRUMP else -2,
+        index,
     )
 
 
@@ -108,13 +115,18 @@ def _suit_trumps(suit: int) -> list[tuple[int, int]]:
 
 
 SCHEMES: Final[tuple[Scheme, ...]] = (
-    _build("diamonds", _suit_trumps(DIAMONDS)),
-    _build("hearts", _suit_trumps(HEARTS)),
-    _build("spades", _suit_trumps(SPADES)),
-    _build("clubs", _suit_trumps(CLUBS)),
-    _build("queens", [(s, QUEEN) for s in (CLUBS, SPADES, HEARTS, DIAMONDS)]),
-    _build("jacks", [(s, JACK) for s in (CLUBS, SPADES, HEARTS, DIAMONDS)]),
-    _build("fleshless", []),
+    _build(0, "diamonds", _suit_trumps(DIAMONDS)),
+    _build(1, "hearts", _suit_trumps(HEARTS)),
+    _build(2, "spades", _suit_trumps(SPADES)),
+    _build(3, "clubs", _suit_trumps(CLUBS)),
+    _build(4, "queens", [(s, QUEEN) for s in (CLUBS, SPADES, HEARTS, DIAMONDS)]),
+    _build(5, "jacks", [(s, JACK) for s in (CLUBS, SPADES, HEARTS, DIAMONDS)]),
+    _build(6, "fleshless", []),
+    _build(
+        PIGLETS_SCHEME,
+        "piglets",
+        [(DIAMONDS, ACE)] + [k for k in _suit_trumps(DIAMONDS) if k != (DIAMONDS, ACE)],
+    ),
 )
 
 

@@ -22,7 +22,7 @@ from .game import Game
 from .rules import DEFAULT_RULES
 from .types import CALL_KEYS, GameType, Party, Phase
 
-__all__ = ["DEFAULT_RULES", "Component", "Result", "outcome_scores", "score"]
+__all__ = ["DEFAULT_RULES", "Component", "Result", "bock_trigger", "outcome_scores", "score"]
 
 # Eyes the loser stays under, and what the winner must reach against a lower call.
 _UNDER = ((90, "under_90"), (60, "under_60"), (30, "under_30"))
@@ -86,7 +86,9 @@ def _meets(party: int, eyes: list[int], tricks: list[int], level: list[int]) -> 
 _PARTIES: Final = (Party.RE, Party.KONTRA)
 _RE: Final = Party.RE
 _FINISHED: Final = Phase.FINISHED
-_CLUB_QUEEN_GAMES: Final = (GameType.NORMAL, GameType.WEDDING)
+# "Against the club queens" (RULES §8); a poverty has "special points as in a normal game"
+# (§12.1).
+_CLUB_QUEEN_GAMES: Final = (GameType.NORMAL, GameType.WEDDING, GameType.POVERTY)
 _COMPONENTS: Final[dict[tuple[int, str, int], Component]] = {
     (p, item, pts): Component(_PARTIES[p], item, pts)
     for p in (0, 1)
@@ -213,6 +215,7 @@ def outcome_scores(
     eyes_re: int,
     tricks_re: int,
     level: tuple[int, int] | list[int],
+    n_tricks: int = DEFAULT_RULES.hand_size,
 ) -> tuple[int, int, int, int]:
     """Per-seat scores of an outcome from the eyes and tricks of Re and the call levels,
     without the special points that depend on single tricks (Doppelkopf, fox, Karlchen).
@@ -223,7 +226,7 @@ def outcome_scores(
     >>> outcome_scores(GameType.NORMAL, 0b0011, 100, 5, (0, 1))  # kontra won, called
     (-4, -4, 4, 4)
     """
-    w, comps = _value([eyes_re, 240 - eyes_re], [tricks_re, 12 - tricks_re], list(level))
+    w, comps = _value([eyes_re, 240 - eyes_re], [tricks_re, n_tricks - tricks_re], list(level))
     solo_scored = re_seats.bit_count() == 1
     if w == 1 and not solo_scored and game_type in _CLUB_QUEEN_GAMES:
         comps.append(_COMPONENTS[1, "against_club_queens", 1])
@@ -243,6 +246,8 @@ def score(game: Game) -> Result:
     """Score a finished game."""
     if game.phase is not _FINISHED:
         raise ValueError("the game is not finished")
+    if game.cancelled:
+        return _UNPLAYED
     re_seats = game.re_seats
     e0, e1, e2, e3 = game.eyes
     w0, w1, w2, w3 = game.won
@@ -303,7 +308,7 @@ def _special_points(game: Game, winner: int, out: list[Component]) -> None:
         0 if re_seats & 4 else 1,
         0 if re_seats & 8 else 1,
     )
-    fox = _FOX_MIN
+    fox = _FOX_MIN if game.piglets < 0 else 48  # no fox points for piglets (RULES §12.3)
     tricks = game.tricks
     points = POINTS
     for leader, (c0, c1, c2, c3), taker in tricks:
@@ -320,3 +325,19 @@ def _special_points(game: Game, winner: int, out: list[Component]) -> None:
         leader, cards, taker = tricks[-1]
         if (1 << cards[(taker - leader) & 3]) & CLUB_JACKS:
             out.append(_COMPONENTS[side_of[taker], "karlchen", 1])
+
+
+_UNPLAYED: Final = Result((0, 0), (0, 0), None, (), 0, (0, 0, 0, 0), False)
+"""The result of a game that ended unplayed (a throw-in, a poverty nobody took)."""
+
+
+def bock_trigger(game: Game, result: Result) -> bool:
+    """Whether ``game`` starts bock games (RULES §12.4): 120 : 120 eyes, both re and kontra
+    called, or a lost solo. A game not played triggers nothing."""
+    if game.cancelled:
+        return False
+    if result.eyes == (120, 120):
+        return True
+    if game.level[0] >= 1 and game.level[1] >= 1:
+        return True
+    return game.game_type is GameType.SOLO and result.winner is not Party.RE

@@ -5,7 +5,13 @@ Actions are small ints so that search can keep them in arrays:
 * ``0..47`` play that card;
 * :data:`HEALTHY`, :data:`RESERVATION` in the reservation round;
 * :data:`DECLARE_WEDDING` and ``DECLARE_SOLO + solo`` in the declaration round;
-* ``CALL_RE .. CALL_BLACK`` announcements (the word a player uses; the engine checks the party).
+* ``CALL_RE .. CALL_BLACK`` announcements (the word a player uses; the engine checks the party);
+* the house-rule actions (RULES §12): :data:`DECLARE_POVERTY`, :data:`THROW_IN` in the
+  declaration round, :data:`TAKE`, :data:`DECLINE` when a poverty is offered (in the exchange
+  the cards given are card actions ``0..47``).
+
+New actions are appended after :data:`CALL_BLACK`; ask :func:`is_call`, :func:`is_solo` and
+:data:`N_ACTIONS` rather than comparing with fixed numbers.
 
 >>> action_name(DECLARE_SOLO + Solo.QUEENS), action_name(CALL_NO90), action_name(5)
 ('solo queens', 'no90', '♣Q')
@@ -61,6 +67,7 @@ class GameType(IntEnum):
     WEDDING = 1
     SILENT_WEDDING = 2
     SOLO = 3
+    POVERTY = 4
 
     @property
     def key(self) -> str:
@@ -72,6 +79,8 @@ class Phase(IntEnum):
     DECLARATIONS = 1
     PLAYING = 2
     FINISHED = 3
+    EXCHANGE = 4
+    """A poverty's exchange of cards (RULES §12.1), between the declarations and the play."""
 
 
 class Call(IntEnum):
@@ -95,13 +104,23 @@ CALL_NO90: Final = 60
 CALL_NO60: Final = 61
 CALL_NO30: Final = 62
 CALL_BLACK: Final = 63
-N_ACTIONS: Final = 64
+DECLARE_POVERTY: Final = 64
+THROW_IN: Final = 65
+TAKE: Final = 66
+DECLINE: Final = 67
+N_ACTIONS: Final = 68
+N_SOLOS: Final = len(Solo)
 
 CALL_KEYS: Final = ("re", "kontra", "no90", "no60", "no30", "black")
 
 
 def is_card(action: Action) -> bool:
-    return 0 <= action < 48
+    return 0 <= action < HEALTHY
+
+
+def is_solo(action: Action) -> bool:
+    """Whether ``action`` declares a solo."""
+    return DECLARE_SOLO <= action < DECLARE_SOLO + N_SOLOS
 
 
 def is_call(action: Action) -> bool:
@@ -111,13 +130,6 @@ def is_call(action: Action) -> bool:
 def call_level(action: Action) -> int:
     """The level a call action reaches: re/kontra 1, no90 2 ... black 5."""
     return 1 if action <= CALL_KONTRA else action - CALL_KONTRA + 1
-
-
-def call_action(party: Party, level: int) -> Action:
-    """The action of ``party`` reaching ``level``."""
-    if level == 1:
-        return CALL_RE if party is Party.RE else CALL_KONTRA
-    return CALL_KONTRA + level - 1
 
 
 def call_key(action: Action) -> str:
@@ -134,8 +146,18 @@ def action_name(action: Action) -> str:
         return "reservation"
     if action == DECLARE_WEDDING:
         return "wedding"
-    if DECLARE_SOLO <= action < DECLARE_SOLO + 7:
+    if is_solo(action):
         return "solo " + Solo(action - DECLARE_SOLO).key
     if is_call(action):
         return call_key(action)
+    if action in _HOUSE_NAMES:
+        return _HOUSE_NAMES[action]
     raise ValueError(f"no such action {action}")
+
+
+_HOUSE_NAMES: Final = {
+    DECLARE_POVERTY: "poverty",
+    THROW_IN: "throw",
+    TAKE: "take",
+    DECLINE: "decline",
+}

@@ -34,6 +34,7 @@ PHASES = {
     Phase.DECLARATIONS: "declarations",
     Phase.PLAYING: "playing",
     Phase.FINISHED: "finished",
+    Phase.EXCHANGE: "exchange",
 }
 
 
@@ -46,7 +47,7 @@ class BoardView:
     ``contract`` is ``""`` until the contract is public, then ``"normal"``, ``"wedding"`` or
     ``"solo.<type>"`` (a silent wedding shows as ``"normal"``). ``calls`` are (seat, call key)
     in order; ``parties`` (seat, ``"re"`` or ``"kontra"``) the parties that are public.
-    ``marks`` are house-rule marks such as bock (none yet).
+    ``marks`` are house-rule marks: ``bock`` in a bock game.
     """
 
     channel: str
@@ -105,6 +106,8 @@ def _contract(table: Table) -> str:
     game = table.game
     if game is None or game.phase in (Phase.RESERVATIONS, Phase.DECLARATIONS):
         return ""
+    if game.game_type is GameType.POVERTY:
+        return "poverty"
     if game.game_type is GameType.SOLO and game.solo is not None:
         return "solo." + game.solo.key
     if game.game_type is GameType.WEDDING:
@@ -137,7 +140,7 @@ def board_view(table: Table) -> BoardView | None:
         seats=tuple(table.names()),
         dealer=game.dealer,
         turn=None if finished else game.turn,
-        trick_number=min(len(game.tricks) + (0 if finished else 1), 12),
+        trick_number=min(len(game.tricks) + (0 if finished else 1), game.rules.hand_size),
         trick=trick,
         last_trick=last,
         last_winner=last_winner,
@@ -148,4 +151,5 @@ def board_view(table: Table) -> BoardView | None:
         away=tuple(sorted(table.away)),
         language=table.options.language,
         images=table.options.images,
+        marks=("bock",) if table.multiplier > 1 else (),
     )

@@ -133,7 +133,3 @@ def render(lang: str, key: str, params: dict[str, Any] | None = None) -> str:
         return template.format_map(values)
     except (ValueError, IndexError, AttributeError, KeyError):
         return template
-
-
-def has_key(key: str) -> bool:
-    return key in catalogue(DEFAULT_LANG)

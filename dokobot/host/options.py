@@ -21,14 +21,29 @@ from dataclasses import dataclass, fields
 from decimal import Decimal
 from typing import Any, Final
 
-from ..engine.rules import Rules
+from ..ai.base import OFFERED_LEVELS
+from ..engine.rules import WEDDING_TRICKS, Rules
+from .i18n import LANGS
 
 MODES: Final = ("free", "single", "fixed4", "duel")
-LANGUAGES: Final = ("de", "en")
-BOT_LEVELS: Final = ("random", "easy", "normal", "strong")
+LANGUAGES: Final = tuple(sorted(LANGS))
+BOT_LEVELS: Final = OFFERED_LEVELS
 RATED: Final = ("auto", "on", "off")
 """Values of the option ``rated``: whether finished games count for the rating (``auto``:
 only games of four people)."""
+
+HOUSE_RULES: Final[dict[str, str]] = {
+    "poverty": "armut",
+    "throw_in": "schmeissen",
+    "piglets": "schweinchen",
+    "bock": "bock",
+    "nines": "neunen",
+    "wedding_trick": "hochzeitsstich",
+}
+"""The house-rule options (RULES §12) and their German names. Their defaults are the
+plain game; none may differ from it while ``tournament`` is on."""
+OPTION_ALIASES: Final[dict[str, str]] = {de: en for en, de in HOUSE_RULES.items()}
+"""German option names accepted by ``/option``."""
 
 _TRUE: Final = {"on", "true", "yes", "1", "an", "ja", "ein"}
 _FALSE: Final = {"off", "false", "no", "0", "aus", "nein"}
@@ -66,6 +81,14 @@ class TableOptions:
     images: bool = True
     """Show cards as pictures where the platform can (Discord)."""
     rated: str = "auto"
+    poverty: bool = False
+    throw_in: bool = False
+    piglets: bool = False
+    bock: bool = False
+    """Bock rounds: after a 120 : 120, re and kontra both called or a lost solo, the next 4
+    games count double (a matter of the series, not of the engine)."""
+    nines: bool = True
+    wedding_trick: str = "first"
 
     @property
     def rules(self) -> Rules:
@@ -73,7 +96,27 @@ class TableOptions:
             tournament=self.tournament,
             lust_solo_leads=self.lust_solo_leads,
             second_heart10_wins=self.second_heart10_wins,
+            nines=self.nines,
+            wedding_trick=self.wedding_trick,
+            piglets=self.piglets,
+            poverty=self.poverty,
+            throw_in=self.throw_in,
         )
+
+    def house_rules_on(self) -> list[str]:
+        """The house rules that differ from the plain game."""
+        plain = _PLAIN
+        return [n for n in HOUSE_RULES if getattr(self, n) != getattr(plain, n)]
+
+    @staticmethod
+    def canonical(name: str) -> str:
+        """An option's name as typed (any case, ``-`` for ``_``, German) as the option.
+
+        >>> TableOptions.canonical("Armut"), TableOptions.canonical("throw-in")
+        ('poverty', 'throw_in')
+        """
+        clean = name.strip().lower().replace("-", "_")
+        return OPTION_ALIASES.get(clean, clean)
 
     def is_rated(self, people: int) -> bool:
         """Whether a game of ``people`` people (the rest computer players) is rated."""
@@ -101,10 +144,18 @@ class TableOptions:
 
     def set(self, name: str, raw: str) -> TableOptions:
         """A copy with option ``name`` set from the text ``raw``; :class:`OptionError`."""
-        name = name.strip().lower().replace("-", "_")
+        name = self.canonical(name)
         if name not in self.names():
             raise OptionError("option_unknown", f"unknown option {name}", name=name)
         new = dataclasses.replace(self, **{name: _parse(name, raw.strip().lower())})
+        if new.tournament and new.house_rules_on():
+            rules = ", ".join(new.house_rules_on())
+            raise OptionError(
+                "option_house_tournament",
+                f"house rules ({rules}) are not played in tournament mode",
+                name=name,
+                rules=rules,
+            )
         if new.tournament and new.mode != "free":
             if name == "mode":  # the mode is asked for while tournament is on
                 raise OptionError(
@@ -147,6 +198,9 @@ class TableOptions:
         return cls(**known)
 
 
+_PLAIN: Final = TableOptions()
+
+
 def whole_number(text: str) -> int | None:
     """``text`` as a whole number written with the digits 0-9, else None.
 
@@ -166,7 +220,7 @@ def _bad(name: str, what: str) -> OptionError:
 
 def _parse(name: str, raw: str) -> Any:
     if name in ("tournament", "lust_solo_leads", "second_heart10_wins", "standin", "bare_cards",
-                "images"):
+                "images", "poverty", "throw_in", "piglets", "bock", "nines"):
         if raw in _TRUE:
             return True
         if raw in _FALSE:
@@ -209,6 +263,10 @@ def _parse(name: str, raw: str) -> Any:
         if raw in _TRUE | _FALSE:
             return "on" if raw in _TRUE else "off"
         raise _bad(name, " | ".join(RATED))
+    if name == "wedding_trick":
+        if raw in WEDDING_TRICKS:
+            return raw
+        raise _bad(name, " | ".join(WEDDING_TRICKS))
     if name == "bot_level":
         if raw in BOT_LEVELS:
             return raw

@@ -151,8 +151,9 @@ class Replayer:
             if sorted(given) != sorted(names) or len(names) != 4:
                 raise ReplayError(lineno, f"!deal must name the four seated players {names}")
             kinds = [given[n] for n in names]
-            if any(len(k) != 12 for k in kinds):
-                raise ReplayError(lineno, "every player needs 12 cards")
+            n = table.options.rules.hand_size
+            if any(len(k) != n for k in kinds):
+                raise ReplayError(lineno, f"every player needs {n} cards")
             try:
                 table.set_next_deal(hands_from_kinds(kinds))
             except ValueError as exc:

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from ..engine.errors import NotationError
+from ..engine.errors import IllegalAction, NotationError
 from ..engine.notation import parse_card, parse_kind
 from ..engine.types import (
     CALL_BLACK,
@@ -33,10 +33,14 @@ from ..engine.types import (
     CALL_NO60,
     CALL_NO90,
     CALL_RE,
+    DECLARE_POVERTY,
     DECLARE_SOLO,
     DECLARE_WEDDING,
+    DECLINE,
     HEALTHY,
     RESERVATION,
+    TAKE,
+    THROW_IN,
     Action,
     Phase,
     Solo,
@@ -50,7 +54,7 @@ from .names import normalize_name
 from .notes import ALL, Note, Refusal
 from .options import BOT_LEVELS, OptionError, TableOptions, whole_number
 from .stakes import Ledger, server_of
-from .table import BotFactory, Table, sorted_hand
+from .table import BotFactory, Table, illegal_params, sorted_hand
 
 if TYPE_CHECKING:
     from ..stats import FinishedGame, Stats
@@ -65,11 +69,16 @@ COMMANDS: Final[dict[str, tuple[str, ...]]] = {
     "join": ("join", "mitspielen", "beitreten"),
     "leave": ("leave", "verlassen", "gehen"),
     "replace": ("replace", "ersetzen"),
-    "start": ("start", "los", "geben"),
+    "start": ("start", "los"),
     "healthy": ("healthy", "gesund"),
     "reservation": ("reservation", "vorbehalt"),
     "solo": ("solo", "solo"),
     "wedding": ("wedding", "hochzeit"),
+    "poverty": ("poverty", "armut"),
+    "throw": ("throw", "schmeissen", "schmeißen"),
+    "take": ("take", "nehmen"),
+    "decline": ("decline", "ablehnen"),
+    "give": ("give", "geben"),
     "play": ("play", "spiel", "spielen", "lege", "p"),
     "re": ("re", "re"),
     "kontra": ("kontra", "kontra", "contra"),
@@ -449,6 +458,50 @@ class Router:
     def _cmd_wedding(self, ctx: Context, args: list[str]) -> list[Event]:
         return self._act(ctx, DECLARE_WEDDING, "/wedding")
 
+    def _cmd_poverty(self, ctx: Context, args: list[str]) -> list[Event]:
+        return self._act(ctx, DECLARE_POVERTY, "/poverty")
+
+    def _cmd_throw(self, ctx: Context, args: list[str]) -> list[Event]:
+        return self._act(ctx, THROW_IN, "/throw")
+
+    def _cmd_take(self, ctx: Context, args: list[str]) -> list[Event]:
+        return self._act(ctx, TAKE, "/take")
+
+    def _cmd_decline(self, ctx: Context, args: list[str]) -> list[Event]:
+        return self._act(ctx, DECLINE, "/decline")
+
+    def _cmd_give(self, ctx: Context, args: list[str]) -> list[Event]:
+        """``/give CARD …``: cards passed in a poverty's exchange. All of them are checked
+        first (on a copy of the game): a refused card leaves the exchange as it was."""
+        table, seat = self._need_seat(ctx)
+        self._need_game(table)
+        game = table.game
+        assert game is not None
+        if game.phase is not Phase.EXCHANGE:
+            raise Refusal("illegal.give_not_now")
+        if not args or len(args) > 3:
+            raise Refusal("give_which")
+        trial = game.copy()
+        cards: list[int] = []
+        for token in args:
+            try:
+                kind = parse_kind(token)
+            except NotationError as exc:
+                raise Refusal("notation." + exc.reason, **exc.params) from exc
+            card = kind * 2 if trial.hands[seat] >> (kind * 2) & 1 else kind * 2 + 1
+            try:
+                trial.play(seat, card)
+            except IllegalAction as exc:
+                raise Refusal("illegal." + exc.reason, **illegal_params(trial, exc)) from exc
+            cards.append(card)
+        from ..engine.cards import card_ascii
+
+        events: list[Event] = []
+        for card in cards:
+            notes = table.act(seat, card, f"/give {card_ascii(card)}")
+            events += self.render_notes(table, notes, ctx.inp)
+        return events
+
     def _cmd_solo(self, ctx: Context, args: list[str]) -> list[Event]:
         if not args:
             raise Refusal("solo_which", types=Term("solo_types"))
@@ -604,7 +657,7 @@ class Router:
         table = self._need_table(ctx)
         if not args:
             return self._cmd_options(ctx, args)
-        name = args[0].lower().replace("-", "_")
+        name = TableOptions.canonical(args[0])
         if name not in table.options.names():
             guess = TableOptions.guess(name)
             if guess is not None:

@@ -50,6 +50,8 @@ class GameRecord:
     forced: bool = False
     series: int = 1
     names: list[str] = field(default_factory=list)
+    multiplier: int = 1
+    """2 in a bock game (RULES §12.4): the scores and the value are already multiplied."""
 
     def as_json(self) -> dict[str, Any]:
         """The object `dokobot replay --json` prints for this game."""
@@ -71,6 +73,7 @@ class GameRecord:
             "components": [{"party": p, "item": i, "points": n} for p, i, n in self.components],
             "scores": {names[s]: self.scores[s] for s in range(4)},
             "totals": {names[s]: self.totals[s] for s in range(4)},
+            "multiplier": self.multiplier,
         }
 
 
@@ -84,12 +87,11 @@ class Series:
     counted: int = 0
     number: int = 1
     """Which series of the table this is (1-based)."""
+    bock_left: int = 0
+    """Bock games still to play (RULES §12.4; a trigger adds 4, never doubles again)."""
 
     def games_left(self, length: int) -> int:
         return max(0, length - self.counted)
-
-    def finished(self, tournament: bool, length: int) -> bool:
-        return tournament and self.counted >= length
 
     def is_over(self, length: int | None) -> bool:
         """Whether a series of ``length`` counted games (None: open-ended) is complete."""
@@ -112,11 +114,26 @@ class Series:
                 return seat
         return None  # pragma: no cover
 
-    def record(self, game: Game, result: Result, number: int, names: list[str]) -> GameRecord:
-        """Add a finished game; return its line."""
+    def record(
+        self,
+        game: Game,
+        result: Result,
+        number: int,
+        names: list[str],
+        *,
+        multiplier: int = 1,
+    ) -> GameRecord:
+        """Add a finished game (its scores times ``multiplier``); return its line."""
         calls: list[tuple[int, str]] = [(s, CALL_KEYS[a - CALL_RE]) for s, a in game.calls]
+        m = multiplier
+        scores = (
+            m * result.scores[0],
+            m * result.scores[1],
+            m * result.scores[2],
+            m * result.scores[3],
+        )
         for s in range(4):
-            self.totals[s] += result.scores[s]
+            self.totals[s] += scores[s]
         counted = not (game.mandatory and game.forced < 0 and game.rules.tournament)
         if game.mandatory:
             self.owed[game.declarer] = False
@@ -137,13 +154,14 @@ class Series:
             winner=None if result.winner is None else result.winner.key,
             cancelled=False,
             components=[(c.party.key, c.item, c.points) for c in result.components],
-            scores=result.scores,
+            scores=scores,
             totals=(self.totals[0], self.totals[1], self.totals[2], self.totals[3]),
             counted=counted,
-            value=result.value,
+            value=m * result.value,
             forced=game.forced >= 0,
             series=self.number,
             names=list(names),
+            multiplier=m,
         )
         self.records.append(rec)
         return rec
@@ -158,11 +176,18 @@ class Series:
         game_type = game.game_type
         if game_type is GameType.SILENT_WEDDING:
             game_type = GameType.NORMAL
-        declared = game_type in (GameType.SOLO, GameType.WEDDING) and game.declarer >= 0
+        declared = game.declarer >= 0 and game_type in (
+            GameType.SOLO,
+            GameType.WEDDING,
+            GameType.POVERTY,
+        )
+        kind = game_type.key
+        if game.cancelled == "thrown":  # RULES §12.2: type "thrown", the thrower declared
+            kind, declared = "thrown", True
         rec = GameRecord(
             number=number,
             dealer=game.dealer,
-            type=game_type.key,
+            type=kind,
             solo=None if game.solo is None else game.solo.key,
             mandatory=False,
             declarer=game.declarer if declared else None,
@@ -241,7 +266,9 @@ def type_label(rec: GameRecord, lang: str) -> str:
 
     Marks: ``*`` a mandatory solo, ``!`` a forced solo (Vorführung, also mandatory).
     """
-    if rec.cancelled:
+    if rec.cancelled and rec.type in ("thrown", "poverty"):
+        base = text(lang, "score.type." + rec.type) + " " + text(lang, "score.type.redealt")
+    elif rec.cancelled:
         base = text(lang, "score.type.cancelled")
     elif rec.solo is not None:
         base = text(lang, "score.solo." + rec.solo)
@@ -249,7 +276,8 @@ def type_label(rec: GameRecord, lang: str) -> str:
         base = text(lang, "score.type.wedding_alone")
     else:
         base = text(lang, "score.type." + rec.type)
-    return base + ("!" if rec.forced else "*" if rec.mandatory else "")
+    bock = " ×2" if rec.multiplier > 1 else ""
+    return base + ("!" if rec.forced else "*" if rec.mandatory else "") + bock
 
 
 def signed(x: int) -> str:

@@ -8,33 +8,39 @@ accepts is also written to :attr:`Table.journal` as a structured record (see
 
 from __future__ import annotations
 
+import logging
 import random
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
-from ..engine.cards import CLUB_QUEENS, Card, card_ascii, cards_of
+from ..engine.cards import DIAMOND_ACES, Card, card_ascii, cards_of
 from ..engine.errors import IllegalAction
 from ..engine.game import Game, hands_from_kinds
-from ..engine.observation import Observation, cover_deal, observe
+from ..engine.observation import Observation, cover_deal, observe, unplayed_cover
 from ..engine.order import SCHEMES, TRUMP
-from ..engine.scoring import score
+from ..engine.scoring import bock_trigger, score
 from ..engine.types import (
-    CALL_BLACK,
-    CALL_RE,
+    DECLARE_POVERTY,
     DECLARE_SOLO,
     DECLARE_WEDDING,
+    DECLINE,
     HEALTHY,
+    N_ACTIONS,
     RESERVATION,
+    TAKE,
+    THROW_IN,
     Action,
     GameType,
-    Party,
     Phase,
     Solo,
+    action_name,
     call_key,
     is_call,
+    is_card,
+    is_solo,
 )
 from .i18n import Cards, Term, render
 from .journal import Record, cmd
@@ -62,6 +68,8 @@ class Bot(Protocol):
 
     def announce(self, obs: Observation) -> Action | None: ...
 
+
+log = logging.getLogger(__name__)
 
 BotFactory = Callable[[str, int, bool], Bot]
 """(level, seed, duel restrictions) -> a computer player."""
@@ -94,9 +102,28 @@ def seed_for(base: int | None, n: int) -> int:
     return (base * 1_000_003 + n * 7_919 + 12_345) % (1 << 62)
 
 
-def command_for(action: Action, card: Card | None = None) -> str:
-    """The chat command that performs ``action`` (used for choices and journals)."""
-    if action < 48:
+_HOUSE_COMMANDS: Final = {
+    DECLARE_POVERTY: "/poverty",
+    THROW_IN: "/throw",
+    TAKE: "/take",
+    DECLINE: "/decline",
+}
+_HOUSE_CHOICES: Final = {
+    DECLARE_POVERTY: "@choice.poverty",
+    THROW_IN: "@choice.throw",
+    TAKE: "@choice.take",
+    DECLINE: "@choice.decline",
+}
+
+
+def command_for(action: Action, card: Card | None = None, phase: Phase | None = None) -> str:
+    """The chat command that performs ``action`` (used for choices and journals); a card in
+    a poverty's exchange (``phase``) is given, not played."""
+    if is_card(action) and phase is Phase.EXCHANGE:
+        return f"/give {card_ascii(action if card is None else card)}"
+    if action in _HOUSE_COMMANDS:
+        return _HOUSE_COMMANDS[action]
+    if is_card(action):
         return f"/play {card_ascii(action if card is None else card)}"
     if action == HEALTHY:
         return "/healthy"
@@ -104,7 +131,7 @@ def command_for(action: Action, card: Card | None = None) -> str:
         return "/reservation"
     if action == DECLARE_WEDDING:
         return "/wedding"
-    if DECLARE_SOLO <= action < DECLARE_SOLO + 7:
+    if is_solo(action):
         return f"/solo {Solo(action - DECLARE_SOLO).key}"
     return "/" + call_key(action)
 
@@ -129,14 +156,14 @@ _CARD_CHOICES = tuple((f"#{c}", f"/play {card_ascii(c)}") for c in range(48))
 
 def sorted_hand(game: Game | None, hand: int) -> list[Card]:
     """A hand in display order: trumps high to low, then ♣ ♠ ♥ ♦ high to low."""
-    order = _DISPLAY_ORDER[0 if game is None or game.solo is None else int(game.solo)]
+    order = _DISPLAY_ORDER[0 if game is None else game.scheme.index]
     return [c for c in order if hand >> c & 1]
 
 
 def shown_cards(game: Game, cards: list[Card], numbers: tuple[int, ...] = ()) -> Cards:
     """Cards of a hand as every adapter shows them: in display order, grouped (trumps, then
     each plain suit) so that the reader sees a separator between the groups."""
-    scheme = SCHEMES[0 if game.solo is None else int(game.solo)]
+    scheme = game.scheme
     groups = tuple([-1 if scheme.cls[c] == TRUMP else scheme.cls[c] for c in cards])
     return Cards(tuple(cards), numbers, groups)
 
@@ -187,6 +214,8 @@ class Table:
     """This table's settlements, in order."""
     duel_people: tuple[int, ...] = ()
     """In a duel game: the seats of the two people (fixed at the deal)."""
+    multiplier: int = 1
+    """The running game's score multiplier: 2 in a bock game (RULES §12.4)."""
 
     # ---------------------------------------------------------------- seats
     def seat_of(self, user: str) -> int | None:
@@ -329,7 +358,7 @@ class Table:
 
     # ---------------------------------------------------------------- options
     def set_option(self, name: str, raw: str, by: str, by_user: str = "") -> list[Note]:
-        clean = name.strip().lower().replace("-", "_")
+        clean = TableOptions.canonical(name)
         # The language changes no rule: it may change during a game.
         if self.running and clean != "language":
             raise Refusal("only_between_games")
@@ -434,6 +463,7 @@ class Table:
         self.game_number += 1
         self.abort_votes = set()
         self.last_trick = None
+        self.multiplier = 2 if opts.bock and self.series.bock_left > 0 else 1
         game = self.game
         self._log(cmd(by_user, by, self.seat_of(by_user), "/start"))
         names = self.names()
@@ -450,6 +480,8 @@ class Table:
         )
         for seat in range(4):
             notes.append(self.hand_note(seat))
+        if self.multiplier > 1:
+            notes.append(Note(ALL, "bock_game", {"left": self.series.bock_left - 1}))
         if forced is not None:
             notes.append(Note(ALL, "forced_solo", {"player": names[forced]}))
         notes += self.prompt()
@@ -508,21 +540,32 @@ class Table:
                 ),
             ]
         if game.phase is Phase.DECLARATIONS:
+            actions = game.legal_actions()
             choices = [(f"@solo.{s.key}", f"/solo {s.key}") for s in Solo]
-            if game.forced < 0 and game.hands[seat] & CLUB_QUEENS == CLUB_QUEENS:
+            if DECLARE_WEDDING in actions:
                 choices.insert(0, ("@choice.wedding", "/wedding"))
+            house = [a for a in actions if a in _HOUSE_COMMANDS]
+            choices[:0] = [(_HOUSE_CHOICES[a], _HOUSE_COMMANDS[a]) for a in house]
             # A forced solo has no reservation round: only its type is asked for.
             key = "turn_forced" if game.forced >= 0 else "turn_declaration"
-            return [
-                *([Note(ALL, key + "_public", {"player": names[seat]})] * waiting),
+            private = [
                 Note(
                     seat,
                     key,
                     {"types": Term("solo_types")},
                     kind="reservation",
                     choices=tuple(choices),
-                ),
+                )
             ]
+            if house:
+                commands = " ".join(_HOUSE_COMMANDS[a] for a in house)
+                private.append(Note(seat, "turn_declaration_house", {"commands": commands}))
+            return [
+                *([Note(ALL, key + "_public", {"player": names[seat]})] * waiting),
+                *private,
+            ]
+        if game.phase is Phase.EXCHANGE:
+            return self._exchange_prompt(waiting)
         hand = sorted_hand(game, game.hands[seat])
         legal = game.legal_cards(seat)
         numbers = tuple([i + 1 for i, c in enumerate(hand) if legal >> c & 1])
@@ -545,6 +588,47 @@ class Table:
             )
         ]
 
+    def _exchange_prompt(self, waiting: bool) -> list[Note]:
+        """Who must act in a poverty's exchange, and what (RULES §12.1)."""
+        game = self.game
+        assert game is not None and game.exchange is not None
+        ex = game.exchange
+        seat = game.turn
+        names = self.names()
+        if ex.taker < 0 and seat != ex.poor:
+            return [
+                *([Note(ALL, "poverty_asked_public", {"player": names[seat]})] * waiting),
+                Note(
+                    seat,
+                    "poverty_asked",
+                    {"poor": names[ex.poor]},
+                    kind="reservation",
+                    choices=(
+                        (_HOUSE_CHOICES[TAKE], "/take"),
+                        (_HOUSE_CHOICES[DECLINE], "/decline"),
+                    ),
+                ),
+            ]
+        given = ex.passed if ex.taker < 0 else ex.returned
+        left = 3 - given.bit_count()
+        hand = sorted_hand(game, game.hands[seat])
+        legal = {c >> 1 for c in game.legal_actions()}
+        cards = [c for c in hand if c >> 1 in legal]
+        choices: list[tuple[str, str]] = []
+        for c in cards:
+            if not choices or choices[-1][1] != command_for(c, phase=Phase.EXCHANGE):
+                choices.append((f"#{c}", command_for(c, phase=Phase.EXCHANGE)))
+        key = "poverty_give" if ex.taker < 0 else "poverty_give_back"
+        return [
+            Note(
+                seat,
+                key,
+                {"left": left, "cards": shown_cards(game, cards)},
+                kind="turn",
+                choices=tuple(choices),
+            )
+        ]
+
     def act(self, seat: int, action: Action, text: str, *, computer: bool = False) -> list[Note]:
         """A seated player does ``action`` (typed as ``text``); ``computer``: a computer
         player (or a stand-in) does it for the seat."""
@@ -554,17 +638,64 @@ class Table:
         before_phase = game.phase
         before_tricks = len(game.tricks)
         before_open = game.wedding_open
+        before_exchange = game.exchange
         try:
             game.play(seat, action)
         except IllegalAction as exc:
             reason, params = _reservation_reason(game, seat, action, exc.reason)
-            raise Refusal("illegal." + reason, **params, **_illegal_params(game, exc)) from exc
+            raise Refusal("illegal." + reason, **params, **illegal_params(game, exc)) from exc
         info = self.seats[seat]
         if computer:
             self._log(Record("move", info.user, seat, info.name, text, action=action))
         else:
             self._log(cmd(info.user, info.name, seat, text))
+        after = Phase(game.phase)  # (not narrowed by the check above: the action moved on)
+        if before_phase is Phase.EXCHANGE or after is Phase.EXCHANGE:
+            notes = self._exchange_notes(seat, action, before_phase, before_exchange)
+            if after is Phase.EXCHANGE:
+                return notes + self.prompt()
+            if after is Phase.FINISHED:
+                return notes + self._finish()
+            return notes + self._announce_contract() + self.prompt()
         return self._after(seat, action, before_phase, before_tricks, before_open)
+
+    def _exchange_notes(
+        self, seat: int, action: Action, phase: Phase, before: Any
+    ) -> list[Note]:
+        """What the table and the two players of a poverty are told about one step of the
+        exchange: the table only who and how many trumps came back, never which cards."""
+        game = self.game
+        assert game is not None
+        ex = game.exchange
+        assert ex is not None
+        names = self.names()
+        who = names[seat]
+        if phase is Phase.DECLARATIONS:
+            notes = [Note(ALL, "poverty_announced", {"player": who})]
+            if ex.passed.bit_count() == 3:
+                notes.append(Note(ALL, "poverty_passed", {"player": who}))
+            return notes
+        if action == DECLINE:
+            return [Note(ALL, "poverty_declined", {"player": who})]
+        if action == TAKE:
+            got = sorted_hand(game, ex.passed)
+            return [
+                Note(ALL, "poverty_taken", {"player": who, "poor": names[ex.poor]}),
+                Note(seat, "poverty_received", {"cards": shown_cards(game, got)}),
+            ]
+        if before is not None and before.taker < 0:
+            if ex.passed.bit_count() == 3:
+                return [Note(ALL, "poverty_passed", {"player": who})]
+            return []
+        if game.phase is not Phase.PLAYING:
+            return []
+        back = sorted_hand(game, ex.returned)
+        return [
+            Note(ALL, "poverty_returned", {"player": who, "trumps": ex.trumps_back}),
+            Note(ex.poor, "poverty_got_back", {"cards": shown_cards(game, back)}),
+            self.hand_note(ex.poor),
+            self.hand_note(seat),
+        ]
 
     def _after(
         self, seat: int, action: Action, phase: Phase, tricks: int, wedding_open: bool
@@ -584,8 +715,12 @@ class Table:
             notes.append(Note(ALL, key, {"player": who}))
         elif phase is Phase.DECLARATIONS and game.phase is Phase.DECLARATIONS:
             notes.append(Note(ALL, "declared_hidden", {"player": who}))
-        elif action < 48:
+        elif is_card(action):
             notes.append(Note(ALL, "card_played", {"player": who, "card": Cards((action,))}))
+            if seat == game.piglets and DIAMOND_ACES >> action & 1 and (
+                (game.hands[seat] & DIAMOND_ACES).bit_count() == 1
+            ):
+                notes.append(Note(ALL, "piglets", {"player": who}))
             if len(game.tricks) > tricks:
                 _leader, cards, winner = game.tricks[-1]
                 self.last_trick = game.tricks[-1]
@@ -635,7 +770,17 @@ class Table:
                 )
             ]
         elif game.game_type is GameType.WEDDING:
-            notes = [Note(ALL, "contract_wedding", {"player": names[game.declarer]})]
+            kind = game.rules.wedding_trick
+            key = "contract_wedding" if kind == "first" else "contract_wedding_" + kind
+            notes = [Note(ALL, key, {"player": names[game.declarer]})]
+        elif game.game_type is GameType.POVERTY and game.exchange is not None:
+            notes = [
+                Note(
+                    ALL,
+                    "contract_poverty",
+                    {"player": names[game.declarer], "partner": names[game.exchange.taker]},
+                )
+            ]
         else:
             notes = [Note(ALL, "contract_normal")]
         # New trump order: everybody gets the hand again, sorted for this game.
@@ -656,12 +801,40 @@ class Table:
             Note(ALL, "next_game_hint"),
         ]
 
+    def _unplayed(self, game: Game) -> list[Note]:
+        """A game a house rule ended before the card play (a throw-in, a poverty nobody
+        took): no score, no bock game used up, the same dealer deals again. The hands stay
+        hidden: the journal gets a cover deal, as for an aborted game."""
+        rec = self.series.record_cancelled(game, self.game_number, self.names())
+        self.finished.append(rec)
+        hands = unplayed_cover(game, random.Random(secrets.randbits(64)))
+        self._log(Record("cover", names=tuple(self.names()), hands=tuple(
+            " ".join(card_ascii(c) for c in sorted_hand(None, h)) for h in hands)))
+        self.dealer = game.dealer
+        names = self.names()
+        key = "thrown" if game.cancelled == "thrown" else "poverty_nobody"
+        return [
+            Note(ALL, key, {"player": names[game.declarer], "dealer": names[game.dealer]}),
+            Note(ALL, "next_game_hint"),
+        ]
+
     def _finish(self) -> list[Note]:
         game = self.game
         assert game is not None
+        if game.cancelled:
+            return self._unplayed(game)
         result = score(game)
-        rec = self.series.record(game, result, self.game_number, self.names())
+        rec = self.series.record(
+            game, result, self.game_number, self.names(), multiplier=self.multiplier
+        )
         self.finished.append(rec)
+        bock_notes: list[Note] = []
+        if self.options.bock:
+            if self.multiplier > 1:
+                self.series.bock_left = max(0, self.series.bock_left - 1)
+            if bock_trigger(game, result):
+                self.series.bock_left += 4
+                bock_notes.append(Note(ALL, "bock_triggered", {"left": self.series.bock_left}))
         if not (game.mandatory and game.forced < 0 and game.rules.tournament):
             self.dealer = (game.dealer + 1) % 4
         names = self.names()
@@ -680,6 +853,7 @@ class Table:
             )
         ]
         notes += [Note(ALL, key, params) for key, params in value_lines(rec)]
+        notes += bock_notes
         totals = self.series.totals_by_player()
         notes.append(
             Note(ALL, "game_totals", {"totals": [f"{n} {signed(t)}" for n, t in totals.items()]})
@@ -899,9 +1073,20 @@ class Table:
         if call is not None and game.call_problem(seat, call) is None:
             notes += self.act(seat, call, command_for(call), computer=True)
         if game.turn == seat and game.phase is not Phase.FINISHED:
-            if game.problem(seat, action) is not None:
-                action = game.legal_actions()[0]
-            notes += self.act(seat, action, command_for(action), computer=True)
+            problem = game.problem(seat, action)
+            if problem is not None:
+                # A computer player must only choose legal actions: say so loudly (the
+                # tests fail on this record), and keep the game going.
+                fallback = game.legal_actions()[0]
+                log.error(
+                    "computer player illegal action: seat %d chose %s (%s); plays %s",
+                    seat,
+                    action_name(action) if 0 <= action < N_ACTIONS else action,
+                    problem[0],
+                    action_name(fallback),
+                )
+                action = fallback
+            notes += self.act(seat, action, command_for(action, phase=game.phase), computer=True)
         return notes
 
 
@@ -923,7 +1108,7 @@ def _reservation_reason(
     return reason, {}
 
 
-def _illegal_params(game: Game, exc: IllegalAction) -> dict[str, Any]:
+def illegal_params(game: Game, exc: IllegalAction) -> dict[str, Any]:
     params: dict[str, Any] = dict(exc.params)
     if exc.reason == "call_wrong_party" and isinstance(params.get("party"), str):
         params["party"] = Term("party." + params["party"])
@@ -933,10 +1118,3 @@ def _illegal_params(game: Game, exc: IllegalAction) -> dict[str, Any]:
     if "turn" in params and isinstance(params["turn"], int):
         params["turn_seat"] = params.pop("turn")
     return params
-
-
-def party_term(party: Party) -> Term:
-    return Term("party." + party.key)
-
-
-_ = (CALL_BLACK, CALL_RE, random)  # names kept for callers

@@ -19,7 +19,8 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from ..engine.types import CALL_KEYS, CALL_RE, is_call
+from ..engine.game import Game
+from ..engine.types import CALL_KEYS, CALL_RE, Phase, is_call, is_card
 
 if TYPE_CHECKING:
     from ..host.series import GameRecord
@@ -140,11 +141,21 @@ def finished_game(table: Table, rec: GameRecord, *, now: float | None = None) ->
         tricks = tuple((lead, tuple(cards), win) for lead, cards, win in game.tricks)
         made: list[CallMade] = []
         played = 0
+        # Replayed alongside, so that cards given in a poverty's exchange (card actions
+        # too) are not counted as played.
+        again = Game.from_hands(
+            game.rules,
+            game.dealer,
+            game.start_hands,
+            mandatory_owed=game.mandatory_owed,
+            forced_soloist=None if game.forced < 0 else game.forced,
+        )
         for seat, action in game.log:
-            if action < 48:
+            if is_card(action) and again.phase is Phase.PLAYING:
                 played += 1
             elif is_call(action):
                 made.append((seat, CALL_KEYS[action - CALL_RE], played))
+            again.push(seat, action)
         calls = tuple(made)
     seats = seat_records(table)
     people = sum(not s.computer for s in seats)

@@ -37,10 +37,12 @@ def _cut(value: str, limit: int) -> str:
 def _contract(view: BoardView, lang: str) -> str:
     if view.contract.startswith("solo."):
         return host_render(lang, view.contract)
-    if view.contract in ("normal", "wedding"):
+    if view.contract in ("normal", "wedding", "poverty"):
         return text("contract_" + view.contract, lang)
     return (
-        text("phase_" + view.phase, lang) if view.phase in ("reservations", "declarations") else ""
+        text("phase_" + view.phase, lang)
+        if view.phase in ("reservations", "declarations", "exchange")
+        else ""
     )
 
 

@@ -25,38 +25,12 @@ from typing import Final
 
 from discord import Locale, app_commands
 
+from dokobot.host.router import COMMANDS
+
 GERMAN: Final[dict[str, str]] = {
-    # command names (lower case, no spaces, unique)
-    "join": "mitspielen",
-    "leave": "aussteigen",
-    "start": "starten",
-    "healthy": "gesund",
-    "reservation": "vorbehalt",
-    "solo": "solo",
-    "wedding": "hochzeit",
-    "play": "spielen",
-    "re": "re",
-    "kontra": "kontra",
-    "no90": "keine90",
-    "no60": "keine60",
-    "no30": "keine30",
-    "black": "schwarz",
-    "hand": "hand",
-    "table": "tisch",
-    "last": "letzter",
-    "score": "punkte",
-    "option": "option",
-    "options": "optionen",
-    "lang": "sprache",
-    "abort": "abbrechen",
-    "export": "export",
-    "replace": "ersetzen",
-    "help": "hilfe",
-    "ledger": "konto",
+    # command names: the router's German names (one declaration, host.router.COMMANDS)
+    **{cmd: names[1] for cmd, names in COMMANDS.items()},
     "prompts": "aufforderungen",
-    "stats": "statistik",
-    "top": "rangliste",
-    "web": "webseite",
     # parameter names
     "chart": "grafik",
     "board": "liste",
@@ -64,6 +38,7 @@ GERMAN: Final[dict[str, str]] = {
     "bot": "bot",
     "type": "art",
     "card": "karte",
+    "cards": "karten",
     "name": "name",
     "value": "wert",
     "language": "sprache",
@@ -83,6 +58,12 @@ GERMAN: Final[dict[str, str]] = {
     "Declare a solo": "Ein Solo ansagen",
     "Which solo": "Welches Solo",
     "Declare a wedding (both ♣Q)": "Hochzeit ansagen (beide Kreuz-Damen)",
+    "Announce a poverty (house rule)": "Armut ansagen (Hausregel)",
+    "Throw in five nines or kings": "Schmeißen mit fünf Neunen oder Königen",
+    "Take the poverty offered to you": "Die angebotene Armut nehmen",
+    "Decline the poverty offered to you": "Die angebotene Armut ablehnen",
+    "Give cards in a poverty's exchange": "Karten beim Armut-Tausch geben",
+    "One to three cards, e.g. DA D10 HK": "Eine bis drei Karten, z. B. KaA Ka10 HK",
     "Play a card": "Eine Karte spielen",
     "The card, e.g. ♣Q, CQ, KrD or its position in your hand": (
         "Die Karte, z. B. ♣Q, CQ, KrD oder ihre Nummer auf der Hand"
@@ -191,8 +172,10 @@ _TEXTS: Final[dict[str, dict[str, str]]] = {
         "board_marks": "Marks",
         "phase_reservations": "Reservations",
         "phase_declarations": "Declarations",
+        "phase_exchange": "Poverty: exchange of cards",
         "contract_normal": "Normal game",
         "contract_wedding": "Wedding",
+        "contract_poverty": "Poverty",
         "none": "none",
         "used": "→ {label}",
         "panel_expired": (
@@ -241,8 +224,10 @@ _TEXTS: Final[dict[str, dict[str, str]]] = {
         "board_marks": "Markierungen",
         "phase_reservations": "Vorbehalte",
         "phase_declarations": "Ansagen der Vorbehalte",
+        "phase_exchange": "Armut: Kartentausch",
         "contract_normal": "Normalspiel",
         "contract_wedding": "Hochzeit",
+        "contract_poverty": "Armut",
         "none": "keine",
         "used": "→ {label}",
         "panel_expired": (

@@ -16,7 +16,7 @@ from discord.app_commands import Choice
 from discord.app_commands import locale_str as _
 from discord.ext import commands
 
-from dokobot.host.options import TableOptions
+from dokobot.host.options import BOT_LEVELS, TableOptions
 
 if TYPE_CHECKING:
     from dokobot.adapters.discord.adapter import DiscordAdapter
@@ -35,7 +35,6 @@ SOLO_TYPES: Final[tuple[tuple[str, str], ...]] = (
 
 OPTION_NAMES: Final[tuple[str, ...]] = tuple(TableOptions.names())
 
-BOT_LEVELS: Final[tuple[str, ...]] = ("random", "easy", "normal", "strong")
 BOARDS: Final[tuple[str, ...]] = ("points", "rating", "games", "solo")
 """The leaderboards of /top (dokobot.stats.BOARDS)."""
 
@@ -43,6 +42,7 @@ HELP_TOPICS: Final[tuple[str, ...]] = (
     "join", "leave", "start", "healthy", "reservation", "solo", "wedding", "play", "re",
     "kontra", "no90", "no60", "no30", "black", "hand", "table", "last", "score", "ledger",
     "option", "options", "lang", "abort", "export", "replace", "stats", "top", "web", "help",
+    "poverty", "throw", "take", "decline", "give",
 )  # fmt: skip
 
 
@@ -110,6 +110,30 @@ class DokoCommands(commands.Cog):
     @app_commands.command(name=_("wedding"), description=_("Declare a wedding (both ♣Q)"))
     async def wedding(self, interaction: Interaction) -> None:
         await self._run(interaction, "/wedding")
+
+    # -- house rules (RULES §12) --------------------------------------------------------------
+
+    @app_commands.command(name=_("poverty"), description=_("Announce a poverty (house rule)"))
+    async def poverty(self, interaction: Interaction) -> None:
+        await self._run(interaction, "/poverty")
+
+    @app_commands.command(name=_("throw"), description=_("Throw in five nines or kings"))
+    async def throw(self, interaction: Interaction) -> None:
+        await self._run(interaction, "/throw")
+
+    @app_commands.command(name=_("take"), description=_("Take the poverty offered to you"))
+    async def take(self, interaction: Interaction) -> None:
+        await self._run(interaction, "/take")
+
+    @app_commands.command(name=_("decline"), description=_("Decline the poverty offered to you"))
+    async def decline(self, interaction: Interaction) -> None:
+        await self._run(interaction, "/decline")
+
+    @app_commands.command(name=_("give"), description=_("Give cards in a poverty's exchange"))
+    @app_commands.rename(cards=_("cards"))
+    @app_commands.describe(cards=_("One to three cards, e.g. DA D10 HK"))
+    async def give(self, interaction: Interaction, cards: str) -> None:
+        await self._run(interaction, f"/give {cards.strip()}")
 
     # -- play ---------------------------------------------------------------------------------
 

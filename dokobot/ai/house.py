@@ -1,0 +1,83 @@
+"""House-rule choices of the computer players (RULES §12): throw in, announce or take a
+poverty, which cards to pass and to give back. Shared by every level above ``random``.
+
+Piglets and the game without nines need no choice here: the observation's trump order
+(:attr:`Observation.scheme`) and deadlines already follow them.
+
+>>> from dokobot.engine import Game, Rules, observe
+>>> g = Game.deal(Rules(poverty=True), dealer=3, seed=5)
+>>> house_action(observe(g, 0)) is None  # the reservation round: nothing to decide here
+True
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from dokobot.engine import Action, Mask, Observation, Phase
+from dokobot.engine.cards import POINTS, distinct_cards
+from dokobot.engine.game import POVERTY_MAX_TRUMPS, may_throw_in
+from dokobot.engine.order import NORMAL_SCHEME, SCHEMES, TRUMP
+from dokobot.engine.types import DECLARE_POVERTY, DECLINE, TAKE, THROW_IN
+
+from .legal import legal_actions
+
+__all__ = ["TAKE_TRUMPS", "house_action", "house_plan", "return_choice"]
+
+_NORMAL: Final = SCHEMES[NORMAL_SCHEME]
+TAKE_TRUMPS: Final = 7
+"""A player takes a poverty with at least this many trumps of his own (he gets at most 3)."""
+
+
+def house_plan(obs: Observation) -> Action | None:
+    """The house-rule reservation this hand would make (a throw-in or a poverty), if any;
+    a player with such a plan says reservation."""
+    if obs.forced >= 0:
+        return None
+    if may_throw_in(obs.rules, obs.hand):
+        return THROW_IN
+    trumps = (obs.hand & _NORMAL.class_mask[TRUMP]).bit_count()
+    if obs.rules.poverty and trumps <= POVERTY_MAX_TRUMPS:
+        return DECLARE_POVERTY
+    return None
+
+
+def house_action(obs: Observation) -> Action | None:
+    """The action for a house-rule decision now (the exchange of a poverty), or None if the
+    turn is no such decision."""
+    if obs.phase is not Phase.EXCHANGE or obs.turn != obs.seat or obs.exchange is None:
+        return None
+    actions = legal_actions(obs)
+    ex = obs.exchange
+    if TAKE in actions:
+        trumps = (obs.hand & _NORMAL.class_mask[TRUMP]).bit_count()
+        return TAKE if trumps >= TAKE_TRUMPS else DECLINE
+    if ex.taker < 0:
+        # The poor player: his trumps are forced first, then the plain cards he can spare
+        # best: no aces, fewest eyes, from the shortest suit.
+        return min(actions, key=lambda c: _spare_key(obs.hand, c))
+    return return_choice(obs.hand, actions)
+
+
+def _spare_key(hand: Mask, card: int) -> tuple[int, int, int, int]:
+    cls = _NORMAL.cls[card]
+    if cls == TRUMP:
+        return (0, 0, 0, card)
+    length = (hand & _NORMAL.class_mask[cls]).bit_count()
+    ace = int(POINTS[card] == 11)
+    return (1, ace, length, POINTS[card])
+
+
+def return_choice(hand: Mask, actions: list[Action]) -> Action:
+    """The next card a poverty's taker gives back: plain cards of his shortest suits first
+    (voids to trump in), no aces while other plain cards remain, trumps only if he must."""
+    cards = actions or distinct_cards(hand)
+
+    def key(card: int) -> tuple[int, int, int, int]:
+        cls = _NORMAL.cls[card]
+        if cls == TRUMP:
+            return (1, _NORMAL.key[card], 0, card)
+        length = (hand & _NORMAL.class_mask[cls]).bit_count()
+        return (0, int(POINTS[card] == 11), length, -POINTS[card])
+
+    return min(cards, key=key)
