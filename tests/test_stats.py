@@ -365,3 +365,13 @@ def test_start_does_not_wait_for_the_statistics_and_a_question_waits_off_the_loo
         await service.close()
 
     asyncio.run(run())
+
+
+def test_poverties_count_for_the_poor_player() -> None:
+    book = StatsBook("srv")
+    book.add(_game(1, PEOPLE, [1, 2], "re", kind="poverty", scores=(-1, 1, 1, -1)))
+    book.add(_game(2, PEOPLE, [1, 3], "kontra", kind="poverty", scores=(1, -1, 1, -1)))
+    ben = book.players["u:ben"]
+    assert ben.poverties == [2, 1]
+    assert book.players["u:carl"].poverties == [0, 0]
+    assert ben.as_json()["poverties"] == 2 and ben.as_json()["poverties_won"] == 1

@@ -108,6 +108,7 @@ def player_lines(p: PlayerStats, lang: str) -> list[str]:
         ),
         render(lang, "stats.solos", {"solos": solos or none}),
         render(lang, "stats.weddings", {"played": p.weddings[0], "won": p.weddings[1]}),
+        render(lang, "stats.poverties", {"played": p.poverties[0], "won": p.poverties[1]}),
         render(lang, "stats.calls", {"calls": calls or none}),
     ]
     if p.best is not None and p.worst is not None:

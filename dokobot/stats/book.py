@@ -41,6 +41,8 @@ class PlayerStats:
     """Solo kind -> [played, won]."""
     weddings: list[int] = field(default_factory=lambda: [0, 0])
     """[played, won] of the weddings this person declared."""
+    poverties: list[int] = field(default_factory=lambda: [0, 0])
+    """[played, won] of the poverties this person announced and somebody took (house rule)."""
     calls: dict[str, list[int]] = field(default_factory=dict)
     """Call -> [made, made good] (re/kontra: the party won; lower calls: the other party
     stayed under the mark)."""
@@ -94,6 +96,8 @@ class PlayerStats:
             },
             "weddings": self.weddings[0],
             "weddings_won": self.weddings[1],
+            "poverties": self.poverties[0],
+            "poverties_won": self.poverties[1],
             "calls": {k: {"made": m, "good": g} for k, (m, g) in sorted(self.calls.items())},
             "best_game": None
             if self.best is None
@@ -177,6 +181,9 @@ class StatsBook:
             if result["type"] == "wedding" and game.declarer() == i:
                 ps.weddings[0] += 1
                 ps.weddings[1] += won
+            if result["type"] == "poverty" and game.declarer() == i:
+                ps.poverties[0] += 1
+                ps.poverties[1] += won
             if ps.best is None or pts > ps.best[0]:
                 ps.best = (pts, game.id)
             if ps.worst is None or pts < ps.worst[0]:
