@@ -7,7 +7,7 @@ on ``127.0.0.1`` with a free port and waits until it accepts connections. ``stop
 The config disables the server's penalty throttling (``MaxPenaltyTime = 0``; otherwise a
 burst of NOTICEs is spread over seconds), DNS, IDENT and PAM, allows many connections from
 one address and defines an IRC operator (``oper``/``operpass``) so a test can ``KILL`` a
-connection. CI installs ngIRCd with ``.ci/install-ngircd.sh``; when it is missing the tests
+connection. CI installs ngIRCd with ``.ci/install-debian.sh``; when it is missing the tests
 fail with a message saying so (they are never skipped).
 """
 
@@ -32,7 +32,7 @@ OPER_PASSWORD = "operpass"
 
 NGIRCD_MISSING = (
     "ngircd is not installed: the IRC end-to-end tests need a real IRC server. "
-    "Install it with `bash .ci/install-ngircd.sh` (or `apt-get install -y ngircd`)."
+    "Install it with `bash .ci/install-debian.sh` (or `apt-get install -y ngircd`)."
 )
 
 

@@ -3,7 +3,7 @@ temporary directory, on a free port of 127.0.0.1, with password authentication.
 
 PostgreSQL refuses to run as root (CI runs as root): then the server runs as the system
 user ``postgres`` (Debian's package makes it) or, failing that, a system user made for it.
-CI installs the server with ``.ci/install-postgresql.sh``; when it is missing the tests fail
+CI installs the server with ``.ci/install-debian.sh``; when it is missing the tests fail
 with a message saying so (they are never skipped).
 """
 
@@ -25,7 +25,7 @@ PASSWORD = "s3cret-pg-pass"
 
 PG_MISSING = (
     "PostgreSQL is not installed: the store tests need a real server. Install it with "
-    "`bash .ci/install-postgresql.sh` (or `apt-get install -y postgresql`)."
+    "`bash .ci/install-debian.sh` (or `apt-get install -y postgresql`)."
 )
 
 

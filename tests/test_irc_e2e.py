@@ -2,7 +2,7 @@
 
 Four real IRC connections (raw IRC over asyncio streams) join a channel and play through
 the adapter; the bot is a :class:`~dokobot.adapters.irc.IrcAdapter` in this process.
-ngIRCd must be installed (``bash .ci/install-ngircd.sh``); without it these tests fail.
+ngIRCd must be installed (``bash .ci/install-debian.sh``); without it these tests fail.
 """
 
 from __future__ import annotations

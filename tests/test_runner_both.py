@@ -11,7 +11,7 @@ pushed by the service's background tasks, so they reach a chat only through
 platform, and never on the other one. The store (SQLite in ``tmp_path``) must hold the
 journals of both tables, and cancelling ``serve()`` must shut everything down cleanly.
 
-ngIRCd must be installed (``bash .ci/install-ngircd.sh``); without it this test fails.
+ngIRCd must be installed (``bash .ci/install-debian.sh``); without it this test fails.
 """
 
 from __future__ import annotations
