@@ -476,6 +476,28 @@ def _piglets_shown(game: Game) -> bool:
     return False
 
 
+def _played_by(game: Game) -> list[Mask]:
+    """Per seat the cards it has played so far."""
+    played = [0, 0, 0, 0]
+    for leader, cards, _ in [*game.tricks, (game.leader, tuple(game.trick), -1)]:
+        for i, c in enumerate(cards):
+            played[(leader + i) & 3] |= 1 << c
+    return played
+
+
+def _replays(game: Game, start: list[Mask]) -> bool:
+    """Whether every action of ``game.log`` is legal from the start hands ``start``."""
+    forced = None if game.forced < 0 else game.forced
+    try:
+        g = Game.from_hands(game.rules, game.dealer, start, mandatory_owed=game.mandatory_owed,
+                            forced_soloist=forced)  # fmt: skip
+        for seat, action in game.log:
+            g.play(seat, action)
+    except ValueError:
+        return False
+    return True
+
+
 def cover_deal(game: Game, rng: random.Random, tries: int = 400) -> list[Mask]:
     """Start hands that agree with everything public about ``game`` so far and with
     nothing else: every card each seat has played, the voids it showed, the ♣Q facts of
@@ -499,27 +521,15 @@ def cover_deal(game: Game, rng: random.Random, tries: int = 400) -> list[Mask]:
             return unplayed_cover(game, rng, tries)
         return _poverty_cover(game, rng, tries)
     spectator = observe(game, -1)
-    played = [0, 0, 0, 0]
-    for leader, cards, _ in [*game.tricks, (game.leader, tuple(game.trick), -1)]:
-        for i, c in enumerate(cards):
-            played[(leader + i) & 3] |= 1 << c
-    forced = None if game.forced < 0 else game.forced
+    played = _played_by(game)
     for _ in range(tries):
         try:
             rest = spectator.sample_hands(rng)
         except ValueError:
             continue
         start = [rest[s] | played[s] for s in range(4)]
-        g = Game.from_hands(
-            game.rules, game.dealer, start, mandatory_owed=game.mandatory_owed,
-            forced_soloist=forced,
-        )
-        try:
-            for seat, action in game.log:
-                g.play(seat, action)
-        except ValueError:
-            continue
-        return start
+        if _replays(game, start):
+            return start
     raise ValueError("no deal agrees with this game's public facts")
 
 
@@ -567,13 +577,8 @@ def unplayed_cover(game: Game, rng: random.Random, tries: int = 400) -> list[Mas
             hands[rng.choice(seats)] |= 1 << c
         if not ok:
             continue
-        g = Game.from_hands(game.rules, game.dealer, hands, mandatory_owed=game.mandatory_owed)
-        try:
-            for seat, action in game.log:
-                g.play(seat, action)
-        except ValueError:
-            continue
-        return hands
+        if _replays(game, hands):
+            return hands
     raise ValueError("no deal agrees with this game's public facts")
 
 
@@ -587,10 +592,7 @@ def _poverty_cover(game: Game, rng: random.Random, tries: int) -> list[Mask]:
     ex = game.exchange
     assert ex is not None
     view = _replace(observe(game, -1), exchange=ex)
-    played = [0, 0, 0, 0]
-    for leader, cards, _ in [*game.tricks, (game.leader, tuple(game.trick), -1)]:
-        for i, c in enumerate(cards):
-            played[(leader + i) & 3] |= 1 << c
+    played = _played_by(game)
     for _ in range(tries):
         try:
             rest = view.sample_hands(rng)
@@ -599,12 +601,6 @@ def _poverty_cover(game: Game, rng: random.Random, tries: int) -> list[Mask]:
         start = [rest[s] | played[s] for s in range(4)]
         start[ex.poor] = (start[ex.poor] & ~ex.returned) | ex.passed
         start[ex.taker] = (start[ex.taker] & ~ex.passed) | (ex.returned & ~ex.passed)
-        try:
-            g = Game.from_hands(game.rules, game.dealer, start,
-                                mandatory_owed=game.mandatory_owed)
-            for seat, action in game.log:
-                g.play(seat, action)
-        except ValueError:
-            continue
-        return start
+        if _replays(game, start):
+            return start
     raise ValueError("no deal agrees with this game's public facts")
