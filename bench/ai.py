@@ -6,7 +6,6 @@ mean of A's four scores, and the 95 % confidence interval comes from the spread 
 
     python bench/ai.py --games 400            # search/heuristic and heuristic/random
     python bench/ai.py --games 400 --vs-random
-    python bench/ai.py --games 400 --rules poverty,piglets,bock   # with house rules on
 
 ``--games`` counts games per match (deals x 4). Decision times are process CPU time of the
 single-threaded worker (one core), per turn (a call plus the turn action).
@@ -28,44 +27,26 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from dokobot.ai import make_player
 from dokobot.ai.arena import play_game
 from dokobot.ai.base import ComputerPlayer
-from dokobot.engine import DEFAULT_RULES, GameType, Rules
-from dokobot.engine.scoring import bock_trigger
+from dokobot.engine import GameType
 
 Task = tuple[str, str, str, int, int, float | None]
-_RULES: Rules = DEFAULT_RULES
-"""The rules of every game (``--rules``; set before the worker processes fork)."""
-_BOCK = False
 
 
-def _run(task: Task) -> tuple[str, int, int, float, list[float], list[float], str, bool]:
+def _run(task: Task) -> tuple[str, int, int, float, list[float], list[float], str]:
     """One game: (match, deal, focal seat, A's score, A's times, B's times, game kind)."""
     match, a, b, deal, seat, budget = task
     players: list[ComputerPlayer] = []
     for s in range(4):
         level = a if s == seat else b
         players.append(make_player(level, seed=1000 * deal + s, budget_s=budget))
-    rec = play_game(players, seed=deal, dealer=deal % 4, rules=_RULES)
+    rec = play_game(players, seed=deal, dealer=deal % 4)
     g = rec.game
     kind = g.game_type.key
     if g.game_type is GameType.SOLO:
         kind = "solo-A" if g.declarer == seat else "solo-B"
     a_times = rec.times[seat]
     b_times = [t for s in range(4) if s != seat for t in rec.times[s]]
-    trigger = bock_trigger(g, rec.result)
-    return match, deal, seat, float(rec.result.scores[seat]), a_times, b_times, kind, trigger
-
-
-def _with_bock(scores: dict[tuple[int, int], tuple[float, bool]]) -> dict[int, list[float]]:
-    """Per deal, A's scores with bock games (RULES §12.4) applied: for each seat of A the
-    deals run in order as one series, a trigger makes the next 4 games count double."""
-    out: dict[int, list[float]] = {}
-    for seat in range(4):
-        left = 0
-        for deal in sorted(d for d, s in scores if s == seat):
-            sc, trigger = scores[deal, seat]
-            out.setdefault(deal, []).append(sc * (2 if left else 1))
-            left = max(0, left - 1) + (4 if trigger else 0)
-    return out
+    return match, deal, seat, float(rec.result.scores[seat]), a_times, b_times, kind
 
 
 def _pct(xs: list[float], q: float) -> float:
@@ -83,24 +64,7 @@ def main() -> None:
     ap.add_argument("--procs", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1, help="first deal seed")
     ap.add_argument("--only", default="", help="comma list of matches to run")
-    ap.add_argument(
-        "--rules",
-        default="",
-        help="house rules on, comma list: poverty,throw_in,piglets,bock,no_nines,"
-        "wedding_trick=first|trump|plain",
-    )
     args = ap.parse_args()
-    global _RULES, _BOCK
-    house = {r.strip() for r in args.rules.split(",") if r.strip()}
-    _BOCK = "bock" in house
-    trick = next((r.split("=", 1)[1] for r in house if r.startswith("wedding_trick=")), "first")
-    _RULES = Rules(
-        poverty="poverty" in house,
-        throw_in="throw_in" in house,
-        piglets="piglets" in house,
-        nines="no_nines" not in house,
-        wedding_trick=trick,
-    )
     deals = max(1, args.games // 4)
     matches = [
         ("search_vs_heuristic", "strong", "normal"),
@@ -121,10 +85,9 @@ def main() -> None:
     per_deal: dict[str, dict[int, list[float]]] = {m[0]: {} for m in matches}
     times: dict[str, list[float]] = {}
     kinds: dict[str, Counter[str]] = {m[0]: Counter() for m in matches}
-    raw: dict[str, dict[tuple[int, int], tuple[float, bool]]] = {m[0]: {} for m in matches}
     with mp.Pool(args.procs) as pool:
         results = pool.imap_unordered(_run, tasks, chunksize=1)
-        for done, (match, deal, seat, sc, at, bt, kind, trig) in enumerate(results, 1):
+        for done, (match, deal, _seat, sc, at, bt, kind) in enumerate(results, 1):
             if done % 100 == 0 or done == len(tasks):
                 print(
                     f"  {done}/{len(tasks)} games, {time.time() - t0:.0f} s",
@@ -132,16 +95,11 @@ def main() -> None:
                     flush=True,
                 )
             per_deal[match].setdefault(deal, []).append(sc)
-            raw[match][deal, seat] = (sc, trig)
             a_level, b_level = next((a, b) for n, a, b in matches if n == match)
             times.setdefault(a_level, []).extend(at)
             times.setdefault(b_level, []).extend(bt)
             kinds[match][kind] += 1
     wall = time.time() - t0
-    if _BOCK:
-        per_deal = {name: _with_bock(raw[name]) for name in per_deal}
-    if house:
-        print(f"house rules: {', '.join(sorted(house))}")
     ppg: dict[str, tuple[float, float, float]] = {}
     for name, a, b in matches:
         means = [statistics.fmean(v) for v in per_deal[name].values()]

@@ -59,7 +59,6 @@ from dokobot.engine.types import is_solo
 
 from .base import Restrictions
 from .heuristic import best_solo, losers, reservation_choice
-from .house import house_action, house_plan
 from .legal import decision_rng, legal_actions, legal_calls
 from .rollout import greedy_playout
 
@@ -345,6 +344,8 @@ class SearchPlayer:
         actions = legal_actions(obs)
         if not actions:
             raise ValueError("it is not this player's turn")
+        from .house import house_action, house_plan  # (here: the import block is busy)
+
         house = house_action(obs)
         if house is not None:
             return house
