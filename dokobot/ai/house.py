@@ -69,8 +69,9 @@ def _spare_key(hand: Mask, card: int) -> tuple[int, int, int, int]:
 
 
 def return_choice(hand: Mask, actions: list[Action]) -> Action:
-    """The next card a poverty's taker gives back: plain cards of his shortest suits first
-    (voids to trump in), no aces while other plain cards remain, trumps only if he must."""
+    """The next card a poverty's taker gives back (one of ``actions``, the cards he may
+    give): plain cards of his shortest suits first (voids to trump in), no aces while other
+    plain cards remain, trumps only if he must."""
     cards = actions or distinct_cards(hand)
 
     def key(card: int) -> tuple[int, int, int, int]:

@@ -18,7 +18,7 @@ from typing import Any, Final, Protocol
 
 from ..engine.cards import DIAMOND_ACES, Card, card_ascii, cards_of
 from ..engine.errors import IllegalAction
-from ..engine.game import Game, hands_from_kinds
+from ..engine.game import Exchange, Game, hands_from_kinds
 from ..engine.observation import Observation, cover_deal, observe, unplayed_cover
 from ..engine.order import SCHEMES, TRUMP
 from ..engine.scoring import bock_trigger, score
@@ -660,7 +660,7 @@ class Table:
         return self._after(seat, action, before_phase, before_tricks, before_open)
 
     def _exchange_notes(
-        self, seat: int, action: Action, phase: Phase, before: Any
+        self, seat: int, action: Action, phase: Phase, before: Exchange | None
     ) -> list[Note]:
         """What the table and the two players of a poverty are told about one step of the
         exchange: the table only who and how many trumps came back, never which cards."""
