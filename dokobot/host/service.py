@@ -595,10 +595,6 @@ class Service:
                 return
             await asyncio.gather(*tasks, return_exceptions=True)
 
-    def snapshot(self) -> dict[str, Any]:
-        """Counts for logs and benchmarks."""
-        return {"tables": len(self.router.tables)}
-
 
 SLOW_COMMANDS: Final = frozenset({"export", "stats", "top", "score"})
 """Commands that may read a long history (an export, the statistics, the score list as CSV
