@@ -13,7 +13,8 @@ ROOT = TESTS.parent
 
 
 def test_no_test_reads_outside_the_repository() -> None:
-    outside = re.compile(r'parent\.parent\.parent|ROOT\.parent|"\.\./|"shared"')
+    folder = "sha" + "red"  # spelled apart so that this file does not match itself
+    outside = re.compile(r'parent\.parent\.parent|ROOT\.parent|"\.\./|"' + folder + '"')
     offenders = [
         f"{path.name}:{number}"
         for path in sorted(TESTS.rglob("*.py"))
