@@ -206,6 +206,13 @@ def test_a_poverty_nobody_takes_is_redealt_by_the_same_dealer() -> None:
     lines = export_lines("replay", table.journal)
     assert real.line() not in lines
     assert any(line.startswith("!deal") for line in lines)
+    # nobody saw the passed cards: the export shows made-up gives, never the real ones
+    gives = [line for line in lines if "/give" in line]
+    assert len(gives) == 3 and all(line.startswith("dora: /give ") for line in gives)
+    assert [line.split()[-1] for line in gives] != ["D10", "DA", "C10"]
+    again = Replayer()
+    again.run_text("\n".join(lines))
+    assert again.results() == rep.results()
 
 
 def test_a_running_exchange_is_never_exported() -> None:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from .cards import CLUB_QUEENS, DIAMOND_ACES, FULL_DECK, Mask
+from .cards import CLUB_QUEENS, DIAMOND_ACES, FULL_DECK, Card, Mask
 from .game import Exchange, Game, Trick
 from .order import NORMAL_SCHEME, PIGLETS_SCHEME, SCHEMES, TRUMP, Scheme
 from .rules import DEFAULT_RULES, Rules
@@ -485,13 +485,16 @@ def _played_by(game: Game) -> list[Mask]:
     return played
 
 
-def _replays(game: Game, start: list[Mask]) -> bool:
-    """Whether every action of ``game.log`` is legal from the start hands ``start``."""
+def _replays(
+    game: Game, start: list[Mask], log: list[tuple[Seat, Action]] | None = None
+) -> bool:
+    """Whether every action of ``log`` (default ``game.log``) is legal from the start hands
+    ``start``."""
     forced = None if game.forced < 0 else game.forced
     try:
         g = Game.from_hands(game.rules, game.dealer, start, mandatory_owed=game.mandatory_owed,
                             forced_soloist=forced)  # fmt: skip
-        for seat, action in game.log:
+        for seat, action in game.log if log is None else log:
             g.play(seat, action)
     except ValueError:
         return False
@@ -534,19 +537,37 @@ def cover_deal(game: Game, rng: random.Random, tries: int = 400) -> list[Mask]:
 
 
 def unplayed_cover(game: Game, rng: random.Random, tries: int = 400) -> list[Mask]:
-    """A cover deal (see :func:`cover_deal`) for a game that ended before the card play:
-    a throw-in (the thrower gets five kings or five nines, which of the two at random) or a
-    poverty (the poor player keeps the cards he passed, and plain cards besides; the taker
-    the cards he gave back). Declared weddings keep both ♣Q. The cards of the exchange are in
-    the log anyway: an export of an ended game may show them. Checked by replaying
-    ``game.log``.
+    """The hands of :func:`unplayed_cover_gives`."""
+    return unplayed_cover_gives(game, rng, tries)[0]
+
+
+def unplayed_cover_gives(
+    game: Game, rng: random.Random, tries: int = 400
+) -> tuple[list[Mask], list[Card]]:
+    """A cover deal (see :func:`cover_deal`) for a game that ended before the card play, and
+    the cards it shows for the poor player's gives (in order; empty unless a poverty ended
+    before anybody took it).
+
+    A throw-in: the thrower gets five kings or five nines, which of the two at random. A
+    poverty nobody took: nobody saw the passed cards, so the cover makes up the poor player's
+    trumps and the cards he passed (all his trumps first, as the rules demand; exactly three
+    trumps when his passing went at once, else at most two) and shows those gives instead of
+    the real ones. A poverty that was taken: the taker saw the passed cards; the poor player
+    keeps them, and the taker what he gave back. Declared weddings keep both ♣Q. Checked by
+    replaying the log (with the shown gives).
     """
     from .game import _KINGS, _NINES, _NORMAL_TRUMPS
 
     deck = game.rules.deck
+    ex = game.exchange
+    secret = ex is not None and ex.taker < 0
+    gives = [i for i, (seat, action) in enumerate(game.log)
+             if secret and ex is not None and seat == ex.poor and action < 48]  # fmt: skip
     for _ in range(tries):
         fixed = [0, 0, 0, 0]
         banned = [0, 0, 0, 0]
+        log = game.log
+        shown: list[Card] = []
         for seat, action in game.log:
             if action == DECLARE_WEDDING:
                 fixed[seat] |= CLUB_QUEENS
@@ -554,8 +575,19 @@ def unplayed_cover(game: Game, rng: random.Random, tries: int = 400) -> list[Mas
             pool = _NINES & deck if _NINES & deck and rng.random() < 0.5 else _KINGS
             cards = [c for c in range(48) if pool >> c & 1]
             fixed[game.declarer] |= sum(1 << c for c in rng.sample(cards, 5))
-        ex = game.exchange
-        if ex is not None:  # the poor player passed all his trumps and no more
+        if ex is not None and secret:  # made-up trumps and passed cards of the poor player
+            trumps = [c for c in range(48) if (deck & _NORMAL_TRUMPS) >> c & 1]
+            plain = [c for c in range(48) if (deck & ~_NORMAL_TRUMPS) >> c & 1]
+            count = 3 if not gives else rng.randrange(3)
+            mine = rng.sample(trumps, count)
+            shown = (mine + rng.sample(plain, 3 - count))[: max(len(gives), count)]
+            fixed[ex.poor] |= sum(1 << c for c in [*mine, *shown])
+            banned[ex.poor] |= _NORMAL_TRUMPS
+            log = list(game.log)
+            for i, card in zip(gives, shown, strict=False):
+                log[i] = (ex.poor, card)
+            shown = shown[: len(gives)]
+        elif ex is not None:  # the poor player passed all his trumps and no more
             fixed[ex.poor] |= ex.passed
             banned[ex.poor] |= _NORMAL_TRUMPS
             if ex.taker >= 0:
@@ -577,8 +609,8 @@ def unplayed_cover(game: Game, rng: random.Random, tries: int = 400) -> list[Mas
             hands[rng.choice(seats)] |= 1 << c
         if not ok:
             continue
-        if _replays(game, hands):
-            return hands
+        if _replays(game, hands, log):
+            return hands, shown
     raise ValueError("no deal agrees with this game's public facts")
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..engine.errors import NotationError
@@ -319,8 +319,10 @@ def export_lines(channel: str, journal: list[Record], *, running: bool = False) 
 
 
 def _covers(journal: list[Record]) -> dict[int, Record]:
-    """The deals to show instead of real ones: the deal record before each ``cover``
-    record (a game that ended unplayed), by index, as a deal with the cover's hands."""
+    """The records to show instead of real ones, by index: the deal record before each
+    ``cover`` record (a game that ended unplayed) as a deal with the cover's hands, and, if
+    the cover shows made-up gives (a poverty nobody took), the poor player's ``/give``
+    records of that game with those cards."""
     out: dict[int, Record] = {}
     last_deal: int | None = None
     for i, rec in enumerate(journal):
@@ -328,6 +330,15 @@ def _covers(journal: list[Record]) -> dict[int, Record]:
             last_deal = i
         elif rec.kind == "cover" and last_deal is not None:
             out[last_deal] = Record("deal", names=rec.names, hands=rec.hands)
+            shown = iter(rec.text.split())
+            for j in range(last_deal + 1, i):
+                old = journal[j]
+                if old.kind in ("cmd", "move") and old.seat == rec.seat >= 0 and (
+                    old.text.startswith("/give ")
+                ):
+                    card = next(shown, None)
+                    if card is not None:
+                        out[j] = replace(old, text=f"/give {card}", action=-1)
             last_deal = None
     return out
 

@@ -19,7 +19,7 @@ from typing import Any, Final, Protocol
 from ..engine.cards import DIAMOND_ACES, Card, card_ascii, cards_of
 from ..engine.errors import IllegalAction
 from ..engine.game import Exchange, Game, hands_from_kinds
-from ..engine.observation import Observation, cover_deal, observe, unplayed_cover
+from ..engine.observation import Observation, cover_deal, observe, unplayed_cover_gives
 from ..engine.order import SCHEMES, TRUMP
 from ..engine.scoring import bock_trigger, score
 from ..engine.types import (
@@ -807,9 +807,7 @@ class Table:
         hidden: the journal gets a cover deal, as for an aborted game."""
         rec = self.series.record_cancelled(game, self.game_number, self.names())
         self.finished.append(rec)
-        hands = unplayed_cover(game, random.Random(secrets.randbits(64)))
-        self._log(Record("cover", names=tuple(self.names()), hands=tuple(
-            " ".join(card_ascii(c) for c in sorted_hand(None, h)) for h in hands)))
+        self._log_cover(game)
         self.dealer = game.dealer
         names = self.names()
         key = "thrown" if game.cancelled == "thrown" else "poverty_nobody"
@@ -1013,10 +1011,25 @@ class Table:
         the journal gets a cover deal (public facts only) that exports show instead."""
         rec = self.series.record_cancelled(game, self.game_number, self.names())
         self.finished.append(rec)
-        hands = cover_deal(game, random.Random(secrets.randbits(64)))
-        self._log(Record("cover", names=tuple(self.names()), hands=tuple(
-            " ".join(card_ascii(c) for c in sorted_hand(None, h)) for h in hands)))
+        self._log_cover(game)
         game.phase = Phase.FINISHED
+
+    def _log_cover(self, game: Game) -> None:
+        """Journal the cover deal of ``game``, which ended unplayed: the hands an export
+        shows instead of the real ones, and (a poverty nobody took) the gives it shows
+        instead of the poor player's real ones."""
+        rng = random.Random(secrets.randbits(64))
+        gives: list[Card] = []
+        ex = game.exchange
+        if game.cancelled or (ex is not None and not game.tricks and not game.trick):
+            hands, gives = unplayed_cover_gives(game, rng)
+        else:
+            hands = cover_deal(game, rng)
+        self._log(Record(
+            "cover", seat=ex.poor if gives and ex is not None else -1,
+            text=" ".join(card_ascii(c) for c in gives), names=tuple(self.names()),
+            hands=tuple(" ".join(card_ascii(c) for c in sorted_hand(None, h)) for h in hands),
+        ))  # fmt: skip
 
     # ---------------------------------------------------------------- computer players
     def bot_to_move(self) -> int | None:
