@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
+from feed_harness import feed, kill_after_acks
 from testdata import CONFORMANCE
 
 from dokobot.host.events import Input
@@ -36,15 +34,6 @@ def _expected(script: Path) -> list[dict[str, object]]:
     return rep.results()
 
 
-def _feed(script: Path, store: Path | str, start: int) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "dokobot.cli", "feed", str(script), "--store", str(store),
-         "--from", str(start), "--json"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-
-
 def test_sigkill_at_random_points_loses_nothing(tmp_path: Path, store_location: str) -> None:
     """On SQLite and on PostgreSQL (where each restart takes over the lease of the killed
     process at once: its connections are gone)."""
@@ -56,26 +45,12 @@ def test_sigkill_at_random_points_loses_nothing(tmp_path: Path, store_location: 
     acked = 0
     kills = 0
     for _ in range(40):
-        proc = _feed(script, store, acked + 1)
-        assert proc.stdout is not None
+        proc = feed(script, store, acked + 1)
         # Kill after a random number of acknowledged lines (and a random extra delay).
         target = rng.randint(5, 60)
-        lines_out: list[str] = []
-        seen = 0
-        for out in proc.stdout:
-            lines_out.append(out)
-            if out.startswith("ACK "):
-                seen += 1
-                if seen >= target:
-                    time.sleep(rng.uniform(0, 0.01))
-                    proc.send_signal(signal.SIGKILL)
-                    kills += 1
-                    break
-        proc.wait()
-        lines_out += proc.stdout.readlines()
-        for out in lines_out:
-            if out.startswith("ACK "):
-                acked = max(acked, int(out.split()[1]))
+        lines_out, run_acked, killed = kill_after_acks(proc, target, rng, 0.01)
+        kills += killed
+        acked = max(acked, run_acked)
         if proc.returncode == 0:
             results = [json.loads(x) for x in lines_out if x.startswith("{")]
             break
@@ -102,7 +77,7 @@ def test_a_durable_line_whose_ack_was_lost_is_not_applied_twice(tmp_path: Path) 
         capture_output=True, text=True, timeout=120, check=True,
     )  # fmt: skip
     assert ran.stdout.splitlines()[-1] == f"ACK {n}"
-    proc = _feed(script, store, n)  # as if "ACK n" had never been printed
+    proc = feed(script, store, n)  # as if "ACK n" had never been printed
     out, _ = proc.communicate(timeout=120)
     assert proc.returncode == 0
     assert [json.loads(x) for x in out.splitlines() if x.startswith("{")] == expected

@@ -3,28 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
 import random
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
+from feed_harness import feed, kill_after_acks
 
 from dokobot.host.replay import Replayer
 from dokobot.host.service import default_bot_factory
 from dokobot.host.table import command_for
-
-
-def _feed(script: Path, store: Path, start: int) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "dokobot.cli", "feed", str(script), "--store", str(store),
-         "--from", str(start), "--json"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )  # fmt: skip
 
 
 def _results(out: str) -> list[dict[str, object]]:
@@ -77,12 +64,12 @@ def test_odd_names_fed_in_two_halves_equal_the_straight_replay(tmp_path: Path) -
     half = len(script) // 2
     path.write_text("\n".join(script[:half]) + "\n")
     store = tmp_path / "s.sqlite3"
-    first = _feed(path, store, 1)
+    first = feed(path, store, 1)
     out, err = first.communicate(timeout=120)
     assert first.returncode == 0, err
     assert out.splitlines()[-1] == f"ACK {half}"
     path.write_text("\n".join(script) + "\n")
-    rest = _feed(path, store, half + 1)
+    rest = feed(path, store, half + 1)
     out, err = rest.communicate(timeout=120)
     assert rest.returncode == 0, err
     assert _results(out) == expected
@@ -99,24 +86,10 @@ def _crash_run(tmp_path: Path, seed: int) -> None:
     store = tmp_path / f"crash{seed}.sqlite3"
     acked = 0
     for _ in range(60):
-        proc = _feed(path, store, acked + 1)
-        assert proc.stdout is not None
+        proc = feed(path, store, acked + 1)
         target = rng.randint(1, 12)
-        seen = 0
-        lines_out: list[str] = []
-        for out in proc.stdout:
-            lines_out.append(out)
-            if out.startswith("ACK "):
-                seen += 1
-                if seen >= target:
-                    time.sleep(rng.uniform(0, 0.005))
-                    proc.send_signal(signal.SIGKILL)
-                    break
-        proc.wait()
-        lines_out += proc.stdout.readlines()
-        for out in lines_out:
-            if out.startswith("ACK "):
-                acked = max(acked, int(out.split()[1]))
+        lines_out, run_acked, _ = kill_after_acks(proc, target, rng, 0.005)
+        acked = max(acked, run_acked)
         if proc.returncode == 0:
             assert acked == len(script)
             assert _results("".join(lines_out)) == expected, f"seed {seed}"
@@ -144,10 +117,10 @@ def test_feed_resumes_a_table_that_rests_at_its_checkpoint(tmp_path: Path) -> No
     path = tmp_path / "s.doko"
     path.write_text("\n".join(script[:second]) + "\n")
     store = tmp_path / "s.sqlite3"
-    first = _feed(path, store, 1)
+    first = feed(path, store, 1)
     assert first.wait(timeout=120) == 0
     path.write_text("\n".join(script) + "\n")
-    rest = _feed(path, store, second + 1)
+    rest = feed(path, store, second + 1)
     out, err = rest.communicate(timeout=120)
     assert rest.returncode == 0, err
     assert _results(out) == expected and len(expected) == 2
