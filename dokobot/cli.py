@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import __version__
-from .ai.base import OFFERED_LEVELS
+from .ai.levels import OFFERED_LEVELS
 from .host.i18n import LANGS
 from .host.table import BotFactory
 

@@ -451,7 +451,7 @@ def test_bot_levels_and_languages_agree_everywhere() -> None:
     import argparse
 
     from dokobot.adapters.discord import slash
-    from dokobot.ai.base import LEVELS, OFFERED_LEVELS
+    from dokobot.ai.levels import LEVELS, OFFERED_LEVELS
     from dokobot.config import _SCHEMA
     from dokobot.host.i18n import LANGS
     from dokobot.host.options import BOT_LEVELS, LANGUAGES

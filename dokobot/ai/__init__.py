@@ -3,8 +3,9 @@
 They see only an :class:`~dokobot.engine.Observation`; :func:`make_player` builds them.
 """
 
-from .base import LEVELS, ComputerPlayer, Restrictions, make_player
+from .base import ComputerPlayer, Restrictions
 from .legal import legal_actions, legal_calls
+from .levels import LEVELS, make_player
 
 __all__ = [
     "LEVELS",

@@ -21,7 +21,7 @@ from dataclasses import dataclass, fields
 from decimal import Decimal
 from typing import Any, Final
 
-from ..ai.base import OFFERED_LEVELS
+from ..ai.levels import OFFERED_LEVELS
 from ..engine.rules import WEDDING_TRICKS, Rules
 from .i18n import LANGS
 

@@ -13,16 +13,14 @@ import csv
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final, Protocol
 
 from ..engine.game import Game
 from ..engine.observation import public_parties
 from ..engine.scoring import Result
 from ..engine.types import CALL_KEYS, CALL_RE, GameType, Party
 from .i18n import Term, render, text
-
-if TYPE_CHECKING:
-    from .table import Table
+from .stakes import LedgerEntry
 
 
 @dataclass(slots=True)
@@ -493,7 +491,17 @@ CSV_COLUMNS: Final = (
 )
 
 
-def series_csv(table: Table) -> str:
+class ScoreHistory(Protocol):
+    """What :func:`series_csv` reads of a table (a :class:`~dokobot.host.table.Table`)."""
+
+    @property
+    def finished(self) -> list[GameRecord]: ...
+
+    @property
+    def settlements(self) -> list[LedgerEntry]: ...
+
+
+def series_csv(table: ScoreHistory) -> str:
     """The table's score list as CSV (every game of every series, for ``/export``).
 
     One ``game`` row per game; a ``settlement`` row after a series settled with a fixed

@@ -1,0 +1,73 @@
+"""The computer players' levels: one declaration per level, and the factory.
+
+This module imports the players; the players import only :mod:`dokobot.ai.base`.
+
+>>> from dokobot.engine import DEFAULT_RULES, Game, observe
+>>> g = Game.deal(DEFAULT_RULES, dealer=3, seed=2)
+>>> p = make_player("random", seed=1)
+>>> p.name, p.decide(observe(g, 0)), p.announce(observe(g, 0))
+('random', 48, None)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .base import NO_RESTRICTIONS, ComputerPlayer, Restrictions
+from .heuristic import HeuristicPlayer
+from .search import SearchPlayer
+from .simple import ChaosPlayer, RandomPlayer
+
+__all__ = ["LEVELS", "OFFERED_LEVELS", "Level", "make_player"]
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """One computer level: its name, whether players may choose it, and how to make one
+    (seed, restrictions, time budget in seconds, fixed work)."""
+
+    name: str
+    offered: bool
+    make: Callable[[int, Restrictions, float | None, bool], ComputerPlayer]
+
+
+REGISTRY: tuple[Level, ...] = (
+    Level("random", True, lambda seed, r, _budget, _fixed: RandomPlayer(seed, r)),
+    Level("chaos", False, lambda seed, r, _budget, _fixed: ChaosPlayer(seed, r)),
+    Level("easy", True, lambda seed, r, _budget, _fixed: HeuristicPlayer(seed, r, noise=0.25)),
+    Level("normal", True, lambda seed, r, _budget, _fixed: HeuristicPlayer(seed, r, noise=0.0)),
+    Level(
+        "strong",
+        True,
+        lambda seed, r, budget, fixed: SearchPlayer(seed, r, budget_s=budget, fixed=fixed),
+    ),
+)
+"""Every level, weakest first (``chaos`` is for fuzzing and not offered)."""
+
+LEVELS = tuple(level.name for level in REGISTRY)
+OFFERED_LEVELS = tuple(level.name for level in REGISTRY if level.offered)
+"""The levels players may choose: options, commands, config and the command line all take
+them from here."""
+
+_BY_NAME = {level.name: level for level in REGISTRY}
+
+
+def make_player(
+    level: str,
+    *,
+    seed: int,
+    restrictions: Restrictions | None = None,
+    budget_s: float | None = None,
+    fixed: bool = False,
+) -> ComputerPlayer:
+    """A computer player of ``level`` (one of :data:`LEVELS`).
+
+    ``budget_s`` is the thinking time per decision of the ``strong`` player (CPU seconds of
+    its thread); with ``fixed`` it does a fixed amount of work derived from ``budget_s``
+    instead, and decides the same on every machine. Both are ignored by the other levels.
+    """
+    found = _BY_NAME.get(level)
+    if found is None:
+        raise ValueError(f"unknown computer level {level!r}; expected one of {', '.join(LEVELS)}")
+    return found.make(seed, restrictions or NO_RESTRICTIONS, budget_s, fixed)
