@@ -24,6 +24,8 @@ from typing import Any
 
 import yaml
 
+from .host.options import BOT_LEVELS, LANGUAGES, OptionError, TableOptions
+
 log = logging.getLogger(__name__)
 
 DISCORD_TOKEN_ENV = "DOKOBOT_DISCORD_TOKEN"
@@ -79,6 +81,9 @@ class Config:
     search_budget: float = 0.45
     bot_delay: float = 0.6
     turn_timeout: int = 0
+    tables: dict[str, str] = field(default_factory=dict)
+    """Defaults of every new table's options (the ``tables`` section: any table option,
+    by name, as ``/option`` takes it)."""
     discord: DiscordConfig | None = None
     irc: Any = None
     """:class:`dokobot.adapters.irc.IrcSettings` when an ``irc`` section is given."""
@@ -92,15 +97,15 @@ class Config:
 
 
 _SCHEMA: dict[str, Any] = {
-    "language": ("choice", ("de", "en")),
+    "language": ("choice", LANGUAGES),
     "log_level": ("choice", ("DEBUG", "INFO", "WARNING", "ERROR")),
     "store": {"path": ("str", None), "url": ("str", None), "lease_s": ("float", (1.0, 600.0))},
     "bots": {
-        "level": ("choice", ("random", "easy", "normal", "strong")),
+        "level": ("choice", BOT_LEVELS),
         "search_budget": ("float", (0.05, 10.0)),
         "delay": ("float", (0.0, 10.0)),
     },
-    "tables": {"turn_timeout": ("int", (0, 3600))},
+    "tables": {name: ("option", name) for name in TableOptions.names()},
     "discord": {
         "enabled": ("bool", None),
         "sharded": ("bool", None),
@@ -169,6 +174,14 @@ def _check(path: str, spec: Any, node: yaml.Node) -> Any:
             out[key] = _check(sub, spec[key], value_node)
         return out
     kind, arg = spec
+    if kind == "option":  # a table option: what /option takes
+        raw = yaml.safe_load(yaml.serialize(node)) if isinstance(node, yaml.ScalarNode) else None
+        word = ("on" if raw else "off") if isinstance(raw, bool) else str(raw)
+        try:
+            TableOptions().set(arg, word)
+        except OptionError as exc:
+            raise ConfigError(f"{_line(node)}{path}: must be {exc.params['what']}") from exc
+        return word
     if kind == "intlist":
         values = yaml.safe_load(yaml.serialize(node)) if isinstance(node, yaml.SequenceNode) else None
         if not isinstance(values, list) or not all(
@@ -265,12 +278,24 @@ def parse_config(text: str, env: Mapping[str, str] | None = None, source: str = 
         search_budget=float(bots.get("search_budget", 0.45)),
         bot_delay=float(bots.get("delay", 0.6)),
         turn_timeout=int(tables.get("turn_timeout", 0)),
+        tables=_table_defaults(tables),
         discord=discord_cfg,
         irc=irc_settings,
         log_level=data.get("log_level", "INFO"),
         web=WebConfig(**data.get("web", {})),
         source=source or "(text)",
     )
+
+
+def _table_defaults(tables: dict[str, str]) -> dict[str, str]:
+    """The ``tables`` section, checked as a whole (options that exclude each other)."""
+    options = TableOptions()
+    for name, word in tables.items():
+        try:
+            options = options.set(name, word)
+        except OptionError as exc:
+            raise ConfigError(f"tables.{name}: {exc}") from exc
+    return dict(tables)
 
 
 def _store_location(store: dict[str, Any]) -> str:

@@ -54,6 +54,8 @@ async def serve(config: Config) -> None:
         bot_level=config.bot_level,
         turn_timeout=config.turn_timeout,
     )
+    for name, word in config.tables.items():
+        defaults = defaults.set(name, word)
     router = Router(
         bot_factory=default_bot_factory(config.search_budget),
         default_language=config.language,

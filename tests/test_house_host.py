@@ -380,36 +380,6 @@ def test_an_illegal_computer_move_is_logged(caplog: pytest.LogCaptureFixture) ->
     caplog.clear()
 
 
-def test_house_commands_agree_across_router_help_and_discord() -> None:
-    from dokobot.adapters.discord.i18n import GERMAN
-    from dokobot.adapters.discord.slash import HELP_TOPICS, DokoCommands
-    from dokobot.host.i18n import catalogue
-    from dokobot.host.router import COMMANDS
-
-    slash = {c.name for c in DokoCommands.__cog_app_commands__}
-    for cmd, german in (("poverty", "armut"), ("throw", "schmeissen"), ("take", "nehmen"),
-                        ("decline", "ablehnen"), ("give", "geben")):
-        assert COMMANDS[cmd][:2] == (cmd, german)
-        assert cmd in slash and cmd in HELP_TOPICS and GERMAN[cmd] == german
-        for lang in ("en", "de"):
-            assert f"brief.{cmd}" in catalogue(lang) and f"help.{cmd}" in catalogue(lang)
-    assert "geben" not in COMMANDS["start"]  # /geben gives cards now (RULES §12.1)
-
-
-def test_every_chat_command_has_a_slash_command_with_the_same_german_name() -> None:
-    # One declaration of the names (host.router.COMMANDS); Discord's German names follow it
-    # (they disagreed before: /aussteigen on Discord, /verlassen in the chat and the help).
-    from dokobot.adapters.discord.i18n import GERMAN
-    from dokobot.adapters.discord.slash import HELP_TOPICS, DokoCommands
-    from dokobot.host.router import COMMANDS
-
-    slash = {c.name for c in DokoCommands.__cog_app_commands__}
-    chat = set(COMMANDS) - {"quit"}  # the console's own command
-    assert chat <= slash and chat == set(HELP_TOPICS)
-    for cmd in chat:
-        assert GERMAN[cmd] == COMMANDS[cmd][1], cmd
-
-
 @pytest.mark.parametrize(
     "steps",
     [
@@ -445,28 +415,6 @@ def test_an_export_of_a_house_rule_game_replays_exactly(name: str) -> None:
     again = Replayer()
     again.run_lines(lines)
     assert not again.failures and again.results() == rep.results()
-
-
-def test_bot_levels_and_languages_agree_everywhere() -> None:
-    import argparse
-
-    from dokobot.adapters.discord import slash
-    from dokobot.ai.levels import LEVELS, OFFERED_LEVELS
-    from dokobot.config import _SCHEMA
-    from dokobot.host.i18n import LANGS
-    from dokobot.host.options import BOT_LEVELS, LANGUAGES
-
-    assert BOT_LEVELS == slash.BOT_LEVELS == OFFERED_LEVELS and set(OFFERED_LEVELS) < set(LEVELS)
-    assert tuple(_SCHEMA["bots"]["level"][1]) == OFFERED_LEVELS
-    assert set(_SCHEMA["language"][1]) == set(LANGUAGES) == set(LANGS)
-    from dokobot import cli
-
-    parser = cli.build_parser()
-    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    console = sub.choices["console"]
-    level = next(a for a in console._actions if a.dest == "level")
-    lang = next(a for a in console._actions if a.dest == "lang")
-    assert tuple(level.choices or ()) == OFFERED_LEVELS and set(lang.choices or ()) == set(LANGS)
 
 
 def test_stats_count_no_exchanged_card_as_played_before_a_call() -> None:

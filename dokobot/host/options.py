@@ -32,21 +32,40 @@ RATED: Final = ("auto", "on", "off")
 """Values of the option ``rated``: whether finished games count for the rating (``auto``:
 only games of four people)."""
 
-HOUSE_RULES: Final[dict[str, str]] = {
-    "poverty": "armut",
-    "throw_in": "schmeissen",
-    "piglets": "schweinchen",
-    "bock": "bock",
-    "nines": "neunen",
-    "wedding_trick": "hochzeitsstich",
-}
-"""The house-rule options (RULES §12) and their German names. Their defaults are the
-plain game; none may differ from it while ``tournament`` is on."""
-OPTION_ALIASES: Final[dict[str, str]] = {de: en for en, de in HOUSE_RULES.items()}
-"""German option names accepted by ``/option``."""
-
 _TRUE: Final = {"on", "true", "yes", "1", "an", "ja", "ein"}
 _FALSE: Final = {"off", "false", "no", "0", "aus", "nein"}
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """The declaration of one table option (the metadata of its :class:`TableOptions`
+    field, made by :func:`option`): the values it takes, its German name, whether it is a
+    house rule. Its type and default are the field's; its help text is the catalogues'
+    ``option_help.NAME``."""
+
+    values: tuple[str, ...] = ()
+    """The words of an option that takes one of a few (``mode``)."""
+    low: float = 0
+    high: float = 0
+    step: int = 1
+    off: bool = False
+    """0 is taken too (it turns the option off), below :attr:`low`."""
+    what: str = ""
+    """The values it takes, as the error message says (English)."""
+    german: str | None = None
+    """Its German name, accepted by ``/option`` (house rules)."""
+    house: bool = False
+    """A house rule (RULES §12): may not differ from the plain game in tournament mode."""
+    synonyms: tuple[tuple[str, str], ...] = ()
+    """More words and the value each means (``rated on``)."""
+
+
+def option(default: Any, **declaration: Any) -> Any:
+    """A :class:`TableOptions` field with its :class:`Option` declaration."""
+    return dataclasses.field(default=default, metadata={"option": Option(**declaration)})
+
+
+_ON_OFF: Final = "on or off"
 
 
 class OptionError(ValueError):
@@ -62,33 +81,39 @@ class OptionError(ValueError):
 class TableOptions:
     """Options of one table; immutable, :meth:`set` returns a changed copy."""
 
-    tournament: bool = False
-    series_length: int = 24
-    mode: str = "free"
-    stake: int = 1
-    limit: int = 0
-    commission: float = 0.0
-    lust_solo_leads: bool = False
-    second_heart10_wins: bool = False
-    language: str = "en"
-    turn_timeout: int = 0
-    standin: bool = True
-    bot_level: str = "normal"
-    bare_cards: bool = True
+    tournament: bool = option(False, what=_ON_OFF)
+    series_length: int = option(24, low=4, high=96, step=4, what="a multiple of 4 from 4 to 96")
+    mode: str = option("free", values=MODES)
+    stake: int = option(1, low=0, high=1_000_000, what="a whole number from 0 to 1000000")
+    limit: int = option(0, low=0, high=1_000_000, what="a whole number from 0 to 1000000")
+    commission: float = option(0.0, low=0.0, high=50.0, what="a percentage from 0 to 50")
+    lust_solo_leads: bool = option(False, what=_ON_OFF)
+    second_heart10_wins: bool = option(False, what=_ON_OFF)
+    language: str = option("en", values=LANGUAGES)
+    turn_timeout: int = option(
+        0, low=10, high=3600, off=True, what="0 (off) or seconds from 10 to 3600"
+    )
+    standin: bool = option(True, what=_ON_OFF)
+    bot_level: str = option("normal", values=BOT_LEVELS)
+    bare_cards: bool = option(True, what=_ON_OFF)
     """A card typed alone in the channel (``CQ``, ``3``) plays it on your turn. Private
     messages always take bare cards; on IRC channels the default is off (see
     :meth:`for_channel`), so chat such as ``11`` or ``ha`` never plays a card."""
-    images: bool = True
+    images: bool = option(True, what=_ON_OFF)
     """Show cards as pictures where the platform can (Discord)."""
-    rated: str = "auto"
-    poverty: bool = False
-    throw_in: bool = False
-    piglets: bool = False
-    bock: bool = False
+    rated: str = option(
+        "auto", values=RATED, synonyms=tuple((w, "on") for w in sorted(_TRUE))
+        + tuple((w, "off") for w in sorted(_FALSE)),
+    )  # fmt: skip
+    poverty: bool = option(False, what=_ON_OFF, house=True, german="armut")
+    throw_in: bool = option(False, what=_ON_OFF, house=True, german="schmeissen")
+    piglets: bool = option(False, what=_ON_OFF, house=True, german="schweinchen")
+    bock: bool = option(False, what=_ON_OFF, house=True, german="bock")
     """Bock rounds: after a 120 : 120, re and kontra both called or a lost solo, the next 4
     games count double (a matter of the series, not of the engine)."""
-    nines: bool = True
-    wedding_trick: str = "first"
+    nines: bool = option(True, what=_ON_OFF, house=True, german="neunen")
+    wedding_trick: str = option("first", values=WEDDING_TRICKS, house=True,
+                                german="hochzeitsstich")  # fmt: skip
 
     @property
     def rules(self) -> Rules:
@@ -200,6 +225,23 @@ class TableOptions:
 
 _PLAIN: Final = TableOptions()
 
+OPTIONS: Final[dict[str, Option]] = {
+    f.name: f.metadata["option"] for f in fields(TableOptions)
+}
+"""Every table option's declaration, by name, in the order of ``/options``."""
+_TYPES: Final[dict[str, str]] = {
+    f.name: str(f.type) for f in fields(TableOptions)
+}
+HOUSE_RULES: Final[dict[str, str]] = {
+    name: decl.german for name, decl in OPTIONS.items() if decl.house and decl.german
+}
+"""The house-rule options (RULES §12) and their German names. Their defaults are the
+plain game; none may differ from it while ``tournament`` is on."""
+OPTION_ALIASES: Final[dict[str, str]] = {
+    decl.german: name for name, decl in OPTIONS.items() if decl.german
+}
+"""German option names accepted by ``/option``."""
+
 
 def whole_number(text: str) -> int | None:
     """``text`` as a whole number written with the digits 0-9, else None.
@@ -219,56 +261,30 @@ def _bad(name: str, what: str) -> OptionError:
 
 
 def _parse(name: str, raw: str) -> Any:
-    if name in ("tournament", "lust_solo_leads", "second_heart10_wins", "standin", "bare_cards",
-                "images", "poverty", "throw_in", "piglets", "bock", "nines"):
+    decl = OPTIONS[name]
+    kind = _TYPES[name]
+    if kind == "bool":
         if raw in _TRUE:
             return True
         if raw in _FALSE:
             return False
-        raise _bad(name, "on or off")
-    if name == "series_length":
+    elif kind == "int":
         n = whole_number(raw)
-        if n is not None and n % 4 == 0 and 4 <= n <= 96:
+        if n is not None and (
+            (decl.low <= n <= decl.high and n % decl.step == 0) or (decl.off and n == 0)
+        ):
             return n
-        raise _bad(name, "a multiple of 4 from 4 to 96")
-    if name in ("stake", "limit"):
-        n = whole_number(raw)
-        if n is not None and n <= 1_000_000:
-            return n
-        raise _bad(name, "a whole number from 0 to 1000000")
-    if name == "turn_timeout":
-        n = whole_number(raw)
-        if n is not None and (n == 0 or 10 <= n <= 3600):
-            return n
-        raise _bad(name, "0 (off) or seconds from 10 to 3600")
-    if name == "commission":
+    elif kind == "float":
         try:
             value = float(raw.rstrip("%"))
         except ValueError:
             value = -1.0
-        if 0.0 <= value <= 50.0:
+        if decl.low <= value <= decl.high:
             return value
-        raise _bad(name, "a percentage from 0 to 50")
-    if name == "mode":
-        if raw in MODES:
+    else:
+        if raw in decl.values:
             return raw
-        raise _bad(name, " | ".join(MODES))
-    if name == "language":
-        if raw in LANGUAGES:
-            return raw
-        raise _bad(name, " | ".join(LANGUAGES))
-    if name == "rated":
-        if raw in RATED:
-            return raw
-        if raw in _TRUE | _FALSE:
-            return "on" if raw in _TRUE else "off"
-        raise _bad(name, " | ".join(RATED))
-    if name == "wedding_trick":
-        if raw in WEDDING_TRICKS:
-            return raw
-        raise _bad(name, " | ".join(WEDDING_TRICKS))
-    if name == "bot_level":
-        if raw in BOT_LEVELS:
-            return raw
-        raise _bad(name, " | ".join(BOT_LEVELS))
-    raise _bad(name, "?")  # pragma: no cover
+        synonym = dict(decl.synonyms).get(raw)
+        if synonym is not None:
+            return synonym
+    raise _bad(name, decl.what or " | ".join(decl.values))

@@ -25,13 +25,17 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine.errors import NotationError
 from ..engine.game import hands_from_kinds
 from ..engine.notation import parse_cards
 from .events import Event, Input, Private, Public
+from .export import _is  # the shared record test
+from .export import export_lines as export_lines
+from .export import export_table as export_table
+from .export import running_game_start as running_game_start
 from .journal import Record, quote_name
 from .notes import Refusal
 from .router import Router
@@ -266,92 +270,6 @@ class Replayer:
 
     def results(self) -> list[dict[str, Any]]:
         return [rec.as_json() for rec in self.table.finished]
-
-
-def running_game_start(journal: list[Record]) -> int | None:
-    """Index of the first record of the game that was dealt last: its ``deal`` (None if
-    no game was started)."""
-    starts = [i for i, r in enumerate(journal) if _is(r, "cmd", "/start")]
-    if not starts:
-        return None
-    deals = [i for i, r in enumerate(journal[: starts[-1]]) if _is(r, "deal")]
-    return deals[-1] if deals else starts[-1]
-
-
-def _is(rec: Record, kind: str, text: str = "") -> bool:
-    """Whether ``rec`` is of ``kind`` (``cmd``: the command ``text``), also as an old
-    replay line."""
-    if rec.kind == "line":
-        if kind == "cmd":
-            return rec.text.endswith(": " + text)
-        return rec.text.startswith(f"!{kind} ")
-    return rec.kind == kind and (kind != "cmd" or rec.text == text)
-
-
-def export_lines(channel: str, journal: list[Record], *, running: bool = False) -> list[str]:
-    """A journal as a replay file of the finished games (computer players' moves included).
-
-    ``running``: the last game is still being played; it is left out, with a note, so that
-    its hands stay hidden. Deal seeds are never exported (every deal is a ``!deal`` line).
-    Each person's platform id comes once, as ``!user``, before their first line; a command
-    that needed a server admin's rights is preceded by ``!admin``.
-    """
-    out = [f"# dokobot export of {channel}", "!bots scripted"]
-    cut = running_game_start(journal) if running else None
-    known: dict[str, str] = {}
-    admins: set[str] = set()
-    records = journal if cut is None else journal[:cut]
-    covers = _covers(records)
-    for i, rec in enumerate(records):
-        if rec.kind in ("feed", "cover") or _is(rec, "seed"):
-            continue
-        rec = covers.get(i, rec)
-        if rec.kind == "cmd" and rec.user and known.get(rec.name) != rec.user:
-            known[rec.name] = rec.user
-            out.append(f"!user {quote_name(rec.name)}={rec.user}")
-        if rec.admin and rec.name not in admins:
-            admins.add(rec.name)
-            out.append(f"!admin {quote_name(rec.name)}")
-        out.append(rec.line())
-    if cut is not None:
-        out.append("# the running game is left out: it is exported once it is over")
-    return out
-
-
-def _covers(journal: list[Record]) -> dict[int, Record]:
-    """The records to show instead of real ones, by index: the deal record before each
-    ``cover`` record (a game that ended unplayed) as a deal with the cover's hands, and, if
-    the cover shows made-up gives (a poverty nobody took), the poor player's ``/give``
-    records of that game with those cards."""
-    out: dict[int, Record] = {}
-    last_deal: int | None = None
-    for i, rec in enumerate(journal):
-        if rec.kind == "deal":
-            last_deal = i
-        elif rec.kind == "cover" and last_deal is not None:
-            out[last_deal] = Record("deal", names=rec.names, hands=rec.hands)
-            shown = iter(rec.text.split())
-            for j in range(last_deal + 1, i):
-                old = journal[j]
-                if old.kind in ("cmd", "move") and old.seat == rec.seat >= 0 and (
-                    old.text.startswith("/give ")
-                ):
-                    card = next(shown, None)
-                    if card is not None:
-                        out[j] = replace(old, text=f"/give {card}", action=-1)
-            last_deal = None
-    return out
-
-
-def export_table(
-    table: Table, journal: list[Record] | None = None, *, running: bool = False
-) -> str:
-    """The table's history as a replay file (see :func:`export_lines`).
-
-    ``journal``: the whole journal, where the table keeps only its unsaved records.
-    """
-    records = table.journal if journal is None else journal
-    return "\n".join(export_lines(table.channel, records, running=running)) + "\n"
 
 
 class RestoreError(ValueError):

@@ -21,6 +21,7 @@ from ..stats import Stats, finished_game
 from ..store import Checkpoint, MemoryStore, Store
 from . import checkpoint
 from .board import board_view
+from .commands import slow_commands
 from .events import Board, Event, Input, Private, Public, draw_pictures, has_pictures_to_draw
 from .i18n import render
 from .journal import Record
@@ -596,7 +597,7 @@ class Service:
             await asyncio.gather(*tasks, return_exceptions=True)
 
 
-SLOW_COMMANDS: Final = frozenset({"export", "stats", "top", "score"})
+SLOW_COMMANDS: Final = slow_commands()
 """Commands that may read a long history (an export, the statistics, the score list as CSV
 or chart): answered in a worker thread, so the event loop never waits for them."""
 

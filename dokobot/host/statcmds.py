@@ -19,7 +19,7 @@ from .stakes import server_of
 from .table import Table
 
 if TYPE_CHECKING:
-    from .router import Context, Router
+    from .context import Context, Host
 
 TOP_SIZE: Final = 10
 BOARD_NAMES: Final[dict[str, str]] = {
@@ -35,7 +35,7 @@ _MENTION: Final = re.compile(r"<@!?(\d+)>")
 SOLO_KINDS: Final = ("clubs", "spades", "hearts", "diamonds", "queens", "jacks", "fleshless")
 
 
-def _stats(router: Router) -> Stats:
+def _stats(router: Host) -> Stats:
     if router.stats is None:
         raise Refusal("stats.unavailable")
     return router.stats
@@ -49,7 +49,7 @@ def _server(ctx: Context) -> str:
 
 
 def _reply(
-    router: Router, ctx: Context, text: str, draw: Callable[[], bytes] | None = None
+    router: Host, ctx: Context, text: str, draw: Callable[[], bytes] | None = None
 ) -> list[Event]:
     channel = ctx.inp.channel or (ctx.table.channel if ctx.table else "")
     return [Private(channel, ctx.inp.user, text, reply=True, kind="info", draw=draw)]
@@ -122,7 +122,7 @@ def player_lines(p: PlayerStats, lang: str) -> list[str]:
     return lines
 
 
-def cmd_stats(router: Router, ctx: Context, args: list[str]) -> list[Event]:
+def cmd_stats(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     """``/stats [PLAYER] [chart]``: a person's figures on this server, privately."""
     stats = _stats(router)
     book = stats.book(_server(ctx))
@@ -187,7 +187,7 @@ def top_lines(book: StatsBook, board: str, user: str, lang: str) -> list[str]:
     return lines
 
 
-def cmd_top(router: Router, ctx: Context, args: list[str]) -> list[Event]:
+def cmd_top(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     """``/top [points|rating|games|solo]``: the leaderboard, in the channel."""
     stats = _stats(router)
     board = BOARD_NAMES.get(args[0].lower()) if args else "points"
@@ -205,7 +205,7 @@ def cmd_top(router: Router, ctx: Context, args: list[str]) -> list[Event]:
     return [Public(table.channel, "\n".join(lines))]
 
 
-def cmd_web(router: Router, ctx: Context, args: list[str]) -> list[Event]:
+def cmd_web(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     """``/web``: the link to the server's pages; ``/web on|off`` (admins)."""
     stats = _stats(router)
     server = _server(ctx)
@@ -229,7 +229,7 @@ def cmd_web(router: Router, ctx: Context, args: list[str]) -> list[Event]:
     return _reply(router, ctx, render(lang, "stats.web_link", {"url": url}))
 
 
-def score_chart(router: Router, ctx: Context, table: Table, args: list[str]) -> list[Event]:
+def score_chart(router: Host, ctx: Context, table: Table, args: list[str]) -> list[Event]:
     """``/score chart [N]``: the running totals of the running series (or series N)."""
     lang = router.lang_of(ctx.inp.user, table)
     number = whole_number(args[0]) if args else table.series.number
@@ -257,7 +257,7 @@ def score_chart(router: Router, ctx: Context, table: Table, args: list[str]) -> 
     return _reply(router, ctx, text, draw)
 
 
-def game_links(router: Router, table: Table, games: list[FinishedGame]) -> list[Event]:
+def game_links(router: Host, table: Table, games: list[FinishedGame]) -> list[Event]:
     """Channel messages linking each stored game to its web page (none without pages)."""
     if router.stats is None:
         return []

@@ -45,7 +45,7 @@ from discord.ext import commands
 from dokobot.adapters.discord.board import TABLE_PICTURE, board_embed
 from dokobot.adapters.discord.buttons import DokoButton, choices_view, table_view, verb
 from dokobot.adapters.discord.i18n import DokoTranslator, lang_of, text
-from dokobot.adapters.discord.slash import DokoCommands
+from dokobot.adapters.discord.slash import slash_commands
 from dokobot.host.board import BoardView
 from dokobot.host.events import Board, Choice, Event, Input, Private
 from dokobot.render import hand_png, trick_png
@@ -572,7 +572,8 @@ class DiscordAdapter(commands.Bot):
     async def setup_hook(self) -> None:
         self.add_dynamic_items(DokoButton)
         await self.tree.set_translator(DokoTranslator())
-        await self.add_cog(DokoCommands(self))
+        for command in slash_commands(self):
+            self.tree.add_command(command)
         if self.service.listener != self._host_listener:
             self._previous_listener = self.service.listener
             self.service.listener = self._host_listener

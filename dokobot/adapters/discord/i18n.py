@@ -1,5 +1,8 @@
 """German localisation of the slash commands and the adapter's own few strings.
 
+Command and argument names carry their German form from their declaration
+(:mod:`dokobot.host.commands`); this table translates the descriptions and choice labels.
+
 The host renders every game text in the table's language; the adapter only needs words for
 its own buttons and notices, and the names and descriptions Discord shows in the command
 picker. Those are English :class:`~discord.app_commands.locale_str` messages, translated here
@@ -9,9 +12,11 @@ for German clients.
 >>> from discord import Locale
 >>> from discord.app_commands import locale_str
 >>> t = DokoTranslator()
->>> asyncio.run(t.translate(locale_str("healthy"), Locale.german, None))
+>>> asyncio.run(t.translate(locale_str("healthy", de="gesund"), Locale.german, None))
 'gesund'
->>> asyncio.run(t.translate(locale_str("healthy"), Locale.french, None)) is None
+>>> asyncio.run(t.translate(locale_str("Play a card"), Locale.german, None))
+'Eine Karte spielen'
+>>> asyncio.run(t.translate(locale_str("healthy", de="gesund"), Locale.french, None)) is None
 True
 >>> text("my_hand", "de")
 'Meine Karten'
@@ -25,29 +30,7 @@ from typing import Final
 
 from discord import Locale, app_commands
 
-from dokobot.host.router import COMMANDS
-
 GERMAN: Final[dict[str, str]] = {
-    # command names: the router's German names (one declaration, host.router.COMMANDS)
-    **{cmd: names[1] for cmd, names in COMMANDS.items()},
-    "prompts": "aufforderungen",
-    # parameter names
-    "chart": "grafik",
-    "board": "liste",
-    "switch": "schalter",
-    "bot": "bot",
-    "type": "art",
-    "card": "karte",
-    "cards": "karten",
-    "name": "name",
-    "value": "wert",
-    "language": "sprache",
-    "command": "befehl",
-    "level": "stufe",
-    "player": "spieler",
-    "game": "spiel",
-    "csv": "csv",
-    "where": "wo",
     # command descriptions
     "Take a seat at the table in this channel": "Am Tisch in diesem Kanal Platz nehmen",
     "Seat a computer player instead of yourself": "Einen Computerspieler statt dir setzen",
@@ -143,7 +126,8 @@ class DokoTranslator(app_commands.Translator):
     ) -> str | None:
         if locale is not Locale.german:
             return None
-        return GERMAN.get(string.message)
+        german = string.extras.get("de")  # a name, declared with its German form
+        return str(german) if german is not None else GERMAN.get(string.message)
 
 
 _TEXTS: Final[dict[str, dict[str, str]]] = {

@@ -1,0 +1,76 @@
+"""Views: /hand, /table, /last, /score, /ledger."""
+
+from __future__ import annotations
+
+from ..commands import Arg, ArgKind, Phase, Who, command
+from ..context import Context, Host
+from ..events import Event, Private
+from ..notes import Refusal
+from ..options import whole_number
+from ..permissions import need_seat, need_table
+from ..series import series_csv
+from ..statcmds import CHART_WORDS, score_chart
+from ..views import describe, last_trick
+
+
+@command("hand", de="blatt", aliases=("karten",), who=Who.SEATED, phase=Phase.GAME,
+         discord="Show your hand (only you see it)")  # fmt: skip
+def hand(router: Host, ctx: Context, args: list[str]) -> list[Event]:
+    table, seat = need_seat(ctx)
+    assert table.game is not None
+    notes = [table.hand_note(seat)]
+    if table.running and table.game.turn == seat:
+        notes += [n for n in table.prompt() if n.to == seat]
+    return router.render_notes(table, notes, ctx.inp)
+
+
+@command("table", de="tisch", discord="Show the table")
+def table(router: Host, ctx: Context, args: list[str]) -> list[Event]:
+    t = need_table(ctx)
+    lang = router.lang_of(ctx.inp.user, t)
+    return router._reply(ctx, "table_view", {"view": describe(t, lang)})
+
+
+@command("last", de="letzter", aliases=("letzte",), discord="Show the last trick")
+def last(router: Host, ctx: Context, args: list[str]) -> list[Event]:
+    t = need_table(ctx)
+    played = last_trick(t, router.lang_of(ctx.inp.user, t))
+    if played is None or t.last_trick is None:
+        raise Refusal("no_last_trick")
+    winner = t.last_trick_names[t.last_trick[2]]
+    return router._reply(ctx, "last_trick", {"cards": played, "player": winner})
+
+
+@command(
+    "score", de="liste", aliases=("punkte", "stand"), slow=True, slash_first_only=True,
+    discord="Show the score list",
+    args=(
+        Arg("csv", "csv", ArgKind.FLAG, "As CSV (a file)", word="csv"),
+        Arg("chart", "grafik", ArgKind.FLAG, "The running totals of the series as a picture",
+            word="chart"),
+        Arg("game", "spiel", ArgKind.NUMBER, "A game number for its details"),
+    ),
+)  # fmt: skip
+def score(router: Host, ctx: Context, args: list[str]) -> list[Event]:
+    t = need_table(ctx)
+    lang = router.lang_of(ctx.inp.user, t)
+    if args and args[0].lower() == "csv":
+        return [Private(t.channel, ctx.inp.user, series_csv(t), reply=True, kind="export")]
+    if args and args[0].lower() in CHART_WORDS:
+        return score_chart(router, ctx, t, args[1:])
+    number = whole_number(args[0]) if args else None
+    if number is not None:
+        note = t.game_note(number, lang)
+    elif args:
+        raise Refusal("score_which", word=args[0])
+    else:
+        note = t.score_note(lang)
+    return router._reply(ctx, note.key, note.params)
+
+
+@command("ledger", de="konto", aliases=("chips",),
+         discord="Show the chip balances of this server")  # fmt: skip
+def ledger(router: Host, ctx: Context, args: list[str]) -> list[Event]:
+    t = need_table(ctx)
+    note = t.ledger_note(router.lang_of(ctx.inp.user, t))
+    return router._reply(ctx, note.key, note.params)

@@ -1,0 +1,79 @@
+"""Seating: /join, /leave, /replace, /start."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ..commands import Arg, ArgKind, Who, command
+from ..context import Context, Host
+from ..events import Event
+from ..names import normalize_name
+from ..notes import Refusal
+from ..options import BOT_LEVELS
+from ..permissions import as_admin, need_seat, need_table
+
+BOT_WORDS: tuple[str, ...] = ("bot", "computer", "ki")
+"""``/join bot``: the words that seat a computer player."""
+
+
+@command(
+    "join", de="mitspielen", aliases=("beitreten",), channel_only=True,
+    discord="Take a seat at the table in this channel",
+    args=(
+        Arg("bot", "bot", ArgKind.FLAG, "Seat a computer player instead of yourself",
+            word="bot"),
+        Arg("level", "stufe", ArgKind.CHOICE, "How strong the computer player is",
+            choices=tuple((v, v.capitalize()) for v in BOT_LEVELS)),
+    ),
+)  # fmt: skip
+def join(router: Host, ctx: Context, args: list[str]) -> list[Event]:
+    table = need_table(ctx)
+    if args and args[0].lower() in BOT_WORDS:
+        level = args[1].lower() if len(args) > 1 else None
+        if level is not None and level not in BOT_LEVELS:
+            raise Refusal("bot_level_unknown", levels=" | ".join(BOT_LEVELS))
+        if ctx.seat is None and table.owner not in (None, ctx.inp.user) and not ctx.inp.admin:
+            raise Refusal("not_seated")
+        admin = ctx.seat is None and as_admin(ctx, table)
+        notes = table.join_bot(ctx.inp.name, level, ctx.inp.user)
+        if admin:
+            table.journal[-1] = dataclasses.replace(table.journal[-1], admin=True)
+        return router.render_notes(table, notes, ctx.inp)
+    other = router.user_table.get(ctx.inp.user)
+    if other is not None and other != table.channel:
+        t = router.tables.get(other)
+        if t is not None and t.seat_of(ctx.inp.user) is not None:
+            raise Refusal("seated_elsewhere")
+    name = normalize_name(ctx.inp.name)
+    notes = table.join(ctx.inp.user, name)
+    router.user_table[ctx.inp.user] = table.channel
+    return router.render_notes(table, notes, ctx.inp)
+
+
+@command("leave", de="verlassen", aliases=("gehen",), discord="Leave the table")
+def leave(router: Host, ctx: Context, args: list[str]) -> list[Event]:
+    table = need_table(ctx)
+    notes = table.leave(ctx.inp.user)
+    if table.seat_of(ctx.inp.user) is None:
+        router.user_table.pop(ctx.inp.user, None)
+    return router.render_notes(table, notes, ctx.inp)
+
+
+@command(
+    "replace", de="ersetzen", discord="Take a computer player's seat (between games)",
+    args=(Arg("player", "spieler", ArgKind.TEXT, "The computer player whose seat you take"),),
+)  # fmt: skip
+def replace(router: Host, ctx: Context, args: list[str]) -> list[Event]:
+    table = need_table(ctx)
+    other = router.user_table.get(ctx.inp.user)
+    if other is not None and other != table.channel:
+        raise Refusal("seated_elsewhere")
+    notes = table.replace(ctx.inp.user, normalize_name(ctx.inp.name), args[0] if args else None)
+    router.user_table[ctx.inp.user] = table.channel
+    return router.render_notes(table, notes, ctx.inp)
+
+
+@command("start", de="los", who=Who.SEATED, channel_only=True, discord="Start the next game")
+def start(router: Host, ctx: Context, args: list[str]) -> list[Event]:
+    table, _ = need_seat(ctx)
+    return router.render_notes(table, table.start(ctx.inp.name, ctx.inp.user), ctx.inp)

@@ -1,0 +1,91 @@
+"""Settings and records: /option, /options, /lang, /abort, /export."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ..commands import Arg, ArgKind, Phase, Who, command
+from ..context import Context, Host
+from ..events import Event, Private
+from ..export import export_table
+from ..i18n import LANGS, text
+from ..notes import Refusal
+from ..options import OptionError, TableOptions
+from ..permissions import as_admin, need_seat, need_table, require
+from ..series import series_csv
+
+
+@command(
+    "option", de="option", changes=Who.OWNER, discord="Show or change a table option",
+    args=(
+        Arg("name", "name", ArgKind.TEXT, "Option name", required=True, suggest="option"),
+        Arg("value", "wert", ArgKind.TEXT, "New value (leave empty to show the current one)"),
+    ),
+)  # fmt: skip
+def option(router: Host, ctx: Context, args: list[str]) -> list[Event]:
+    table = need_table(ctx)
+    if not args:
+        return options(router, ctx, args)
+    name = TableOptions.canonical(args[0])
+    if name not in table.options.names():
+        guess = TableOptions.guess(name)
+        if guess is not None:
+            raise Refusal("option_unknown_guess", name=name, guess=guess)
+        raise Refusal("option_unknown", name=name, names=", ".join(table.options.names()))
+    if len(args) == 1:
+        return router._reply(
+            ctx, "option_value", {"name": name, "value": table.options.show(name)}
+        )
+    require(ctx, Who.OWNER)
+    admin = as_admin(ctx, table)
+    try:
+        notes = table.set_option(name, " ".join(args[1:]), ctx.inp.name, ctx.inp.user)
+    except OptionError as exc:
+        raise Refusal(exc.reason, names=", ".join(table.options.names()), **exc.params) from exc
+    if admin:
+        table.journal[-1] = dataclasses.replace(table.journal[-1], admin=True)
+    return router.render_notes(table, notes, ctx.inp)
+
+
+@command("options", de="optionen", discord="List the table options")
+def options(router: Host, ctx: Context, args: list[str]) -> list[Event]:
+    table = need_table(ctx)
+    opts = table.options
+    rows = [f"{n} = {opts.show(n)}" for n in opts.names()]
+    return router._reply(ctx, "options_list", {"options": "\n".join(rows)})
+
+
+@command(
+    "lang", de="sprache", aliases=("language",),
+    discord="Set the language of your own messages",
+    args=(Arg("language", "sprache", ArgKind.CHOICE, "Language", required=True,
+              choices=tuple((code, text(code, "language_name")) for code in sorted(LANGS))),),
+)  # fmt: skip
+def lang(router: Host, ctx: Context, args: list[str]) -> list[Event]:
+    if not args or args[0].lower() not in LANGS:
+        raise Refusal("lang_which", langs=" | ".join(LANGS))
+    router.langs[ctx.inp.user] = args[0].lower()
+    return router._reply(ctx, "lang_set", {"lang": args[0].lower()})
+
+
+@command("abort", de="abbrechen", who=Who.SEATED, phase=Phase.GAME,
+         discord="Abort the current game")  # fmt: skip
+def abort(router: Host, ctx: Context, args: list[str]) -> list[Event]:
+    table, seat = need_seat(ctx)
+    return router.render_notes(table, table.abort(seat), ctx.inp)
+
+
+@command(
+    "export", de="export", aliases=("exportieren",), slow=True,
+    discord="Export the game record",
+    args=(Arg("csv", "csv", ArgKind.FLAG, "Export the score list as CSV instead", word="csv"),),
+)  # fmt: skip
+def export(router: Host, ctx: Context, args: list[str]) -> list[Event]:
+    """``/export``: the replay file; ``/export csv``: the score list as CSV."""
+    table = need_table(ctx)
+    if args and args[0].lower() == "csv":
+        out = series_csv(table)
+    else:
+        lines = router.history(table) if router.history is not None else table.journal
+        out = export_table(table, lines, running=table.running)
+    return [Private(table.channel, ctx.inp.user, out, reply=True, kind="export")]

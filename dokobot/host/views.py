@@ -1,0 +1,73 @@
+"""Text views of a table for the chat: the /table view, the last trick, choice labels,
+the option list and the help list."""
+
+from __future__ import annotations
+
+import functools
+
+from ..engine.types import Phase, call_key
+from .board import public_party_keys
+from .commands import COMMANDS
+from .i18n import card_text, render
+from .table import Table
+
+
+def describe(table: Table, lang: str) -> str:
+    """The /table view: seats, trick on the table, whose turn, calls, known parties."""
+    names = table.names()
+    seats = [
+        render(lang, "view.standin", {"player": s.name}) if s.standin_for else s.name
+        for s in table.seats
+    ]
+    lines = [render(lang, "view.seats", {"seats": seats or ["-"]})]
+    game = table.game
+    if game is None or not table.running:
+        lines.append(render(lang, "view.no_game"))
+        return "\n".join(lines)
+    if game.phase is Phase.PLAYING:
+        trick = [
+            f"{names[(game.leader + i) % 4]} {card_text(c, lang)}"
+            for i, c in enumerate(game.trick)
+        ]
+        lines.append(
+            render(lang, "view.trick", {"n": len(game.tricks) + 1, "cards": trick or ["-"]})
+        )
+    lines.append(render(lang, "view.turn", {"player": names[game.turn]}))
+    calls = [f"{names[s]}: {render(lang, 'call.' + call_key(a))}" for s, a in game.calls]
+    lines.append(render(lang, "view.calls", {"calls": calls or ["-"]}))
+    known = public_party_keys(table)
+    if known:
+        lines.append(
+            render(
+                lang,
+                "view.parties",
+                {"parties": [f"{names[s]} {render(lang, 'party.' + p)}" for s, p in known]},
+            )
+        )
+    return "\n".join(lines)
+
+
+def last_trick(table: Table, lang: str) -> list[str] | None:
+    """The last trick as ``name card`` items (None before the first trick is taken)."""
+    if table.last_trick is None:
+        return None
+    leader, cards, _ = table.last_trick
+    names = table.last_trick_names
+    return [f"{names[(leader + i) % 4]} {card_text(c, lang)}" for i, c in enumerate(cards)]
+
+
+@functools.lru_cache(maxsize=4096)
+def label(text: str, lang: str) -> str:
+    """A choice's label: ``@key`` a catalogue text, ``#card`` a card, else as it is."""
+    if text.startswith("@"):
+        return render(lang, text[1:])
+    if text.startswith("#"):
+        return card_text(int(text[1:]), lang)
+    return text
+
+
+def help_rows(lang: str) -> str:
+    """The /help list: every declared command with its brief text, in ``lang``."""
+    return "\n".join(
+        f"/{spec.name_in(lang):<12} {render(lang, spec.brief_key)}" for spec in COMMANDS.values()
+    )

@@ -1,0 +1,348 @@
+"""Issue 14: each command, option, bot level and language is declared once, and everything
+made from the declarations agrees with them: the router's dispatch and permission checks,
+/help, the Discord slash tree (names, German names, arguments, choices), the service's slow
+commands, the config schema, /options and the CLI."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import re
+from pathlib import Path
+from typing import Any
+
+import discord
+import pytest
+from discord import Locale, app_commands
+
+from dokobot.adapters.discord.i18n import GERMAN, DokoTranslator
+from dokobot.adapters.discord.slash import PROMPTS, help_topics, slash_commands
+from dokobot.ai.levels import LEVELS, OFFERED_LEVELS
+from dokobot.config import _SCHEMA, parse_config
+from dokobot.host.commands import ALIASES, COMMANDS, ArgKind, Command, Phase, Who, find
+from dokobot.host.events import Input
+from dokobot.host.i18n import LANGS, catalogue, render
+from dokobot.host.options import (
+    BOT_LEVELS,
+    HOUSE_RULES,
+    LANGUAGES,
+    OPTIONS,
+    OptionError,
+    TableOptions,
+)
+from dokobot.host.router import Router
+from dokobot.host.service import SLOW_COMMANDS
+from tests.discord_fake.server import command_problems
+
+ROOT = Path(__file__).resolve().parent.parent
+SEATS = ("anna", "ben", "carl", "dora")
+
+
+class _Host:
+    """A stand-in bot that records the command texts the slash commands make."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    async def run_command(self, interaction: Any, text: str) -> None:
+        self.texts.append(text)
+
+    def card_suggestions(self, interaction: Any, current: str) -> list[app_commands.Choice[str]]:
+        return []
+
+    async def set_prompts(self, interaction: Any, where: str) -> None:
+        self.texts.append(f"prompts {where}")
+
+
+def _tree() -> dict[str, app_commands.Command[Any, ..., None]]:
+    return {c.name: c for c in slash_commands(_Host())}
+
+
+def _payloads() -> list[dict[str, Any]]:
+    async def build() -> list[dict[str, Any]]:
+        tree = app_commands.CommandTree(discord.Client(intents=discord.Intents.none()))
+        return [await c.get_translated_payload(tree, DokoTranslator())
+                for c in slash_commands(_Host())]  # fmt: skip
+
+    return asyncio.run(build())
+
+
+def _seated_router() -> Router:
+    router = Router(seed=3)
+    for name in SEATS:
+        router.handle(Input("c", name, name, "/join"))
+    return router
+
+
+def _texts(router: Router, user: str, line: str, dm: bool = False) -> list[str]:
+    return [e.text for e in router.handle(Input("c", user, user, line, dm=dm))]
+
+
+# ---------------------------------------------------------------------------- commands
+
+
+def test_every_name_of_every_command_is_routed_to_it() -> None:
+    unknown = render("en", "unknown_command", {"word": "xyz"}).split("/xyz")[0]
+    for spec in COMMANDS.values():
+        for name in spec.names:
+            assert find(name) is spec and find(name.upper()) is spec
+            router = Router(seed=1)
+            answer = _texts(router, "anna", f"/{name}") + _texts(router, "anna", f"!{name}")
+            assert not any(t.startswith(unknown) for t in answer), (name, answer)
+
+
+def test_names_are_unique_lower_case_words() -> None:
+    names = [n for spec in COMMANDS.values() for n in spec.names]
+    assert len(names) == len(set(names)) == len(ALIASES)
+    assert all(re.fullmatch(r"[a-zß0-9]+", n) for n in names), names
+
+
+def test_a_second_declaration_of_a_name_is_refused() -> None:
+    from dokobot.host.commands import command
+
+    with pytest.raises(ValueError, match="taken"):
+        command("frobnicate", de="tisch", discord="x")(lambda *a: [])
+    with pytest.raises(ValueError, match="twice"):
+        command("play", de="spielen2", discord="x")(lambda *a: [])
+    assert "frobnicate" not in COMMANDS
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_help_lists_every_command_by_its_name_in_the_language(lang: str) -> None:
+    router = Router(seed=1)
+    _texts(router, "anna", f"/lang {lang}")
+    rows = _texts(router, "anna", "/help")[0].splitlines()[1:-1]  # between head and foot
+    listed = [row.split()[0][1:] for row in rows]
+    assert listed == [spec.name_in(lang) for spec in COMMANDS.values()]
+    for spec in COMMANDS.values():
+        assert spec.brief_key in catalogue(lang) and spec.help_key in catalogue(lang)
+        explained = _texts(router, "anna", f"/help {spec.names[-1]}")[0]
+        assert explained == render(lang, spec.help_key, {"aliases": explained_aliases(spec, lang)})
+
+
+def explained_aliases(spec: Command, lang: str) -> str:
+    first = spec.name_in(lang)
+    return ", ".join("/" + a for a in dict.fromkeys([first, *spec.names]))
+
+
+def test_the_help_order_is_the_declared_groups() -> None:
+    order = list(COMMANDS)
+    assert order[:4] == ["join", "leave", "replace", "start"]
+    assert order[-2:] == ["help", "quit"]
+    assert order.index("black") < order.index("hand") < order.index("option")
+
+
+def test_seated_commands_refuse_people_who_are_not_seated() -> None:
+    router = _seated_router()
+    not_seated = render("en", "not_seated")
+    for spec in COMMANDS.values():
+        if spec.who is Who.SEATED:
+            assert _texts(router, "eve", f"/{spec.name}") == [not_seated], spec.name
+
+
+def test_game_commands_refuse_when_no_game_runs() -> None:
+    router = _seated_router()
+    no_game = render("en", "no_game")
+    for spec in COMMANDS.values():
+        if spec.phase is Phase.GAME:
+            assert _texts(router, "anna", f"/{spec.name}") == [no_game], spec.name
+
+
+def test_channel_commands_refuse_private_messages() -> None:
+    router = _seated_router()
+    here = render("en", "in_channel_only")
+    for spec in COMMANDS.values():
+        if spec.channel_only:
+            assert _texts(router, "anna", f"/{spec.name}", dm=True) == [here], spec.name
+
+
+def test_owner_only_changes_are_refused_to_others() -> None:
+    router = _seated_router()
+    changing = [s for s in COMMANDS.values() if s.changes is Who.OWNER]
+    assert [s.name for s in changing] == ["option"]
+    answer = _texts(router, "ben", "/option stake 5")
+    assert answer == [render("en", "not_owner", {"owner": "anna"})]
+    assert router.tables["c"].options.stake == 1
+
+
+def test_slow_commands_are_the_declared_ones() -> None:
+    assert {s.name for s in COMMANDS.values() if s.slow} == SLOW_COMMANDS
+    assert {"export", "stats", "top", "score"} == SLOW_COMMANDS
+
+
+# ---------------------------------------------------------------------------- Discord
+
+
+def test_every_command_is_a_slash_command_or_says_why_not() -> None:
+    tree = _tree()
+    on_discord = {s.name for s in COMMANDS.values() if s.discord is not None}
+    assert set(tree) == on_discord | {PROMPTS[0]}
+    for spec in COMMANDS.values():
+        assert (spec.discord is None) == bool(spec.not_on_discord), spec.name
+    assert [s.name for s in COMMANDS.values() if s.discord is None] == ["quit"]
+    assert set(help_topics()) == on_discord
+
+
+def test_the_slash_tree_has_the_declared_names_arguments_and_german_names() -> None:
+    payloads = {p["name"]: p for p in _payloads()}
+    assert command_problems(list(payloads.values())) == []
+    for spec in COMMANDS.values():
+        if spec.discord is None:
+            continue
+        p = payloads[spec.name]
+        assert p["name_localizations"] == {"de": spec.de}, spec.name
+        assert p["description"] == spec.discord
+        assert p["description_localizations"] == {"de": GERMAN[spec.discord]}
+        options = {o["name"]: o for o in p.get("options", [])}
+        assert set(options) == {a.name for a in spec.args}, spec.name
+        for arg in spec.args:
+            o = options[arg.name]
+            assert o["name_localizations"] == {"de": arg.de}
+            assert o["description_localizations"] == {"de": GERMAN[arg.describe]}
+            assert bool(o.get("required")) == arg.required
+            got = [(c["value"], c["name"]) for c in o.get("choices", [])]
+            assert got == list(arg.choices), (spec.name, arg.name)
+            for value, label in arg.choices:
+                de = next(c for c in o["choices"] if c["value"] == value)
+                if label in GERMAN:
+                    assert de["name_localizations"] == {"de": GERMAN[label]}
+            assert bool(o.get("autocomplete")) == bool(arg.suggest)
+    assert payloads["prompts"]["name_localizations"] == {"de": PROMPTS[1]}
+
+
+def test_every_english_text_of_the_slash_tree_has_a_german_one() -> None:
+    for spec in COMMANDS.values():
+        texts = [spec.discord] if spec.discord else []
+        for arg in spec.args:
+            texts.append(arg.describe)
+            texts += [label for value, label in arg.choices if arg.name not in ("language",)]
+        for text in texts:
+            assert text in GERMAN, (spec.name, text)
+
+
+def _call(cmd: str, **values: Any) -> str:
+    host = _Host()
+    command = next(c for c in slash_commands(host) if c.name == cmd)
+    asyncio.run(command.callback(None, **values))  # type: ignore[arg-type, call-arg]
+    return host.texts[-1]
+
+
+def test_slash_commands_send_the_command_text_of_their_arguments() -> None:
+    level = app_commands.Choice(name="Strong", value="strong")
+    assert _call("join") == "/join"
+    assert _call("join", bot=True) == "/join bot"
+    assert _call("join", bot=True, level=level) == "/join bot strong"
+    assert _call("solo", type=app_commands.Choice(name="x", value="queens")) == "/solo queens"
+    assert _call("play", card=" CQ ") == "/play CQ"
+    assert _call("score", game=3, csv=False, chart=False) == "/score 3"
+    assert _call("score", game=3, csv=True, chart=True) == "/score csv"
+    assert _call("score", chart=True) == "/score chart"
+    assert _call("stats", player="ben", chart=True) == "/stats ben chart"
+    assert _call("option", name="stake", value=None) == "/option stake"
+    assert _call("option", name=" stake ", value="5") == "/option stake 5"
+    assert _call("help", command="/play") == "/help play"
+    assert _call("export", csv=True) == "/export csv"
+    assert _call("prompts", where=app_commands.Choice(name="x", value="here")) == "prompts here"
+    for spec in COMMANDS.values():  # and each text goes to the command it came from
+        if spec.discord is not None and not any(a.required for a in spec.args):
+            assert find(_call(spec.name)[1:].split()[0]) is spec
+
+
+def test_choices_come_from_the_declared_levels_languages_and_boards() -> None:
+    from dokobot.stats import BOARDS
+
+    def choices(cmd: str, arg: str) -> tuple[str, ...]:
+        return tuple(v for v, _ in next(a for a in COMMANDS[cmd].args if a.name == arg).choices)
+
+    assert choices("join", "level") == OFFERED_LEVELS == BOT_LEVELS
+    assert set(choices("lang", "language")) == set(LANGS)
+    assert choices("top", "board") == BOARDS
+    german = asyncio.run(DokoTranslator().translate(
+        app_commands.locale_str("healthy", de="gesund"), Locale.german, None))  # fmt: skip
+    assert german == "gesund"
+
+
+# ---------------------------------------------------------------------------- options
+
+
+def test_every_option_is_declared_in_the_config_schema_and_in_options() -> None:
+    assert list(OPTIONS) == TableOptions.names()
+    assert set(_SCHEMA["tables"]) == set(OPTIONS)
+    router = _seated_router()
+    shown = _texts(router, "anna", "/options")[0]
+    for name in OPTIONS:
+        assert re.search(rf"^{name} = ", shown, flags=re.M), name
+        for lang in LANGS:
+            assert name in catalogue(lang)["help.option"], (lang, name)
+
+
+@pytest.mark.parametrize("name", list(OPTIONS))
+def test_the_config_takes_each_option_as_option_does(name: str) -> None:
+    plain = TableOptions()
+    default = plain.show(name)
+    assert parse_config(f"tables:\n  {name}: {default}\n", env={}).tables == {name: default}
+    with pytest.raises(OptionError):
+        plain.set(name, "nonsense-value")
+    with pytest.raises(ValueError, match=f"tables.{name}: must be"):
+        parse_config(f"tables:\n  {name}: nonsense-value\n", env={})
+
+
+def test_config_table_defaults_reach_new_tables() -> None:
+    config = parse_config("tables:\n  poverty: on\n  stake: 5\n  turn_timeout: 30\n", env={})
+    assert config.tables == {"poverty": "on", "stake": "5", "turn_timeout": "30"}
+    assert config.turn_timeout == 30
+    with pytest.raises(ValueError, match="tournament"):
+        parse_config("tables:\n  poverty: on\n  tournament: on\n", env={})
+
+
+def test_config_refuses_a_turn_timeout_that_option_refuses() -> None:
+    # They disagreed: the config took 1-9 seconds, /option turn_timeout refuses them.
+    with pytest.raises(OptionError):
+        TableOptions().set("turn_timeout", "5")
+    with pytest.raises(ValueError, match=r"tables\.turn_timeout"):
+        parse_config("tables:\n  turn_timeout: 5\n", env={})
+
+
+def test_house_rules_are_the_declared_ones_with_german_names() -> None:
+    assert HOUSE_RULES == {"poverty": "armut", "throw_in": "schmeissen",
+                           "piglets": "schweinchen", "bock": "bock", "nines": "neunen",
+                           "wedding_trick": "hochzeitsstich"}  # fmt: skip
+    for name, german in HOUSE_RULES.items():
+        assert TableOptions.canonical(german) == name
+        with pytest.raises(OptionError):
+            TableOptions().set("tournament", "on").set(
+                name, "off" if TableOptions().get(name) is True else
+                next(v for v in OPTIONS[name].values or ("on",) if v != TableOptions().show(name))
+            )  # fmt: skip
+
+
+def test_every_option_is_in_the_readme_and_the_rules_doc() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for name in OPTIONS:
+        assert f"| `{name}` |" in readme, name
+
+
+# ---------------------------------------------------------------------------- levels, languages
+
+
+def test_bot_levels_and_languages_agree_everywhere() -> None:
+    from dokobot import cli
+
+    assert BOT_LEVELS == OFFERED_LEVELS and set(OFFERED_LEVELS) < set(LEVELS)
+    assert tuple(_SCHEMA["bots"]["level"][1]) == OFFERED_LEVELS
+    assert set(_SCHEMA["language"][1]) == set(LANGUAGES) == set(LANGS)
+    assert OPTIONS["bot_level"].values == OFFERED_LEVELS
+    assert set(OPTIONS["language"].values) == set(LANGS)
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    console = sub.choices["console"]
+    level = next(a for a in console._actions if a.dest == "level")
+    lang = next(a for a in console._actions if a.dest == "lang")
+    assert tuple(level.choices or ()) == OFFERED_LEVELS and set(lang.choices or ()) == set(LANGS)
+
+
+def test_flags_and_choices_are_declared_completely() -> None:
+    for spec in COMMANDS.values():
+        for arg in spec.args:
+            assert (arg.kind is ArgKind.FLAG) == bool(arg.word), (spec.name, arg.name)
+            assert (arg.kind is ArgKind.CHOICE) == bool(arg.choices), (spec.name, arg.name)
