@@ -126,3 +126,18 @@ def test_computer_players_import_only_the_base() -> None:
     for player in players:
         assert "dokobot.ai.levels" not in _reachable(graph, player), player
     assert "dokobot.host.table" not in _reachable(graph, "dokobot.host.series")
+
+
+def test_split_modules_keep_their_names_importable_from_the_old_places() -> None:
+    from dokobot.engine import deck, game, playout
+    from dokobot.host import bots, narration, prompts, seats, table
+
+    assert table.sorted_hand is prompts.sorted_hand
+    assert table.command_for is prompts.command_for
+    assert table.illegal_params is narration.illegal_params
+    assert table.SeatInfo is seats.SeatInfo
+    assert table.BotFactory is bots.BotFactory and table.Bot is bots.Bot
+    assert game.shuffled_deck is deck.shuffled_deck
+    assert game.hands_from_kinds is deck.hands_from_kinds
+    # The playout is the method itself (no wrapper frame on the rollouts' hot path).
+    assert game.Game.playout is playout.playout

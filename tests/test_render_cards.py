@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import time
 
 from PIL import Image
 
@@ -37,19 +36,13 @@ def test_pictures_are_pngs_on_the_table_green() -> None:
     assert hand.width < 12 * WIDTH  # fanned out
 
 
-def test_a_render_takes_under_20_ms_and_repeats_are_cached() -> None:
-    hand_png((1, 3), "en")  # fonts loaded once
-    worst = 0.0
-    for n in range(20):
-        cards = tuple(sorted({(n * 7 + k * 5) % 48 for k in range(12)}))
-        hand_png.cache_clear()
-        began = time.perf_counter()
-        hand_png(cards, "en" if n % 2 else "de")
-        worst = max(worst, time.perf_counter() - began)
-    assert worst < 0.020, worst
+def test_repeated_renders_are_cached_and_equal_to_fresh_ones() -> None:
     cards = (2, 4, 6)
     first = trick_png(cards, "en")
     assert trick_png(cards, "en") is first  # cached: the same bytes object
+    hand = hand_png((1, 3, 40), "de")
+    hand_png.cache_clear()
+    assert hand_png((1, 3, 40), "de") == hand  # a fresh render draws the same picture
 
 
 def test_the_readme_pictures_come_from_the_real_board() -> None:

@@ -23,12 +23,11 @@ from __future__ import annotations
 
 import random
 from _random import Random as _CRandom
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from .cards import (
-    CARD_OF_BIT,
     CLUB_QUEENS,
     DIAMOND_ACES,
     KING,
@@ -41,8 +40,10 @@ from .cards import (
     card_str,
     distinct_cards,
 )
+from .deck import deck_from_bits, hands_from_kinds, shuffled_deck
 from .errors import IllegalAction
 from .order import NORMAL_SCHEME, PIGLETS_SCHEME, SCHEMES, TRUMP, Scheme
+from .playout import playout as _playout
 from .rules import DEFAULT_RULES, Rules
 from .types import (
     CALL_BLACK,
@@ -107,6 +108,20 @@ _DECLARE_SOLOS: Final = tuple(DECLARE_SOLO + s for s in range(N_SOLOS))
 _NORMAL_TRUMPS: Final = SCHEMES[NORMAL_SCHEME].class_mask[TRUMP]
 _NINES: Final = sum(both(s, NINE) for s in SUITS)
 _KINGS: Final = sum(both(s, KING) for s in SUITS)
+# The tags of the undo records of Game.push (the first item of each record); Game.pop
+# restores what the record of its tag holds.
+_UNDO_CARD: Final = 0
+"""A card: (tag, seat, card, None), or (tag, seat, card, (winner, eyes, leader, phase,
+re_seats, wedding_open, wedding_trick, shift)) when it completed a trick."""
+_UNDO_SNAPSHOT: Final = 1
+"""A declaration or an exchange step: the full :meth:`Game._snapshot`."""
+_UNDO_WORD: Final = 2
+"""A reservation-round word that is not the last: (tag, seat, reserved, turn)."""
+_UNDO_CALL: Final = 3
+"""A call: (tag, party, level, closed) of the caller's party."""
+_UNDO_LAST_WORD: Final = 4
+"""The last word of the reservation round: (tag, seat, reserved, turn, phase, game_type,
+declarer, re_seats, scheme, piglets)."""
 #: Exchange of a poverty: the cards passed each way.
 POVERTY_CARDS: Final = 3
 #: A poverty may be announced with at most this many trumps (RULES §12.1).
@@ -121,54 +136,6 @@ _CALLS_ABOVE: Final = tuple(
     )
     for party in (0, 1)
 )
-_NEXT3: Final = tuple(((s + 1) & 3, (s + 2) & 3, (s + 3) & 3) for s in range(4))
-
-
-def _deck_chunks() -> tuple[tuple[int, tuple[int, ...]], ...]:
-    """The radices 48, 47, ..., 2 of :func:`shuffled_deck` in groups whose product fits
-    one CPython digit (30 bits), so that the divisions are on small ints."""
-    chunks: list[tuple[int, tuple[int, ...]]] = []
-    group: list[int] = []
-    product = 1
-    for radix in range(48, 1, -1):
-        if product * radix >= 1 << 30:
-            chunks.append((product, tuple(group)))
-            group, product = [], 1
-        group.append(radix)
-        product *= radix
-    chunks.append((product, tuple(group)))
-    return tuple(chunks)
-
-
-_DECK_CHUNKS: Final = _deck_chunks()
-
-
-def shuffled_deck(rng: random.Random) -> list[Card]:
-    """A uniformly shuffled deck from ``rng``, the same on every platform.
-
-    One 256-bit draw, decoded as a mixed-radix number (48! < 2**204, so the bias is
-    below 2**-52).
-
-    >>> shuffled_deck(random.Random(1))[:6]
-    [12, 36, 16, 41, 39, 4]
-    """
-    return _deck_from_bits(rng.getrandbits(256))
-
-
-def _deck_from_bits(x: int) -> list[Card]:
-    """The deck of :func:`shuffled_deck` for the 256-bit draw ``x``."""
-    deck = list(range(48))
-    # Fisher-Yates for i = 47 .. 1 with j = digit of radix i + 1; the digits are taken
-    # a group at a time (x mod 48*47*...*k first), which gives the same digits.
-    i = 47
-    for product, radices in _DECK_CHUNKS:
-        x, r = divmod(x, product)
-        for radix in radices:
-            j = r % radix
-            r //= radix
-            deck[i], deck[j] = deck[j], deck[i]
-            i -= 1
-    return deck
 
 
 @dataclass(frozen=True, slots=True)
@@ -403,7 +370,7 @@ class Game:
         # The C base class of random.Random seeds an int the same way, without the
         # Python-level __init__ and seed() of random.Random.
         rng = _CRandom(seed) if type(seed) is int else random.Random(seed)
-        deck = _deck_from_bits(rng.getrandbits(256))
+        deck = deck_from_bits(rng.getrandbits(256))
         bit = _BIT.__getitem__
         if not rules.nines:  # the same shuffle without the cards that are not in play
             in_play = rules.deck
@@ -662,7 +629,7 @@ class Game:
         if action <= RESERVATION and action >= HEALTHY:
             if (seat + 1) & 3 != (self.dealer + 1) & 3:
                 # Not the last word of the reservation round: only it and the turn change.
-                self._undo.append((2, seat, self.reserved[seat], self.turn))
+                self._undo.append((_UNDO_WORD, seat, self.reserved[seat], self.turn))
                 self.log.append((seat, action))
                 self.reserved[seat] = int(action == RESERVATION)
                 self.turn = (seat + 1) & 3
@@ -671,7 +638,7 @@ class Game:
             # no more than these fields then.
             self._undo.append(
                 (
-                    4,
+                    _UNDO_LAST_WORD,
                     seat,
                     self.reserved[seat],
                     self.turn,
@@ -689,7 +656,7 @@ class Game:
         if CALL_RE <= action <= CALL_BLACK:
             # a call changes only the calls, the level and "closed" of the caller's party
             party = 0 if self.re_seats >> seat & 1 else 1
-            self._undo.append((3, party, self.level[party], self.closed[party]))
+            self._undo.append((_UNDO_CALL, party, self.level[party], self.closed[party]))
             self.log.append((seat, action))
             self._call(seat, action)
             return
@@ -703,7 +670,7 @@ class Game:
     def pop(self) -> tuple[Seat, Action]:
         """Undo the last :meth:`push`; return what it was."""
         record = self._undo.pop()
-        if record[0] == 0:
+        if record[0] == _UNDO_CARD:
             _, seat, card, extra = record
             self.log.pop()
             if extra is not None:
@@ -725,14 +692,14 @@ class Game:
             self.hands[seat] |= 1 << card
             self.turn = seat
             return seat, card
-        if record[0] == 2:
+        if record[0] == _UNDO_WORD:
             _, seat, self.reserved[seat], self.turn = record
             return self.log.pop()
-        if record[0] == 3:
+        if record[0] == _UNDO_CALL:
             _, party, self.level[party], self.closed[party] = record
             self.calls.pop()
             return self.log.pop()
-        if record[0] == 4:
+        if record[0] == _UNDO_LAST_WORD:
             (
                 _,
                 seat,
@@ -756,7 +723,7 @@ class Game:
         self.log.append((seat, card))
         if len(trick) < 4:
             self.turn = (seat + 1) & 3
-            self._undo.append((0, seat, card, None))
+            self._undo.append((_UNDO_CARD, seat, card, None))
             return
         before = (
             self.leader,
@@ -768,7 +735,7 @@ class Game:
         )
         winner = self.close_trick()
         pts = POINTS[trick[0]] + POINTS[trick[1]] + POINTS[trick[2]] + POINTS[trick[3]]
-        self._undo.append((0, seat, card, (winner, pts, *before)))
+        self._undo.append((_UNDO_CARD, seat, card, (winner, pts, *before)))
 
     def close_trick(self) -> Seat:
         """Credit the complete trick in :attr:`trick` (four cards from :attr:`leader`) to its
@@ -1000,7 +967,7 @@ class Game:
     # ----------------------------------------------------------------- snapshots
     def _snapshot(self) -> tuple[Any, ...]:
         return (
-            1,
+            _UNDO_SNAPSHOT,
             self.phase,
             self.turn,
             self.reserved[:],
@@ -1051,164 +1018,15 @@ class Game:
         ) = s
 
     # ----------------------------------------------------------------- fast playout
-    def playout(self, rng: random.Random) -> None:
-        """Play the rest of the game with uniformly random legal cards (no calls).
-
-        The fast path of rollouts: no undo records, no log entries. Each card takes one
-        ``rng.random()`` r and is the k-th lowest card id of the legal cards,
-        k = int(r * their number).
-        """
-        if self.phase is not _PLAYING:
-            raise ValueError("playout needs the card play phase")
-        scheme = self.scheme
-        cls = scheme.cls
-        ranks = scheme.rank
-        class_mask = scheme.class_mask
-        h10 = scheme.heart10 if self.rules.second_heart10_wins else -2
-        card_of = CARD_OF_BIT
-        hands = self.hands
-        eyes = self.eyes
-        won = self.won
-        tricks = self.tricks
-        rand = rng.random
-        leader = self.leader
-        n = len(tricks)
-        last = self.rules.hand_size
-        wedding = self.wedding_open
-        partial = self.trick
-        # The hands in play order from the leader, a0 the leader's, kept in locals and
-        # rotated to the winner after each trick.
-        s1, s2, s3 = _NEXT3[leader]
-        a0, a1, a2, a3 = hands[leader], hands[s1], hands[s2], hands[s3]
-        # In the picks, k is a float: r * count // 1 == int(r * count), and "while k"
-        # counts it down the same number of times.
-        while True:
-            if partial:  # finish the trick in progress
-                follow = class_mask[cls[partial[0]]]
-                seat = (leader + len(partial)) & 3
-                while len(partial) < 4:
-                    hand = hands[seat]
-                    m = hand & follow or hand
-                    k = rand() * m.bit_count() // 1
-                    while k:
-                        m &= m - 1
-                        k -= 1
-                    low = m & -m
-                    hands[seat] = hand ^ low
-                    partial.append(card_of[low])
-                    seat = (seat + 1) & 3
-                c0, c1, c2, c3 = partial
-                partial = []
-                lead_class = cls[c0]
-                a0, a1, a2, a3 = hands[leader], hands[s1], hands[s2], hands[s3]
-            else:
-                m = a0
-                k = rand() * m.bit_count() // 1
-                while k:
-                    m &= m - 1
-                    k -= 1
-                low = m & -m
-                a0 ^= low
-                c0 = card_of[low]
-                lead_class = cls[c0]
-                follow = class_mask[lead_class]
-
-                m = a1 & follow or a1
-                k = rand() * m.bit_count() // 1
-                while k:
-                    m &= m - 1
-                    k -= 1
-                low = m & -m
-                a1 ^= low
-                c1 = card_of[low]
-
-                m = a2 & follow or a2
-                k = rand() * m.bit_count() // 1
-                while k:
-                    m &= m - 1
-                    k -= 1
-                low = m & -m
-                a2 ^= low
-                c2 = card_of[low]
-
-                m = a3 & follow or a3
-                k = rand() * m.bit_count() // 1
-                while k:
-                    m &= m - 1
-                    k -= 1
-                low = m & -m
-                a3 ^= low
-                c3 = card_of[low]
-            rank = ranks[lead_class]
-            best = 0
-            top = rank[c0]
-            r = rank[c1]
-            if r > top or r == h10:  # h10: a later trump ♥10 wins, with the option
-                best, top = 1, r
-            r = rank[c2]
-            if r > top or r == h10:
-                best, top = 2, r
-            r = rank[c3]
-            if r > top or r == h10:
-                best = 3
-            winner = (leader + best) & 3
-            eyes[winner] += POINTS[c0] + POINTS[c1] + POINTS[c2] + POINTS[c3]
-            won[winner] += 1
-            tricks.append((leader, (c0, c1, c2, c3), winner))
-            if best == 1:
-                a0, a1, a2, a3 = a1, a2, a3, a0
-            elif best == 2:
-                a0, a1, a2, a3 = a2, a3, a0, a1
-            elif best == 3:
-                a0, a1, a2, a3 = a3, a0, a1, a2
-            leader = winner
-            n += 1
-            if wedding:
-                if winner != self.declarer and self._clarifies(c0):
-                    self.re_seats |= 1 << winner
-                    self.wedding_open = wedding = False
-                    self.wedding_trick = n
-                    self.shift = n - 1
-                elif n == 3:
-                    self.wedding_open = wedding = False
-                    self.shift = 2
-            if n == last:
-                break
-        s1, s2, s3 = _NEXT3[leader]
-        hands[leader], hands[s1], hands[s2], hands[s3] = a0, a1, a2, a3
-        self.trick = []
-        self.leader = leader
-        self.turn = leader
-        self.phase = _FINISHED
+    # The rest of the card play at random, unrolled (the rollouts' fast path); the function
+    # itself is the method, so a call costs no extra frame.
+    playout = _playout
 
     def __repr__(self) -> str:
         return (
             f"<Game {self.phase.name} {self.game_type.key} turn={self.turn} "
             f"tricks={len(self.tricks)} calls={[action_name(a) for _, a in self.calls]}>"
         )
-
-
-def hands_from_kinds(kinds: Iterable[Iterable[int]]) -> list[Mask]:
-    """Hands from lists of card kinds (0..23); the two copies of a kind are told apart
-    in the order they appear.
-
-    >>> [h.bit_count() for h in hands_from_kinds([[0, 0], [1]])]
-    [2, 1]
-    """
-    used = 0
-    hands: list[Mask] = []
-    for hand_kinds in kinds:
-        hand = 0
-        for kind in hand_kinds:
-            card = kind * 2
-            if used >> card & 1:
-                card += 1
-            if used >> card & 1:
-                raise ValueError(f"{card_str(card)} is dealt more than twice")
-            used |= 1 << card
-            hand |= 1 << card
-        hands.append(hand)
-    return hands
 
 
 def _explain(reason: str, params: dict[str, Any], action: Action) -> str:
