@@ -346,3 +346,21 @@ def test_flags_and_choices_are_declared_completely() -> None:
         for arg in spec.args:
             assert (arg.kind is ArgKind.FLAG) == bool(arg.word), (spec.name, arg.name)
             assert (arg.kind is ArgKind.CHOICE) == bool(arg.choices), (spec.name, arg.name)
+
+
+def test_every_prompt_button_answers_its_prompt_and_calls_do_not() -> None:
+    # They disagreed: Discord used up the buttons of /play, /healthy, /reservation, /solo and
+    # /wedding only; a pressed Poverty, Throw in, Take, Decline or card-to-give button stayed
+    # (and a prompt kept for a member whose DMs are closed was not done with).
+    from dokobot.adapters.discord.adapter import CONSUMING
+    from dokobot.engine.types import N_ACTIONS, is_call
+    from dokobot.engine.types import Phase as GamePhase
+    from dokobot.host.table import command_for
+
+    for action in range(N_ACTIONS):
+        for phase in (None, GamePhase.EXCHANGE):
+            spec = find(command_for(action, phase=phase)[1:].split()[0])
+            assert spec is not None, action
+            assert spec.answers_prompt == (not is_call(action)), (action, spec.name)
+    assert {s.name for s in COMMANDS.values() if s.answers_prompt} == CONSUMING
+    assert {"poverty", "throw", "take", "decline", "give"} <= CONSUMING

@@ -61,14 +61,16 @@ from dokobot.adapters.discord.interaction import (
 )
 from dokobot.adapters.discord.messages import join_texts, qualify, snowflake_of
 from dokobot.adapters.discord.slash import slash_commands
+from dokobot.host.commands import prompt_answers
 from dokobot.host.events import Choice, Event, Input, Private
 
 log = logging.getLogger(__name__)
 
 TOKEN_ENV: Final = "DOKOBOT_DISCORD_TOKEN"
 
-#: Commands that answer a prompt; a button of this kind is used up once the host accepts it.
-CONSUMING: Final = frozenset({"play", "healthy", "reservation", "solo", "wedding"})
+CONSUMING: Final = prompt_answers()
+"""Commands that answer a prompt (declared so); a button of this kind is used up once the
+host accepts it."""
 
 Listener = Callable[[list[Event]], Awaitable[None]]
 
