@@ -364,3 +364,20 @@ def test_every_prompt_button_answers_its_prompt_and_calls_do_not() -> None:
             assert spec.answers_prompt == (not is_call(action)), (action, spec.name)
     assert {s.name for s in COMMANDS.values() if s.answers_prompt} == CONSUMING
     assert {"poverty", "throw", "take", "decline", "give"} <= CONSUMING
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_option_has_a_help_text_that_help_option_shows(lang: str) -> None:
+    router = _seated_router()
+    _texts(router, "anna", f"/lang {lang}")
+    _texts(router, "anna", "/option stake 5")
+    for name, decl in OPTIONS.items():
+        assert decl.name == name and decl.help_key in catalogue(lang), (lang, name)
+        value = router.tables["c"].options.show(name)
+        shown = _texts(router, "anna", f"/help option {name}")
+        assert shown == [render(lang, decl.help_key, {"value": value})]
+        assert name in shown[0]
+    assert "5" in _texts(router, "anna", "/help option stake")[0]
+    assert _texts(router, "anna", "/help option armut") == _texts(router, "anna", "/help option poverty")
+    guess = _texts(router, "anna", "/help option stak")
+    assert guess == [render(lang, "option_unknown_guess", {"name": "stak", "guess": "stake"})]

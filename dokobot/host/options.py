@@ -58,6 +58,13 @@ class Option:
     """A house rule (RULES §12): may not differ from the plain game in tournament mode."""
     synonyms: tuple[tuple[str, str], ...] = ()
     """More words and the value each means (``rated on``)."""
+    name: str = ""
+    """The option's name (its field's)."""
+
+    @property
+    def help_key(self) -> str:
+        """Its help text in the catalogues (``/help option NAME``)."""
+        return "option_help." + self.name
 
 
 def option(default: Any, **declaration: Any) -> Any:
@@ -226,7 +233,7 @@ class TableOptions:
 _PLAIN: Final = TableOptions()
 
 OPTIONS: Final[dict[str, Option]] = {
-    f.name: f.metadata["option"] for f in fields(TableOptions)
+    f.name: dataclasses.replace(f.metadata["option"], name=f.name) for f in fields(TableOptions)
 }
 """Every table option's declaration, by name, in the order of ``/options``."""
 _TYPES: Final[dict[str, str]] = {
