@@ -307,6 +307,7 @@ def test_house_rules_are_the_declared_ones_with_german_names() -> None:
     assert HOUSE_RULES == {"poverty": "armut", "throw_in": "schmeissen",
                            "piglets": "schweinchen", "bock": "bock", "nines": "neunen",
                            "wedding_trick": "hochzeitsstich"}  # fmt: skip
+    assert [n for n, d in OPTIONS.items() if not d.tournament] == list(HOUSE_RULES)
     for name, german in HOUSE_RULES.items():
         assert TableOptions.canonical(german) == name
         with pytest.raises(OptionError):
