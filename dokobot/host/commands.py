@@ -24,7 +24,11 @@ import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
+
+if TYPE_CHECKING:
+    from .context import Context, Host
+    from .events import Event
 
 
 class Who(StrEnum):
@@ -85,7 +89,7 @@ class Arg:
     cards), ``option`` (the option names), ``command`` (the command names)."""
 
 
-Handler = Callable[..., Any]
+Handler = Callable[["Host", "Context", list[str]], "list[Event]"]
 """``handler(router, ctx, args) -> list[Event]``."""
 
 

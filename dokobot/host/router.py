@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 from ..engine.types import Action, Phase
 from . import handlers, statcmds
 from .commands import ALIASES, COMMANDS, Command, find
-from .context import Context, Host
+from .context import Context
 from .events import Choice, Event, Input, Private, Public
 from .handlers.actions import play
 from .handlers.general import unknown
@@ -181,8 +181,7 @@ class Router:
         if spec is None:
             raise unknown(word)
         check(spec, ctx)
-        result: list[Event] = spec.handler(self, ctx, args)
-        return result
+        return spec.handler(self, ctx, args)
 
     def _bare(self, ctx: Context, text: str) -> list[Event]:
         """A line without a command: a card if it is the sender's turn, else chat.
@@ -280,7 +279,3 @@ def clean_name(name: str) -> str:
     """A display name safe for journals and messages."""
     return normalize_name(name)
 
-
-def _host(router: Router) -> Host:
-    """(Typing only: the router is what the command handlers take it for.)"""
-    return router
