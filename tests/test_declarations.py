@@ -382,3 +382,10 @@ def test_every_option_has_a_help_text_that_help_option_shows(lang: str) -> None:
     assert _texts(router, "anna", "/help option armut") == _texts(router, "anna", "/help option poverty")
     guess = _texts(router, "anna", "/help option stak")
     assert guess == [render(lang, "option_unknown_guess", {"name": "stak", "guess": "stake"})]
+
+
+def test_start_in_a_private_message_says_first_what_is_missing() -> None:
+    router = _seated_router()
+    assert _texts(router, "eve", "/start", dm=True) == [render("en", "no_table_dm")]
+    assert _texts(router, "anna", "/start", dm=True) == [render("en", "in_channel_only")]
+    assert _texts(router, "eve", "/join", dm=True) == [render("en", "in_channel_only")]
