@@ -1,8 +1,10 @@
 """The command router: text in, events out, for every channel at once.
 
-It parses commands (English names, German aliases), checks who may do what, drives the
-table of the channel and renders the table's notes in each reader's language. It never
-raises: a refusal or an internal error becomes a private message to the sender.
+It finds the declared command of a line (:mod:`.commands`; any of its English and German
+names), makes the checks its declaration asks for (:mod:`.permissions`: who, where, in
+which phase), runs its handler (:mod:`.handlers`) against the table of the channel, and
+renders the table's notes in each reader's language. It never raises: a refusal or an
+internal error becomes a private message to the sender.
 
 >>> from dokobot.host.events import Input
 >>> r = Router(seed=1)
