@@ -307,6 +307,7 @@ def test_house_rules_are_the_declared_ones_with_german_names() -> None:
     assert HOUSE_RULES == {"poverty": "armut", "throw_in": "schmeissen",
                            "piglets": "schweinchen", "bock": "bock", "nines": "neunen",
                            "wedding_trick": "hochzeitsstich"}  # fmt: skip
+    assert [n for n, d in OPTIONS.items() if not d.tournament] == list(HOUSE_RULES)
     for name, german in HOUSE_RULES.items():
         assert TableOptions.canonical(german) == name
         with pytest.raises(OptionError):
@@ -346,3 +347,45 @@ def test_flags_and_choices_are_declared_completely() -> None:
         for arg in spec.args:
             assert (arg.kind is ArgKind.FLAG) == bool(arg.word), (spec.name, arg.name)
             assert (arg.kind is ArgKind.CHOICE) == bool(arg.choices), (spec.name, arg.name)
+
+
+def test_every_prompt_button_answers_its_prompt_and_calls_do_not() -> None:
+    # They disagreed: Discord used up the buttons of /play, /healthy, /reservation, /solo and
+    # /wedding only; a pressed Poverty, Throw in, Take, Decline or card-to-give button stayed
+    # (and a prompt kept for a member whose DMs are closed was not done with).
+    from dokobot.adapters.discord.adapter import CONSUMING
+    from dokobot.engine.types import N_ACTIONS, is_call
+    from dokobot.engine.types import Phase as GamePhase
+    from dokobot.host.table import command_for
+
+    for action in range(N_ACTIONS):
+        for phase in (None, GamePhase.EXCHANGE):
+            spec = find(command_for(action, phase=phase)[1:].split()[0])
+            assert spec is not None, action
+            assert spec.answers_prompt == (not is_call(action)), (action, spec.name)
+    assert {s.name for s in COMMANDS.values() if s.answers_prompt} == CONSUMING
+    assert {"poverty", "throw", "take", "decline", "give"} <= CONSUMING
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_option_has_a_help_text_that_help_option_shows(lang: str) -> None:
+    router = _seated_router()
+    _texts(router, "anna", f"/lang {lang}")
+    _texts(router, "anna", "/option stake 5")
+    for name, decl in OPTIONS.items():
+        assert decl.name == name and decl.help_key in catalogue(lang), (lang, name)
+        value = router.tables["c"].options.show(name)
+        shown = _texts(router, "anna", f"/help option {name}")
+        assert shown == [render(lang, decl.help_key, {"value": value})]
+        assert name in shown[0]
+    assert "5" in _texts(router, "anna", "/help option stake")[0]
+    assert _texts(router, "anna", "/help option armut") == _texts(router, "anna", "/help option poverty")
+    guess = _texts(router, "anna", "/help option stak")
+    assert guess == [render(lang, "option_unknown_guess", {"name": "stak", "guess": "stake"})]
+
+
+def test_start_in_a_private_message_says_first_what_is_missing() -> None:
+    router = _seated_router()
+    assert _texts(router, "eve", "/start", dm=True) == [render("en", "no_table_dm")]
+    assert _texts(router, "anna", "/start", dm=True) == [render("en", "in_channel_only")]
+    assert _texts(router, "eve", "/join", dm=True) == [render("en", "in_channel_only")]

@@ -359,3 +359,24 @@ async def test_a_deferred_my_cards_panel_is_updated_in_itself_never_in_the_board
     assert panel.content.startswith("Your turn: ♠A") and panel.custom_ids
     assert table.content == public_before and "Your" not in "".join(table.history)
     assert fake.violations == []
+
+
+async def test_a_pressed_house_rule_button_is_used_up_like_a_card(fake: FakeDiscord) -> None:
+    # Issue 14: the commands that answer a prompt are declared (Command.answers_prompt);
+    # before, a pressed Poverty (Throw in, Take, Decline, a card to give) kept its buttons.
+    ch = f"discord:{fake.channel_id}"
+    anna = fake.users[0]
+    service = ScriptedService(lambda inp: [Public(ch, f"{inp.name}: poverty")])
+    asked = (Choice("Poverty", "/poverty"), Choice("Solo", "/solo queens"))
+    async with running(make_client(service)) as client:
+        assert service.listener is not None
+        await service.listener([Private(ch, f"discord:{anna.id}", "Your reservation?", asked,
+                                        kind="reservation")])  # fmt: skip
+        await asyncio.wait_for(client.wait_idle(), 5)
+        [prompt] = fake.dms(anna)
+        click = await fake.click(anna, prompt, prompt.custom_ids[0])
+        await fake.wait_answered(click, timeout=2)
+        assert click.response_type == 7  # the prompt itself was edited: used up
+        assert prompt.custom_ids == [] and prompt.content.endswith("→ Poverty")
+        await asyncio.wait_for(client.wait_idle(), 10)
+    assert fake.violations == []

@@ -31,7 +31,7 @@ from dokobot.adapters.discord import (
     resolve_token,
     run_discord,
 )
-from dokobot.adapters.discord.adapter import _Turns
+from dokobot.adapters.discord.interaction import _Turns
 from dokobot.host.events import Choice, Event, Input, Private, Public
 from dokobot.host.router import Router
 from dokobot.host.service import Service

@@ -9,7 +9,7 @@ import pytest
 from discord_fake import FakeDiscord, running
 
 from dokobot.adapters.discord import create_adapter
-from dokobot.adapters.discord.adapter import shard_options
+from dokobot.adapters.discord.gateway import shard_options
 from dokobot.config import ConfigError, parse_config
 from dokobot.host.events import Event, Input, Public
 from dokobot.runner import scope_of

@@ -24,7 +24,11 @@ import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
+
+if TYPE_CHECKING:
+    from .context import Context, Host
+    from .events import Event
 
 
 class Who(StrEnum):
@@ -85,7 +89,7 @@ class Arg:
     cards), ``option`` (the option names), ``command`` (the command names)."""
 
 
-Handler = Callable[..., Any]
+Handler = Callable[["Host", "Context", list[str]], "list[Event]"]
 """``handler(router, ctx, args) -> list[Event]``."""
 
 
@@ -120,6 +124,9 @@ class Command:
     slash_first_only: bool = False
     """Discord: only the first given argument counts (``/score`` takes a game, ``csv`` or
     ``chart``, not several)."""
+    answers_prompt: bool = False
+    """It answers a prompt (a reservation, a card, a poverty's question): its button is used
+    up once the host accepts it, and a prompt kept for the sender is done."""
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -184,6 +191,7 @@ def command(
     discord: str | None = None,
     not_on_discord: str = "",
     slash_first_only: bool = False,
+    answers_prompt: bool = False,
 ) -> Callable[[F], F]:
     """Declare the decorated handler as the command ``name`` (registered on import)."""
 
@@ -192,6 +200,7 @@ def command(
             name, de, handler, aliases=aliases, args=args, who=who, changes=changes,
             phase=phase, channel_only=channel_only, slow=slow, discord=discord,
             not_on_discord=not_on_discord, slash_first_only=slash_first_only,
+            answers_prompt=answers_prompt,
         )  # fmt: skip
         if name in COMMANDS:
             raise ValueError(f"command {name} declared twice")
@@ -217,6 +226,11 @@ def guess(word: str) -> str | None:
     """The command a mistyped ``word`` probably means, if one is close enough."""
     close = difflib.get_close_matches(word.lower(), list(ALIASES), n=1, cutoff=0.6)
     return ALIASES[close[0]] if close else None
+
+
+def prompt_answers() -> frozenset[str]:
+    """The commands that answer a prompt."""
+    return frozenset(c.name for c in COMMANDS.values() if c.answers_prompt)
 
 
 def slow_commands() -> frozenset[str]:

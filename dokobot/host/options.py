@@ -55,13 +55,24 @@ class Option:
     german: str | None = None
     """Its German name, accepted by ``/option`` (house rules)."""
     house: bool = False
-    """A house rule (RULES §12): may not differ from the plain game in tournament mode."""
+    """A house rule (RULES §12)."""
+    tournament: bool = True
+    """May differ from its default while ``tournament`` is on (a house rule may not)."""
     synonyms: tuple[tuple[str, str], ...] = ()
     """More words and the value each means (``rated on``)."""
+    name: str = ""
+    """The option's name (its field's)."""
+
+    @property
+    def help_key(self) -> str:
+        """Its help text in the catalogues (``/help option NAME``)."""
+        return "option_help." + self.name
 
 
 def option(default: Any, **declaration: Any) -> Any:
-    """A :class:`TableOptions` field with its :class:`Option` declaration."""
+    """A :class:`TableOptions` field with its :class:`Option` declaration (a house rule is
+    not played in tournament mode unless declared so)."""
+    declaration.setdefault("tournament", not declaration.get("house", False))
     return dataclasses.field(default=default, metadata={"option": Option(**declaration)})
 
 
@@ -133,6 +144,10 @@ class TableOptions:
         plain = _PLAIN
         return [n for n in HOUSE_RULES if getattr(self, n) != getattr(plain, n)]
 
+    def not_in_tournament(self) -> list[str]:
+        """The options that differ from their defaults and may not in tournament mode."""
+        return [n for n, d in OPTIONS.items() if not d.tournament and self.get(n) != _PLAIN.get(n)]
+
     @staticmethod
     def canonical(name: str) -> str:
         """An option's name as typed (any case, ``-`` for ``_``, German) as the option.
@@ -173,8 +188,8 @@ class TableOptions:
         if name not in self.names():
             raise OptionError("option_unknown", f"unknown option {name}", name=name)
         new = dataclasses.replace(self, **{name: _parse(name, raw.strip().lower())})
-        if new.tournament and new.house_rules_on():
-            rules = ", ".join(new.house_rules_on())
+        if new.tournament and new.not_in_tournament():
+            rules = ", ".join(new.not_in_tournament())
             raise OptionError(
                 "option_house_tournament",
                 f"house rules ({rules}) are not played in tournament mode",
@@ -226,7 +241,7 @@ class TableOptions:
 _PLAIN: Final = TableOptions()
 
 OPTIONS: Final[dict[str, Option]] = {
-    f.name: f.metadata["option"] for f in fields(TableOptions)
+    f.name: dataclasses.replace(f.metadata["option"], name=f.name) for f in fields(TableOptions)
 }
 """Every table option's declaration, by name, in the order of ``/options``."""
 _TYPES: Final[dict[str, str]] = {

@@ -58,10 +58,10 @@ def require(ctx: Context, who: Who) -> None:
 
 
 def check(spec: Command, ctx: Context) -> None:
-    """What the declaration of ``spec`` asks before its handler runs: the channel, who,
+    """What the declaration of ``spec`` asks before its handler runs: who, the channel,
     and the phase."""
+    require(ctx, spec.who)
     if spec.channel_only and ctx.inp.dm:
         raise Refusal("in_channel_only")
-    require(ctx, spec.who)
     if spec.phase is Phase.GAME:
         need_game(need_table(ctx))

@@ -1,8 +1,10 @@
 """The command router: text in, events out, for every channel at once.
 
-It parses commands (English names, German aliases), checks who may do what, drives the
-table of the channel and renders the table's notes in each reader's language. It never
-raises: a refusal or an internal error becomes a private message to the sender.
+It finds the declared command of a line (:mod:`.commands`; any of its English and German
+names), makes the checks its declaration asks for (:mod:`.permissions`: who, where, in
+which phase), runs its handler (:mod:`.handlers`) against the table of the channel, and
+renders the table's notes in each reader's language. It never raises: a refusal or an
+internal error becomes a private message to the sender.
 
 >>> from dokobot.host.events import Input
 >>> r = Router(seed=1)
@@ -23,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Final
 from ..engine.types import Action, Phase
 from . import handlers, statcmds
 from .commands import ALIASES, COMMANDS, Command, find
-from .context import Context, Host
+from .context import Context
 from .events import Choice, Event, Input, Private, Public
 from .handlers.actions import play
 from .handlers.general import unknown
@@ -181,8 +183,7 @@ class Router:
         if spec is None:
             raise unknown(word)
         check(spec, ctx)
-        result: list[Event] = spec.handler(self, ctx, args)
-        return result
+        return spec.handler(self, ctx, args)
 
     def _bare(self, ctx: Context, text: str) -> list[Event]:
         """A line without a command: a card if it is the sender's turn, else chat.
@@ -280,7 +281,3 @@ def clean_name(name: str) -> str:
     """A display name safe for journals and messages."""
     return normalize_name(name)
 
-
-def _host(router: Router) -> Host:
-    """(Typing only: the router is what the command handlers take it for.)"""
-    return router

@@ -16,17 +16,14 @@ Links, Attach Files and Read Message History; no privileged intent is used.
 >>> from dokobot.adapters.discord import DiscordAdapter, run_discord
 """
 
-from dokobot.adapters.discord.adapter import (
-    TOKEN_ENV,
-    DiscordAdapter,
-    ServiceLike,
+from dokobot.adapters.discord.adapter import TOKEN_ENV, DiscordAdapter, ServiceLike, resolve_token
+from dokobot.adapters.discord.buttons import DokoButton
+from dokobot.adapters.discord.gateway import (
     ShardedDiscordAdapter,
     create_adapter,
-    resolve_token,
     run_discord,
     sync_discord,
 )
-from dokobot.adapters.discord.buttons import DokoButton
 from dokobot.adapters.discord.i18n import DokoTranslator
 
 __all__ = [

@@ -68,7 +68,7 @@ def act(router: Host, ctx: Context, action: Action, text: str) -> list[Event]:
 
 
 def _simple(name: str, de: str, action: Action, discord: str,
-            aliases: tuple[str, ...] = ()) -> None:  # fmt: skip
+            aliases: tuple[str, ...] = (), answers_prompt: bool = True) -> None:  # fmt: skip
     """Declare ``/name``: the sender does ``action``."""
 
     def handler(router: Host, ctx: Context, args: list[str]) -> list[Event]:
@@ -76,7 +76,7 @@ def _simple(name: str, de: str, action: Action, discord: str,
 
     handler.__name__ = handler.__qualname__ = name
     command(name, de=de, aliases=aliases, who=W.SEATED, phase=When.GAME,
-            discord=discord)(handler)  # fmt: skip
+            discord=discord, answers_prompt=answers_prompt)(handler)  # fmt: skip
 
 
 _simple("healthy", "gesund", HEALTHY, "Say you have no reservation")
@@ -85,6 +85,7 @@ _simple("reservation", "vorbehalt", RESERVATION, "Announce a reservation")
 
 @command(
     "solo", de="solo", who=W.SEATED, phase=When.GAME, discord="Declare a solo",
+    answers_prompt=True,
     args=(Arg("type", "art", ArgKind.CHOICE, "Which solo", required=True, choices=SOLO_TYPES),),
 )  # fmt: skip
 def solo(router: Host, ctx: Context, args: list[str]) -> list[Event]:
@@ -104,7 +105,7 @@ _simple("decline", "ablehnen", DECLINE, "Decline the poverty offered to you")
 
 
 @command(
-    "give", de="geben", who=W.SEATED, phase=When.GAME,
+    "give", de="geben", who=W.SEATED, phase=When.GAME, answers_prompt=True,
     discord="Give cards in a poverty's exchange",
     args=(Arg("cards", "karten", ArgKind.TEXT, "One to three cards, e.g. DA D10 HK",
               required=True),),
@@ -165,6 +166,7 @@ def card_of(table: Table, seat: int, token: str) -> int:
 
 @command(
     "play", de="spiel", aliases=("spielen", "lege", "p"), who=W.SEATED, phase=When.GAME,
+    answers_prompt=True,
     discord="Play a card",
     args=(Arg("card", "karte", ArgKind.TEXT,
               "The card, e.g. ♣Q, CQ, KrD or its position in your hand", required=True,
@@ -178,9 +180,15 @@ def play(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     return act(router, ctx, card, f"/play {card_ascii(card)}")
 
 
-_simple("re", "re", CALL_RE, "Announce Re")
-_simple("kontra", "kontra", CALL_KONTRA, "Announce Kontra", ("contra",))
-_simple("no90", "keine90", CALL_NO90, "Announce no 90")
-_simple("no60", "keine60", CALL_NO60, "Announce no 60")
-_simple("no30", "keine30", CALL_NO30, "Announce no 30")
-_simple("black", "schwarz", CALL_BLACK, "Announce black")
+def _call(name: str, de: str, action: Action, discord: str,
+          aliases: tuple[str, ...] = ()) -> None:  # fmt: skip
+    """Declare the call ``/name`` (it answers no prompt: the turn goes on)."""
+    _simple(name, de, action, discord, aliases, answers_prompt=False)
+
+
+_call("re", "re", CALL_RE, "Announce Re")
+_call("kontra", "kontra", CALL_KONTRA, "Announce Kontra", ("contra",))
+_call("no90", "keine90", CALL_NO90, "Announce no 90")
+_call("no60", "keine60", CALL_NO60, "Announce no 60")
+_call("no30", "keine30", CALL_NO30, "Announce no 30")
+_call("black", "schwarz", CALL_BLACK, "Announce black")

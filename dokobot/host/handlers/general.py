@@ -6,6 +6,7 @@ from ..commands import COMMANDS, Arg, ArgKind, command, find, guess
 from ..context import Context, Host
 from ..events import Event
 from ..notes import Refusal
+from ..options import OPTIONS, TableOptions
 from ..views import help_rows
 
 
@@ -15,6 +16,19 @@ def unknown(word: str) -> Refusal:
     if close is not None:
         return Refusal("unknown_command_guess", word=word, guess=close)
     return Refusal("unknown_command", word=word)
+
+
+def option_help(router: Host, ctx: Context, word: str) -> list[Event]:
+    """``/help option NAME``: what an option means and its value at the sender's table."""
+    name = TableOptions.canonical(word)
+    decl = OPTIONS.get(name)
+    if decl is None:
+        close = TableOptions.guess(name)
+        if close is not None:
+            raise Refusal("option_unknown_guess", name=name, guess=close)
+        raise Refusal("option_unknown", name=name, names=", ".join(OPTIONS))
+    options = ctx.table.options if ctx.table is not None else TableOptions()
+    return router._reply(ctx, decl.help_key, {"value": options.show(name)})
 
 
 @command(
@@ -28,6 +42,8 @@ def help(router: Host, ctx: Context, args: list[str]) -> list[Event]:
         spec = find(word)
         if spec is None:
             raise unknown(word)
+        if spec.name == "option" and len(args) > 1:
+            return option_help(router, ctx, args[1])
         first = spec.name_in(lang)
         names = [first, *(a for a in spec.names if a != first)]
         aliases = ", ".join("/" + a for a in dict.fromkeys(names))
@@ -42,4 +58,4 @@ def quit(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     return router._reply(ctx, "quit_chat")
 
 
-__all__ = ["COMMANDS", "help", "quit", "unknown"]
+__all__ = ["COMMANDS", "help", "option_help", "quit", "unknown"]

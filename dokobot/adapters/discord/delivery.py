@@ -1,0 +1,304 @@
+"""Private messages: ephemeral replies, the "My cards" panel, DMs (and what to do when a
+DM is refused), and taking the buttons off prompts that are no longer current (a part of
+:class:`DiscordAdapter`)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+from collections.abc import Awaitable, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+import discord
+from discord.ext import commands
+
+from dokobot.adapters.discord.buttons import choices_view, verb
+from dokobot.adapters.discord.i18n import text
+from dokobot.adapters.discord.interaction import (
+    DM_BLOCKED_FOR,
+    PANEL_KINDS,
+    _Panel,
+    _Prompt,
+    _Reply,
+    _Sent,
+)
+from dokobot.adapters.discord.messages import (
+    HAND_PICTURE,
+    MAX_MESSAGE,
+    format_text,
+    qualify,
+    render,
+    snowflake_of,
+)
+from dokobot.host.events import Choice, Input, Private
+from dokobot.render import hand_png
+
+log = logging.getLogger(__name__)
+
+
+if TYPE_CHECKING:
+    _Base = commands.Bot
+else:
+    _Base = object
+
+
+class PrivateDelivery(_Base):
+    """Private messages and prompts (a part of :class:`DiscordAdapter`)."""
+
+    _choices: dict[tuple[str, str], tuple[Choice, ...]]
+    _markers: dict[int, tuple[int, int]]
+    _user_lang: dict[int, str]
+    _images: dict[int, bool]
+    _pending: dict[tuple[int, int], Private]
+    _panels: dict[tuple[int, int], _Panel]
+    _dm_channels: dict[int, int]
+    _dm_blocked: dict[int, float]
+    _prompt_here: dict[int, bool]
+    _notified: set[tuple[int, int]]
+    _prompts: dict[tuple[int, int], list[_Prompt]]
+
+    if TYPE_CHECKING:
+        def _enter(self) -> None: ...
+
+        def _leave(self) -> None: ...
+
+        def _hand_view(self, channel_id: int) -> discord.ui.View: ...
+
+        def channel_lang(self, channel_id: int) -> str: ...
+
+        async def _guarded(self, sending: Awaitable[Any]) -> None: ...
+
+    def _table_of(self, event: Private, inp: Input | None = None) -> int:
+        table = snowflake_of(event.channel)
+        if table is None and inp is not None:
+            table = snowflake_of(inp.channel)
+        return table or 0
+
+    def _remember(self, event: Private, table: int) -> None:
+        if any(verb(c.command) == "play" for c in event.choices):
+            self._choices[(qualify(table) if table else "", event.user)] = event.choices
+
+    def _marker_of(self, table: int, event: Private) -> tuple[int, int] | None:
+        return self._markers.get(table) if event.choices else None
+
+    async def _send_reply(self, event: Private, reply: _Reply, table: int | None = None) -> None:
+        if event.kind == "error":
+            reply.error = True
+        if table is None:
+            table = self._table_of(event)
+        self._remember(event, table)
+        marker = self._marker_of(table, event)
+        view = choices_view(table, event.choices, marker)
+        if view is not None:
+            reply.shown_choices = True
+        pieces, file = render(event)
+        if file is not None:
+            await reply.ephemeral(None, file=file)
+        sent: _Sent | None = None
+        for n, piece in enumerate(pieces):
+            last = n == len(pieces) - 1
+            got = await reply.ephemeral(piece, view if last else None)
+            sent = got if last else sent
+        if not pieces and view is not None:
+            sent = await reply.ephemeral(None, view)
+        if sent is not None and table:
+            self._add_prompt(
+                table, reply.user_id, _Prompt(marker, sent.message_id, sent.strip, reply.expires)
+            )
+
+    def _panel_payload(
+        self, table: int, user_id: int, events: Sequence[Private], expires: float
+    ) -> tuple[str, discord.ui.View | None, discord.File | None, tuple[int, int] | None]:
+        """Content, buttons and picture of a "My cards" panel showing ``events``."""
+        prompt = next((e for e in reversed(events) if e.choices), None)
+        hand = next((e.hand for e in reversed(events) if e.hand), ())
+        lang = self._user_lang.get(user_id) or self.channel_lang(table)
+        until = datetime.now(UTC) + timedelta(seconds=expires - asyncio.get_running_loop().time())
+        texts = [format_text(e.text) for e in events if e.text.strip()]
+        texts.append("*" + text("panel_until", lang, time=until.strftime("%H:%M UTC")) + "*")
+        content = "\n".join(texts)[:MAX_MESSAGE]
+        marker = self._markers.get(table) if prompt is not None else None
+        view = choices_view(table, prompt.choices, marker) if prompt is not None else None
+        file = None
+        if hand and self._images.get(table, True):
+            png = hand_png(hand, self.channel_lang(table))
+            file = discord.File(io.BytesIO(png), filename=HAND_PICTURE)
+        return content, view, file, marker
+
+    async def _open_panel(self, mine: Sequence[Private], reply: _Reply, table: int) -> None:
+        """ "My cards": one ephemeral message with the hand (a picture and text) and, on the
+        user's turn, the buttons of the legal cards and calls (also a prompt that a blocked
+        DM could not bring). It is kept up to date while its token is valid."""
+        user_id = reply.user_id
+        events = list(mine)
+        pending = self._pending.get((table, user_id))
+        if pending is not None and not any(e.choices for e in events):
+            events.append(pending)
+        for event in events:
+            self._remember(event, table)
+        content, view, file, marker = self._panel_payload(table, user_id, events, reply.expires)
+        reply.shown_choices = view is not None
+        sent = await reply.ephemeral(content, view, file, keep=True)
+        if sent is None:
+            return
+        self._panels[(table, user_id)] = _Panel(sent, reply.expires)
+        if view is not None:
+            self._add_prompt(
+                table, user_id, _Prompt(marker, sent.message_id, sent.strip, reply.expires)
+            )
+
+    async def _update_panel(self, event: Private) -> bool:
+        """Show ``event`` in its user's live "My cards" panel; False if there is none."""
+        table = snowflake_of(event.channel)
+        user_id = snowflake_of(event.user)
+        if table is None or user_id is None or event.kind not in PANEL_KINDS:
+            return False
+        panel = self._panels.get((table, user_id))
+        if panel is None:
+            return False
+        if panel.expires <= asyncio.get_running_loop().time():
+            del self._panels[(table, user_id)]
+            return False
+        self._remember(event, table)
+        content, view, file, marker = self._panel_payload(table, user_id, [event], panel.expires)
+        sent = panel.sent
+        await sent.edit(content=content, view=view, attachments=[] if file is None else [file])
+        if view is not None:
+            self._add_prompt(
+                table, user_id, _Prompt(marker, sent.message_id, sent.strip, panel.expires, event)
+            )
+        return True
+
+    async def _dm(self, user_id: int) -> discord.PartialMessageable:
+        """The DM channel of ``user_id``, opened once and kept (discord.py keeps only 128)."""
+        channel_id = self._dm_channels.get(user_id)
+        if channel_id is None:
+            data = await self.http.start_private_message(user_id)
+            channel_id = self._dm_channels[user_id] = int(data["id"])
+        return self.get_partial_messageable(channel_id, type=discord.ChannelType.private)
+
+    async def _send_dm(self, event: Private, reply: _Reply | None) -> None:
+        user_id = snowflake_of(event.user)
+        if user_id is None:
+            log.debug("private event for a non-Discord user %r dropped", event.user)
+            return
+        table = self._table_of(event)
+        self._remember(event, table)
+        try:
+            shown = await self._update_panel(event)
+        except discord.HTTPException as exc:
+            log.info("could not update a My cards panel: %s %s", exc.status, exc.text)
+            shown = False
+        if shown and (self._prompt_here.get(user_id) or not event.choices):
+            return
+        loop = asyncio.get_running_loop()
+        if self._dm_blocked.get(user_id, 0.0) > loop.time():
+            await self._dm_refused(event, user_id, table, reply)
+            return
+        pieces, file = render(event)
+        marker = self._marker_of(table, event)
+        view = choices_view(table, event.choices, marker)
+        try:
+            dm = await self._dm(user_id)
+            if file is not None:
+                await dm.send(file=file)
+            message: discord.Message | None = None
+            for n, piece in enumerate(pieces):
+                if view is not None and n == len(pieces) - 1:
+                    message = await dm.send(piece, view=view)
+                else:
+                    await dm.send(piece)
+            if not pieces and view is not None:
+                message = await dm.send(view=view)
+        except discord.Forbidden as exc:
+            log.info("DM to %s refused (%s)", user_id, exc.code)
+            self._dm_blocked[user_id] = loop.time() + DM_BLOCKED_FOR
+            await self._dm_refused(event, user_id, table, reply)
+        else:
+            self._pending.pop((table, user_id), None)
+            self._notified = {k for k in self._notified if k[1] != user_id}
+            if message is not None and table:
+                sent = message
+                self._add_prompt(
+                    table,
+                    user_id,
+                    _Prompt(marker, sent.id, lambda: sent.edit(view=None), float("inf"), event),
+                )
+
+    async def _dm_refused(
+        self, event: Private, user_id: int, table: int, reply: _Reply | None
+    ) -> None:
+        if event.choices and table:
+            self._pending[(table, user_id)] = event
+        if reply is not None and reply.user_id == user_id:
+            await self._send_reply(event, reply, table)
+            return
+        if not table or (table, user_id) in self._notified:
+            return
+        self._notified.add((table, user_id))
+        lang = self.channel_lang(table)
+        await self.get_partial_messageable(table).send(
+            text("dm_blocked", lang, mention=f"<@{user_id}>"),
+            view=self._hand_view(table),
+            allowed_mentions=discord.AllowedMentions(
+                everyone=False, roles=False, users=[discord.Object(id=user_id)]
+            ),
+        )
+
+    # -- superseded prompts --------------------------------------------------------------------
+
+    def _add_prompt(self, table: int, user_id: int, prompt: _Prompt) -> None:
+        """Remember a prompt; older prompts of the same user at the table are superseded,
+        except copies of the same decision (a DM and the "My cards" panel)."""
+        kept: list[_Prompt] = []
+        older: list[_Prompt] = []
+        for p in self._prompts.get((table, user_id), []):
+            if p.message_id == prompt.message_id:
+                continue
+            same = (prompt.marker is not None and p.marker == prompt.marker) or (
+                prompt.source is not None and p.source is prompt.source
+            )
+            (kept if same else older).append(p)
+        self._prompts[(table, user_id)] = [*kept, prompt]
+        if older:
+            self._enter()
+            asyncio.get_running_loop().create_task(self._strip(older))
+
+    def _forget_prompt(self, message_id: int) -> None:
+        for key, prompts in list(self._prompts.items()):
+            kept = [p for p in prompts if p.message_id != message_id]
+            if kept:
+                self._prompts[key] = kept
+            else:
+                del self._prompts[key]
+
+    async def _strip_superseded(self, table: int) -> None:
+        """Take the buttons off every prompt at ``table`` whose decision is past."""
+        current = self._markers.get(table)
+        stale: list[_Prompt] = []
+        for key in [k for k in self._prompts if k[0] == table]:
+            prompts = self._prompts[key]
+            old = [p for p in prompts if p.marker is not None and p.marker != current]
+            if old:
+                stale += old
+                kept = [p for p in prompts if p not in old]
+                if kept:
+                    self._prompts[key] = kept
+                else:
+                    del self._prompts[key]
+        if stale:
+            self._enter()
+            await self._strip(stale)
+
+    async def _strip(self, prompts: list[_Prompt]) -> None:
+        try:
+            now = asyncio.get_running_loop().time()
+            for prompt in prompts:
+                if prompt.expires > now:
+                    await self._guarded(prompt.strip())
+        except Exception:
+            log.exception("could not take the buttons off a prompt")
+        finally:
+            self._leave()

@@ -1,0 +1,273 @@
+"""One interaction and the bookkeeping of what was sent: the reply to an interaction
+(:class:`_Reply`), the order of a channel's batches (:class:`_Turns`), prompts, panels and
+board messages, and a batch of host events sorted by where they go."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import discord
+
+from dokobot.adapters.discord.i18n import text
+from dokobot.adapters.discord.messages import MAX_MESSAGE
+from dokobot.host.board import BoardView
+from dokobot.host.events import Board, Event, Input, Private
+
+log = logging.getLogger(__name__)
+
+TOKEN_LIFE: Final = 15 * 60.0
+"""Seconds an interaction token can edit its messages (Discord: 15 minutes)."""
+DM_BLOCKED_FOR: Final = 600.0
+"""Seconds a user whose DMs were refused is not sent DMs again."""
+
+Strip = Callable[[], Awaitable[Any]]
+
+
+@dataclass(eq=False)
+class _Prompt:
+    """A sent message with a prompt's buttons: how to take them away once superseded."""
+
+    marker: tuple[int, int] | None
+    message_id: int
+    strip: Strip
+    expires: float
+    source: Private | None = None
+    """The host's prompt it shows (a DM and the "My cards" panel may show the same)."""
+
+
+@dataclass(eq=False)
+class _Sent:
+    """An ephemeral message sent for an interaction, and how to edit exactly that message
+    (``edit_original_response`` for the response itself, the follow-up's own edit else: after
+    a deferred button the "original" is the message the button sits on)."""
+
+    message_id: int
+    edit: Callable[..., Awaitable[Any]]
+
+    def strip(self) -> Awaitable[Any]:
+        return self.edit(view=None)
+
+
+@dataclass(eq=False)
+class _Panel:
+    """A "My cards" message (ephemeral), kept up to date while its token is valid."""
+
+    sent: _Sent
+    expires: float
+
+
+#: Kinds of private messages that a "My cards" panel shows.
+PANEL_KINDS: Final = frozenset({"hand", "turn", "reservation"})
+
+
+@dataclass(eq=False)
+class _Reply:
+    """The answering state of one interaction."""
+
+    interaction: discord.Interaction[Any]
+    button: bool
+    consume: bool
+    lang: str
+    label: str = ""
+    guard: asyncio.Lock = field(default_factory=asyncio.Lock)
+    deferred: bool = False
+    followups: int = 0
+    error: bool = False
+    shown_choices: bool = False
+    life: float = TOKEN_LIFE
+    started: float = field(default_factory=lambda: asyncio.get_running_loop().time())
+
+    @property
+    def user_id(self) -> int:
+        return self.interaction.user.id
+
+    @property
+    def channel_id(self) -> int | None:
+        return self.interaction.channel_id
+
+    @property
+    def open(self) -> bool:
+        return not self.interaction.response.is_done()
+
+    @property
+    def expires(self) -> float:
+        return self.started + self.life * 0.97  # a little before Discord's end
+
+    async def defer(self) -> None:
+        if self.open:
+            if self.button:
+                await self.interaction.response.defer()
+            else:
+                await self.interaction.response.defer(ephemeral=True, thinking=True)
+            self.deferred = True
+
+    async def ephemeral(
+        self,
+        content: str | None,
+        view: discord.ui.View | None = None,
+        file: discord.File | None = None,
+        keep: bool = False,
+    ) -> _Sent | None:
+        """Send an ephemeral message; with a ``view`` (or ``keep``), how to edit it later."""
+        kwargs: dict[str, Any] = {"ephemeral": True}
+        if view is not None:
+            kwargs["view"] = view
+        if file is not None:
+            kwargs["file"] = file
+        interaction = self.interaction
+        keep = keep or view is not None
+        if self.open:
+            response = await interaction.response.send_message(content, **kwargs)
+            message_id = getattr(response, "message_id", None)
+            if not keep or message_id is None:
+                return None
+            return _Sent(int(message_id), interaction.edit_original_response)
+        if not keep:
+            await interaction.followup.send(content or "", **kwargs)
+            self.followups += 1
+            return None
+        sent = await interaction.followup.send(content or "", wait=True, **kwargs)
+        self.followups += 1
+        return _Sent(sent.id, functools.partial(interaction.followup.edit_message, sent.id))
+
+    async def public(self, content: str, view: discord.ui.View | None) -> None:
+        """Answer a slash command with a public message in its channel."""
+        if view is None:
+            await self.interaction.response.send_message(content)
+        else:
+            await self.interaction.response.send_message(content, view=view)
+
+    async def use_up(self) -> None:
+        """Take the buttons off the prompt that was clicked, saying what was pressed."""
+        if self.open:
+            await self.interaction.response.edit_message(content=self._used(), view=None)
+        else:
+            await self.interaction.edit_original_response(content=self._used(), view=None)
+
+    async def finish(self) -> None:
+        """Make sure the interaction is answered."""
+        interaction = self.interaction
+        if self.open:
+            if self.button:
+                await interaction.response.defer()
+            else:
+                await interaction.response.send_message(text("done", self.lang), ephemeral=True)
+        elif self.deferred and not self.button and self.followups == 0:
+            await interaction.delete_original_response()
+
+    def _used(self) -> str:
+        """The text of a used-up prompt: what it said, and the button that was pressed."""
+        message = self.interaction.message
+        before = message.content if message is not None else ""
+        label = discord.utils.escape_markdown(self.label)
+        return (f"{before}\n→ {label}" if label else before)[:MAX_MESSAGE]
+
+    async def fail(self) -> None:
+        """Tell the user that something went wrong (never raises)."""
+        try:
+            async with self.guard:
+                await self.ephemeral(text("error", self.lang))
+        except Exception:
+            log.exception("could not tell the user about an error")
+
+
+class _Turns:
+    """First come, first served for one channel: tickets are served in the order taken.
+
+    :meth:`release` is synchronous, so a ticket is released even while its holder is being
+    cancelled, and a channel can never get stuck.
+    """
+
+    def __init__(self) -> None:
+        self._next = 0
+        self._serving = 0
+        self._released: set[int] = set()
+        self._waiters: dict[int, asyncio.Future[None]] = {}
+
+    def take(self) -> int:
+        ticket = self._next
+        self._next += 1
+        return ticket
+
+    def ready(self, ticket: int) -> bool:
+        """Whether ``ticket`` would be served at once (no earlier batch is pending)."""
+        return ticket <= self._serving
+
+    async def wait(self, ticket: int) -> None:
+        if ticket <= self._serving:
+            return
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters[ticket] = waiter
+        try:
+            await waiter
+        finally:
+            self._waiters.pop(ticket, None)
+
+    def release(self, ticket: int) -> None:
+        self._released.add(ticket)
+        while self._serving in self._released:
+            self._released.discard(self._serving)
+            self._serving += 1
+        waiter = self._waiters.get(self._serving)
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+
+@dataclass(eq=False)
+class _BoardMessage:
+    """The one board message of a game in a channel, edited in place."""
+
+    channel_id: int
+    view: BoardView
+    news: list[str] = field(default_factory=list)
+    message_id: int | None = None
+    result_posted: bool = False
+    dirty: bool = False
+    task: asyncio.Task[None] | None = None
+    last_edit: float = -1e9
+    edits: int = 0
+
+    @property
+    def game_number(self) -> int:
+        return self.view.game_number
+
+
+@dataclass(frozen=True, slots=True)
+class _Batch:
+    """One batch of host events, sorted for sending."""
+
+    channels: tuple[str, ...]
+    publics: dict[str, list[str]]
+    boards: dict[str, BoardView]
+    mine: tuple[Private, ...]
+    others: tuple[Private, ...]
+
+
+def _sort(events: Sequence[Event], inp: Input | None) -> _Batch:
+    channels: list[str] = []
+    publics: dict[str, list[str]] = {}
+    boards: dict[str, BoardView] = {}
+    mine: list[Private] = []
+    others: list[Private] = []
+    for event in events:
+        if isinstance(event, Private):
+            if inp is not None and event.reply and event.user == inp.user:
+                mine.append(event)
+            else:
+                others.append(event)
+            continue
+        if event.channel not in channels:
+            channels.append(event.channel)
+        if isinstance(event, Board):
+            boards[event.channel] = event.view
+        else:
+            publics.setdefault(event.channel, []).append(event.text)
+    return _Batch(tuple(channels), publics, boards, tuple(mine), tuple(others))
+
+
+#: Channel permissions a table needs, by discord.py's names (see :meth:`missing_permissions`).
