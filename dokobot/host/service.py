@@ -582,6 +582,10 @@ class Service:
                 return
             await self._commit(channel)
 
+    def language_of(self, user: str) -> str | None:
+        """The language ``user`` chose with /lang (kept in the store), if any."""
+        return self.router.langs.get(user)
+
     @staticmethod
     def _still(table: Table, marker: tuple[int, int]) -> bool:
         game = table.game

@@ -42,6 +42,8 @@ from discord import app_commands
 from discord.app_commands import Choice as AppChoice
 from discord.ext import commands
 
+from dokobot.adapters import bounded
+from dokobot.adapters.bounded import Bounded
 from dokobot.adapters.discord.board import TABLE_PICTURE, board_embed
 from dokobot.adapters.discord.buttons import DokoButton, choices_view, table_view, verb
 from dokobot.adapters.discord.i18n import DokoTranslator, lang_of, text
@@ -545,21 +547,23 @@ class DiscordAdapter(commands.Bot):
         self._defer_after = defer_after
         self._board_interval = board_interval
         self._token_life = token_life
-        self._turns: dict[str, _Turns] = {}
-        self._lang: dict[int, str] = {}
-        self._user_lang: dict[int, str] = {}
-        self._pending: dict[tuple[int, int], Private] = {}
-        self._notified: set[tuple[int, int]] = set()
-        self._choices: dict[tuple[str, str], tuple[Choice, ...]] = {}
-        self._markers: dict[int, tuple[int, int]] = {}
-        self._boards: dict[int, _BoardMessage] = {}
-        self._prompts: dict[tuple[int, int], list[_Prompt]] = {}
-        self._dm_channels: dict[int, int] = {}
-        self._dm_blocked: dict[int, float] = {}
-        self._admins: dict[tuple[int, int], bool] = {}
-        self._prompt_here: dict[int, bool] = {}
-        self._panels: dict[tuple[int, int], _Panel] = {}
-        self._images: dict[int, bool] = {}
+        users, channels = bounded.CAPS.users, bounded.CAPS.channels
+        self._turns: Bounded[str, _Turns] = Bounded(channels)
+        self._lang: Bounded[int, str] = Bounded(channels)
+        self._user_lang: Bounded[int, str] = Bounded(users)
+        """Languages set with /lang here; a forgotten one comes back from the service."""
+        self._pending: Bounded[tuple[int, int], Private] = Bounded(users)
+        self._notified: Bounded[tuple[int, int], bool] = Bounded(users)
+        self._choices: Bounded[tuple[str, str], tuple[Choice, ...]] = Bounded(users)
+        self._markers: Bounded[int, tuple[int, int]] = Bounded(channels)
+        self._boards: Bounded[int, _BoardMessage] = Bounded(channels)
+        self._prompts: Bounded[tuple[int, int], list[_Prompt]] = Bounded(users)
+        self._dm_channels: Bounded[int, int] = Bounded(users)
+        self._dm_blocked: Bounded[int, float] = Bounded(users, ttl=DM_BLOCKED_FOR)
+        self._admins: Bounded[tuple[int, int], bool] = Bounded(users)
+        self._prompt_here: Bounded[int, bool] = Bounded(users)
+        self._panels: Bounded[tuple[int, int], _Panel] = Bounded(users)
+        self._images: Bounded[int, bool] = Bounded(channels)
         self._busy = 0
         self._idle = asyncio.Event()
         self._idle.set()
@@ -670,7 +674,7 @@ class DiscordAdapter(commands.Bot):
         missing = missing_permissions(interaction.app_permissions)
         if not missing:
             return True
-        lang = self._user_lang.get(interaction.user.id) or lang_of(interaction.locale)
+        lang = self._user_language(interaction.user.id) or lang_of(interaction.locale)
         names = ", ".join(text("perm_" + name, lang) for name in missing)
         await interaction.response.send_message(
             text("missing_permissions", lang, names=names), ephemeral=True
@@ -681,7 +685,7 @@ class DiscordAdapter(commands.Bot):
         """``/prompts dm|here``: where this user's prompts go (answered by the adapter)."""
         user = interaction.user.id
         self._prompt_here[user] = where == "here"
-        lang = self._user_lang.get(user) or lang_of(interaction.locale)
+        lang = self._user_language(user) or lang_of(interaction.locale)
         await interaction.response.send_message(text("prompts_" + where, lang), ephemeral=True)
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
@@ -727,7 +731,7 @@ class DiscordAdapter(commands.Bot):
         user = qualify(interaction.user.id)
         choices = self._choices.get((channel, user))
         if choices is None:
-            choices = next((c for (_, u), c in reversed(self._choices.items()) if u == user), ())
+            choices = next((c for (_, u), c in self._choices.newest_first() if u == user), ())
         typed = current.strip().lower()
         out: list[AppChoice[str]] = []
         for choice in choices:
@@ -786,6 +790,17 @@ class DiscordAdapter(commands.Bot):
             return True
         return self._admins.get((table, user.id), False)
 
+    def _user_language(self, user_id: int) -> str | None:
+        """The language ``user_id`` chose with /lang, if any: remembered here, else asked of
+        the service (which has it from the store)."""
+        lang = self._user_lang.get(user_id)
+        if lang is None:
+            language_of = getattr(self.service, "language_of", None)
+            lang = language_of(qualify(user_id)) if callable(language_of) else None
+            if isinstance(lang, str):
+                self._user_lang[user_id] = lang
+        return lang if isinstance(lang, str) else None
+
     def _has_admin_role(self, member: discord.Member) -> bool:
         role = self._admin_role
         return role is not None and any(
@@ -812,7 +827,7 @@ class DiscordAdapter(commands.Bot):
             interaction,
             button=button,
             consume=button and verb(command) in CONSUMING,
-            lang=self._user_lang.get(interaction.user.id) or lang_of(interaction.locale),
+            lang=self._user_language(interaction.user.id) or lang_of(interaction.locale),
             label=label,
             life=self._token_life,
         )
@@ -1156,7 +1171,7 @@ class DiscordAdapter(commands.Bot):
         """Content, buttons and picture of a "My cards" panel showing ``events``."""
         prompt = next((e for e in reversed(events) if e.choices), None)
         hand = next((e.hand for e in reversed(events) if e.hand), ())
-        lang = self._user_lang.get(user_id) or self.channel_lang(table)
+        lang = self._user_language(user_id) or self.channel_lang(table)
         until = datetime.now(UTC) + timedelta(seconds=expires - asyncio.get_running_loop().time())
         texts = [format_text(e.text) for e in events if e.text.strip()]
         texts.append("*" + text("panel_until", lang, time=until.strftime("%H:%M UTC")) + "*")
@@ -1260,7 +1275,8 @@ class DiscordAdapter(commands.Bot):
             await self._dm_refused(event, user_id, table, reply)
         else:
             self._pending.pop((table, user_id), None)
-            self._notified = {k for k in self._notified if k[1] != user_id}
+            for key in [k for k in self._notified if k[1] == user_id]:
+                del self._notified[key]
             if message is not None and table:
                 sent = message
                 self._add_prompt(
@@ -1279,7 +1295,7 @@ class DiscordAdapter(commands.Bot):
             return
         if not table or (table, user_id) in self._notified:
             return
-        self._notified.add((table, user_id))
+        self._notified[(table, user_id)] = True
         lang = self.channel_lang(table)
         await self.get_partial_messageable(table).send(
             text("dm_blocked", lang, mention=f"<@{user_id}>"),
