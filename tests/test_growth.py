@@ -129,3 +129,93 @@ async def test_a_checkpoint_that_cannot_be_made_costs_nothing_but_restart_time(
     svc2 = Service(Router(seed=8), store)
     await svc2.start()
     assert _state(svc2) == _state(svc)
+
+
+# -- accepted spam between games is folded -------------------------------------------------
+
+
+async def _restart(store: MemoryStore, ch: str = "c") -> tuple[object, ...]:
+    svc = Service(Router(seed=99), store)
+    await svc.start()
+    await svc.load(ch)
+    assert svc.damaged == {}
+    return _state(svc, ch)
+
+
+async def test_ten_thousand_option_toggles_leave_the_journal_bounded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dokobot.host import checkpoint, fold
+
+    store = MemoryStore()
+    svc = Service(Router(seed=11), store)
+    await _seat(svc)
+    await _game(svc)
+    after_game = len(store.load_journal("c"))
+    for i in range(10_000):
+        events = await svc.handle(_inp("u0", "anna", f"/option bock {'on' if i % 2 else 'off'}"))
+        assert "bock" in events[0].text
+        assert len(store.load_journal("c")) <= after_game + fold.FOLD_AFTER + 1
+    await svc.handle(_inp("u0", "anna", "/option bock on"))
+    before = _state(svc)
+    assert svc.router.tables["c"].options.bock
+    assert await _restart(store) == before
+    # a start that cannot use the checkpoint replays the journal, state record and all
+    monkeypatch.setattr(checkpoint, "version", lambda: "another dokobot")
+    assert await _restart(store) == before
+
+
+async def test_every_fold_point_restores_the_same_table_and_export_still_replays() -> None:
+    from dokobot.host import fold
+    from dokobot.host.replay import Replayer
+
+    store = MemoryStore()
+    svc = Service(Router(seed=12), store)
+    await _seat(svc)
+    await _game(svc)
+    await svc.handle(_inp("u4", "erik", "/join"))  # waits for a seat
+    for i in range(3 * fold.FOLD_AFTER):
+        # people come and go, a computer player takes a seat and gives it back
+        step = i % 6
+        if step == 0:
+            await svc.handle(_inp("u3", "dora", "/leave"))
+        elif step == 1:
+            await svc.handle(_inp("u0", "anna", "/join bot"))
+        elif step == 2:
+            await svc.handle(_inp("u3", "dora", "/replace"))
+        elif step == 3:
+            await svc.handle(_inp("u0", "anna", f"/option stake {1 + i % 5}"))
+        elif step == 4:
+            await svc.handle(_inp("u1", "ben", "/leave"))
+        else:
+            await svc.handle(_inp("u1", "ben", "/join"))
+        assert await _restart(store) == _state(svc), f"after step {i}"
+    assert any('"k":"state"' in line for line in store.load_journal("c"))
+    table = svc.router.tables["c"]
+    assert table.names() and len(table.seats) == 4
+    await _game(svc)
+    text = (await svc.handle(_inp("u0", "anna", "/export")))[0].text
+    assert "!table " in text
+    rep = Replayer()
+    rep.run_text(text)
+    assert rep.failures == []
+    assert rep.results() == [r.as_json() for r in table.finished]
+    assert rep.table.names() == table.names() and rep.table.options == table.options
+
+
+async def test_leave_and_join_ten_thousand_times_between_games_is_bounded() -> None:
+    from dokobot.host import fold
+
+    store = MemoryStore()
+    svc = Service(Router(seed=13), store)
+    await _seat(svc)
+    await _game(svc)
+    after_game = len(store.load_journal("c"))
+    for _ in range(5_000):
+        await svc.handle(_inp("u2", "carl", "/leave"))
+        await svc.handle(_inp("u2", "carl", "/join"))
+    assert len(store.load_journal("c")) <= after_game + fold.FOLD_AFTER + 1
+    before = _state(svc)
+    assert await _restart(store) == before
+    await _game(svc)
+    assert len(svc.router.tables["c"].finished) == 2

@@ -312,3 +312,29 @@ def test_a_record_that_cannot_be_applied_puts_the_table_on_hold(store_location: 
         await svc2.close()
 
     asyncio.run(scenario())
+
+
+def test_a_fold_replaces_the_journals_end_and_its_checkpoint_at_once(
+    store_location: str,
+) -> None:
+    store = _open(store_location)
+    try:
+        store.append("c", [_line(i) for i in range(10)])
+        store.save_checkpoint("c", Checkpoint(3, "v1", b"old", b"l", ()))
+        cp = Checkpoint(6, "v1", b"new", b"l", ("u",))
+        with pytest.raises(ValueError):  # the checkpoint must follow the folded record
+            store.fold("c", 4, _line(99), cp)
+        with pytest.raises(ValueError):  # nothing there to fold
+            store.fold("c", 10, _line(99), Checkpoint(11, "v1", b"x", b"l", ()))
+        assert store.load_journal("c") == [_line(i) for i in range(10)]
+        assert store.fold("c", 5, _line(99), cp) == 6
+        assert store.append("c", [_line(100)]) == 7
+    finally:
+        store.close()
+    store = _open(store_location)
+    try:
+        assert store.load_journal("c") == [*(_line(i) for i in range(5)), _line(99), _line(100)]
+        assert store.load_checkpoint("c") == cp
+        assert [(s.channel, s.length) for s in store.summaries()] == [("c", 7)]
+    finally:
+        store.close()

@@ -19,7 +19,7 @@ from typing import Any, Final
 
 from ..stats import Stats, finished_game
 from ..store import Checkpoint, MemoryStore, Store
-from . import checkpoint
+from . import checkpoint, fold
 from .board import board_view
 from .events import Board, Event, Input, Private, Public, draw_pictures, has_pictures_to_draw
 from .i18n import render
@@ -98,6 +98,9 @@ class Service:
         self._last_sweep = 0.0
         self._checkpointed: dict[str, int] = {}
         """Per table: finished games in its latest checkpoint (one per game end)."""
+        self._between: dict[str, tuple[int, int]] = {}
+        """Per table: (first, count) of the between-games records that end its stored
+        journal, folded into one when there are more than :data:`fold.FOLD_AFTER`."""
         self.boards = False
         """Add a :class:`~dokobot.host.events.Board` after every batch of a table with a
         game (set by adapters that show a live board)."""
@@ -180,6 +183,7 @@ class Service:
         exists, then the records after it. ``private_ledger``: its settlements are on the
         server's ledger already (a table that left memory)."""
         self._lazy.discard(channel)
+        self._between.pop(channel, None)
         cp = await asyncio.to_thread(self.store.load_checkpoint, channel)
         base: Table | None = None
         if cp is not None and cp.version == checkpoint.version():
@@ -318,6 +322,7 @@ class Service:
             self._locks.pop(channel, None)
             self._used.pop(channel, None)
             self._checkpointed.pop(channel, None)
+            self._between.pop(channel, None)
             self._lazy.add(channel)
 
     def _channel_of(self, inp: Input) -> str:
@@ -421,6 +426,7 @@ class Service:
             # The store holds them now; keeping them in memory too would grow every table
             # by ~100 KB over a long series.
             del table.journal[: len(new)]
+            length = await self._fold(channel, table, new, length)
             # The results of finished games first, the checkpoint after them: a table that
             # rests at a checkpoint has every result stored.
             links = await self._store_results(channel, table)
@@ -431,6 +437,32 @@ class Service:
                 await self._checkpoint(channel, table, length)
             return links
         return await self._store_results(channel, table) or []
+
+    async def _fold(self, channel: str, table: Table, new: list[Record], length: int) -> int:
+        """Note the records ``new`` (stored; the journal has ``length`` now); fold the
+        between-games records at the journal's end into one ``state`` record and a
+        checkpoint after it when there are too many. The journal's length after that."""
+        if not fold.foldable(new, table):
+            self._between.pop(channel, None)
+            return length
+        first, count = self._between.get(channel, (length - len(new), 0))
+        count += len(new)
+        self._between[channel] = (first, count)
+        if count <= fold.FOLD_AFTER:
+            return length
+        try:
+            record = fold.state_record(table)
+            state, settlements, users = checkpoint.dump(table)
+            cp = Checkpoint(first + 1, checkpoint.version(), state, settlements, tuple(users))
+            length = await asyncio.to_thread(
+                self.store.fold, channel, first, record.encode(), cp
+            )
+        except Exception:
+            # Nothing lost: the records stay as they are (folded at the next try).
+            log.warning("between-games records of %s not folded", channel, exc_info=True)
+            return length
+        self._between[channel] = (first, 1)
+        return length
 
     async def _store_results(self, channel: str, table: Table) -> list[Event] | None:
         """Store the games ``table`` finished since the last call (for the statistics);

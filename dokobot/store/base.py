@@ -48,6 +48,11 @@ class Summary:
     """The latest checkpoint, without its state."""
 
 
+def check_fold(start: int, checkpoint: Checkpoint) -> None:
+    if checkpoint.upto != start + 1:
+        raise ValueError("a fold's checkpoint is taken right after the folded record")
+
+
 def new_web_key() -> str:
     """An unguessable id for a server's public web pages (128 random bits)."""
     return secrets.token_urlsafe(16)
@@ -72,6 +77,13 @@ class Store(ABC):
 
     @abstractmethod
     def load_checkpoint(self, channel: str) -> Checkpoint | None: ...
+
+    @abstractmethod
+    def fold(self, channel: str, start: int, line: str, checkpoint: Checkpoint) -> int:
+        """In one transaction: replace the journal records of ``channel`` from ``start`` on
+        by ``line`` and keep ``checkpoint`` (whose ``upto`` is ``start + 1``) as the latest;
+        the number of records the journal holds now. The records replaced are folded into
+        ``line`` (:mod:`dokobot.host.fold`): nothing a restore or an export needs is lost."""
 
     @abstractmethod
     def summaries(self) -> list[Summary]:
@@ -163,6 +175,17 @@ class MemoryStore(Store):
     def load_checkpoint(self, channel: str) -> Checkpoint | None:
         with self._lock:
             return self._checkpoints.get(channel)
+
+    def fold(self, channel: str, start: int, line: str, checkpoint: Checkpoint) -> int:
+        check_fold(start, checkpoint)
+        with self._lock:
+            journal = self._journals.setdefault(channel, [])
+            if not 0 <= start < len(journal):
+                raise ValueError(f"nothing to fold from record {start} of {channel}")
+            del journal[start:]
+            journal.append(line)
+            self._checkpoints[channel] = checkpoint
+            return len(journal)
 
     def summaries(self) -> list[Summary]:
         with self._lock:

@@ -33,7 +33,16 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg_pool import ConnectionPool
 
-from .base import Checkpoint, Store, StoreDamaged, StoreError, StoreLocked, Summary, new_web_key
+from .base import (
+    Checkpoint,
+    Store,
+    StoreDamaged,
+    StoreError,
+    StoreLocked,
+    Summary,
+    check_fold,
+    new_web_key,
+)
 from .scope import SHARD_PREFIX, Scope
 
 if TYPE_CHECKING:
@@ -470,6 +479,37 @@ class PostgresStore(Store):
                 "WHERE checkpoints.upto <= excluded.upto",
                 (channel, cp.upto, cp.version, cp.state, cp.settlements, json.dumps(cp.users)),
             )
+
+    def fold(self, channel: str, start: int, line: str, checkpoint: Checkpoint) -> int:
+        self._writable()
+        check_fold(start, checkpoint)
+        cp = checkpoint
+        with self._db() as db, db.transaction():
+            held = db.execute(
+                "SELECT count(*) FROM (SELECT 1 FROM leases WHERE owner = %s FOR SHARE) AS m",
+                (self.owner,),
+            ).fetchone()
+            if held is None or int(held[0]) != len(self._keys):
+                raise StoreLocked(f"store {self.url}: another process took over its servers")
+            row = db.execute(
+                "SELECT length FROM tables WHERE channel = %s FOR UPDATE", (channel,)
+            ).fetchone()
+            if row is None or not 0 <= start < int(row[0]):
+                raise ValueError(f"nothing to fold from record {start} of {channel}")
+            db.execute("DELETE FROM journal WHERE channel = %s AND seq >= %s", (channel, start))
+            db.execute(
+                "INSERT INTO journal (channel, seq, line) VALUES (%s, %s, %s)",
+                (channel, start, line),
+            )
+            db.execute("UPDATE tables SET length = %s WHERE channel = %s", (start + 1, channel))
+            db.execute(
+                "INSERT INTO checkpoints VALUES (%s, %s, %s, %s, %s, %s) "
+                "ON CONFLICT (channel) DO UPDATE SET upto = excluded.upto, "
+                "version = excluded.version, state = excluded.state, "
+                "settlements = excluded.settlements, users = excluded.users",
+                (channel, cp.upto, cp.version, cp.state, cp.settlements, json.dumps(cp.users)),
+            )
+        return start + 1
 
     def load_checkpoint(self, channel: str) -> Checkpoint | None:
         with self._db() as db:
