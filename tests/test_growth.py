@@ -45,7 +45,7 @@ def _state(svc: Service, ch: str = "c") -> tuple[object, ...]:
     ledger = t.ledger
     return (t.names(), t.options, [r.as_json() for r in t.finished], t.series.totals[:],
             t.dealer, t.game_number, dict(ledger.balances), ledger.house,
-            len(ledger.entries))  # fmt: skip
+            ledger.channel_totals(ch))  # fmt: skip
 
 
 async def test_commands_in_an_empty_channel_leave_nothing_behind() -> None:
@@ -219,3 +219,53 @@ async def test_leave_and_join_ten_thousand_times_between_games_is_bounded() -> N
     assert await _restart(store) == before
     await _game(svc)
     assert len(svc.router.tables["c"].finished) == 2
+
+
+# -- finished games are read from the store on demand ----------------------------------------
+
+
+async def test_a_long_series_keeps_memory_and_checkpoint_bounded_and_shows_every_game() -> None:
+    from dokobot.host.replay import Replayer
+    from dokobot.host.service import KEEP_GAMES
+
+    store = MemoryStore()
+    svc = Service(Router(seed=21), store)
+    for i, n in enumerate(NAMES):
+        await svc.handle(_inp(f"u{i}", n, "/join"))
+    await svc.handle(_inp("u0", "anna", "/option mode single"))
+    sizes: dict[int, int] = {}
+    for g in range(1, 301):
+        await _game(svc)
+        table = svc.router.tables["c"]
+        assert len(table.finished) <= KEEP_GAMES and table.series.games == g
+        if g in (20, 300):
+            cp = store.load_checkpoint("c")
+            assert cp is not None
+            sizes[g] = len(cp.state) + len(cp.settlements)
+    # the last game and a few digits differ; nothing is kept per game (that was ~400 bytes)
+    assert sizes[300] <= sizes[20] + 1000, sizes
+
+    async def ask(text: str) -> str:
+        return (await svc.handle(_inp("u1", "ben", text)))[0].text
+
+    # what a table that keeps every game in memory says: the replay of the export
+    export = await ask("/export")
+    rep = Replayer()
+    rep.run_text(export)
+    assert rep.failures == [] and len(rep.table.finished) == 300
+
+    def rep_ask(text: str) -> str:
+        return rep.feed(0, "ben", text)[0].text
+
+    for text in ("/score", "/score 1", "/score 150", "/score 300", "/score csv",
+                 "/export csv"):  # fmt: skip
+        assert await ask(text) == rep_ask(text), text
+    assert export.splitlines()[1:] == rep_ask("/export").splitlines()[1:]
+    # after a restart too
+    await svc.close()
+    svc = Service(Router(seed=22), store)
+    await svc.start()
+    for text in ("/score", "/score 2", "/score csv"):
+        assert await ask(text) == rep_ask(text), text
+    assert len(svc.router.tables["c"].finished) <= KEEP_GAMES
+    await svc.close()

@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Final
 
 from ..stats import Stats, finished_game
+from ..stats.record import FinishedGame
 from ..store import Checkpoint, MemoryStore, Store
-from . import checkpoint, fold
+from . import archive, checkpoint, fold
 from .board import board_view
 from .events import Board, Event, Input, Private, Public, draw_pictures, has_pictures_to_draw
 from .i18n import render
@@ -27,7 +29,8 @@ from .journal import Record
 from .notes import ALL, Note, Refusal
 from .replay import RestoreError, restore
 from .router import ALIASES, Router, clean_name
-from .stakes import ZERO, Ledger
+from .series import GameRecord
+from .stakes import ZERO, Ledger, LedgerEntry
 from .table import BotFactory, Table
 
 log = logging.getLogger(__name__)
@@ -230,9 +233,11 @@ class Service:
             if not seat.is_bot:
                 self.router.user_table[seat.user] = channel
         table.journal.clear()  # the store has it
+        table.archive = self._archived
         self._used[channel] = time.monotonic()
-        self._checkpointed[channel] = len(table.finished)
-        self._results_done[channel] = len(table.finished)
+        self._checkpointed[channel] = _last_game(table)
+        self._results_done[channel] = _last_game(table)
+        _keep_latest(table)
         if channel in self.damaged:
             text = render(table.options.language, "table_damaged")
             return [Public(channel, text)]
@@ -248,7 +253,7 @@ class Service:
         if table is None or not table.finished or table.running or table.game is None:
             return
         if table.finished[-1].number == table.game_number:
-            self.store.add_result(finished_game(table, table.finished[-1]))
+            self.store.add_result(_result(table, table.finished[-1]))
 
     async def close(self) -> None:
         self._closed = True
@@ -432,7 +437,7 @@ class Service:
             links = await self._store_results(channel, table)
             if links is None:
                 return []  # no checkpoint either: the next start stores the results
-            ended = len(table.finished)
+            ended = _last_game(table)
             if not table.running and ended and ended != self._checkpointed.get(channel):
                 await self._checkpoint(channel, table, length)
             return links
@@ -468,18 +473,25 @@ class Service:
         """Store the games ``table`` finished since the last call (for the statistics);
         the links to their web pages as channel messages. A failure (None) loses nothing:
         the journal has the games, and a start stores a missing result again."""
+        table.archive = self._archived
         done = self._results_done.get(channel, 0)
-        if len(table.finished) <= done:
+        if _last_game(table) <= done:
             return []
-        games = [finished_game(table, rec) for rec in table.finished[done:]]
+        games = [_result(table, rec) for rec in table.finished if rec.number > done]
         try:
             stored = [await asyncio.to_thread(self.store.add_result, g) for g in games]
         except Exception:
             log.warning("results of %s not stored (recovered at the next start)", channel,
                         exc_info=True)  # fmt: skip
             return None
-        self._results_done[channel] = len(table.finished)
+        self._results_done[channel] = _last_game(table)
+        _keep_latest(table, carry=True)  # the store has the older ones
         return self.router.game_links(table, stored)
+
+    def _archived(self, channel: str) -> tuple[list[GameRecord], list[LedgerEntry]]:
+        """The stored finished games of ``channel`` and their settlements (a table's
+        :attr:`Table.archive`)."""
+        return archive.history(self.store.table_results(channel))
 
     async def _checkpoint(self, channel: str, table: Table, length: int) -> None:
         """Keep the state of ``table`` after its journal's first ``length`` records (between
@@ -488,7 +500,7 @@ class Service:
             state, settlements, users = checkpoint.dump(table)
             cp = Checkpoint(length, checkpoint.version(), state, settlements, tuple(users))
             await asyncio.to_thread(self.store.save_checkpoint, channel, cp)
-            self._checkpointed[channel] = len(table.finished)
+            self._checkpointed[channel] = _last_game(table)
         except Exception:
             log.warning("checkpoint of %s not saved", channel, exc_info=True)
 
@@ -642,6 +654,33 @@ def _is_slow(text: str) -> bool:
     return text.strip()[:1] in ("/", "!") and bool(words) and (
         ALIASES.get(words[0].lower()) in SLOW_COMMANDS
     )
+
+
+KEEP_GAMES: Final = 12
+"""Finished games a table keeps in memory once they are stored (the score list shows as
+many); /score N, /score csv, /score chart and /export read older ones from the store."""
+
+
+def _last_game(table: Table) -> int:
+    """The number of the table's last finished game (0: none)."""
+    return table.finished[-1].number if table.finished else 0
+
+
+def _keep_latest(table: Table, *, carry: bool = False) -> None:
+    """Forget the table's older finished games; ``carry``: every game is stored, so its
+    settlements become one carry entry."""
+    if len(table.finished) > KEEP_GAMES:
+        del table.finished[:-KEEP_GAMES]
+    if carry and len(table.settlements) > 1:
+        folded = archive.carry(table.settlements, table.channel)
+        table.settlements[:] = [] if folded is None else [folded]
+
+
+def _result(table: Table, rec: GameRecord) -> FinishedGame:
+    """The stored record of game ``rec``, with its score list line and its settlements."""
+    game = finished_game(table, rec)
+    row = {**(game.row or {}), "chips": [archive.entry_json(e) for e in archive.chips_of(table, rec)]}
+    return dataclasses.replace(game, row=row)
 
 
 def _forget_settlements(table: Table) -> None:

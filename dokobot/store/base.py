@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 import threading
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -123,6 +123,11 @@ class Store(ABC):
 
     @abstractmethod
     def result(self, id: int) -> FinishedGame | None: ...
+
+    @abstractmethod
+    def table_results(self, channel: str) -> list[FinishedGame]:
+        """The records of the games finished at ``channel``, by game number, without their
+        tricks (what a table's score list needs)."""
 
     @abstractmethod
     def result_servers(self) -> list[str]:
@@ -244,6 +249,11 @@ class MemoryStore(Store):
     def result(self, id: int) -> FinishedGame | None:
         with self._lock:
             return self._results[id - 1] if 1 <= id <= len(self._results) else None
+
+    def table_results(self, channel: str) -> list[FinishedGame]:
+        with self._lock:
+            games = [g for (ch, _), g in self._result_keys.items() if ch == channel]
+        return [replace(g, tricks=()) for g in sorted(games, key=lambda g: g.game)]
 
     def result_servers(self) -> list[str]:
         with self._lock:

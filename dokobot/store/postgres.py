@@ -613,6 +613,15 @@ class PostgresStore(Store):
             ).fetchall()
         return [_record(r) for r in rows]
 
+    def table_results(self, channel: str) -> list[FinishedGame]:
+        with self._db() as db:
+            rows = db.execute(
+                "SELECT id, (record::jsonb - 'tricks')::text FROM game_results "
+                "WHERE channel = %s ORDER BY game",
+                (channel,),
+            ).fetchall()
+        return [_record(r) for r in rows]
+
     def result(self, id: int) -> FinishedGame | None:
         with self._db() as db:
             row = db.execute(

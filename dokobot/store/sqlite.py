@@ -467,6 +467,15 @@ class SqliteStore(Store):
             ).fetchall()
         return [_record(r) for r in rows]
 
+    def table_results(self, channel: str) -> list[FinishedGame]:
+        with self._lock, _damage(self.path):
+            rows = self._db.execute(
+                "SELECT id, json_remove(record, '$.tricks') FROM game_results "
+                "WHERE channel = ? ORDER BY game",
+                (channel,),
+            ).fetchall()
+        return [_record(r) for r in rows]
+
     def result(self, id: int) -> FinishedGame | None:
         with self._lock:
             row = self._db.execute(
