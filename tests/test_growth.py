@@ -238,6 +238,7 @@ async def test_a_long_series_keeps_memory_and_checkpoint_bounded_and_shows_every
         await _game(svc)
         table = svc.router.tables["c"]
         assert len(table.finished) <= KEEP_GAMES and table.series.games == g
+        assert len(table.settlements) <= 2 and len(table.ledger.entries) <= 2
         if g in (20, 300):
             cp = store.load_checkpoint("c")
             assert cp is not None

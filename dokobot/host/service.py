@@ -674,6 +674,10 @@ def _keep_latest(table: Table, *, carry: bool = False) -> None:
     if carry and len(table.settlements) > 1:
         folded = archive.carry(table.settlements, table.channel)
         table.settlements[:] = [] if folded is None else [folded]
+        # the server's ledger too: the same sums, one entry for this table
+        ledger = table.ledger
+        ledger.entries[:] = [e for e in ledger.entries if e.channel != table.channel]
+        ledger.entries += table.settlements
 
 
 def _result(table: Table, rec: GameRecord) -> FinishedGame:
