@@ -134,12 +134,20 @@ async def test_a_checkpoint_that_cannot_be_made_costs_nothing_but_restart_time(
 # -- accepted spam between games is folded -------------------------------------------------
 
 
+def _full(svc: Service, ch: str = "c") -> tuple[object, ...]:
+    """The state and what seat and option changes touch besides it."""
+    t = svc.router.tables[ch]
+    seats = [(s.user, s.name, s.bot, s.standin_for) for s in t.seats]
+    return (*_state(svc, ch), seats, t.owner, t.waiting, t.bot_counter, t.series.number,
+            t.series.games, t.series.by_player)  # fmt: skip
+
+
 async def _restart(store: MemoryStore, ch: str = "c") -> tuple[object, ...]:
     svc = Service(Router(seed=99), store)
     await svc.start()
     await svc.load(ch)
     assert svc.damaged == {}
-    return _state(svc, ch)
+    return _full(svc, ch)
 
 
 async def test_ten_thousand_option_toggles_leave_the_journal_bounded(
@@ -157,7 +165,7 @@ async def test_ten_thousand_option_toggles_leave_the_journal_bounded(
         assert "bock" in events[0].text
         assert len(store.load_journal("c")) <= after_game + fold.FOLD_AFTER + 1
     await svc.handle(_inp("u0", "anna", "/option bock on"))
-    before = _state(svc)
+    before = _full(svc)
     assert svc.router.tables["c"].options.bock
     assert await _restart(store) == before
     # a start that cannot use the checkpoint replays the journal, state record and all
@@ -189,7 +197,7 @@ async def test_every_fold_point_restores_the_same_table_and_export_still_replays
             await svc.handle(_inp("u1", "ben", "/leave"))
         else:
             await svc.handle(_inp("u1", "ben", "/join"))
-        assert await _restart(store) == _state(svc), f"after step {i}"
+        assert await _restart(store) == _full(svc), f"after step {i}"
     assert any('"k":"state"' in line for line in store.load_journal("c"))
     table = svc.router.tables["c"]
     assert table.names() and len(table.seats) == 4
@@ -215,7 +223,7 @@ async def test_leave_and_join_ten_thousand_times_between_games_is_bounded() -> N
         await svc.handle(_inp("u2", "carl", "/leave"))
         await svc.handle(_inp("u2", "carl", "/join"))
     assert len(store.load_journal("c")) <= after_game + fold.FOLD_AFTER + 1
-    before = _state(svc)
+    before = _full(svc)
     assert await _restart(store) == before
     await _game(svc)
     assert len(svc.router.tables["c"].finished) == 2
@@ -270,3 +278,26 @@ async def test_a_long_series_keeps_memory_and_checkpoint_bounded_and_shows_every
         assert await ask(text) == rep_ask(text), text
     assert len(svc.router.tables["c"].finished) <= KEEP_GAMES
     await svc.close()
+
+
+async def test_a_folded_new_series_restores_with_and_without_the_checkpoint(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dokobot.host import checkpoint, fold
+
+    store = MemoryStore()
+    svc = Service(Router(seed=14), store)
+    await _seat(svc)
+    await _game(svc)
+    await svc.handle(_inp("u0", "anna", "/option mode free"))  # starts series 2
+    for i in range(2 * fold.FOLD_AFTER + 3):
+        await svc.handle(_inp("u0", "anna", f"/option tournament {'off' if i % 2 else 'on'}"))
+    table = svc.router.tables["c"]
+    assert table.series.number == 2 and table.options.tournament
+    assert any('"k":"state"' in line for line in store.load_journal("c")), "folded"
+    before = _full(svc)
+    assert await _restart(store) == before
+    monkeypatch.setattr(checkpoint, "version", lambda: "another dokobot")
+    assert await _restart(store) == before
+    await _game(svc)
+    assert [r.series for r in svc.router.tables["c"].finished] == [1, 2]
