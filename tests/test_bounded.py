@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from dokobot.adapters import bounded
-from dokobot.adapters.bounded import Bounded, Caps
+from dokobot import bounded
 from dokobot.adapters.discord import DiscordAdapter
 from dokobot.adapters.irc import IrcAdapter, IrcSettings
 from dokobot.adapters.irc.identities import Identities
+from dokobot.bounded import Bounded, Caps
 from dokobot.host.events import Choice, Event, Input, Private
 from dokobot.host.router import Router
 from dokobot.host.service import Service
@@ -132,3 +132,24 @@ def test_identities_keep_one_entry_per_nick_not_per_change() -> None:
     assert len(ids._spelled) == 2
     ids.set_casemapping("ascii")
     assert ids.user_id("anja") == anna and ids.nick_for(anna) == "anja"
+
+
+async def test_users_languages_stay_at_the_cap_and_come_back_from_the_store(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(bounded, "CAPS", Caps(users=CAP, channels=CAP))
+    store = MemoryStore()
+    svc = Service(Router(seed=1), store)
+    await svc.handle(Input("c", "u0", "anna", "/lang de"))
+    for i in range(1, 10 * CAP):
+        await svc.handle(Input("c", f"u{i}", f"p{i}", "/lang en" if i % 2 else "/help"))
+    langs = svc.router.langs
+    assert len(langs._cache) == CAP and "u0" not in langs._cache  # type: ignore[attr-defined]
+    assert svc.router.lang_of("u0") == "de" and svc.language_of("u0") == "de"
+    assert svc.router.lang_of("u2") == "en"  # never chose: the default
+    events = await svc.handle(Input("c", "u0", "anna", "/help"))
+    assert "Befehle" in events[0].text or "Tisch" in events[0].text, events[0].text[:80]
+    # a restart reads none of them before they are needed
+    svc2 = Service(Router(seed=2), store)
+    await svc2.start()
+    assert len(svc2.router.langs) == 0 and svc2.router.lang_of("u0") == "de"

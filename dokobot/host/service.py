@@ -32,6 +32,7 @@ from .router import ALIASES, Router, clean_name
 from .series import GameRecord
 from .stakes import ZERO, Ledger, LedgerEntry
 from .table import BotFactory, Table
+from .userlangs import StoredLanguages
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +109,8 @@ class Service:
         """Add a :class:`~dokobot.host.events.Board` after every batch of a table with a
         game (set by adapters that show a live board)."""
         router.history = self._history
+        # users' languages: the store has them all, memory the most recently used
+        router.langs = StoredLanguages(self.store)
         if router.stats is None:
             router.stats = Stats(self.store)
         self._results_done: dict[str, int] = {}
@@ -142,8 +145,6 @@ class Service:
         ended) stays in the store until somebody uses it; its chips are booked on the
         ledger now. Every other table is loaded: its checkpoint, then the records after it.
         """
-        langs = await asyncio.to_thread(self.store.languages)
-        self.router.langs.update(langs)
         events: list[Event] = []
         current = checkpoint.version()
         for summary in await asyncio.to_thread(self.store.summaries):

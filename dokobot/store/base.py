@@ -99,6 +99,10 @@ class Store(ABC):
     @abstractmethod
     def languages(self) -> dict[str, str]: ...
 
+    def language(self, user: str) -> str | None:
+        """The language ``user`` chose, if any."""
+        return self.languages().get(user)
+
     @abstractmethod
     def remember_nick(self, user: str, nick: str) -> None:
         """Note that ``user`` goes by ``nick`` now (a chat nick history, e.g. IRC's);
@@ -213,6 +217,10 @@ class MemoryStore(Store):
     def languages(self) -> dict[str, str]:
         with self._lock:
             return dict(self._langs)
+
+    def language(self, user: str) -> str | None:
+        with self._lock:
+            return self._langs.get(user)
 
     def remember_nick(self, user: str, nick: str) -> None:
         with self._lock:

@@ -563,6 +563,13 @@ class PostgresStore(Store):
             rows = db.execute('SELECT "user", language FROM user_settings').fetchall()
         return {str(u): str(lang) for u, lang in rows}
 
+    def language(self, user: str) -> str | None:
+        with self._db() as db:
+            row = db.execute(
+                'SELECT language FROM user_settings WHERE "user" = %s', (user,)
+            ).fetchone()
+        return None if row is None else str(row[0])
+
     def remember_nick(self, user: str, nick: str) -> None:
         self._writable()
         with self._db() as db:

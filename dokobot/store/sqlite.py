@@ -410,6 +410,13 @@ class SqliteStore(Store):
             rows = self._db.execute("SELECT user, language FROM user_settings").fetchall()
         return {str(u): str(lang) for u, lang in rows}
 
+    def language(self, user: str) -> str | None:
+        with self._lock, _damage(self.path):
+            row = self._db.execute(
+                "SELECT language FROM user_settings WHERE user = ?", (user,)
+            ).fetchone()
+        return None if row is None else str(row[0])
+
     def remember_nick(self, user: str, nick: str) -> None:
         with self._lock:
             self._db.execute(

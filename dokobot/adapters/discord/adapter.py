@@ -42,12 +42,12 @@ from discord import app_commands
 from discord.app_commands import Choice as AppChoice
 from discord.ext import commands
 
-from dokobot.adapters import bounded
-from dokobot.adapters.bounded import Bounded
+from dokobot import bounded
 from dokobot.adapters.discord.board import TABLE_PICTURE, board_embed
 from dokobot.adapters.discord.buttons import DokoButton, choices_view, table_view, verb
 from dokobot.adapters.discord.i18n import DokoTranslator, lang_of, text
 from dokobot.adapters.discord.slash import DokoCommands
+from dokobot.bounded import Bounded
 from dokobot.host.board import BoardView
 from dokobot.host.events import Board, Choice, Event, Input, Private
 from dokobot.render import hand_png, trick_png

@@ -59,8 +59,8 @@ from dokobot.host.i18n import render
 from dokobot.host.router import ALIASES
 from dokobot.store import Store
 
-from .. import bounded
-from ..bounded import Bounded
+from ... import bounded
+from ...bounded import Bounded
 from .flood import BULK, GAME, REPLY, Outbox, OutLine, TokenBucket, backoff_delay
 from .identities import Identities
 from .settings import IrcSettings

@@ -1,4 +1,4 @@
-"""Bounded per-user and per-channel memory of the adapters.
+"""Bounded per-user and per-channel memory (the adapters' maps, users' languages).
 
 An adapter remembers small things about the people and channels it has seen (a DM channel,
 a language, where prompts go). Over months a busy bot sees many of them, so every such map
@@ -38,7 +38,8 @@ class Caps:
     """How many entries each kind of adapter memory keeps."""
 
     users: int = 10_000
-    """Per-user maps (DM channels, languages, prompt places, admin flags, IRC nicks)."""
+    """Per-user maps (DM channels, languages, prompt places, admin flags, IRC accounts and
+    prompts; the host's cache of users' languages)."""
     channels: int = 2_000
     """Per-channel maps (board messages, markers, channel languages)."""
 
