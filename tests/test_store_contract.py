@@ -104,6 +104,7 @@ def test_everything_survives_a_reopen(store_location: str) -> None:
         assert summary.length == 2 and summary.checkpoint is not None
         assert summary.checkpoint.state == b"" and summary.checkpoint.users == cp.users
         assert store.languages() == {"u:anna": "de"}
+        assert store.language("u:anna") == "de" and store.language("u:nobody") is None
         assert store.nick_history("irc:net:") == [("u:2", "irc:net:bob"), ("u:3", "irc:net:ANNA")]
         assert store.web_page("discord:1") == (key, enabled) and enabled
         store.set_web_enabled("discord:1", False)
