@@ -352,3 +352,11 @@ def test_a_tables_results_are_read_by_game_without_tricks(store: Store) -> None:
     assert [g.row for g in games] == [{"number": 1}, {"number": 2}]
     assert all(g.tricks == () for g in games)
     assert store.table_results("nowhere") == []
+
+
+def test_the_statistics_read_results_without_tricks_and_score_lines(store: Store) -> None:
+    store.add_result(replace(_game("c", 1), row={"number": 1}))
+    [bare] = store.results("discord:1", tricks=False)
+    [whole] = store.results("discord:1")
+    assert (bare.tricks, bare.row) == ((), None)
+    assert whole.tricks and whole.row == {"number": 1}

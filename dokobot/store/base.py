@@ -123,7 +123,7 @@ class Store(ABC):
         self, server: str, *, after: int = 0, limit: int | None = None, tricks: bool = True
     ) -> list[FinishedGame]:
         """The records of ``server`` with an id above ``after``, oldest first; without
-        their tricks unless ``tricks`` (the statistics do not need them)."""
+        their tricks and score list lines unless ``tricks`` (the statistics need neither)."""
 
     @abstractmethod
     def result(self, id: int) -> FinishedGame | None: ...

@@ -611,7 +611,7 @@ class PostgresStore(Store):
     def results(
         self, server: str, *, after: int = 0, limit: int | None = None, tricks: bool = True
     ) -> list[FinishedGame]:
-        record = "record" if tricks else "(record::jsonb - 'tricks')::text"
+        record = "record" if tricks else "(record::jsonb - 'tricks' - 'row')::text"
         with self._db() as db:
             rows = db.execute(
                 f"SELECT id, {record} FROM game_results WHERE server = %s AND id > %s "

@@ -465,7 +465,7 @@ class SqliteStore(Store):
     def results(
         self, server: str, *, after: int = 0, limit: int | None = None, tricks: bool = True
     ) -> list[FinishedGame]:
-        record = "record" if tricks else "json_remove(record, '$.tricks')"
+        record = "record" if tricks else "json_remove(record, '$.tricks', '$.row')"
         with self._lock:
             rows = self._db.execute(
                 f"SELECT id, {record} FROM game_results WHERE server = ? AND id > ? "
