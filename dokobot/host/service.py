@@ -101,7 +101,8 @@ class Service:
         self._lock_users: dict[str, int] = {}
         self._last_sweep = 0.0
         self._checkpointed: dict[str, int] = {}
-        """Per table: finished games in its latest checkpoint (one per game end)."""
+        """Per table: the number of the last finished game in its latest checkpoint (one
+        per game end)."""
         self._between: dict[str, tuple[int, int]] = {}
         """Per table: (first, count) of the between-games records that end its stored
         journal, folded into one when there are more than :data:`fold.FOLD_AFTER`."""
@@ -114,7 +115,7 @@ class Service:
         if router.stats is None:
             router.stats = Stats(self.store)
         self._results_done: dict[str, int] = {}
-        """Per channel: how many of the table's finished games are in the store."""
+        """Per channel: the number of the table's last finished game that is in the store."""
 
     @classmethod
     def in_memory(
