@@ -267,7 +267,7 @@ async def test_a_long_series_keeps_memory_and_checkpoint_bounded_and_shows_every
         return rep.feed(0, "ben", text)[0].text
 
     for text in ("/score", "/score 1", "/score 150", "/score 300", "/score csv",
-                 "/export csv"):  # fmt: skip
+                 "/export csv", "/score chart"):  # fmt: skip
         assert await ask(text) == rep_ask(text), text
     assert export.splitlines()[1:] == rep_ask("/export").splitlines()[1:]
     # after a restart too
