@@ -45,7 +45,7 @@ def _state(svc: Service, ch: str = "c") -> tuple[object, ...]:
     ledger = t.ledger
     return (t.names(), t.options, [r.as_json() for r in t.finished], t.series.totals[:],
             t.dealer, t.game_number, dict(ledger.balances), ledger.house,
-            len(ledger.entries))  # fmt: skip
+            ledger.channel_totals(ch))  # fmt: skip
 
 
 async def test_commands_in_an_empty_channel_leave_nothing_behind() -> None:
@@ -129,3 +129,175 @@ async def test_a_checkpoint_that_cannot_be_made_costs_nothing_but_restart_time(
     svc2 = Service(Router(seed=8), store)
     await svc2.start()
     assert _state(svc2) == _state(svc)
+
+
+# -- accepted spam between games is folded -------------------------------------------------
+
+
+def _full(svc: Service, ch: str = "c") -> tuple[object, ...]:
+    """The state and what seat and option changes touch besides it."""
+    t = svc.router.tables[ch]
+    seats = [(s.user, s.name, s.bot, s.standin_for) for s in t.seats]
+    return (*_state(svc, ch), seats, t.owner, t.waiting, t.bot_counter, t.series.number,
+            t.series.games, t.series.by_player)  # fmt: skip
+
+
+async def _restart(store: MemoryStore, ch: str = "c") -> tuple[object, ...]:
+    svc = Service(Router(seed=99), store)
+    await svc.start()
+    await svc.load(ch)
+    assert svc.damaged == {}
+    return _full(svc, ch)
+
+
+async def test_ten_thousand_option_toggles_leave_the_journal_bounded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dokobot.host import checkpoint, fold
+
+    store = MemoryStore()
+    svc = Service(Router(seed=11), store)
+    await _seat(svc)
+    await _game(svc)
+    after_game = len(store.load_journal("c"))
+    for i in range(10_000):
+        events = await svc.handle(_inp("u0", "anna", f"/option bock {'on' if i % 2 else 'off'}"))
+        assert "bock" in events[0].text
+        assert len(store.load_journal("c")) <= after_game + fold.FOLD_AFTER + 1
+    await svc.handle(_inp("u0", "anna", "/option bock on"))
+    before = _full(svc)
+    assert svc.router.tables["c"].options.bock
+    assert await _restart(store) == before
+    # a start that cannot use the checkpoint replays the journal, state record and all
+    monkeypatch.setattr(checkpoint, "version", lambda: "another dokobot")
+    assert await _restart(store) == before
+
+
+async def test_every_fold_point_restores_the_same_table_and_export_still_replays() -> None:
+    from dokobot.host import fold
+    from dokobot.host.replay import Replayer
+
+    store = MemoryStore()
+    svc = Service(Router(seed=12), store)
+    await _seat(svc)
+    await _game(svc)
+    await svc.handle(_inp("u4", "erik", "/join"))  # waits for a seat
+    for i in range(3 * fold.FOLD_AFTER):
+        # people come and go, a computer player takes a seat and gives it back
+        step = i % 6
+        if step == 0:
+            await svc.handle(_inp("u3", "dora", "/leave"))
+        elif step == 1:
+            await svc.handle(_inp("u0", "anna", "/join bot"))
+        elif step == 2:
+            await svc.handle(_inp("u3", "dora", "/replace"))
+        elif step == 3:
+            await svc.handle(_inp("u0", "anna", f"/option stake {1 + i % 5}"))
+        elif step == 4:
+            await svc.handle(_inp("u1", "ben", "/leave"))
+        else:
+            await svc.handle(_inp("u1", "ben", "/join"))
+        assert await _restart(store) == _full(svc), f"after step {i}"
+    assert any('"k":"state"' in line for line in store.load_journal("c"))
+    table = svc.router.tables["c"]
+    assert table.names() and len(table.seats) == 4
+    await _game(svc)
+    text = (await svc.handle(_inp("u0", "anna", "/export")))[0].text
+    assert "!table " in text
+    rep = Replayer()
+    rep.run_text(text)
+    assert rep.failures == []
+    assert rep.results() == [r.as_json() for r in table.finished]
+    assert rep.table.names() == table.names() and rep.table.options == table.options
+
+
+async def test_leave_and_join_ten_thousand_times_between_games_is_bounded() -> None:
+    from dokobot.host import fold
+
+    store = MemoryStore()
+    svc = Service(Router(seed=13), store)
+    await _seat(svc)
+    await _game(svc)
+    after_game = len(store.load_journal("c"))
+    for _ in range(5_000):
+        await svc.handle(_inp("u2", "carl", "/leave"))
+        await svc.handle(_inp("u2", "carl", "/join"))
+    assert len(store.load_journal("c")) <= after_game + fold.FOLD_AFTER + 1
+    before = _full(svc)
+    assert await _restart(store) == before
+    await _game(svc)
+    assert len(svc.router.tables["c"].finished) == 2
+
+
+# -- finished games are read from the store on demand ----------------------------------------
+
+
+async def test_a_long_series_keeps_memory_and_checkpoint_bounded_and_shows_every_game() -> None:
+    from dokobot.host.replay import Replayer
+    from dokobot.host.service import KEEP_GAMES
+
+    store = MemoryStore()
+    svc = Service(Router(seed=21), store)
+    for i, n in enumerate(NAMES):
+        await svc.handle(_inp(f"u{i}", n, "/join"))
+    await svc.handle(_inp("u0", "anna", "/option mode single"))
+    sizes: dict[int, int] = {}
+    for g in range(1, 301):
+        await _game(svc)
+        table = svc.router.tables["c"]
+        assert len(table.finished) <= KEEP_GAMES and table.series.games == g
+        assert len(table.settlements) <= 2 and len(table.ledger.entries) <= 2
+        if g in (20, 300):
+            cp = store.load_checkpoint("c")
+            assert cp is not None
+            sizes[g] = len(cp.state) + len(cp.settlements)
+    # the last game and a few digits differ; nothing is kept per game (that was ~400 bytes)
+    assert sizes[300] <= sizes[20] + 1000, sizes
+
+    async def ask(text: str) -> str:
+        return (await svc.handle(_inp("u1", "ben", text)))[0].text
+
+    # what a table that keeps every game in memory says: the replay of the export
+    export = await ask("/export")
+    rep = Replayer()
+    rep.run_text(export)
+    assert rep.failures == [] and len(rep.table.finished) == 300
+
+    def rep_ask(text: str) -> str:
+        return rep.feed(0, "ben", text)[0].text
+
+    for text in ("/score", "/score 1", "/score 150", "/score 300", "/score csv",
+                 "/export csv", "/score chart"):  # fmt: skip
+        assert await ask(text) == rep_ask(text), text
+    assert export.splitlines()[1:] == rep_ask("/export").splitlines()[1:]
+    # after a restart too
+    await svc.close()
+    svc = Service(Router(seed=22), store)
+    await svc.start()
+    for text in ("/score", "/score 2", "/score csv"):
+        assert await ask(text) == rep_ask(text), text
+    assert len(svc.router.tables["c"].finished) <= KEEP_GAMES
+    await svc.close()
+
+
+async def test_a_folded_new_series_restores_with_and_without_the_checkpoint(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from dokobot.host import checkpoint, fold
+
+    store = MemoryStore()
+    svc = Service(Router(seed=14), store)
+    await _seat(svc)
+    await _game(svc)
+    await svc.handle(_inp("u0", "anna", "/option mode free"))  # starts series 2
+    for i in range(2 * fold.FOLD_AFTER + 3):
+        await svc.handle(_inp("u0", "anna", f"/option tournament {'off' if i % 2 else 'on'}"))
+    table = svc.router.tables["c"]
+    assert table.series.number == 2 and table.options.tournament
+    assert any('"k":"state"' in line for line in store.load_journal("c")), "folded"
+    before = _full(svc)
+    assert await _restart(store) == before
+    monkeypatch.setattr(checkpoint, "version", lambda: "another dokobot")
+    assert await _restart(store) == before
+    await _game(svc)
+    assert [r.series for r in svc.router.tables["c"].finished] == [1, 2]

@@ -224,7 +224,7 @@ def test_option_changes_close_a_started_series() -> None:
     assert rep.table.series.number == 1  # still fits: kept
     assert not any("new series" in t for t in texts(events))
     events = rep.feed(0, "anna", "/option tournament off")
-    assert rep.table.series.number == 2 and not rep.table.series.records
+    assert rep.table.series.number == 2 and not rep.table.series.games
     assert any("A new series begins (series 2)" in t for t in texts(events))
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -103,6 +104,7 @@ def test_everything_survives_a_reopen(store_location: str) -> None:
         assert summary.length == 2 and summary.checkpoint is not None
         assert summary.checkpoint.state == b"" and summary.checkpoint.users == cp.users
         assert store.languages() == {"u:anna": "de"}
+        assert store.language("u:anna") == "de" and store.language("u:nobody") is None
         assert store.nick_history("irc:net:") == [("u:2", "irc:net:bob"), ("u:3", "irc:net:ANNA")]
         assert store.web_page("discord:1") == (key, enabled) and enabled
         store.set_web_enabled("discord:1", False)
@@ -267,8 +269,9 @@ ZOE = Record("cmd", user="u9", name="zoe", text="/healthy").encode()
 
 def _ledger(svc: Service) -> tuple[object, ...]:
     table = svc.router.tables["c1"]
+    # a table's settlements come back as one carry entry: what each account won there
     return (table.names(), [r.as_json() for r in table.finished], table.series.totals[:],
-            dict(table.ledger.balances), table.ledger.house, len(table.ledger.entries))
+            dict(table.ledger.balances), table.ledger.house, table.ledger.channel_totals("c1"))
 
 
 def test_a_restart_loads_the_checkpoint_not_the_whole_history(store_location: str) -> None:
@@ -312,3 +315,48 @@ def test_a_record_that_cannot_be_applied_puts_the_table_on_hold(store_location: 
         await svc2.close()
 
     asyncio.run(scenario())
+
+
+def test_a_fold_replaces_the_journals_end_and_its_checkpoint_at_once(
+    store_location: str,
+) -> None:
+    store = _open(store_location)
+    try:
+        store.append("c", [_line(i) for i in range(10)])
+        store.save_checkpoint("c", Checkpoint(3, "v1", b"old", b"l", ()))
+        cp = Checkpoint(6, "v1", b"new", b"l", ("u",))
+        with pytest.raises(ValueError):  # the checkpoint must follow the folded record
+            store.fold("c", 4, _line(99), cp)
+        with pytest.raises(ValueError):  # nothing there to fold
+            store.fold("c", 10, _line(99), Checkpoint(11, "v1", b"x", b"l", ()))
+        assert store.load_journal("c") == [_line(i) for i in range(10)]
+        assert store.fold("c", 5, _line(99), cp) == 6
+        assert store.append("c", [_line(100)]) == 7
+    finally:
+        store.close()
+    store = _open(store_location)
+    try:
+        assert store.load_journal("c") == [*(_line(i) for i in range(5)), _line(99), _line(100)]
+        assert store.load_checkpoint("c") == cp
+        assert [(s.channel, s.length) for s in store.summaries()] == [("c", 7)]
+    finally:
+        store.close()
+
+
+def test_a_tables_results_are_read_by_game_without_tricks(store: Store) -> None:
+    for channel, game in (("c", 2), ("d", 1), ("c", 1)):
+        stored = store.add_result(replace(_game(channel, game), row={"number": game}))
+        assert stored.row == {"number": game}
+    games = store.table_results("c")
+    assert [(g.channel, g.game) for g in games] == [("c", 1), ("c", 2)]
+    assert [g.row for g in games] == [{"number": 1}, {"number": 2}]
+    assert all(g.tricks == () for g in games)
+    assert store.table_results("nowhere") == []
+
+
+def test_the_statistics_read_results_without_tricks_and_score_lines(store: Store) -> None:
+    store.add_result(replace(_game("c", 1), row={"number": 1}))
+    [bare] = store.results("discord:1", tricks=False)
+    [whole] = store.results("discord:1")
+    assert (bare.tricks, bare.row) == ((), None)
+    assert whole.tricks and whole.row == {"number": 1}

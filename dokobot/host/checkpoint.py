@@ -2,7 +2,8 @@
 instead of replaying the table's whole history.
 
 A checkpoint is the pickled :class:`~dokobot.host.table.Table` without its computer players,
-its factory and its (shared) chip ledger; its settlements are kept apart, so that the ledger
+its factory, its (shared) chip ledger and its older finished games (a durable service keeps
+only the latest in memory; the store has every one); its settlements are kept apart, so that the ledger
 of a server can be rebuilt without loading its tables. A checkpoint is used only by the code
 that wrote it (:func:`version`): any other version replays the journal instead. Checkpoints
 come from the store, which only the bot's user may read or write (mode 0600).
@@ -36,13 +37,13 @@ def version() -> str:
 
 def dump(table: Table) -> tuple[bytes, bytes, list[str]]:
     """(state, settlements, seated people's user ids) of ``table``."""
-    saved = (table.bots, table.bot_factory, table.ledger, table.journal)
-    table.bots, table.bot_factory, table.journal = {}, None, []
+    saved = (table.bots, table.bot_factory, table.ledger, table.journal, table.archive)
+    table.bots, table.bot_factory, table.journal, table.archive = {}, None, [], None
     table.ledger = Ledger(server=saved[2].server)
     try:
         state = pickle.dumps(table, protocol=pickle.HIGHEST_PROTOCOL)
     finally:
-        table.bots, table.bot_factory, table.ledger, table.journal = saved
+        table.bots, table.bot_factory, table.ledger, table.journal, table.archive = saved
     settlements = pickle.dumps(
         (table.ledger.server, table.settlements), protocol=pickle.HIGHEST_PROTOCOL
     )

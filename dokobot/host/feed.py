@@ -96,7 +96,7 @@ def run_feed(script: str, store_path: str, start: int, json_out: bool) -> int:
         await feed(service, lines, start)
         table = router.tables.get(CHANNEL)
         if json_out and table is not None:
-            sys.stdout.write(results_jsonl([r.as_json() for r in table.finished]))
+            sys.stdout.write(results_jsonl([r.as_json() for r in table.all_games()]))
         await service.close()
 
     asyncio.run(main())

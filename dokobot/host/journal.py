@@ -34,6 +34,7 @@ KINDS: Final = (
     "away",  # the person in ``seat`` timed out: a stand-in moves until they act
     "rename",  # the person in ``seat`` goes by ``name`` now (was ``text``; an IRC nick change)
     "server",  # the table's chips are booked on the ledger of server ``text``
+    "state",  # seats, owner, options between games (``text``: JSON; see host.fold)
     "note",  # a comment (``text``), e.g. the seating of a duel
     "feed",  # ``dokobot feed``: script line ``text`` is durable
     "line",  # a line of the replay format (journals written before records existed)
@@ -110,6 +111,8 @@ class Record:
             return f"!rename {quote_name(self.text)}={quote_name(self.name)}"
         if k in ("seed", "server"):
             return f"!{k} {self.text}"
+        if k == "state":
+            return f"!table {self.text}"
         if k == "note":
             return f"# {self.text}"
         if k == "feed":

@@ -7,6 +7,8 @@ deal; ``!dealer NAME`` sets the next dealer; ``!admin NAME`` makes NAME a server
 ``!user NAME=ID`` gives NAME a platform user id; ``!server ID`` names the server whose
 chip ledger the table uses; ``!away NAME`` lets a computer player move for NAME until NAME acts again;
 ``!rename OLD=NEW`` gives the seat of OLD the name NEW (a nick change);
+``!table JSON`` sets the seats, owner and options between games (what many seat and option
+changes led to: :mod:`dokobot.host.fold`);
 ``!bots scripted`` makes computer players
 wait for their moves from the file; ``NAME: TEXT`` is a line typed in the channel and
 ``NAME (dm): TEXT`` a private message to the bot; ``> TEXT`` after an input line expects
@@ -36,6 +38,7 @@ from .export import _is  # the shared record test
 from .export import export_lines as export_lines
 from .export import export_table as export_table
 from .export import running_game_start as running_game_start
+from .fold import apply_state
 from .journal import Record, quote_name
 from .notes import Refusal
 from .router import Router
@@ -190,12 +193,29 @@ class Replayer:
                 self.users[new] = self.users[old]
         elif word == "away":
             table.mark_away(self._seat(lineno, rest))
+        elif word == "table":
+            try:
+                gone = apply_state(table, rest)
+            except ValueError as exc:
+                raise ReplayError(lineno, str(exc)) from exc
+            self._seated(table, gone)
         elif word == "server":
             self._router.bind_server(table, rest)
         elif word == "bots":
             table.scripted_bots = rest == "scripted"
         else:
             raise ReplayError(lineno, f"unknown directive !{word}")
+
+    def _seated(self, table: Table, gone: list[str]) -> None:
+        """After a ``!table`` line: the people there are known by their ids."""
+        users = self._router.user_table
+        for user in gone:
+            if users.get(user) == self.channel:
+                del users[user]
+        for user, name in [*((s.user, s.name) for s in table.seats if not s.is_bot),
+                           *table.waiting]:  # fmt: skip
+            self.users[name] = user
+            users[user] = self.channel
 
     def input_for(self, name: str, text: str, dm: bool = False) -> Input:
         """The :class:`Input` of a line ``NAME: TEXT``."""
@@ -338,6 +358,11 @@ def _apply(router: Router, legacy: Replayer, table: Table, i: int, rec: Record) 
         table.rename(rec.seat, rec.name)
     elif k == "server":
         router.bind_server(table, rec.text)
+    elif k == "state":
+        for user in apply_state(table, rec.text):
+            if router.user_table.get(user) == table.channel:
+                del router.user_table[user]
+        table.journal.append(rec)
     elif k in ("note", "feed", "cover"):
         table.journal.append(rec)
     elif k == "line":

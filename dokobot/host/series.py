@@ -12,7 +12,7 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, Final, Protocol
 
 from ..engine.game import Game
@@ -51,6 +51,20 @@ class GameRecord:
     multiplier: int = 1
     """2 in a bock game (RULES §12.4): the scores and the value are already multiplied."""
 
+    def to_row(self) -> dict[str, Any]:
+        """Every field, as JSON data (:meth:`from_row` gives the record back)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> GameRecord:
+        """The record of :meth:`to_row` (read from the store)."""
+        kw = {f.name: row[f.name] for f in fields(cls) if f.name in row}
+        for name in ("eyes", "tricks", "scores", "totals"):
+            kw[name] = tuple(kw[name])
+        kw["calls"] = [(int(s), str(c)) for s, c in kw["calls"]]
+        kw["components"] = [(str(p), str(i), int(n)) for p, i, n in kw["components"]]
+        return cls(**kw)
+
     def as_json(self) -> dict[str, Any]:
         """The object `dokobot replay --json` prints for this game."""
         names = self.names
@@ -79,7 +93,11 @@ class GameRecord:
 class Series:
     """Games of one series: the running totals and who still owes a mandatory solo."""
 
-    records: list[GameRecord] = field(default_factory=list)
+    games: int = 0
+    """Games recorded in this series (aborted ones too); their records are the table's
+    (:meth:`dokobot.host.table.Table.all_games`)."""
+    by_player: dict[str, int] = field(default_factory=dict)
+    """Each player's total in this series, by name, in the order they first played."""
     totals: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
     owed: list[bool] = field(default_factory=lambda: [True, True, True, True])
     counted: int = 0
@@ -161,7 +179,7 @@ class Series:
             names=list(names),
             multiplier=m,
         )
-        self.records.append(rec)
+        self._add(rec)
         return rec
 
     def record_cancelled(self, game: Game, number: int, names: list[str]) -> GameRecord:
@@ -204,24 +222,25 @@ class Series:
             series=self.number,
             names=list(names),
         )
-        self.records.append(rec)
+        self._add(rec)
         return rec
+
+    def _add(self, rec: GameRecord) -> None:
+        self.games += 1
+        for name, score in zip(rec.names, rec.scores, strict=False):
+            self.by_player[name] = self.by_player.get(name, 0) + score
 
     def totals_by_player(self) -> dict[str, int]:
         """Each player's total in this series, by name (seats may change between games)."""
-        out: dict[str, int] = {}
-        for rec in self.records:
-            for name, score in zip(rec.names, rec.scores, strict=False):
-                out[name] = out.get(name, 0) + score
-        return out
+        return dict(self.by_player)
 
     def player_standings(self) -> list[tuple[int, str, int]]:
         """(place, name, total) best first, by player; equal totals share a place.
 
         >>> s = Series()
-        >>> s.records = [GameRecord(1, 0, "normal", None, False, None, [0, 1], [2, 3], (130, 110),
+        >>> s._add(GameRecord(1, 0, "normal", None, False, None, [0, 1], [2, 3], (130, 110),
         ...     (7, 5), [], "re", False, [], (1, 1, -1, -1), (1, 1, -1, -1), True, 1,
-        ...     names=["anna", "ben", "carl", "dora"])]
+        ...     names=["anna", "ben", "carl", "dora"]))
         >>> s.player_standings()
         [(1, 'anna', 1), (1, 'ben', 1), (3, 'carl', -1), (3, 'dora', -1)]
         """
@@ -347,26 +366,30 @@ def score_sheet(
             lang, "score.progress_open", {"series": series.number, "counted": counted}
         )
     lines = [progress]
-    # Only the running series: earlier ones are named, their games stay in /score N.
-    earlier = sorted({r.series for r in records if r.series != series.number})
-    records = [r for r in records if r.series == series.number]
+    # Only the running series: earlier ones are named, their games stay in /score N. Every
+    # series before the running one has games (a new series starts only after some).
+    earlier = list(range(1, series.number))
+    records = [r for r in records if r.series == series.number][-series.games :]
     if earlier:
         lines.append(render(lang, "score.earlier_series", {"series": [str(n) for n in earlier]}))
-    if not records:
+    if not series.games or not records:
         lines.append(text(lang, "score.empty"))
         return lines
     # Columns belong to players, not seats: whoever sat in a game of the series has one,
     # and a game's row fills the columns of the four who played it.
-    players = list(dict.fromkeys([*(n for r in records for n in r.names), *names]))
-    running = dict.fromkeys(players, 0)
-    totals_after: list[dict[str, int]] = []
-    for rec in records:
-        for name, score in zip(rec.names, rec.scores, strict=False):
-            running[name] += score
-        totals_after.append(dict(running))
+    players = list(dict.fromkeys([*series.by_player, *names]))
+    running = {n: series.by_player.get(n, 0) for n in players}
     shown = list(records[-last:]) if last > 0 else list(records)
-    if len(shown) < len(records):
-        lines.append(render(lang, "score.earlier", {"n": len(records) - len(shown)}))
+    # the running totals after each shown game, back from the series' totals
+    totals_after: list[dict[str, int]] = []
+    after = dict(running)
+    for rec in reversed(shown):
+        totals_after.append(dict(after))
+        for name, score in zip(rec.names, rec.scores, strict=False):
+            after[name] -= score
+    totals_after.reverse()
+    if len(shown) < series.games:
+        lines.append(render(lang, "score.earlier", {"n": series.games - len(shown)}))
     short = [n[:NAME_WIDTH] for n in players]
     rows: list[list[str]] = [
         [
@@ -380,7 +403,7 @@ def score_sheet(
         ]
     ]
     marks = False
-    for rec, after in zip(shown, totals_after[len(records) - len(shown) :], strict=True):
+    for rec, after in zip(shown, totals_after, strict=True):
         marks = marks or rec.mandatory or rec.forced
         dealer = rec.names[rec.dealer] if rec.dealer < len(rec.names) else "?"
         scores = dict(zip(rec.names, rec.scores, strict=False))
@@ -494,11 +517,9 @@ CSV_COLUMNS: Final = (
 class ScoreHistory(Protocol):
     """What :func:`series_csv` reads of a table (a :class:`~dokobot.host.table.Table`)."""
 
-    @property
-    def finished(self) -> list[GameRecord]: ...
-
-    @property
-    def settlements(self) -> list[LedgerEntry]: ...
+    def history(self) -> tuple[list[GameRecord], list[LedgerEntry]]:
+        """Every finished game, oldest first, and every settlement."""
+        ...
 
 
 def series_csv(table: ScoreHistory) -> str:
@@ -512,10 +533,11 @@ def series_csv(table: ScoreHistory) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
-    by_game = {e.settlement.game: e for e in table.settlements if e.settlement.kind == "game"}
-    by_series = {e.settlement.series: e for e in table.settlements if e.settlement.kind == "series"}
+    games, entries = table.history()
+    by_game = {e.settlement.game: e for e in entries if e.settlement.kind == "game"}
+    by_series = {e.settlement.series: e for e in entries if e.settlement.kind == "series"}
     empty4 = ["", "", "", ""]
-    for i, rec in enumerate(table.finished):
+    for i, rec in enumerate(games):
         names = list(rec.names) + ["?"] * (4 - len(rec.names))
         entry = by_game.get(rec.number)
         chips_cells = empty4
@@ -550,7 +572,7 @@ def series_csv(table: ScoreHistory) -> str:
                 commission,
             ]
         )
-        end_of_series = i + 1 == len(table.finished) or table.finished[i + 1].series != rec.series
+        end_of_series = i + 1 == len(games) or games[i + 1].series != rec.series
         series_entry = by_series.get(rec.series)
         if end_of_series and series_entry is not None:
             st = series_entry.settlement

@@ -12,14 +12,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Final
 
 from ..stats import Stats, finished_game
+from ..stats.record import FinishedGame
 from ..store import Checkpoint, MemoryStore, Store
-from . import checkpoint
+from . import archive, checkpoint, fold
 from .board import board_view
 from .commands import slow_commands
 from .events import Board, Event, Input, Private, Public, draw_pictures, has_pictures_to_draw
@@ -28,8 +30,10 @@ from .journal import Record
 from .notes import ALL, Note, Refusal
 from .replay import RestoreError, restore
 from .router import ALIASES, Router, clean_name
-from .stakes import ZERO, Ledger
+from .series import GameRecord
+from .stakes import ZERO, Ledger, LedgerEntry
 from .table import BotFactory, Table
+from .userlangs import StoredLanguages
 
 log = logging.getLogger(__name__)
 
@@ -98,15 +102,21 @@ class Service:
         self._lock_users: dict[str, int] = {}
         self._last_sweep = 0.0
         self._checkpointed: dict[str, int] = {}
-        """Per table: finished games in its latest checkpoint (one per game end)."""
+        """Per table: the number of the last finished game in its latest checkpoint (one
+        per game end)."""
+        self._between: dict[str, tuple[int, int]] = {}
+        """Per table: (first, count) of the between-games records that end its stored
+        journal, folded into one when there are more than :data:`fold.FOLD_AFTER`."""
         self.boards = False
         """Add a :class:`~dokobot.host.events.Board` after every batch of a table with a
         game (set by adapters that show a live board)."""
         router.history = self._history
+        # users' languages: the store has them all, memory the most recently used
+        router.langs = StoredLanguages(self.store)
         if router.stats is None:
             router.stats = Stats(self.store)
         self._results_done: dict[str, int] = {}
-        """Per channel: how many of the table's finished games are in the store."""
+        """Per channel: the number of the table's last finished game that is in the store."""
 
     @classmethod
     def in_memory(
@@ -137,8 +147,6 @@ class Service:
         ended) stays in the store until somebody uses it; its chips are booked on the
         ledger now. Every other table is loaded: its checkpoint, then the records after it.
         """
-        langs = await asyncio.to_thread(self.store.languages)
-        self.router.langs.update(langs)
         events: list[Event] = []
         current = checkpoint.version()
         for summary in await asyncio.to_thread(self.store.summaries):
@@ -181,6 +189,7 @@ class Service:
         exists, then the records after it. ``private_ledger``: its settlements are on the
         server's ledger already (a table that left memory)."""
         self._lazy.discard(channel)
+        self._between.pop(channel, None)
         cp = await asyncio.to_thread(self.store.load_checkpoint, channel)
         base: Table | None = None
         if cp is not None and cp.version == checkpoint.version():
@@ -227,9 +236,11 @@ class Service:
             if not seat.is_bot:
                 self.router.user_table[seat.user] = channel
         table.journal.clear()  # the store has it
+        table.archive = self._archived
         self._used[channel] = time.monotonic()
-        self._checkpointed[channel] = len(table.finished)
-        self._results_done[channel] = len(table.finished)
+        self._checkpointed[channel] = _last_game(table)
+        self._results_done[channel] = _last_game(table)
+        _keep_latest(table)
         if channel in self.damaged:
             text = render(table.options.language, "table_damaged")
             return [Public(channel, text)]
@@ -245,7 +256,7 @@ class Service:
         if table is None or not table.finished or table.running or table.game is None:
             return
         if table.finished[-1].number == table.game_number:
-            self.store.add_result(finished_game(table, table.finished[-1]))
+            self.store.add_result(_result(table, table.finished[-1]))
 
     async def close(self) -> None:
         self._closed = True
@@ -319,6 +330,7 @@ class Service:
             self._locks.pop(channel, None)
             self._used.pop(channel, None)
             self._checkpointed.pop(channel, None)
+            self._between.pop(channel, None)
             self._lazy.add(channel)
 
     def _channel_of(self, inp: Input) -> str:
@@ -422,33 +434,67 @@ class Service:
             # The store holds them now; keeping them in memory too would grow every table
             # by ~100 KB over a long series.
             del table.journal[: len(new)]
+            length = await self._fold(channel, table, new, length)
             # The results of finished games first, the checkpoint after them: a table that
             # rests at a checkpoint has every result stored.
             links = await self._store_results(channel, table)
             if links is None:
                 return []  # no checkpoint either: the next start stores the results
-            ended = len(table.finished)
+            ended = _last_game(table)
             if not table.running and ended and ended != self._checkpointed.get(channel):
                 await self._checkpoint(channel, table, length)
             return links
         return await self._store_results(channel, table) or []
 
+    async def _fold(self, channel: str, table: Table, new: list[Record], length: int) -> int:
+        """Note the records ``new`` (stored; the journal has ``length`` now); fold the
+        between-games records at the journal's end into one ``state`` record and a
+        checkpoint after it when there are too many. The journal's length after that."""
+        if not fold.foldable(new, table):
+            self._between.pop(channel, None)
+            return length
+        first, count = self._between.get(channel, (length - len(new), 0))
+        count += len(new)
+        self._between[channel] = (first, count)
+        if count <= fold.FOLD_AFTER:
+            return length
+        try:
+            record = fold.state_record(table)
+            state, settlements, users = checkpoint.dump(table)
+            cp = Checkpoint(first + 1, checkpoint.version(), state, settlements, tuple(users))
+            length = await asyncio.to_thread(
+                self.store.fold, channel, first, record.encode(), cp
+            )
+        except Exception:
+            # Nothing lost: the records stay as they are (folded at the next try).
+            log.warning("between-games records of %s not folded", channel, exc_info=True)
+            return length
+        self._between[channel] = (first, 1)
+        return length
+
     async def _store_results(self, channel: str, table: Table) -> list[Event] | None:
         """Store the games ``table`` finished since the last call (for the statistics);
         the links to their web pages as channel messages. A failure (None) loses nothing:
         the journal has the games, and a start stores a missing result again."""
+        table.archive = self._archived
         done = self._results_done.get(channel, 0)
-        if len(table.finished) <= done:
+        if _last_game(table) <= done:
             return []
-        games = [finished_game(table, rec) for rec in table.finished[done:]]
+        games = [_result(table, rec) for rec in table.finished if rec.number > done]
         try:
             stored = [await asyncio.to_thread(self.store.add_result, g) for g in games]
         except Exception:
             log.warning("results of %s not stored (recovered at the next start)", channel,
                         exc_info=True)  # fmt: skip
             return None
-        self._results_done[channel] = len(table.finished)
+        self._results_done[channel] = _last_game(table)
+        _keep_latest(table, carry=True)  # the store has the older ones
         return self.router.game_links(table, stored)
+
+    def _archived(self, channel: str) -> tuple[list[GameRecord], list[LedgerEntry]]:
+        """The stored finished games of ``channel`` and their settlements (a table's
+        :attr:`Table.archive`)."""
+        return archive.history(self.store.table_results(channel))
 
     async def _checkpoint(self, channel: str, table: Table, length: int) -> None:
         """Keep the state of ``table`` after its journal's first ``length`` records (between
@@ -457,7 +503,7 @@ class Service:
             state, settlements, users = checkpoint.dump(table)
             cp = Checkpoint(length, checkpoint.version(), state, settlements, tuple(users))
             await asyncio.to_thread(self.store.save_checkpoint, channel, cp)
-            self._checkpointed[channel] = len(table.finished)
+            self._checkpointed[channel] = _last_game(table)
         except Exception:
             log.warning("checkpoint of %s not saved", channel, exc_info=True)
 
@@ -583,6 +629,10 @@ class Service:
                 return
             await self._commit(channel)
 
+    def language_of(self, user: str) -> str | None:
+        """The language ``user`` chose with /lang (kept in the store), if any."""
+        return self.router.langs.get(user)
+
     @staticmethod
     def _still(table: Table, marker: tuple[int, int]) -> bool:
         game = table.game
@@ -607,6 +657,37 @@ def _is_slow(text: str) -> bool:
     return text.strip()[:1] in ("/", "!") and bool(words) and (
         ALIASES.get(words[0].lower()) in SLOW_COMMANDS
     )
+
+
+KEEP_GAMES: Final = 12
+"""Finished games a table keeps in memory once they are stored (the score list shows as
+many); /score N, /score csv, /score chart and /export read older ones from the store."""
+
+
+def _last_game(table: Table) -> int:
+    """The number of the table's last finished game (0: none)."""
+    return table.finished[-1].number if table.finished else 0
+
+
+def _keep_latest(table: Table, *, carry: bool = False) -> None:
+    """Forget the table's older finished games; ``carry``: every game is stored, so its
+    settlements become one carry entry."""
+    if len(table.finished) > KEEP_GAMES:
+        del table.finished[:-KEEP_GAMES]
+    if carry and len(table.settlements) > 1:
+        folded = archive.carry(table.settlements, table.channel)
+        table.settlements[:] = [] if folded is None else [folded]
+        # the server's ledger too: the same sums, one entry for this table
+        ledger = table.ledger
+        ledger.entries[:] = [e for e in ledger.entries if e.channel != table.channel]
+        ledger.entries += table.settlements
+
+
+def _result(table: Table, rec: GameRecord) -> FinishedGame:
+    """The stored record of game ``rec``, with its score list line and its settlements."""
+    game = finished_game(table, rec)
+    row = {**(game.row or {}), "chips": [archive.entry_json(e) for e in archive.chips_of(table, rec)]}
+    return dataclasses.replace(game, row=row)
 
 
 def _forget_settlements(table: Table) -> None:

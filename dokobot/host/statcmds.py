@@ -235,7 +235,7 @@ def score_chart(router: Host, ctx: Context, table: Table, args: list[str]) -> li
     number = whole_number(args[0]) if args else table.series.number
     if number is None or len(args) > 1:
         raise Refusal("stats.score_chart_which")
-    records = [r for r in table.finished if r.series == number and not r.cancelled]
+    records = [r for r in table.all_games() if r.series == number and not r.cancelled]
     if not records:
         raise Refusal("stats.score_chart_empty", series=number)
     names = records[-1].names

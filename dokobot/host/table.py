@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..engine.cards import Card, card_ascii, cards_of
@@ -102,6 +103,13 @@ class Table:
     """Records of every accepted change; a durable service keeps only the records not yet
     stored (the store has the rest)."""
     finished: list[GameRecord] = field(default_factory=list)
+    """Finished games, oldest first; a durable service keeps only the latest ones (the
+    store has every one: :meth:`all_games`)."""
+    archive: Callable[[str], tuple[list[GameRecord], list[LedgerEntry]]] | None = field(
+        default=None, repr=False
+    )
+    """The stored finished games of a channel and their settlements (set by a durable
+    service, which keeps only the latest games and one carry of the settlements here)."""
     last_trick: tuple[int, tuple[int, ...], int] | None = None
     """(leader, cards, winner) of the last trick taken."""
     last_trick_names: tuple[str, ...] = ()
@@ -258,7 +266,7 @@ class Table:
 
     def _new_series(self) -> list[Note]:
         """Start a new series now (a started one is closed as it is)."""
-        if not self.series.records:
+        if not self.series.games:
             self.series = Series(number=self.series.number)
             return []
         self.series = Series(number=self.series.number + 1)
@@ -294,7 +302,7 @@ class Table:
         names = self.names()
         self._log(Record("note", text="duel seating: " + ", ".join(names)))
         notes = [Note(ALL, "duel_seated", {"seats": names})]
-        if self.series.records:
+        if self.series.games:
             notes += self._new_series()
         return notes
 
@@ -578,7 +586,29 @@ class Table:
 
     def game_note(self, number: int, lang: str | None = None) -> Note:
         """One game of the score list in detail (``/score N``)."""
-        return scoreviews.game_note(self.finished, number, lang or self.options.language)
+        known = self.finished if any(r.number == number for r in self.finished) else None
+        games = known if known is not None else self.all_games()
+        return scoreviews.game_note(games, number, lang or self.options.language)
+
+    def all_games(self) -> list[GameRecord]:
+        """Every finished game, oldest first (reads the store: for the slow commands)."""
+        return self.history()[0]
+
+    def history(self) -> tuple[list[GameRecord], list[LedgerEntry]]:
+        """Every finished game, oldest first, and every settlement: the stored ones, then
+        those not stored yet (reads the store: for the slow commands)."""
+        if self.archive is None:
+            return list(self.finished), list(self.settlements)
+        games, entries = self.archive(self.channel)
+        last = games[-1].number if games else 0
+        games += [r for r in self.finished if r.number > last]
+        seen = {(e.settlement.kind, e.settlement.series, e.settlement.game) for e in entries}
+        entries += [
+            e for e in self.settlements
+            if (e.settlement.kind, e.settlement.series, e.settlement.game) not in seen
+            and e.settlement.game != 0  # the carry: these settlements together
+        ]  # fmt: skip
+        return games, entries
 
     # ---------------------------------------------------------------- abort vote
     def abort(self, seat: int) -> list[Note]:

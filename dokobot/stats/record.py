@@ -64,6 +64,9 @@ class FinishedGame:
     """Whether the game counts for the rating (the table option ``rated``)."""
     id: int = 0
     """The store's number of this record (0 until stored)."""
+    row: dict[str, Any] | None = field(default=None, compare=False, repr=False)
+    """The table's score list line of the game (:meth:`GameRecord.to_row`), read back when
+    a table shows its older games (records of older versions have none)."""
 
     # ------------------------------------------------------------ derived figures
     @property
@@ -99,6 +102,8 @@ class FinishedGame:
             "calls": [list(c) for c in self.calls],
             "rated": self.rated,
         }
+        if self.row is not None:
+            data["row"] = self.row
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
     @classmethod
@@ -116,6 +121,7 @@ class FinishedGame:
             calls=tuple((s, k, n) for s, k, n in d["calls"]),
             rated=bool(d["rated"]),
             id=id,
+            row=d.get("row"),
         )
 
     def with_id(self, id: int) -> FinishedGame:
@@ -170,4 +176,5 @@ def finished_game(table: Table, rec: GameRecord, *, now: float | None = None) ->
         tricks=tricks,
         calls=calls,
         rated=table.options.is_rated(people),
+        row=rec.to_row(),
     )

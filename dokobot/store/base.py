@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 import threading
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -48,6 +48,11 @@ class Summary:
     """The latest checkpoint, without its state."""
 
 
+def check_fold(start: int, checkpoint: Checkpoint) -> None:
+    if checkpoint.upto != start + 1:
+        raise ValueError("a fold's checkpoint is taken right after the folded record")
+
+
 def new_web_key() -> str:
     """An unguessable id for a server's public web pages (128 random bits)."""
     return secrets.token_urlsafe(16)
@@ -74,6 +79,13 @@ class Store(ABC):
     def load_checkpoint(self, channel: str) -> Checkpoint | None: ...
 
     @abstractmethod
+    def fold(self, channel: str, start: int, line: str, checkpoint: Checkpoint) -> int:
+        """In one transaction: replace the journal records of ``channel`` from ``start`` on
+        by ``line`` and keep ``checkpoint`` (whose ``upto`` is ``start + 1``) as the latest;
+        the number of records the journal holds now. The records replaced are folded into
+        ``line`` (:mod:`dokobot.host.fold`): nothing a restore or an export needs is lost."""
+
+    @abstractmethod
     def summaries(self) -> list[Summary]:
         """Every table with a journal (checkpoints without their state)."""
 
@@ -86,6 +98,10 @@ class Store(ABC):
 
     @abstractmethod
     def languages(self) -> dict[str, str]: ...
+
+    def language(self, user: str) -> str | None:
+        """The language ``user`` chose, if any."""
+        return self.languages().get(user)
 
     @abstractmethod
     def remember_nick(self, user: str, nick: str) -> None:
@@ -107,10 +123,15 @@ class Store(ABC):
         self, server: str, *, after: int = 0, limit: int | None = None, tricks: bool = True
     ) -> list[FinishedGame]:
         """The records of ``server`` with an id above ``after``, oldest first; without
-        their tricks unless ``tricks`` (the statistics do not need them)."""
+        their tricks and score list lines unless ``tricks`` (the statistics need neither)."""
 
     @abstractmethod
     def result(self, id: int) -> FinishedGame | None: ...
+
+    @abstractmethod
+    def table_results(self, channel: str) -> list[FinishedGame]:
+        """The records of the games finished at ``channel``, by game number, without their
+        tricks (what a table's score list needs)."""
 
     @abstractmethod
     def result_servers(self) -> list[str]:
@@ -164,6 +185,17 @@ class MemoryStore(Store):
         with self._lock:
             return self._checkpoints.get(channel)
 
+    def fold(self, channel: str, start: int, line: str, checkpoint: Checkpoint) -> int:
+        check_fold(start, checkpoint)
+        with self._lock:
+            journal = self._journals.setdefault(channel, [])
+            if not 0 <= start < len(journal):
+                raise ValueError(f"nothing to fold from record {start} of {channel}")
+            del journal[start:]
+            journal.append(line)
+            self._checkpoints[channel] = checkpoint
+            return len(journal)
+
     def summaries(self) -> list[Summary]:
         with self._lock:
             out = []
@@ -185,6 +217,10 @@ class MemoryStore(Store):
     def languages(self) -> dict[str, str]:
         with self._lock:
             return dict(self._langs)
+
+    def language(self, user: str) -> str | None:
+        with self._lock:
+            return self._langs.get(user)
 
     def remember_nick(self, user: str, nick: str) -> None:
         with self._lock:
@@ -221,6 +257,11 @@ class MemoryStore(Store):
     def result(self, id: int) -> FinishedGame | None:
         with self._lock:
             return self._results[id - 1] if 1 <= id <= len(self._results) else None
+
+    def table_results(self, channel: str) -> list[FinishedGame]:
+        with self._lock:
+            games = [g for (ch, _), g in self._result_keys.items() if ch == channel]
+        return [replace(g, tricks=()) for g in sorted(games, key=lambda g: g.game)]
 
     def result_servers(self) -> list[str]:
         with self._lock:

@@ -33,7 +33,16 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg_pool import ConnectionPool
 
-from .base import Checkpoint, Store, StoreDamaged, StoreError, StoreLocked, Summary, new_web_key
+from .base import (
+    Checkpoint,
+    Store,
+    StoreDamaged,
+    StoreError,
+    StoreLocked,
+    Summary,
+    check_fold,
+    new_web_key,
+)
 from .scope import SHARD_PREFIX, Scope
 
 if TYPE_CHECKING:
@@ -471,6 +480,37 @@ class PostgresStore(Store):
                 (channel, cp.upto, cp.version, cp.state, cp.settlements, json.dumps(cp.users)),
             )
 
+    def fold(self, channel: str, start: int, line: str, checkpoint: Checkpoint) -> int:
+        self._writable()
+        check_fold(start, checkpoint)
+        cp = checkpoint
+        with self._db() as db, db.transaction():
+            held = db.execute(
+                "SELECT count(*) FROM (SELECT 1 FROM leases WHERE owner = %s FOR SHARE) AS m",
+                (self.owner,),
+            ).fetchone()
+            if held is None or int(held[0]) != len(self._keys):
+                raise StoreLocked(f"store {self.url}: another process took over its servers")
+            row = db.execute(
+                "SELECT length FROM tables WHERE channel = %s FOR UPDATE", (channel,)
+            ).fetchone()
+            if row is None or not 0 <= start < int(row[0]):
+                raise ValueError(f"nothing to fold from record {start} of {channel}")
+            db.execute("DELETE FROM journal WHERE channel = %s AND seq >= %s", (channel, start))
+            db.execute(
+                "INSERT INTO journal (channel, seq, line) VALUES (%s, %s, %s)",
+                (channel, start, line),
+            )
+            db.execute("UPDATE tables SET length = %s WHERE channel = %s", (start + 1, channel))
+            db.execute(
+                "INSERT INTO checkpoints VALUES (%s, %s, %s, %s, %s, %s) "
+                "ON CONFLICT (channel) DO UPDATE SET upto = excluded.upto, "
+                "version = excluded.version, state = excluded.state, "
+                "settlements = excluded.settlements, users = excluded.users",
+                (channel, cp.upto, cp.version, cp.state, cp.settlements, json.dumps(cp.users)),
+            )
+        return start + 1
+
     def load_checkpoint(self, channel: str) -> Checkpoint | None:
         with self._db() as db:
             row = db.execute(
@@ -523,6 +563,13 @@ class PostgresStore(Store):
             rows = db.execute('SELECT "user", language FROM user_settings').fetchall()
         return {str(u): str(lang) for u, lang in rows}
 
+    def language(self, user: str) -> str | None:
+        with self._db() as db:
+            row = db.execute(
+                'SELECT language FROM user_settings WHERE "user" = %s', (user,)
+            ).fetchone()
+        return None if row is None else str(row[0])
+
     def remember_nick(self, user: str, nick: str) -> None:
         self._writable()
         with self._db() as db:
@@ -564,12 +611,21 @@ class PostgresStore(Store):
     def results(
         self, server: str, *, after: int = 0, limit: int | None = None, tricks: bool = True
     ) -> list[FinishedGame]:
-        record = "record" if tricks else "(record::jsonb - 'tricks')::text"
+        record = "record" if tricks else "(record::jsonb - 'tricks' - 'row')::text"
         with self._db() as db:
             rows = db.execute(
                 f"SELECT id, {record} FROM game_results WHERE server = %s AND id > %s "
                 "ORDER BY id LIMIT %s",
                 (server, after, limit),
+            ).fetchall()
+        return [_record(r) for r in rows]
+
+    def table_results(self, channel: str) -> list[FinishedGame]:
+        with self._db() as db:
+            rows = db.execute(
+                "SELECT id, (record::jsonb - 'tricks')::text FROM game_results "
+                "WHERE channel = %s ORDER BY game",
+                (channel,),
             ).fetchall()
         return [_record(r) for r in rows]
 

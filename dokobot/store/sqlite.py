@@ -25,7 +25,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from .base import Checkpoint, Store, StoreDamaged, StoreError, StoreLocked, Summary, new_web_key
+from .base import (
+    Checkpoint,
+    Store,
+    StoreDamaged,
+    StoreError,
+    StoreLocked,
+    Summary,
+    check_fold,
+    new_web_key,
+)
 
 MAGIC: Final = b"SQLite format 3\x00"
 FILE_MODE: Final = 0o600
@@ -322,6 +331,39 @@ class SqliteStore(Store):
                 (channel, cp.upto, cp.version, cp.state, cp.settlements, json.dumps(cp.users)),
             )
 
+    def fold(self, channel: str, start: int, line: str, checkpoint: Checkpoint) -> int:
+        check_fold(start, checkpoint)
+        cp = checkpoint
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                row = self._db.execute(
+                    "SELECT length FROM tables WHERE channel = ?", (channel,)
+                ).fetchone()
+                if row is None or not 0 <= start < int(row[0]):
+                    raise ValueError(f"nothing to fold from record {start} of {channel}")
+                self._db.execute(
+                    "DELETE FROM journal WHERE channel = ? AND seq >= ?", (channel, start)
+                )
+                self._db.execute(
+                    "INSERT INTO journal (channel, seq, line) VALUES (?, ?, ?)",
+                    (channel, start, line),
+                )
+                self._db.execute(
+                    "UPDATE tables SET length = ? WHERE channel = ?", (start + 1, channel)
+                )
+                self._db.execute(
+                    "INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?, ?, ?)",
+                    (channel, cp.upto, cp.version, cp.state, cp.settlements, json.dumps(cp.users)),
+                )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                self._next.pop(channel, None)
+                raise
+            self._next[channel] = start + 1
+            return start + 1
+
     def load_checkpoint(self, channel: str) -> Checkpoint | None:
         with self._lock, _damage(self.path):
             row = self._db.execute(
@@ -367,6 +409,13 @@ class SqliteStore(Store):
         with self._lock, _damage(self.path):
             rows = self._db.execute("SELECT user, language FROM user_settings").fetchall()
         return {str(u): str(lang) for u, lang in rows}
+
+    def language(self, user: str) -> str | None:
+        with self._lock, _damage(self.path):
+            row = self._db.execute(
+                "SELECT language FROM user_settings WHERE user = ?", (user,)
+            ).fetchone()
+        return None if row is None else str(row[0])
 
     def remember_nick(self, user: str, nick: str) -> None:
         with self._lock:
@@ -416,12 +465,21 @@ class SqliteStore(Store):
     def results(
         self, server: str, *, after: int = 0, limit: int | None = None, tricks: bool = True
     ) -> list[FinishedGame]:
-        record = "record" if tricks else "json_remove(record, '$.tricks')"
+        record = "record" if tricks else "json_remove(record, '$.tricks', '$.row')"
         with self._lock:
             rows = self._db.execute(
                 f"SELECT id, {record} FROM game_results WHERE server = ? AND id > ? "
                 "ORDER BY id LIMIT ?",
                 (server, after, -1 if limit is None else limit),
+            ).fetchall()
+        return [_record(r) for r in rows]
+
+    def table_results(self, channel: str) -> list[FinishedGame]:
+        with self._lock, _damage(self.path):
+            rows = self._db.execute(
+                "SELECT id, json_remove(record, '$.tricks') FROM game_results "
+                "WHERE channel = ? ORDER BY game",
+                (channel,),
             ).fetchall()
         return [_record(r) for r in rows]
 

@@ -44,12 +44,14 @@ from discord import app_commands
 from discord.app_commands import Choice as AppChoice
 from discord.ext import commands
 
+from dokobot import bounded
 from dokobot.adapters.discord.board_messages import BoardMessages
 from dokobot.adapters.discord.buttons import DokoButton, table_view, verb
 from dokobot.adapters.discord.checks import AdminChecks
 from dokobot.adapters.discord.delivery import PrivateDelivery
 from dokobot.adapters.discord.i18n import DokoTranslator, lang_of, text
 from dokobot.adapters.discord.interaction import (
+    DM_BLOCKED_FOR,
     TOKEN_LIFE,
     _Batch,
     _BoardMessage,
@@ -61,6 +63,7 @@ from dokobot.adapters.discord.interaction import (
 )
 from dokobot.adapters.discord.messages import join_texts, qualify, snowflake_of
 from dokobot.adapters.discord.slash import slash_commands
+from dokobot.bounded import Bounded
 from dokobot.host.commands import prompt_answers
 from dokobot.host.events import Choice, Event, Input, Private
 
@@ -171,21 +174,23 @@ class DiscordAdapter(AdminChecks, BoardMessages, PrivateDelivery, commands.Bot):
         self._defer_after = defer_after
         self._board_interval = board_interval
         self._token_life = token_life
-        self._turns: dict[str, _Turns] = {}
-        self._lang: dict[int, str] = {}
-        self._user_lang: dict[int, str] = {}
-        self._pending: dict[tuple[int, int], Private] = {}
-        self._notified: set[tuple[int, int]] = set()
-        self._choices: dict[tuple[str, str], tuple[Choice, ...]] = {}
-        self._markers: dict[int, tuple[int, int]] = {}
-        self._boards: dict[int, _BoardMessage] = {}
-        self._prompts: dict[tuple[int, int], list[_Prompt]] = {}
-        self._dm_channels: dict[int, int] = {}
-        self._dm_blocked: dict[int, float] = {}
-        self._admins: dict[tuple[int, int], bool] = {}
-        self._prompt_here: dict[int, bool] = {}
-        self._panels: dict[tuple[int, int], _Panel] = {}
-        self._images: dict[int, bool] = {}
+        users, channels = bounded.CAPS.users, bounded.CAPS.channels
+        self._turns: Bounded[str, _Turns] = Bounded(channels)
+        self._lang: Bounded[int, str] = Bounded(channels)
+        self._user_lang: Bounded[int, str] = Bounded(users)
+        """Languages set with /lang here; a forgotten one comes back from the service."""
+        self._pending: Bounded[tuple[int, int], Private] = Bounded(users)
+        self._notified: Bounded[tuple[int, int], bool] = Bounded(users)
+        self._choices: Bounded[tuple[str, str], tuple[Choice, ...]] = Bounded(users)
+        self._markers: Bounded[int, tuple[int, int]] = Bounded(channels)
+        self._boards: Bounded[int, _BoardMessage] = Bounded(channels)
+        self._prompts: Bounded[tuple[int, int], list[_Prompt]] = Bounded(users)
+        self._dm_channels: Bounded[int, int] = Bounded(users)
+        self._dm_blocked: Bounded[int, float] = Bounded(users, ttl=DM_BLOCKED_FOR)
+        self._admins: Bounded[tuple[int, int], bool] = Bounded(users)
+        self._prompt_here: Bounded[int, bool] = Bounded(users)
+        self._panels: Bounded[tuple[int, int], _Panel] = Bounded(users)
+        self._images: Bounded[int, bool] = Bounded(channels)
         self._busy = 0
         self._idle = asyncio.Event()
         self._idle.set()
@@ -293,7 +298,7 @@ class DiscordAdapter(AdminChecks, BoardMessages, PrivateDelivery, commands.Bot):
         """``/prompts dm|here``: where this user's prompts go (answered by the adapter)."""
         user = interaction.user.id
         self._prompt_here[user] = where == "here"
-        lang = self._user_lang.get(user) or lang_of(interaction.locale)
+        lang = self._user_language(user) or lang_of(interaction.locale)
         await interaction.response.send_message(text("prompts_" + where, lang), ephemeral=True)
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
@@ -339,7 +344,7 @@ class DiscordAdapter(AdminChecks, BoardMessages, PrivateDelivery, commands.Bot):
         user = qualify(interaction.user.id)
         choices = self._choices.get((channel, user))
         if choices is None:
-            choices = next((c for (_, u), c in reversed(self._choices.items()) if u == user), ())
+            choices = next((c for (_, u), c in self._choices.newest_first() if u == user), ())
         typed = current.strip().lower()
         out: list[AppChoice[str]] = []
         for choice in choices:
@@ -393,7 +398,7 @@ class DiscordAdapter(AdminChecks, BoardMessages, PrivateDelivery, commands.Bot):
             interaction,
             button=button,
             consume=button and verb(command) in CONSUMING,
-            lang=self._user_lang.get(interaction.user.id) or lang_of(interaction.locale),
+            lang=self._user_language(interaction.user.id) or lang_of(interaction.locale),
             label=label,
             life=self._token_life,
         )

@@ -13,6 +13,7 @@ from discord.ext import commands
 
 from dokobot.adapters.discord.board import TABLE_PICTURE, board_embed
 from dokobot.adapters.discord.interaction import _BoardMessage
+from dokobot.bounded import Bounded
 from dokobot.host.board import BoardView
 from dokobot.render import trick_png
 
@@ -31,7 +32,7 @@ else:
 class BoardMessages(_Base):
     """Showing the boards (a part of :class:`DiscordAdapter`)."""
 
-    _boards: dict[int, _BoardMessage]
+    _boards: Bounded[int, _BoardMessage]
     _board_interval: float
 
     if TYPE_CHECKING:

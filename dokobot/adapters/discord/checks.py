@@ -9,6 +9,8 @@ import discord
 from discord.ext import commands
 
 from dokobot.adapters.discord.i18n import lang_of, text
+from dokobot.adapters.discord.messages import qualify
+from dokobot.bounded import Bounded
 
 NEEDED_PERMISSIONS: Final = (
     "view_channel",
@@ -38,8 +40,8 @@ class AdminChecks(_Base):
     """The adapter's checks of rights (a part of :class:`DiscordAdapter`)."""
 
     _admin_role: str | None
-    _admins: dict[tuple[int, int], bool]
-    _user_lang: dict[int, str]
+    _admins: Bounded[tuple[int, int], bool]
+    _user_lang: Bounded[int, str]
 
     async def check_permissions(self, interaction: discord.Interaction[Any]) -> bool:
         """Before a table is created: tell the user (ephemerally) which channel permissions
@@ -49,7 +51,7 @@ class AdminChecks(_Base):
         missing = missing_permissions(interaction.app_permissions)
         if not missing:
             return True
-        lang = self._user_lang.get(interaction.user.id) or lang_of(interaction.locale)
+        lang = self._user_language(interaction.user.id) or lang_of(interaction.locale)
         names = ", ".join(text("perm_" + name, lang) for name in missing)
         await interaction.response.send_message(
             text("missing_permissions", lang, names=names), ephemeral=True
@@ -80,6 +82,17 @@ class AdminChecks(_Base):
         if isinstance(guild, discord.Guild) and guild.owner_id == user.id:
             return True
         return self._admins.get((table, user.id), False)
+
+    def _user_language(self, user_id: int) -> str | None:
+        """The language ``user_id`` chose with /lang, if any: remembered here, else asked of
+        the service (which has it from the store)."""
+        lang = self._user_lang.get(user_id)
+        if lang is None:
+            language_of = getattr(getattr(self, "service", None), "language_of", None)
+            lang = language_of(qualify(user_id)) if callable(language_of) else None
+            if isinstance(lang, str):
+                self._user_lang[user_id] = lang
+        return lang if isinstance(lang, str) else None
 
     def _has_admin_role(self, member: discord.Member) -> bool:
         role = self._admin_role

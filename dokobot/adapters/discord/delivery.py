@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -32,6 +32,7 @@ from dokobot.adapters.discord.messages import (
     render,
     snowflake_of,
 )
+from dokobot.bounded import Bounded
 from dokobot.host.events import Choice, Input, Private
 from dokobot.render import hand_png
 
@@ -47,17 +48,18 @@ else:
 class PrivateDelivery(_Base):
     """Private messages and prompts (a part of :class:`DiscordAdapter`)."""
 
-    _choices: dict[tuple[str, str], tuple[Choice, ...]]
-    _markers: dict[int, tuple[int, int]]
-    _user_lang: dict[int, str]
-    _images: dict[int, bool]
-    _pending: dict[tuple[int, int], Private]
-    _panels: dict[tuple[int, int], _Panel]
-    _dm_channels: dict[int, int]
-    _dm_blocked: dict[int, float]
-    _prompt_here: dict[int, bool]
-    _notified: set[tuple[int, int]]
-    _prompts: dict[tuple[int, int], list[_Prompt]]
+    _choices: Bounded[tuple[str, str], tuple[Choice, ...]]
+    _markers: Bounded[int, tuple[int, int]]
+    _user_lang: Bounded[int, str]
+    _images: Bounded[int, bool]
+    _pending: Bounded[tuple[int, int], Private]
+    _panels: Bounded[tuple[int, int], _Panel]
+    _dm_channels: Bounded[int, int]
+    _dm_blocked: Bounded[int, float]
+    _prompt_here: Bounded[int, bool]
+    _notified: Bounded[tuple[int, int], bool]
+    _prompts: Bounded[tuple[int, int], list[_Prompt]]
+    _user_language: Callable[[int], str | None]
 
     if TYPE_CHECKING:
         def _enter(self) -> None: ...
@@ -114,7 +116,7 @@ class PrivateDelivery(_Base):
         """Content, buttons and picture of a "My cards" panel showing ``events``."""
         prompt = next((e for e in reversed(events) if e.choices), None)
         hand = next((e.hand for e in reversed(events) if e.hand), ())
-        lang = self._user_lang.get(user_id) or self.channel_lang(table)
+        lang = self._user_language(user_id) or self.channel_lang(table)
         until = datetime.now(UTC) + timedelta(seconds=expires - asyncio.get_running_loop().time())
         texts = [format_text(e.text) for e in events if e.text.strip()]
         texts.append("*" + text("panel_until", lang, time=until.strftime("%H:%M UTC")) + "*")
@@ -218,7 +220,8 @@ class PrivateDelivery(_Base):
             await self._dm_refused(event, user_id, table, reply)
         else:
             self._pending.pop((table, user_id), None)
-            self._notified = {k for k in self._notified if k[1] != user_id}
+            for key in [k for k in self._notified if k[1] == user_id]:
+                del self._notified[key]
             if message is not None and table:
                 sent = message
                 self._add_prompt(
@@ -237,7 +240,7 @@ class PrivateDelivery(_Base):
             return
         if not table or (table, user_id) in self._notified:
             return
-        self._notified.add((table, user_id))
+        self._notified[(table, user_id)] = True
         lang = self.channel_lang(table)
         await self.get_partial_messageable(table).send(
             text("dm_blocked", lang, mention=f"<@{user_id}>"),

@@ -59,6 +59,8 @@ from dokobot.host.i18n import render
 from dokobot.host.router import ALIASES
 from dokobot.store import Store
 
+from ... import bounded
+from ...bounded import Bounded
 from .flood import BULK, GAME, REPLY, Outbox, OutLine, TokenBucket, backoff_delay
 from .identities import Identities
 from .settings import IrcSettings
@@ -159,7 +161,7 @@ class _Connection(_PydleBase):  # type: ignore[misc]
         self.account: str | None = None
         """The services account of the PRIVMSG being handled (see ``_account_of_line``)."""
         self._cap_ls_more: list[str] = []
-        self.accounts: dict[str, str] = {}
+        self.accounts: Bounded[str, str] = Bounded(bounded.CAPS.users)
         """Accounts told by ``extended-join`` (nick as joined -> account, ``""``: none)."""
         self.finished = asyncio.Event()
         self.ready = asyncio.Event()
@@ -373,7 +375,7 @@ class IrcAdapter:
             self.prefix, online=self._is_online, on_change=self._nick_changed
         )
         self._nick_writes: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
-        self._prompted: dict[str, tuple[str, int | None]] = {}
+        self._prompted: Bounded[str, tuple[str, int | None]] = Bounded(bounded.CAPS.users)
         """user id -> (text of the prompt queued for them, registration it went out on)."""
         self._tasks: set[asyncio.Task[None]] = set()
         self.bucket = TokenBucket(settings.flood_burst, settings.flood_rate)
@@ -534,7 +536,8 @@ class IrcAdapter:
         self.registrations += 1
         # Prompts that went out on an earlier connection may have been missed: send again
         # when their player is seen; those still queued go out on this connection.
-        self._prompted = {u: p for u, p in self._prompted.items() if p[1] is None}
+        for user in [u for u, p in self._prompted.items() if p[1] is not None]:
+            del self._prompted[user]
         self._online.set()
         log.info("IRC: registered as %s", conn.nickname)
         self._check_ready()

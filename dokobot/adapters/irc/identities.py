@@ -81,7 +81,9 @@ class Identities:
         self.casemapping = casemapping
         self.online = online or _always_online
         self.on_change = on_change
-        self._history: list[tuple[str, str]] = []  # (user id, nick), oldest first
+        self._spelled: dict[str, str] = {}
+        """nick as typed -> the user id that used it last, least recent first (one entry per
+        spelling, not per change: what a new casemapping re-folds)."""
         self._owner: dict[str, str] = {}  # folded nick -> the user id that used it last
         self._nick_by_id: dict[str, str] = {}  # user id -> current nick (as typed)
         self._known_ids: set[str] = set()
@@ -98,7 +100,7 @@ class Identities:
             return
         self.casemapping = casemapping
         self._owner = {}
-        for user_id, nick in self._history:
+        for nick, user_id in self._spelled.items():
             self._owner[self.fold(nick)] = user_id
 
     def load(self, history: Iterable[tuple[str, str]]) -> None:
@@ -134,7 +136,8 @@ class Identities:
         self._nick_by_id[user_id] = nick
         self._known_ids.add(user_id)
         if changed:
-            self._history.append((user_id, nick))
+            self._spelled.pop(nick, None)
+            self._spelled[nick] = user_id
             if notify and self.on_change is not None:
                 self.on_change(user_id, nick)
 
