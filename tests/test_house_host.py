@@ -447,3 +447,19 @@ def test_the_board_shows_the_exchange_poverty_and_bock() -> None:
     view = board_view(table)
     assert view is not None and view.marks == ("bock",)
     assert "Bockspiel" in str(board_embed(view, [], "de").to_dict())
+
+
+def test_give_typed_where_others_read_it_is_refused_and_changes_nothing() -> None:
+    import dataclasses
+
+    rep = _poverty_table()
+    game = rep.table.game
+    assert game is not None and game.phase is Phase.EXCHANGE
+    before = (game.hands[:], game.exchange, len(rep.table.journal))
+    line = dataclasses.replace(rep.input_for("dora", "/give D10 DA C10"), overheard=True)
+    events = rep._router.handle(line)
+    assert (game.hands[:], game.exchange, len(rep.table.journal)) == before
+    assert [type(e) for e in events] == [Private]
+    assert "private message" in events[0].text and "Nothing was given" in events[0].text
+    rep.run_text("dora (dm): /give D10 DA C10")  # the same cards in private: given
+    assert game.exchange is not None and game.exchange.passed.bit_count() == 3

@@ -398,3 +398,43 @@ def test_account_bindings_are_kept_in_the_history() -> None:
     restored.load(changes)
     assert restored.user_id("whoever", account="benacct") == ben
     assert restored.user_id("ben", account="") == "irc:n:ben~2"  # not logged in: not ben
+
+
+def test_channel_lines_are_marked_overheard_and_private_lines_are_not() -> None:
+    """A channel line is read by everyone: the host refuses secret commands (``/give``)
+    from it; a private line is not."""
+    from dokobot.adapters.irc.adapter import IrcAdapter, IrcSettings
+
+    class _Conn:
+        cut = False
+        account = None
+        nickname = "dokobot"
+
+        def is_same_nick(self, a: str, b: str) -> bool:
+            return a.lower() == b.lower()
+
+        def is_op(self, target: str, nick: str) -> bool:
+            return False
+
+    class _Quiet:
+        listener = None
+
+        async def handle(self, inp: object) -> list[object]:
+            return []
+
+    adapter = IrcAdapter(_Quiet(), IrcSettings(host="h", network="net", channels=("#c",)))  # type: ignore[arg-type]
+    conn = _Conn()
+    adapter._conn = conn  # type: ignore[assignment]
+    adapter._on_message(conn, "#c", "dora", "!give D10 DA C10", dm=False)  # type: ignore[arg-type]
+    adapter._on_message(conn, "dokobot", "dora", "give D10 DA C10", dm=True)  # type: ignore[arg-type]
+    from dokobot.host.events import Input
+
+    lines = []
+    while not adapter._inbox.empty():
+        item = adapter._inbox.get_nowait()
+        if isinstance(item, Input):  # (the adapter also queues a first-seen rename)
+            lines.append(item)
+    assert [(i.text, i.dm, i.overheard) for i in lines] == [
+        ("/give D10 DA C10", False, True),
+        ("/give D10 DA C10", True, False),
+    ]

@@ -114,6 +114,10 @@ class Command:
     phase: Phase = Phase.ANY
     channel_only: bool = False
     """Refused in private messages (it acts on the channel's table)."""
+    secret: bool = False
+    """Its arguments name hidden cards (the cards a poor player passes): refused when the
+    line was typed where others read it (:attr:`~dokobot.host.events.Input.overheard`),
+    so the cards are never applied from a public line."""
     slow: bool = False
     """May read a long history: the service answers it in a worker thread."""
     discord: str | None = None
@@ -187,6 +191,7 @@ def command(
     changes: Who | None = None,
     phase: Phase = Phase.ANY,
     channel_only: bool = False,
+    secret: bool = False,
     slow: bool = False,
     discord: str | None = None,
     not_on_discord: str = "",
@@ -198,7 +203,7 @@ def command(
     def register(handler: F) -> F:
         spec = Command(
             name, de, handler, aliases=aliases, args=args, who=who, changes=changes,
-            phase=phase, channel_only=channel_only, slow=slow, discord=discord,
+            phase=phase, channel_only=channel_only, secret=secret, slow=slow, discord=discord,
             not_on_discord=not_on_discord, slash_first_only=slash_first_only,
             answers_prompt=answers_prompt,
         )  # fmt: skip

@@ -39,6 +39,10 @@ class Input:
     per server. Empty: derived from ``channel``."""
     truncated: bool = False
     """The platform cut the line (it was too long); the host refuses it as too long."""
+    overheard: bool = False
+    """Others in the channel read this line as it was typed (an IRC channel line): commands
+    declared secret (``/give``) are refused from it. Discord's slash commands, the console,
+    replays and private messages leave it False."""
     marker: tuple[int, int] | None = None
     """(game number, decision number) of the prompt a clicked button belongs to: the host
     refuses the input when that decision is past (see :mod:`dokobot.host.board`)."""

@@ -58,10 +58,12 @@ def require(ctx: Context, who: Who) -> None:
 
 
 def check(spec: Command, ctx: Context) -> None:
-    """What the declaration of ``spec`` asks before its handler runs: who, the channel,
-    and the phase."""
+    """What the declaration of ``spec`` asks before its handler runs: who, the channel
+    (or a private message), and the phase."""
     require(ctx, spec.who)
     if spec.channel_only and ctx.inp.dm:
         raise Refusal("in_channel_only")
+    if spec.secret and ctx.inp.overheard:
+        raise Refusal("in_private_only", command=spec.name)
     if spec.phase is Phase.GAME:
         need_game(need_table(ctx))

@@ -105,7 +105,7 @@ _simple("decline", "ablehnen", DECLINE, "Decline the poverty offered to you")
 
 
 @command(
-    "give", de="geben", who=W.SEATED, phase=When.GAME, answers_prompt=True,
+    "give", de="geben", who=W.SEATED, phase=When.GAME, answers_prompt=True, secret=True,
     discord="Give cards in a poverty's exchange",
     args=(Arg("cards", "karten", ArgKind.TEXT, "One to three cards, e.g. DA D10 HK",
               required=True),),
