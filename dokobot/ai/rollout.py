@@ -24,7 +24,7 @@ import random
 from typing import Final
 
 from dokobot.engine import Game, Phase
-from dokobot.engine.cards import ACE, CARD_OF_BIT, POINTS, Mask
+from dokobot.engine.cards import ACE, CARD_OF_BIT, N_CARDS, POINTS, Mask
 from dokobot.engine.order import SCHEMES, TRUMP, Scheme
 
 __all__ = ["greedy_playout"]
@@ -40,24 +40,24 @@ class _Tables:
         # beat[led][r]: the cards whose rank in a trick led with class ``led`` exceeds r
         # (r = -1 .. top; index r + 1).
         self.beat = tuple(
-            tuple(sum(1 << c for c in range(48) if s.rank[led][c] > r) for r in range(-1, top))
+            tuple(sum(1 << c for c in range(N_CARDS) if s.rank[led][c] > r) for r in range(-1, top))
             for led in range(5)
         )
         self.trump_mask = s.class_mask[TRUMP]
         self.heart10_mask = (
-            sum(1 << c for c in range(48) if s.key[c] == s.heart10) if s.heart10 >= 0 else 0
+            sum(1 << c for c in range(N_CARDS) if s.key[c] == s.heart10) if s.heart10 >= 0 else 0
         )
-        trump = [s.cls[c] == TRUMP for c in range(48)]
+        trump = [s.cls[c] == TRUMP for c in range(N_CARDS)]
         # The cheapest card to throw: few points, and a plain card before a trump.
         self.discard = tuple(
-            POINTS[c] * 3 + (s.key[c] if trump[c] else s.key[c] % 100) for c in range(48)
+            POINTS[c] * 3 + (s.key[c] if trump[c] else s.key[c] % 100) for c in range(N_CARDS)
         )
         # The best card to give a partner (lowest first): many points, not a high trump.
         self.smear = tuple(
-            ((s.key[c] - 100) * 2 if trump[c] else 0) - POINTS[c] * 3 for c in range(48)
+            ((s.key[c] - 100) * 2 if trump[c] else 0) - POINTS[c] * 3 for c in range(N_CARDS)
         )
         self.high_first = tuple(-k for k in s.key)
-        self.aces = sum(1 << c for c in range(48) if not trump[c] and (c >> 1) % 6 == ACE)
+        self.aces = sum(1 << c for c in range(N_CARDS) if not trump[c] and (c >> 1) % 6 == ACE)
 
 
 _TABLES: Final = {id(s): _Tables(s) for s in SCHEMES}

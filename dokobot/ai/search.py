@@ -68,7 +68,7 @@ from dokobot.engine import (
     call_level,
     score,
 )
-from dokobot.engine.cards import CLUB_QUEENS
+from dokobot.engine.cards import CLUB_QUEENS, N_CARDS
 from dokobot.engine.order import SCHEMES
 from dokobot.engine.scoring import outcome_scores
 from dokobot.engine.types import is_solo
@@ -537,7 +537,7 @@ class SearchPlayer:
         fixed = max(1, int(seconds / _GREEDY_PLAYOUT_S) // (len(plans) * self.contract_worlds))
         budget = Budget(seconds, fixed if self.fixed else None)
         values = [0.0] * len(plans)
-        rest = [c for c in range(48) if obs.rules.deck >> c & 1 and not hand >> c & 1]
+        rest = [c for c in range(N_CARDS) if obs.rules.deck >> c & 1 and not hand >> c & 1]
         n = obs.rules.hand_size
         evals = [
             None if self.restrictions.no_calls or plan == DECLARE_WEDDING else CallEval([1, 2])

@@ -8,7 +8,7 @@ apart. A hand is a bitmask with bit ``card`` set for each card held.
 '♣Q'
 >>> points(card_of(HEARTS, TEN)), points(card_of(SPADES, NINE))
 (10, 0)
->>> sum(points(c) for c in range(48))
+>>> sum(points(c) for c in range(N_CARDS))
 240
 >>> [card_str(c) for c in cards_of(mask_of([0, 47, 11]))]
 ['♣9', '♣A', '♦A']
@@ -47,10 +47,12 @@ SUIT_SYMBOLS: Final = ("♣", "♠", "♥", "♦")
 SUIT_LETTERS: Final = ("C", "S", "H", "D")
 RANK_NAMES: Final = ("9", "J", "Q", "K", "10", "A")
 
-FULL_DECK: Final[Mask] = (1 << 48) - 1
+N_CARDS: Final = 48
+"""Card ids are 0 … 47: the 24 kinds twice (a variant's deck is a subset, :attr:`Rules.deck`)."""
+FULL_DECK: Final[Mask] = (1 << N_CARDS) - 1
 
 #: Eyes of each card, indexed by card id.
-POINTS: Final[tuple[int, ...]] = tuple(RANK_POINTS[(c >> 1) % 6] for c in range(48))
+POINTS: Final[tuple[int, ...]] = tuple(RANK_POINTS[(c >> 1) % 6] for c in range(N_CARDS))
 CARD_OF_BIT: Final[dict[Mask, Card]] = {1 << c: c for c in range(48)}
 """The card of a one-bit mask (fast loops over the bits of a hand)."""
 

@@ -7,7 +7,7 @@ import random
 from collections.abc import Iterable
 from typing import Final
 
-from .cards import Card, Mask, card_str
+from .cards import N_CARDS, Card, Mask, card_str
 
 __all__ = ["deck_from_bits", "hands_from_kinds", "shuffled_deck"]
 
@@ -18,7 +18,7 @@ def _deck_chunks() -> tuple[tuple[int, tuple[int, ...]], ...]:
     chunks: list[tuple[int, tuple[int, ...]]] = []
     group: list[int] = []
     product = 1
-    for radix in range(48, 1, -1):
+    for radix in range(N_CARDS, 1, -1):
         if product * radix >= 1 << 30:
             chunks.append((product, tuple(group)))
             group, product = [], 1
@@ -45,7 +45,7 @@ def shuffled_deck(rng: random.Random) -> list[Card]:
 
 def deck_from_bits(x: int) -> list[Card]:
     """The deck of :func:`shuffled_deck` for the 256-bit draw ``x``."""
-    deck = list(range(48))
+    deck = list(range(N_CARDS))
     # Fisher-Yates for i = 47 .. 1 with j = digit of radix i + 1; the digits are taken
     # a group at a time (x mod 48*47*...*k first), which gives the same digits.
     i = 47

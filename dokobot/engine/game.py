@@ -31,6 +31,7 @@ from .cards import (
     CLUB_QUEENS,
     DIAMOND_ACES,
     KING,
+    N_CARDS,
     NINE,
     POINTS,
     SUITS,
@@ -100,7 +101,7 @@ _WEDDING: Final = GameType.WEDDING
 _SILENT_WEDDING: Final = GameType.SILENT_WEDDING
 _SOLO: Final = GameType.SOLO
 _SOLOS: Final = tuple(Solo)
-_BIT: Final = tuple(1 << c for c in range(48))
+_BIT: Final = tuple(1 << c for c in range(N_CARDS))
 _NOT_OWED: Final = (False, False, False, False)
 _EXCHANGE: Final = Phase.EXCHANGE
 _POVERTY: Final = GameType.POVERTY

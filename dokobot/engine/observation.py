@@ -24,7 +24,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from .cards import CLUB_QUEENS, DIAMOND_ACES, FULL_DECK, Card, Mask
+from .cards import CLUB_QUEENS, DIAMOND_ACES, FULL_DECK, N_CARDS, Card, Mask
 from .game import Exchange, Game, Trick
 from .order import NORMAL_SCHEME, PIGLETS_SCHEME, SCHEMES, TRUMP, Scheme
 from .rules import DEFAULT_RULES, Rules
@@ -562,7 +562,7 @@ def unplayed_cover_gives(
     ex = game.exchange
     secret = ex is not None and ex.taker < 0
     gives = [i for i, (seat, action) in enumerate(game.log)
-             if secret and ex is not None and seat == ex.poor and action < 48]  # fmt: skip
+             if secret and ex is not None and seat == ex.poor and action < N_CARDS]  # fmt: skip
     for _ in range(tries):
         fixed = [0, 0, 0, 0]
         banned = [0, 0, 0, 0]
@@ -573,11 +573,11 @@ def unplayed_cover_gives(
                 fixed[seat] |= CLUB_QUEENS
         if game.cancelled == "thrown":
             pool = _NINES & deck if _NINES & deck and rng.random() < 0.5 else _KINGS
-            cards = [c for c in range(48) if pool >> c & 1]
+            cards = [c for c in range(N_CARDS) if pool >> c & 1]
             fixed[game.declarer] |= sum(1 << c for c in rng.sample(cards, 5))
         if ex is not None and secret:  # made-up trumps and passed cards of the poor player
-            trumps = [c for c in range(48) if (deck & _NORMAL_TRUMPS) >> c & 1]
-            plain = [c for c in range(48) if (deck & ~_NORMAL_TRUMPS) >> c & 1]
+            trumps = [c for c in range(N_CARDS) if (deck & _NORMAL_TRUMPS) >> c & 1]
+            plain = [c for c in range(N_CARDS) if (deck & ~_NORMAL_TRUMPS) >> c & 1]
             count = 3 if not gives else rng.randrange(3)
             mine = rng.sample(trumps, count)
             shown = (mine + rng.sample(plain, 3 - count))[: max(len(gives), count)]
@@ -594,7 +594,7 @@ def unplayed_cover_gives(
                 fixed[ex.taker] |= ex.returned & ~ex.passed
         if any(fixed[s] & fixed[t] for s in range(4) for t in range(s)):
             continue
-        rest = [c for c in range(48) if deck >> c & 1 and not any(f >> c & 1 for f in fixed)]
+        rest = [c for c in range(N_CARDS) if deck >> c & 1 and not any(f >> c & 1 for f in fixed)]
         rng.shuffle(rest)
         hands = fixed[:]
         ok = True

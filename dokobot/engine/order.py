@@ -27,6 +27,7 @@ from .cards import (
     HEARTS,
     JACK,
     KING,
+    N_CARDS,
     NINE,
     QUEEN,
     SPADES,
@@ -76,12 +77,12 @@ class Scheme:
 
 
 def _build(index: int, name: str, trump_kinds: list[tuple[int, int]]) -> Scheme:
-    cls = [0] * 48
-    key = [0] * 48
+    cls = [0] * N_CARDS
+    key = [0] * N_CARDS
     n = len(trump_kinds)
     trump_rank = {suit * 6 + rank: n - i for i, (suit, rank) in enumerate(trump_kinds)}
     masks = [0] * 5
-    for card in range(48):
+    for card in range(N_CARDS):
         kind = card >> 1
         if kind in trump_rank:
             cls[card] = TRUMP
@@ -91,7 +92,7 @@ def _build(index: int, name: str, trump_kinds: list[tuple[int, int]]) -> Scheme:
             key[card] = kind % 6  # rank order 9 < J < Q < K < 10 < A
         masks[cls[card]] |= 1 << card
     rank = tuple(
-        tuple(key[c] if cls[c] == led or cls[c] == TRUMP else -1 for c in range(48))
+        tuple(key[c] if cls[c] == led or cls[c] == TRUMP else -1 for c in range(N_CARDS))
         for led in range(5)
     )
     h10 = card_of(HEARTS, TEN)

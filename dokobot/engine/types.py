@@ -22,7 +22,7 @@ from __future__ import annotations
 from enum import IntEnum
 from typing import Final
 
-from .cards import card_str
+from .cards import N_CARDS, card_str
 
 Seat = int
 """A seat, 0..3, in the order the players joined; play runs in seat order."""
@@ -94,7 +94,7 @@ class Call(IntEnum):
     BLACK = 5
 
 
-HEALTHY: Final = 48
+HEALTHY: Final = N_CARDS
 RESERVATION: Final = 49
 DECLARE_WEDDING: Final = 50
 DECLARE_SOLO: Final = 51  # + Solo

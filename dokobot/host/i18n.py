@@ -20,7 +20,7 @@ from typing import Any, Final
 
 import yaml
 
-from ..engine.cards import SUIT_SYMBOLS
+from ..engine.cards import N_CARDS, SUIT_SYMBOLS
 
 LANGS: Final = ("en", "de")
 DEFAULT_LANG: Final = "en"
@@ -71,7 +71,7 @@ def catalogue(lang: str) -> dict[str, str]:
 
 
 _CARD_TEXT: Final = {
-    lang: tuple(SUIT_SYMBOLS[(c >> 1) // 6] + ranks[(c >> 1) % 6] for c in range(48))
+    lang: tuple(SUIT_SYMBOLS[(c >> 1) // 6] + ranks[(c >> 1) % 6] for c in range(N_CARDS))
     for lang, ranks in _RANKS.items()
 }
 

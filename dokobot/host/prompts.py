@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from ..engine.cards import Card, card_ascii
+from ..engine.cards import N_CARDS, Card, card_ascii
 from ..engine.game import Game
 from ..engine.order import SCHEMES, TRUMP
 from ..engine.types import (
@@ -65,7 +65,7 @@ def _display_order(scheme_index: int) -> tuple[Card, ...]:
     scheme = SCHEMES[scheme_index]
     return tuple(
         sorted(
-            range(48),
+            range(N_CARDS),
             key=lambda c: (
                 0 if scheme.cls[c] == TRUMP else 1 + scheme.cls[c],
                 -scheme.key[c],
@@ -76,7 +76,7 @@ def _display_order(scheme_index: int) -> tuple[Card, ...]:
 
 
 _DISPLAY_ORDER = tuple(_display_order(i) for i in range(len(SCHEMES)))
-_CARD_CHOICES = tuple((f"#{c}", f"/play {card_ascii(c)}") for c in range(48))
+_CARD_CHOICES = tuple((f"#{c}", f"/play {card_ascii(c)}") for c in range(N_CARDS))
 
 
 def sorted_hand(game: Game | None, hand: int) -> list[Card]:

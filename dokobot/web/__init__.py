@@ -19,6 +19,7 @@ from urllib.parse import unquote
 from aiohttp import web
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from ..engine.cards import N_CARDS
 from ..host.i18n import LANGS, Term, render, text
 from ..host.series import signed
 from ..host.statcmds import player_lines
@@ -270,7 +271,7 @@ async def card_picture(request: web.Request) -> web.Response:
     """The face of one card (``/card/de/10.png``): no secret, the same for everybody."""
     lang = request.match_info["lang"]
     raw = request.match_info["card"]
-    if lang not in LANGS or not raw.isascii() or not raw.isdigit() or not 0 <= int(raw) < 48:
+    if lang not in LANGS or not raw.isascii() or not raw.isdigit() or not 0 <= int(raw) < N_CARDS:
         raise web.HTTPNotFound()
     png = await asyncio.to_thread(card_png, int(raw), lang)
     return web.Response(body=png, content_type="image/png",
