@@ -67,15 +67,15 @@ async def worker(location: str, shard: int, count: int, tables: int, seconds: fl
     scope = Scope(shard_count=count, shard_ids=(shard,))
     store = await asyncio.to_thread(open_store, location, scope=scope, lease_s=10.0)
     stored = 0
-    append = store.append
+    append_many = store.append_many
 
-    def counted(channel: str, lines: list[str]) -> int:
+    def counted(appends: list[tuple[str, list[str]]]) -> list[int | Exception]:
         nonlocal stored
-        n = append(channel, lines)
-        stored += 1
-        return n
+        results = append_many(appends)
+        stored += sum(isinstance(n, int) for n in results)
+        return results
 
-    store.append = counted  # type: ignore[method-assign]
+    store.append_many = counted  # type: ignore[method-assign,assignment]
     svc = Service(Router(seed=shard), store, idle_s=3600)
     await svc.start()
     chans = [(f"discord:{g + 1}", f"discord:{g}") for g in guilds(shard, count, tables)]

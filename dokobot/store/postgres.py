@@ -25,7 +25,7 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Final
 
@@ -403,6 +403,28 @@ class PostgresStore(Store):
         if req.error is not None:
             raise req.error
         return req.length
+
+    def append_many(self, appends: Sequence[tuple[str, list[str]]]) -> list[int | Exception]:
+        """Every append in one round trip and one transaction, written by this thread (the
+        caller gathered them already); as :meth:`append`, each is all or nothing."""
+        self._writable()
+        if self._closing:
+            raise StoreError(f"store {self.url} is closed")
+        reqs = [_Append(channel, lines) for channel, lines in appends if lines]
+        if reqs:
+            self._write(reqs)
+        out: list[int | Exception] = []
+        written = iter(reqs)
+        for channel, lines in appends:
+            if not lines:
+                try:
+                    out.append(self.append(channel, lines))
+                except Exception as exc:
+                    out.append(exc)
+                continue
+            req = next(written)
+            out.append(req.length if req.error is None else req.error)
+        return out
 
     def _write_loop(self) -> None:
         """A writer thread: take every waiting append (up to 256) and commit them at once."""
