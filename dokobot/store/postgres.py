@@ -22,6 +22,7 @@ import logging
 import os
 import queue
 import secrets
+import select
 import socket
 import threading
 import time
@@ -248,7 +249,7 @@ class PostgresStore(Store):
             max_size=pool_size,
             kwargs={"autocommit": True},
             timeout=3.0,
-            check=ConnectionPool.check_connection,
+            check=_check_idle,
             open=True,
             name="dokobot-store",
         )
@@ -448,7 +449,7 @@ class PostgresStore(Store):
         try:
             with self._db() as db:
                 row = db.execute(
-                    "SELECT dokobot_append(%s, %s, %s, %s, %s, %s)",
+                    "SELECT dokobot_append(%s, %s, %b, %b, %b, %b)",
                     (self.owner, len(self._keys), [r.channel for r in batch],
                      [len(r.lines) for r in batch], [x for r in batch for x in r.lines],
                      [_server_in(r.lines) for r in batch]),
@@ -680,6 +681,19 @@ class _Append:
         self.done = threading.Event()
         self.error: Exception | None = None
         self.length = 0
+
+
+def _check_idle(conn: psycopg.Connection[Any]) -> None:
+    """The pool's check of a connection it hands out, without a round trip: an idle
+    connection has nothing to read, unless the server closed it (a restart, an operator's
+    ``pg_terminate_backend``) — then the pool replaces it before it fails a write."""
+    if conn.closed or conn.broken:
+        raise psycopg.OperationalError("the connection is closed")
+    poll = select.poll()
+    poll.register(conn.fileno(), select.POLLIN | select.POLLPRI)
+    if poll.poll(0):
+        conn.close()  # so that the pool drops it
+        raise psycopg.OperationalError("the server closed the connection")
 
 
 def _first_line(exc: BaseException) -> str:
