@@ -344,7 +344,7 @@ class Router:
             if info.is_bot:
                 continue
             lang = self.lang_of(info.user, table)
-            choices = tuple([Choice(_label(lbl, lang), cmd) for lbl, cmd in note.choices])
+            choices = tuple([_choice(lbl, cmd, lang) for lbl, cmd in note.choices])
             game = table.game
             hand: tuple[int, ...] = ()
             if game is not None and note.kind in ("hand", "turn", "reservation"):
@@ -740,6 +740,12 @@ class Router:
 
 
 @functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=4096)
+def _choice(label: str, command: str, lang: str) -> Choice:
+    """A choice of a prompt (cached: the same few hundred are shown after every move)."""
+    return Choice(_label(label, lang), command)
+
+
 def _label(label: str, lang: str) -> str:
     if label.startswith("@"):
         return render(lang, label[1:])
