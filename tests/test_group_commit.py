@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Sequence
 
 from dokobot.host.events import Event, Input, Private, Public
 from dokobot.host.i18n import render
 from dokobot.host.router import Router
 from dokobot.host.service import GroupCommit, Service
-from dokobot.store import MemoryStore
+from dokobot.host.table import command_for
+from dokobot.store import Checkpoint, MemoryStore
 
 CHANNELS = ("c1", "c2", "c3", "c4", "c5")
 
@@ -140,3 +142,43 @@ async def test_a_failed_write_refuses_every_action_in_it() -> None:
     answers = await asyncio.gather(*(svc.handle(_join(ch, "ben")) for ch in CHANNELS))
     assert all("ben joined" in a[0].text for a in answers)
     await svc.close()
+
+
+class SlowCheckpoints(MemoryStore):
+    """Checkpoint writes wait until ``gate`` opens."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = threading.Event()
+        self.saving = threading.Event()
+
+    def save_checkpoint(self, channel: str, checkpoint: Checkpoint) -> None:
+        self.saving.set()
+        self.gate.wait(5)
+        super().save_checkpoint(channel, checkpoint)
+
+
+async def test_the_last_card_is_answered_without_waiting_for_the_checkpoint() -> None:
+    store = SlowCheckpoints()
+    svc = Service(Router(seed=2), store)
+    for name in ("anna", "ben", "carl", "dora"):
+        await svc.handle(Input("c", f"u:{name}", name, "/join"))
+    await svc.handle(Input("c", "u:anna", "anna", "/start"))
+    table = svc.router.tables["c"]
+    while not table.finished:
+        game = table.game
+        assert game is not None
+        seat = table.seats[game.turn]
+        t0 = time.monotonic()
+        await svc.handle(Input("c", seat.user, seat.name, command_for(game.legal_actions()[0])))
+        assert time.monotonic() - t0 < 2, "no action waits for the checkpoint"
+    while not store.saving.is_set():
+        await asyncio.sleep(0.01)
+    assert store.load_checkpoint("c") is None, "the checkpoint is still being written"
+    closing = asyncio.create_task(svc.close())
+    await asyncio.sleep(0.1)
+    assert not closing.done(), "close waits for the checkpoint"
+    store.gate.set()
+    await closing
+    cp = store.load_checkpoint("c")
+    assert cp is not None and cp.upto == len(store.load_journal("c"))

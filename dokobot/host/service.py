@@ -98,6 +98,8 @@ class Service:
         self._last_sweep = 0.0
         self._checkpointed: dict[str, int] = {}
         """Per table: finished games in its latest checkpoint (one per game end)."""
+        self._saving: dict[str, asyncio.Task[None]] = {}
+        """Checkpoints being written (in the background), per table."""
         self.boards = False
         """Add a :class:`~dokobot.host.events.Board` after every batch of a table with a
         game (set by adapters that show a live board)."""
@@ -258,6 +260,8 @@ class Service:
             with contextlib.suppress(Exception):
                 await self._warming
         await self._appends.drain()
+        while self._saving:  # the checkpoints under way
+            await asyncio.gather(*self._saving.values(), return_exceptions=True)
         await asyncio.to_thread(self.store.close)
 
     # ---------------------------------------------------------------- input
@@ -309,6 +313,7 @@ class Service:
                 or channel in self.damaged
                 or channel in self._held
                 or self._lock_users.get(channel)
+                or channel in self._saving
             ):
                 continue
             task = self._bot_tasks.pop(channel, None)
@@ -429,7 +434,7 @@ class Service:
                 return []  # no checkpoint either: the next start stores the results
             ended = len(table.finished)
             if not table.running and ended and ended != self._checkpointed.get(channel):
-                await self._checkpoint(channel, table, length)
+                self._checkpoint(channel, table, length)
             return links
         return await self._store_results(channel, table) or []
 
@@ -450,16 +455,38 @@ class Service:
         self._results_done[channel] = len(table.finished)
         return self.router.game_links(table, stored)
 
-    async def _checkpoint(self, channel: str, table: Table, length: int) -> None:
+    def _checkpoint(self, channel: str, table: Table, length: int) -> None:
         """Keep the state of ``table`` after its journal's first ``length`` records (between
-        games); a failure costs only restart time."""
+        games); a failure costs only restart time. The state is taken now; it is written in
+        the background, so the action that ended the game is answered without waiting for
+        it (the checkpoint only spares a restart work)."""
         try:
             state, settlements, users = checkpoint.dump(table)
-            cp = Checkpoint(length, checkpoint.version(), state, settlements, tuple(users))
-            await asyncio.to_thread(self.store.save_checkpoint, channel, cp)
-            self._checkpointed[channel] = len(table.finished)
         except Exception:
             log.warning("checkpoint of %s not saved", channel, exc_info=True)
+            return
+        cp = Checkpoint(length, checkpoint.version(), state, settlements, tuple(users))
+        ended = self._checkpointed[channel] = len(table.finished)
+        before = self._saving.get(channel)
+        task = asyncio.get_running_loop().create_task(
+            self._save_checkpoint(channel, cp, ended, before)
+        )
+        self._saving[channel] = task
+        task.add_done_callback(
+            lambda t: self._saving.pop(channel) if self._saving.get(channel) is t else None
+        )
+
+    async def _save_checkpoint(
+        self, channel: str, cp: Checkpoint, ended: int, before: asyncio.Task[None] | None
+    ) -> None:
+        if before is not None:  # the table's checkpoints are written in order
+            await asyncio.gather(before, return_exceptions=True)
+        try:
+            await asyncio.to_thread(self.store.save_checkpoint, channel, cp)
+        except Exception:
+            log.warning("checkpoint of %s not saved", channel, exc_info=True)
+            if self._checkpointed.get(channel) == ended:  # the next write tries again
+                del self._checkpointed[channel]
 
     async def _emit(self, events: list[Event]) -> None:
         if events and self.listener is not None:
