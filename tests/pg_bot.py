@@ -50,14 +50,16 @@ def next_input(svc: Service, channel: str, server: str, rng: random.Random) -> I
 async def main(url: str, shard: int, count: int, tables: int, moves: int) -> None:
     scope = Scope(shard_count=count, shard_ids=(shard,))
     store = await asyncio.to_thread(open_store, url, scope=scope, lease_s=2.0)
-    append = store.append
+    append_many = store.append_many
 
-    def acked(channel: str, lines: list[str]) -> int:
-        n = append(channel, lines)
-        print(f"ACK {channel} {n}", flush=True)
-        return n
+    def acked(appends: list[tuple[str, list[str]]]) -> list[int | Exception]:
+        results = append_many(appends)
+        for (channel, _), n in zip(appends, results, strict=True):
+            if isinstance(n, int):
+                print(f"ACK {channel} {n}", flush=True)
+        return results
 
-    store.append = acked  # type: ignore[method-assign]
+    store.append_many = acked  # type: ignore[method-assign,assignment]
     svc = Service(Router(seed=shard), store)
     await svc.start()
     print(f"RESTORED {len(svc.router.tables)}", flush=True)

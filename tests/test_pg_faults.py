@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -253,3 +254,23 @@ def test_an_unreachable_or_refusing_database_stops_the_start_clearly(
     with pytest.raises(StoreError, match="password authentication failed") as err:
         open_store(pg_url)
     assert PASSWORD not in str(err.value)
+
+
+def test_after_a_restart_of_postgresql_the_first_writes_succeed(
+    pg_server: PgServer, pg_url: str
+) -> None:
+    """The pool replaces the connections the restart closed before it hands them out (a
+    check without a round trip), so no write after the restart is refused for them."""
+    store = PostgresStore(pg_url, lease_s=10)
+    try:
+        line = '{"k":"note","text":"x"}'
+        with ThreadPoolExecutor(4) as pool:  # several connections in the pool
+            list(pool.map(lambda i: store.append_many([(f"c{i}", [line])] * 20), range(4)))
+        pg_server.stop()
+        pg_server.start()
+        with ThreadPoolExecutor(4) as pool:
+            results = list(pool.map(lambda i: store.append_many([(f"c{i}", [line])]), range(4)))
+        assert results == [[21]] * 4
+        assert store.append("c0", [line]) == 22
+    finally:
+        store.close()

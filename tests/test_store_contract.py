@@ -20,7 +20,15 @@ from dokobot.host.router import Router
 from dokobot.host.service import Service
 from dokobot.host.table import command_for
 from dokobot.stats.record import FinishedGame
-from dokobot.store import Checkpoint, Store, StoreDamaged, StoreLocked, is_url, open_store
+from dokobot.store import (
+    Checkpoint,
+    SqliteStore,
+    Store,
+    StoreDamaged,
+    StoreLocked,
+    is_url,
+    open_store,
+)
 
 NAMES = ("anna", "ben", "carl", "dora")
 
@@ -82,6 +90,49 @@ def test_a_failed_append_writes_nothing(store_location: str) -> None:
         assert store.append("c", [_line(1)]) == 2
     finally:
         store.close()
+
+
+def test_appends_of_several_tables_are_written_together(store_location: str) -> None:
+    store = _open(store_location)
+    try:
+        store.append("c", [_line(0)])
+        lengths = store.append_many(
+            [("c", [_line(1), _line(2)]), ("d", [_line(9)]), ("c", [_line(3)])]
+        )
+        assert lengths == [3, 1, 4]
+        assert store.append("c", [_line(4)]) == 5
+        assert store.append_many([("d", [_line(8)])]) == [2]
+    finally:
+        store.close()
+    store = _open(store_location)
+    try:
+        assert store.load_journal("c") == [_line(i) for i in range(5)]
+        assert store.load_journal("d") == [_line(9), _line(8)]
+        assert [(s.channel, s.length) for s in store.summaries()] == [("c", 5), ("d", 2)]
+    finally:
+        store.close()
+
+
+def test_a_bad_append_among_several_refuses_only_itself(store: Store, store_location: str) -> None:
+    bad = "\x00" if is_url(store_location) else object()
+    results = store.append_many(
+        [("c", [_line(0)]), ("d", [_line(1), bad]), ("e", [_line(2)])]  # type: ignore[list-item]
+    )
+    assert results[0] == 1 and results[2] == 1
+    assert isinstance(results[1], Exception)
+    assert store.load_journal("d") == [] and store.channels() == ["c", "e"]
+    assert store.append_many([("d", [_line(1)]), ("c", [_line(3)])]) == [1, 2]
+
+
+def test_sqlite_commits_the_appends_of_several_tables_once(tmp_path: Path) -> None:
+    store = SqliteStore(str(tmp_path / "s.sqlite3"))
+    statements: list[str] = []
+    store._db.set_trace_callback(statements.append)
+    try:
+        assert store.append_many([(f"t{i}", [_line(i)]) for i in range(5)]) == [1] * 5
+    finally:
+        store.close()
+    assert sum(s.strip().upper() == "COMMIT" for s in statements) == 1
 
 
 def test_everything_survives_a_reopen(store_location: str) -> None:

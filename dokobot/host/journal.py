@@ -77,12 +77,13 @@ class Record:
     """``cmd``: the command needed a server admin's rights."""
 
     def encode(self) -> str:
+        """One JSON object: ``k`` (the kind) and the fields that differ from their default."""
         data: dict[str, Any] = {"k": self.kind}
-        for f in fields(self)[1:]:
-            value = getattr(self, f.name)
-            if value != f.default:
-                data[f.name] = list(value) if isinstance(value, tuple) else value
-        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        for name, default in _FIELDS:
+            value = getattr(self, name)
+            if value != default:
+                data[name] = list(value) if value.__class__ is tuple else value
+        return _encode(data)
 
     @classmethod
     def decode(cls, text: str) -> Record:
@@ -91,10 +92,10 @@ class Record:
         if not isinstance(data, dict) or data.get("k") not in KINDS:
             raise ValueError(f"not a journal record: {text[:80]!r}")
         kw: dict[str, Any] = {}
-        for f in fields(cls)[1:]:
-            if f.name in data:
-                value = data[f.name]
-                kw[f.name] = tuple(value) if isinstance(value, list) else value
+        for name, _ in _FIELDS:
+            if name in data:
+                value = data[name]
+                kw[name] = tuple(value) if isinstance(value, list) else value
         return cls(data["k"], **kw)
 
     def line(self) -> str:
@@ -118,6 +119,12 @@ class Record:
         if k == "feed":
             return f"# feed {self.text}"
         return self.text
+
+
+_FIELDS: Final = tuple((f.name, f.default) for f in fields(Record)[1:])
+"""``(name, default)`` of every field after ``kind``, in order."""
+_encode: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+"""``json.dumps`` with these options, without making an encoder per call."""
 
 
 def cmd(user: str, name: str, seat: int | None, text: str) -> Record:

@@ -16,6 +16,7 @@ internal error becomes a private message to the sender.
 
 from __future__ import annotations
 
+import functools
 import logging
 import random
 import re
@@ -250,7 +251,7 @@ class Router:
             if info.is_bot:
                 continue
             lang = self.lang_of(info.user, table)
-            choices = tuple([Choice(label(lbl, lang), cmd) for lbl, cmd in note.choices])
+            choices = tuple([_choice(lbl, cmd, lang) for lbl, cmd in note.choices])
             game = table.game
             hand: tuple[int, ...] = ()
             if game is not None and note.kind in ("hand", "turn", "reservation"):
@@ -281,3 +282,8 @@ def clean_name(name: str) -> str:
     """A display name safe for journals and messages."""
     return normalize_name(name)
 
+
+@functools.lru_cache(maxsize=4096)
+def _choice(text: str, command: str, lang: str) -> Choice:
+    """A choice of a prompt (cached: the same few hundred are shown after every move)."""
+    return Choice(label(text, lang), command)

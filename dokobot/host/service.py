@@ -107,6 +107,8 @@ class Service:
         self._between: dict[str, tuple[int, int]] = {}
         """Per table: (first, count) of the between-games records that end its stored
         journal, folded into one when there are more than :data:`fold.FOLD_AFTER`."""
+        self._saving: dict[str, asyncio.Task[None]] = {}
+        """Checkpoints being written (in the background), per table."""
         self.boards = False
         """Add a :class:`~dokobot.host.events.Board` after every batch of a table with a
         game (set by adapters that show a live board)."""
@@ -117,6 +119,7 @@ class Service:
             router.stats = Stats(self.store)
         self._results_done: dict[str, int] = {}
         """Per channel: the number of the table's last finished game that is in the store."""
+        self._appends = GroupCommit(self.store)
 
     @classmethod
     def in_memory(
@@ -268,6 +271,9 @@ class Service:
         if self._warming is not None:  # a worker thread cannot be stopped: let it finish
             with contextlib.suppress(Exception):
                 await self._warming
+        await self._appends.drain()
+        while self._saving:  # the checkpoints under way
+            await asyncio.gather(*self._saving.values(), return_exceptions=True)
         await asyncio.to_thread(self.store.close)
 
     # ---------------------------------------------------------------- input
@@ -319,6 +325,7 @@ class Service:
                 or channel in self.damaged
                 or channel in self._held
                 or self._lock_users.get(channel)
+                or channel in self._saving
             ):
                 continue
             task = self._bot_tasks.pop(channel, None)
@@ -428,8 +435,7 @@ class Service:
             return []
         new = table.journal[:]
         if new:
-            encoded = [r.encode() for r in new]
-            length = await asyncio.to_thread(self.store.append, channel, encoded)
+            length = await self._appends.append(channel, [r.encode() for r in new])
             self._known.add(channel)
             # The store holds them now; keeping them in memory too would grow every table
             # by ~100 KB over a long series.
@@ -442,7 +448,7 @@ class Service:
                 return []  # no checkpoint either: the next start stores the results
             ended = _last_game(table)
             if not table.running and ended and ended != self._checkpointed.get(channel):
-                await self._checkpoint(channel, table, length)
+                self._checkpoint(channel, table, length)
             return links
         return await self._store_results(channel, table) or []
 
@@ -496,16 +502,38 @@ class Service:
         :attr:`Table.archive`)."""
         return archive.history(self.store.table_results(channel))
 
-    async def _checkpoint(self, channel: str, table: Table, length: int) -> None:
+    def _checkpoint(self, channel: str, table: Table, length: int) -> None:
         """Keep the state of ``table`` after its journal's first ``length`` records (between
-        games); a failure costs only restart time."""
+        games); a failure costs only restart time. The state is taken now; it is written in
+        the background, so the action that ended the game is answered without waiting for
+        it (the checkpoint only spares a restart work)."""
         try:
             state, settlements, users = checkpoint.dump(table)
-            cp = Checkpoint(length, checkpoint.version(), state, settlements, tuple(users))
-            await asyncio.to_thread(self.store.save_checkpoint, channel, cp)
-            self._checkpointed[channel] = _last_game(table)
         except Exception:
             log.warning("checkpoint of %s not saved", channel, exc_info=True)
+            return
+        cp = Checkpoint(length, checkpoint.version(), state, settlements, tuple(users))
+        ended = self._checkpointed[channel] = _last_game(table)
+        before = self._saving.get(channel)
+        task = asyncio.get_running_loop().create_task(
+            self._save_checkpoint(channel, cp, ended, before)
+        )
+        self._saving[channel] = task
+        task.add_done_callback(
+            lambda t: self._saving.pop(channel) if self._saving.get(channel) is t else None
+        )
+
+    async def _save_checkpoint(
+        self, channel: str, cp: Checkpoint, ended: int, before: asyncio.Task[None] | None
+    ) -> None:
+        if before is not None:  # the table's checkpoints are written in order
+            await asyncio.gather(before, return_exceptions=True)
+        try:
+            await asyncio.to_thread(self.store.save_checkpoint, channel, cp)
+        except Exception:
+            log.warning("checkpoint of %s not saved", channel, exc_info=True)
+            if self._checkpointed.get(channel) == ended:  # the next write tries again
+                del self._checkpointed[channel]
 
     async def _emit(self, events: list[Event]) -> None:
         if events and self.listener is not None:
@@ -645,6 +673,88 @@ class Service:
             if not tasks:
                 return
             await asyncio.gather(*tasks, return_exceptions=True)
+
+
+class GroupCommit:
+    """Journal appends of several tables in one worker-thread hop and one store transaction.
+
+    Appends that are ready in the same turn of the event loop go to the store together
+    (:meth:`Store.append_many`: one commit, one flush to disk for all of them); while
+    :attr:`IN_FLIGHT` such writes are under way, new appends wait and go with the next.
+    Each append returns (is acknowledged) only once its write committed; an append the
+    store refused raises, and only that one.
+    """
+
+    IN_FLIGHT: Final = 2
+    """Writes under way at once: the next batch gathers while one commits, and one slow
+    write (e.g. a lock wait) does not hold up every table."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._pending: list[tuple[str, list[str], asyncio.Future[int]]] = []
+        self._writes: set[asyncio.Task[None]] = set()
+        self._scheduled = False
+
+    async def append(self, channel: str, lines: list[str]) -> int:
+        """:meth:`Store.append` of ``lines``, sharing the store's transaction with the
+        appends of other tables that are ready now."""
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[int] = loop.create_future()
+        self._pending.append((channel, lines, done))
+        self._schedule(loop)
+        return await done
+
+    def _schedule(self, loop: asyncio.AbstractEventLoop) -> None:
+        if not self._scheduled and len(self._writes) < self.IN_FLIGHT:
+            self._scheduled = True
+            loop.call_soon(self._flush)  # after this turn: what else is ready comes along
+
+    def _flush(self) -> None:
+        self._scheduled = False
+        # an append whose caller was cancelled is not written: its records are still in
+        # the table's journal, so the table's next write takes them
+        batch = [p for p in self._pending if not p[2].done()]
+        self._pending.clear()
+        if batch:
+            task = asyncio.get_running_loop().create_task(self._write(batch))
+            self._writes.add(task)
+
+    async def _write(self, batch: list[tuple[str, list[str], asyncio.Future[int]]]) -> None:
+        results: list[int | Exception]
+        try:
+            results = await asyncio.to_thread(
+                self.store.append_many, [(channel, lines) for channel, lines, _ in batch]
+            )
+            if len(results) != len(batch):
+                raise RuntimeError("the store answered a different number of appends")
+        except Exception as exc:
+            results = [exc] * len(batch)
+        except BaseException:  # the loop stops: nobody waits for an answer any more
+            for _, _, done in batch:
+                done.cancel()
+            raise
+        finally:
+            task = asyncio.current_task()
+            if task is not None:
+                self._writes.discard(task)
+        for (_, _, done), result in zip(batch, results, strict=True):
+            if done.done():
+                continue
+            if isinstance(result, Exception):
+                done.set_exception(result)
+            else:
+                done.set_result(result)
+        if self._pending:  # after the answers: their tables' next appends come along
+            self._schedule(asyncio.get_running_loop())
+
+    async def drain(self) -> None:
+        """Wait until every append handed in is written (before the store closes)."""
+        while self._writes or self._pending:
+            if self._writes:
+                await asyncio.gather(*self._writes, return_exceptions=True)
+            else:
+                self._schedule(asyncio.get_running_loop())
+                await asyncio.sleep(0)
 
 
 SLOW_COMMANDS: Final = slow_commands()

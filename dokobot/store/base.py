@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 import threading
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -66,6 +67,19 @@ class Store(ABC):
     def append(self, channel: str, lines: list[str]) -> int:
         """Durably add ``lines`` to the journal of ``channel`` (all or nothing); the number
         of records the journal holds now."""
+
+    def append_many(self, appends: Sequence[tuple[str, list[str]]]) -> list[int | Exception]:
+        """Several tables' :meth:`append` at once, e.g. ``[(channel, lines), …]``: per
+        append, the number of records its journal holds now, or the error that refused
+        it (nothing of it was written). A backend commits them in one transaction (one
+        flush to disk for all); this default appends them one at a time."""
+        out: list[int | Exception] = []
+        for channel, lines in appends:
+            try:
+                out.append(self.append(channel, lines))
+            except Exception as exc:
+                out.append(exc)
+        return out
 
     @abstractmethod
     def load_journal(self, channel: str, start: int = 0) -> list[str]:

@@ -22,10 +22,11 @@ import logging
 import os
 import queue
 import secrets
+import select
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Final
 
@@ -257,7 +258,7 @@ class PostgresStore(Store):
             max_size=pool_size,
             kwargs={"autocommit": True},
             timeout=3.0,
-            check=ConnectionPool.check_connection,
+            check=_check_idle,
             open=True,
             name="dokobot-store",
         )
@@ -413,6 +414,28 @@ class PostgresStore(Store):
             raise req.error
         return req.length
 
+    def append_many(self, appends: Sequence[tuple[str, list[str]]]) -> list[int | Exception]:
+        """Every append in one round trip and one transaction, written by this thread (the
+        caller gathered them already); as :meth:`append`, each is all or nothing."""
+        self._writable()
+        if self._closing:
+            raise StoreError(f"store {self.url} is closed")
+        reqs = [_Append(channel, lines) for channel, lines in appends if lines]
+        if reqs:
+            self._write(reqs)
+        out: list[int | Exception] = []
+        written = iter(reqs)
+        for channel, lines in appends:
+            if not lines:
+                try:
+                    out.append(self.append(channel, lines))
+                except Exception as exc:
+                    out.append(exc)
+                continue
+            req = next(written)
+            out.append(req.length if req.error is None else req.error)
+        return out
+
     def _write_loop(self) -> None:
         """A writer thread: take every waiting append (up to 256) and commit them at once."""
         while True:
@@ -435,7 +458,7 @@ class PostgresStore(Store):
         try:
             with self._db() as db:
                 row = db.execute(
-                    "SELECT dokobot_append(%s, %s, %s, %s, %s, %s)",
+                    "SELECT dokobot_append(%s, %s, %b, %b, %b, %b)",
                     (self.owner, len(self._keys), [r.channel for r in batch],
                      [len(r.lines) for r in batch], [x for r in batch for x in r.lines],
                      [_server_in(r.lines) for r in batch]),
@@ -714,6 +737,19 @@ class _Append:
         self.done = threading.Event()
         self.error: Exception | None = None
         self.length = 0
+
+
+def _check_idle(conn: psycopg.Connection[Any]) -> None:
+    """The pool's check of a connection it hands out, without a round trip: an idle
+    connection has nothing to read, unless the server closed it (a restart, an operator's
+    ``pg_terminate_backend``) — then the pool replaces it before it fails a write."""
+    if conn.closed or conn.broken:
+        raise psycopg.OperationalError("the connection is closed")
+    poll = select.poll()
+    poll.register(conn.fileno(), select.POLLIN | select.POLLPRI)
+    if poll.poll(0):
+        conn.close()  # so that the pool drops it
+        raise psycopg.OperationalError("the server closed the connection")
 
 
 def _first_line(exc: BaseException) -> str:

@@ -21,7 +21,7 @@ import socket
 import sqlite3
 import struct
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -288,32 +288,54 @@ class SqliteStore(Store):
 
     def append(self, channel: str, lines: list[str]) -> int:
         with self._lock:
-            seq = self._next.get(channel)
+            return self._append_all([(channel, lines)])[0]
+
+    def append_many(self, appends: Sequence[tuple[str, list[str]]]) -> list[int | Exception]:
+        """Every append in one transaction (one flush to disk); if that fails, each is
+        tried on its own, so that a bad one refuses only itself."""
+        with self._lock:
+            try:
+                return list(self._append_all(appends))
+            except Exception as exc:
+                if len(appends) == 1:
+                    return [exc]
+        return super().append_many(appends)
+
+    def _append_all(self, appends: Sequence[tuple[str, list[str]]]) -> list[int]:
+        """Append each ``(channel, lines)`` in one transaction (the lock is held)."""
+        lengths: list[int] = []
+        rows: list[tuple[str, int, str]] = []
+        ends: dict[str, int] = {}
+        for channel, lines in appends:
+            seq = ends.get(channel)
+            if seq is None:
+                seq = self._next.get(channel)
             if seq is None:
                 row = self._db.execute(
                     "SELECT COALESCE(MAX(seq), -1) + 1 FROM journal WHERE channel = ?", (channel,)
                 ).fetchone()
                 seq = int(row[0])
-            if not lines:
-                return seq
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                self._db.executemany(
-                    "INSERT INTO journal (channel, seq, line) VALUES (?, ?, ?)",
-                    [(channel, seq + i, line) for i, line in enumerate(lines)],
-                )
-                self._db.execute(
-                    "INSERT INTO tables (channel, length) VALUES (?, ?) "
-                    "ON CONFLICT(channel) DO UPDATE SET length = excluded.length",
-                    (channel, seq + len(lines)),
-                )
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
+            rows += [(channel, seq + i, line) for i, line in enumerate(lines)]
+            ends[channel] = seq + len(lines)
+            lengths.append(seq + len(lines))
+        if not rows:
+            return lengths
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            self._db.executemany("INSERT INTO journal (channel, seq, line) VALUES (?, ?, ?)", rows)
+            self._db.executemany(
+                "INSERT INTO tables (channel, length) VALUES (?, ?) "
+                "ON CONFLICT(channel) DO UPDATE SET length = excluded.length",
+                list(ends.items()),
+            )
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            for channel in ends:
                 self._next.pop(channel, None)
-                raise
-            self._next[channel] = seq + len(lines)
-            return seq + len(lines)
+            raise
+        self._next.update(ends)
+        return lengths
 
     def load_journal(self, channel: str, start: int = 0) -> list[str]:
         with self._lock, _damage(self.path):
