@@ -165,6 +165,25 @@ def test_everything_survives_a_reopen(store_location: str) -> None:
         store.close()
 
 
+def test_preferences_are_kept_per_user_and_name_and_survive_a_reopen(store_location: str) -> None:
+    store = _open(store_location)
+    store.set_preference("u:anna", "discord_prompts", "dm")
+    store.set_preference("u:anna", "discord_prompts", "here")  # the last choice counts
+    store.set_preference("u:anna", "other", "x")
+    store.set_preference("u:ben", "discord_prompts", "dm")
+    store.close()
+
+    store = _open(store_location)
+    try:
+        assert store.preference("u:anna", "discord_prompts") == "here"
+        assert store.preference("u:anna", "other") == "x"
+        assert store.preference("u:ben", "discord_prompts") == "dm"
+        assert store.preference("u:ben", "other") is None
+        assert store.preference("u:nobody", "discord_prompts") is None
+    finally:
+        store.close()
+
+
 def _game(channel: str, game: int, server: str = "discord:1") -> FinishedGame:
     return FinishedGame.from_json(json.dumps({
         "server": server, "channel": channel, "game": game, "series": 1,

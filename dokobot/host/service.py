@@ -661,6 +661,15 @@ class Service:
         """The language ``user`` chose with /lang (kept in the store), if any."""
         return self.router.langs.get(user)
 
+    async def remember_preference(self, user: str, name: str, value: str) -> None:
+        """Keep ``user``'s choice of an adapter's setting ``name`` in the store (in a worker
+        thread); raises if the store cannot keep it."""
+        await asyncio.to_thread(self.store.set_preference, user, name, value)
+
+    def preference_of(self, user: str, name: str) -> str | None:
+        """``user``'s choice of the setting ``name`` (kept in the store), if any."""
+        return self.store.preference(user, name)
+
     @staticmethod
     def _still(table: Table, marker: tuple[int, int]) -> bool:
         game = table.game

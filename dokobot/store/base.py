@@ -118,6 +118,15 @@ class Store(ABC):
         return self.languages().get(user)
 
     @abstractmethod
+    def set_preference(self, user: str, name: str, value: str) -> None:
+        """Keep ``user``'s choice ``value`` of the setting ``name`` (e.g. an adapter's
+        ``discord_prompts``), replacing an earlier one."""
+
+    @abstractmethod
+    def preference(self, user: str, name: str) -> str | None:
+        """``user``'s choice of the setting ``name``, if any."""
+
+    @abstractmethod
     def remember_nick(self, user: str, nick: str) -> None:
         """Note that ``user`` goes by ``nick`` now (a chat nick history, e.g. IRC's);
         ``nick`` is platform-qualified (``irc:{network}:{nick}``). A nick belongs to the
@@ -175,6 +184,7 @@ class MemoryStore(Store):
         self._journals: dict[str, list[str]] = {}
         self._checkpoints: dict[str, Checkpoint] = {}
         self._langs: dict[str, str] = {}
+        self._prefs: dict[tuple[str, str], str] = {}
         self._nicks: dict[str, str] = {}  # nick (lowercased) -> user, least recent first
         self._spelling: dict[str, str] = {}
         self._results: list[FinishedGame] = []
@@ -235,6 +245,14 @@ class MemoryStore(Store):
     def language(self, user: str) -> str | None:
         with self._lock:
             return self._langs.get(user)
+
+    def set_preference(self, user: str, name: str, value: str) -> None:
+        with self._lock:
+            self._prefs[(user, name)] = value
+
+    def preference(self, user: str, name: str) -> str | None:
+        with self._lock:
+            return self._prefs.get((user, name))
 
     def remember_nick(self, user: str, nick: str) -> None:
         with self._lock:

@@ -147,6 +147,15 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     END
     $$ LANGUAGE plpgsql;
     """,
+    # 3: users' other choices (e.g. where Discord sends their prompts), by name
+    """
+    CREATE TABLE user_prefs (
+        "user" TEXT NOT NULL,
+        name TEXT NOT NULL,
+        value TEXT NOT NULL,
+        PRIMARY KEY ("user", name)
+    );
+    """,
 )
 
 
@@ -590,6 +599,22 @@ class PostgresStore(Store):
         with self._db() as db:
             row = db.execute(
                 'SELECT language FROM user_settings WHERE "user" = %s', (user,)
+            ).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_preference(self, user: str, name: str, value: str) -> None:
+        self._writable()
+        with self._db() as db:
+            db.execute(
+                'INSERT INTO user_prefs ("user", name, value) VALUES (%s, %s, %s) '
+                'ON CONFLICT ("user", name) DO UPDATE SET value = excluded.value',
+                (user, name, value),
+            )
+
+    def preference(self, user: str, name: str) -> str | None:
+        with self._db() as db:
+            row = db.execute(
+                'SELECT value FROM user_prefs WHERE "user" = %s AND name = %s', (user, name)
             ).fetchone()
         return None if row is None else str(row[0])
 

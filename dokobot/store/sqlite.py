@@ -7,7 +7,7 @@
 >>> s.append("c", ['{"k":"seed","text":"1"}'])
 1
 >>> s.load_journal("c"), s.channels(), s.schema_version()
-(['{"k":"seed","text":"1"}'], ['c'], 6)
+(['{"k":"seed","text":"1"}'], ['c'], 7)
 >>> s.close()
 """
 
@@ -107,6 +107,15 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         server TEXT PRIMARY KEY,
         key TEXT NOT NULL UNIQUE,
         enabled INTEGER NOT NULL
+    );
+    """,
+    # 7: users' other choices (e.g. where Discord sends their prompts), by name
+    """
+    CREATE TABLE user_prefs (
+        user TEXT NOT NULL,
+        name TEXT NOT NULL,
+        value TEXT NOT NULL,
+        PRIMARY KEY (user, name)
     );
     """,
 )
@@ -436,6 +445,21 @@ class SqliteStore(Store):
         with self._lock, _damage(self.path):
             row = self._db.execute(
                 "SELECT language FROM user_settings WHERE user = ?", (user,)
+            ).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_preference(self, user: str, name: str, value: str) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO user_prefs (user, name, value) VALUES (?, ?, ?) "
+                "ON CONFLICT(user, name) DO UPDATE SET value = excluded.value",
+                (user, name, value),
+            )
+
+    def preference(self, user: str, name: str) -> str | None:
+        with self._lock, _damage(self.path):
+            row = self._db.execute(
+                "SELECT value FROM user_prefs WHERE user = ? AND name = ?", (user, name)
             ).fetchone()
         return None if row is None else str(row[0])
 

@@ -48,7 +48,7 @@ from dokobot import bounded
 from dokobot.adapters.discord.board_messages import BoardMessages
 from dokobot.adapters.discord.buttons import DokoButton, table_view, verb
 from dokobot.adapters.discord.checks import AdminChecks
-from dokobot.adapters.discord.delivery import PrivateDelivery
+from dokobot.adapters.discord.delivery import PROMPTS_PREFERENCE, PrivateDelivery
 from dokobot.adapters.discord.i18n import DokoTranslator, lang_of, text
 from dokobot.adapters.discord.interaction import (
     DM_BLOCKED_FOR,
@@ -66,6 +66,7 @@ from dokobot.adapters.discord.slash import slash_commands
 from dokobot.bounded import Bounded
 from dokobot.host.commands import prompt_answers
 from dokobot.host.events import Choice, Event, Input, Private
+from dokobot.host.i18n import render as host_render
 
 log = logging.getLogger(__name__)
 
@@ -297,8 +298,17 @@ class DiscordAdapter(AdminChecks, BoardMessages, PrivateDelivery, commands.Bot):
     async def set_prompts(self, interaction: discord.Interaction[Any], where: str) -> None:
         """``/prompts dm|here``: where this user's prompts go (answered by the adapter)."""
         user = interaction.user.id
-        self._prompt_here[user] = where == "here"
         lang = self._user_language(user) or lang_of(interaction.locale)
+        remember = getattr(self.service, "remember_preference", None)
+        if callable(remember):
+            try:
+                await remember(qualify(user), PROMPTS_PREFERENCE, where)
+            except Exception:
+                log.exception("store: where a user's prompts go not saved; choice undone")
+                failed = host_render(lang, "store_failed")
+                await interaction.response.send_message(failed, ephemeral=True)
+                return
+        self._prompt_here[user] = where == "here"
         await interaction.response.send_message(text("prompts_" + where, lang), ephemeral=True)
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:

@@ -9,7 +9,7 @@ import io
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import discord
 from discord.ext import commands
@@ -37,6 +37,9 @@ from dokobot.host.events import Choice, Input, Private
 from dokobot.render import hand_png
 
 log = logging.getLogger(__name__)
+
+PROMPTS_PREFERENCE: Final = "discord_prompts"
+"""The name under which the service keeps a user's ``/prompts`` choice (``"dm"``/``"here"``)."""
 
 
 if TYPE_CHECKING:
@@ -109,6 +112,22 @@ class PrivateDelivery(_Base):
             self._add_prompt(
                 table, reply.user_id, _Prompt(marker, sent.message_id, sent.strip, reply.expires)
             )
+
+    def _prompts_here(self, user_id: int) -> bool:
+        """Whether ``user_id`` chose ``/prompts here``: remembered here, else asked of the
+        service (which has it from the store); a user who never chose gets DMs."""
+        here = self._prompt_here.get(user_id)
+        if here is None:
+            preference_of = getattr(getattr(self, "service", None), "preference_of", None)
+            if not callable(preference_of):
+                return False
+            try:
+                where = preference_of(qualify(user_id), PROMPTS_PREFERENCE)
+            except Exception:
+                log.exception("could not read where a user's prompts go; by DM this time")
+                return False
+            here = self._prompt_here[user_id] = where == "here"
+        return here
 
     def _panel_payload(
         self, table: int, user_id: int, events: Sequence[Private], expires: float
@@ -193,7 +212,7 @@ class PrivateDelivery(_Base):
         except discord.HTTPException as exc:
             log.info("could not update a My cards panel: %s %s", exc.status, exc.text)
             shown = False
-        if shown and (self._prompt_here.get(user_id) or not event.choices):
+        if shown and (not event.choices or self._prompts_here(user_id)):
             return
         loop = asyncio.get_running_loop()
         if self._dm_blocked.get(user_id, 0.0) > loop.time():
