@@ -24,6 +24,12 @@ the budget share is that time over the budget, at the median over the turns wher
 player had a choice. ``--fixed`` plays the strong level with its fixed, deterministic amount of
 work instead of its time budget.
 
+A/B tests of a change on the same seeds: ``--save FILE`` writes every game of the strong
+match (deal, layout, kind, difference) as JSON; a later run with the same options and
+``--compare FILE`` prints the paired difference, this run minus the saved one, overall and per
+kind with 95 % intervals over deals (``--fixed`` makes both runs deterministic, so only the
+games the change altered differ).
+
 ``--rules`` turns house rules on (RULES §12): a comma list of ``poverty``, ``throw_in``,
 ``piglets``, ``no_nines``, ``wedding_trick=first|trump|plain`` and ``bock`` (bock rounds over
 the deals in order, triggered by the baseline games, so A and B count double in the same
@@ -37,6 +43,7 @@ The last line is
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing as mp
 import sys
 import time
@@ -55,6 +62,7 @@ from dokobot.ai.arena import (
     Estimate,
     by_kind,
     overall,
+    paired,
     play_duplicate,
     solo_deals,
     with_bock,
@@ -130,6 +138,35 @@ def kind_table(games: Sequence[DuplicateGame]) -> list[str]:
     return lines
 
 
+def save_games(path: str, games: Sequence[DuplicateGame]) -> None:
+    """Write ``games`` for a later ``--compare`` (only what the comparison needs)."""
+    rows = [
+        {"deal": g.deal, "a_seats": list(g.a_seats), "kind": g.kind, "diff": g.diff} for g in games
+    ]
+    Path(path).write_text(json.dumps(rows) + "\n", encoding="utf-8")
+
+
+def load_games(path: str) -> list[DuplicateGame]:
+    """The games written by :func:`save_games` (without times)."""
+    rows = json.loads(Path(path).read_text(encoding="utf-8"))
+    games = []
+    for r in rows:
+        seats = tuple(int(s) for s in r["a_seats"])
+        games.append(
+            DuplicateGame(int(r["deal"]), seats, str(r["kind"]), float(r["diff"]), (), (), ())
+        )
+    return games
+
+
+def compare_table(games: Sequence[DuplicateGame], before: Sequence[DuplicateGame]) -> list[str]:
+    """The ``--compare`` table: per kind (of the saved run) this run minus the saved one."""
+    lines = [f"  {'kind':<16} {'games':>6} {'deals':>6}  change, points/game (95% CI)"]
+    for k, e in paired(games, before).items():
+        if e.games:
+            lines.append(f"  {k:<16} {e.games:>6} {e.deals:>6}  {_ci(e)}")
+    return lines
+
+
 def final_line(
     games: Sequence[DuplicateGame], extra: set[int], shares: Sequence[float], times: Sequence[float]
 ) -> str:
@@ -160,6 +197,8 @@ def main() -> None:
     ap.add_argument(
         "--solo-games", type=int, default=0, help="games on extra deals B plays as a solo"
     )
+    ap.add_argument("--save", default="", help="write the strong match's games (JSON)")
+    ap.add_argument("--compare", default="", help="paired change against a --save file")
     ap.add_argument(
         "--rules", default="", help="house rules on: poverty,throw_in,piglets,no_nines,bock,"
         "wedding_trick=first|trump|plain"
@@ -228,6 +267,11 @@ def main() -> None:
         )
     print(f"wall time {wall:.0f} s on {args.procs} processes")
     svh = results.get("search_vs_heuristic", [])
+    if args.save:
+        save_games(args.save, svh)
+    if args.compare:
+        print(f"change against {args.compare} (same deals and layouts):")
+        print("\n".join(compare_table(svh, load_games(args.compare))))
     print(final_line(svh, extra, shares, times.get("strong", [])))
 
 

@@ -136,3 +136,52 @@ def test_bock_rounds_double_both_sides_of_the_same_games() -> None:
     assert [g.diff for g in with_bock(games)] == [1, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1]
     rules, bock = _bench().house_rules("poverty,piglets,bock,no_nines")
     assert (rules.poverty, rules.piglets, rules.nines, bock) == (True, True, False, True)
+
+
+def test_paired_comparison_of_two_runs_on_the_same_seeds(tmp_path: Path) -> None:
+    """``--save`` / ``--compare``: a run against itself changes nothing; a change is the per
+    deal mean of this run's differences minus the saved ones over the layouts both played,
+    counted in the kind of the saved game, with the interval from the spread over deals."""
+    from dataclasses import replace
+
+    from dokobot.ai.arena import paired
+
+    games = [play_duplicate(_make, "easy", "normal", d, lay) for d in range(4) for lay in LAYOUTS]
+    bench = _bench()
+    path = str(tmp_path / "run.json")
+    bench.save_games(path, games)
+    saved = bench.load_games(path)
+    assert [(g.deal, g.a_seats, g.kind, g.diff) for g in saved] == [
+        (g.deal, g.a_seats, g.kind, g.diff) for g in games
+    ]
+    same = paired(games, saved)
+    assert same["all"].mean == same["all"].low == same["all"].high == 0.0
+    assert same["all"].games == len(games) and same["all"].deals == 4
+    # deal 0 one point better in one layout, deal 1 two points worse in another and of
+    # another kind now; deal 3 only partly played
+    changed = []
+    for g in games:
+        if (g.deal, g.a_seats) == (0, (1,)):
+            g = replace(g, diff=g.diff + 1.0)
+        elif (g.deal, g.a_seats) == (1, (0, 2)):
+            g = replace(g, diff=g.diff - 2.0, kind="wedding")
+        if g.deal != 3 or g.a_seats == (0,):
+            changed.append(g)
+    d = paired(changed, saved)
+    n = len(LAYOUTS)
+    means = [1.0 / n, -2.0 / n, 0.0, 0.0]
+    assert d["all"].games == 3 * n + 1 and d["all"].deals == 4
+    assert math.isclose(d["all"].mean, statistics.fmean(means))
+    half = 1.96 * statistics.stdev(means) / 2.0
+    assert math.isclose(d["all"].high - d["all"].mean, half)
+    kind = next(g.kind for g in saved if (g.deal, g.a_seats) == (1, (0, 2)))
+    assert d[kind].games == sum(
+        1
+        for g in changed
+        if next(b.kind for b in saved if (b.deal, b.a_seats) == (g.deal, g.a_seats)) == kind
+    )
+    assert d["wedding"].games == sum(
+        1 for g in saved if g.kind == "wedding" and (g.deal != 3 or g.a_seats == (0,))
+    )
+    table = bench.compare_table(changed, saved)
+    assert table[1].split()[:3] == ["all", str(3 * n + 1), "4"]

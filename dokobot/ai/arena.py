@@ -31,6 +31,7 @@ __all__ = [
     "by_kind",
     "game_kind",
     "overall",
+    "paired",
     "play_duplicate",
     "play_game",
 ]
@@ -238,3 +239,22 @@ def worst_solo_lower(kinds: dict[str, Estimate]) -> float:
     solo kind came from a single deal and has no interval)."""
     lows = [kinds[k].low for k in SOLO_KINDS if kinds[k].deals]
     return min(lows) if lows else float("nan")
+
+
+def paired(games: Sequence[DuplicateGame], before: Sequence[DuplicateGame]) -> dict[str, Estimate]:
+    """How much better A did in ``games`` than in ``before``, a run of the same deals and
+    layouts (an A/B test of a change on the same seeds): per deal the mean over the layouts
+    played in both of ``diff`` minus the ``diff`` of ``before``, with its 95 % interval from
+    the spread over deals; ``all`` over every such game, and per kind of :data:`KINDS` (the
+    kind in ``before``, so that a change that alters the kind of a game stays comparable)."""
+    old = {(g.deal, g.a_seats): g for g in before}
+    pairs = [(g, old[(g.deal, g.a_seats)]) for g in games if (g.deal, g.a_seats) in old]
+    out: dict[str, Estimate] = {}
+    for k in ("all", *KINDS):
+        per: dict[int, list[float]] = {}
+        for new, base in pairs:
+            if k == "all" or base.kind == k:
+                per.setdefault(new.deal, []).append(new.diff - base.diff)
+        n = sum(len(v) for v in per.values())
+        out[k] = estimate([statistics.fmean(v) for v in per.values()], n)
+    return out
