@@ -25,7 +25,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from discord_fake import EPHEMERAL, FakeDiscord, FakeUser, Interaction, Message, running
-from discord_fake.harness import ScriptedService, make_client, settle
+from discord_fake.harness import ScriptedService, make_client, seat_with_bots, settle
 
 
 def choice_ids(message: Message) -> list[str]:
@@ -196,9 +196,7 @@ async def test_a_game_is_one_board_edited_in_place_and_a_result(fake: FakeDiscor
     try:
         async with running(make_client(service, board_interval=0.2)) as client:
             assert isinstance(client, DiscordAdapter)
-            await settle(fake, client, await fake.slash(anna, "join"))
-            for _ in range(3):
-                await settle(fake, client, await fake.slash(anna, "join", {"bot": True}))
+            await seat_with_bots(fake, client, anna)
             before = len(fake.channel_messages())
             await settle(fake, client, await fake.slash(anna, "start"))
             clicks = await play_with_buttons(fake, client, service)
@@ -243,9 +241,7 @@ async def test_my_cards_is_one_picture_with_buttons_kept_up_to_date_until_its_to
     try:
         async with running(make_client(service, token_life=4.0)) as client:
             assert isinstance(client, DiscordAdapter)
-            await settle(fake, client, await fake.slash(anna, "join"))
-            for _ in range(3):
-                await settle(fake, client, await fake.slash(anna, "join", {"bot": True}))
+            await seat_with_bots(fake, client, anna)
             here = await settle(fake, client, await fake.slash(anna, "prompts", {"where": "here"}))
             assert "My cards" in here.ephemeral_messages[0].content
             await settle(fake, client, await fake.slash(anna, "start"))
@@ -300,9 +296,7 @@ async def test_images_off_keeps_the_board_text_only(fake: FakeDiscord) -> None:
     try:
         async with running(make_client(service)) as client:
             assert isinstance(client, DiscordAdapter)
-            await settle(fake, client, await fake.slash(anna, "join"))
-            for _ in range(3):
-                await settle(fake, client, await fake.slash(anna, "join", {"bot": True}))
+            await seat_with_bots(fake, client, anna)
             off = {"name": "images", "value": "off"}
             await settle(fake, client, await fake.slash(anna, "option", off))
             await settle(fake, client, await fake.slash(anna, "start"))

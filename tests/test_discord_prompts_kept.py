@@ -19,7 +19,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from discord_fake import FakeDiscord, FakeUser, running
-from discord_fake.harness import make_client, settle
+from discord_fake.harness import make_client, seat_with_bots, settle
 
 
 def _router() -> Router:
@@ -41,9 +41,7 @@ async def _turn_comes_by_dm(fake: FakeDiscord, service: Service, forget: bool) -
     anna = fake.users[0]
     async with running(make_client(service)) as client:
         assert isinstance(client, DiscordAdapter)
-        await settle(fake, client, await fake.slash(anna, "join"))
-        for _ in range(3):
-            await settle(fake, client, await fake.slash(anna, "join", {"bot": True}))
+        await seat_with_bots(fake, client, anna)
         await settle(fake, client, await fake.slash(anna, "start"))
         [board] = [m for m in fake.channel_messages() if m.embeds]
         my_cards = board.button(lambda c: c.endswith(":hand"))

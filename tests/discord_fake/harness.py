@@ -47,3 +47,10 @@ async def settle(
     await fake.wait_answered(interaction)
     await asyncio.wait_for(client.wait_idle(), 10)
     return interaction
+
+
+async def seat_with_bots(fake: FakeDiscord, client: DiscordAdapter, user: Any) -> None:
+    """``user`` joins by slash command and fills the table with three computer players."""
+    await settle(fake, client, await fake.slash(user, "join"))
+    for _ in range(3):
+        await settle(fake, client, await fake.slash(user, "join", {"bot": True}))
