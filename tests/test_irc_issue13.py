@@ -571,10 +571,13 @@ async def test_accounts_decide_identity_when_the_server_offers_them() -> None:
             # the nick ben from another account, or from nobody logged in: somebody else
             assert await whoami("@account=eve :ben!u@h") != ben
             assert await whoami(":ben!u@h") != ben
-            # extended-join tells the account of a joining user
+            # extended-join tells the account of a joining user the bot knows (carl wrote to
+            # it before); a nick that never wrote to the bot gets no identity by joining
+            carl = await whoami(":carl!u@h")
             await server.inject(f":carl!u@h JOIN {CHANNEL} carlacct :Carl")
+            await server.inject(f":dora!u@h JOIN {CHANNEL} doraacct :Dora")
             await asyncio.sleep(0.1)
-            carl = adapter.identities.user_id("carl")
+            assert not adapter.identities.knows("dora", "doraacct")
             assert await whoami("@account=carlacct :karl!u@h") == carl
     finally:
         await server.stop()

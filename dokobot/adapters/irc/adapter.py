@@ -588,10 +588,16 @@ class IrcAdapter:
                 await asyncio.to_thread(store.remember_nick, user, self.prefix + nick)
 
     def _on_seen(self, conn: _Connection, nick: str, account: str | None = None) -> None:
-        """``nick`` is here (JOIN, NAMES, WHO, a message): send a pending prompt again."""
+        """``nick`` is here (JOIN, NAMES, WHO, a message): send a pending prompt again.
+
+        Only a nick that belongs to an identity counts: someone who never wrote to the bot has
+        no prompt waiting, and remembering every nick that passes through a channel would
+        grow the identities (and the stored nick history) without bound. A message makes an
+        identity (:meth:`_on_message`)."""
         if conn is not self._conn or not nick or conn.is_same_nick(nick, conn.nickname):
             return
-        self._resend(self.identities.user_id(nick, account))
+        if self.identities.knows(nick, account):
+            self._resend(self.identities.user_id(nick, account))
 
     def _resend(self, user: str) -> None:
         pending = getattr(self.service, "pending_prompts", None)
@@ -607,7 +613,7 @@ class IrcAdapter:
 
     def _on_gone(self, conn: _Connection, nick: str, channel: str | None) -> None:
         """``nick`` left (QUIT, or PART/KICK of a channel): a prompt sent before is missed."""
-        if conn is not self._conn:
+        if conn is not self._conn or not self.identities.knows(nick):
             return
         user = self.identities.user_id(nick)
         self._prompted.pop(user, None)
@@ -615,7 +621,10 @@ class IrcAdapter:
     def _on_rename(self, conn: _Connection, old: str, new: str) -> None:
         if conn is not self._conn:
             return
-        self.identities.rename(old, new)
+        if self.identities.knows(old):
+            self.identities.rename(old, new)
+        elif self.identities.knows(new):  # someone comes back under a nick of an identity
+            self._on_seen(conn, new)
 
     def _on_kicked(self, conn: _Connection, channel: str, by: str) -> None:
         if conn is not self._conn:
@@ -670,8 +679,10 @@ class IrcAdapter:
         if conn.is_same_nick(by, conn.nickname):
             return
         cut, account = conn.cut, conn.account
-        self._on_seen(conn, by, account)
         text = command_text(message, dm=dm)
+        if text is not None:
+            self.identities.user_id(by, account)  # who sends the bot a command gets an identity
+        self._on_seen(conn, by, account)
         if text is None:
             return
         user = self.identities.user_id(by, account)

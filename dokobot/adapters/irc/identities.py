@@ -188,6 +188,17 @@ class Identities:
             self._bind(user_id, account)
         return user_id
 
+    def knows(self, nick: str, account: str | None = None) -> bool:
+        """Whether ``nick`` (or ``account``) belongs to an identity already (no side effect).
+
+        >>> ids = Identities("irc:net:")
+        >>> ids.knows("anna"), ids.user_id("Anna") and ids.knows("ANNA")
+        (False, True)
+        """
+        if account and self.fold(account) in self._account_owner:
+            return True
+        return self.fold(nick) in self._owner
+
     def rename(self, old: str, new: str) -> str:
         """Follow a ``NICK`` change; returns the (unchanged) user id.
 
