@@ -463,3 +463,52 @@ def test_give_typed_where_others_read_it_is_refused_and_changes_nothing() -> Non
     assert "private message" in events[0].text and "Nothing was given" in events[0].text
     rep.run_text("dora (dm): /give D10 DA C10")  # the same cards in private: given
     assert game.exchange is not None and game.exchange.passed.bit_count() == 3
+
+
+async def test_a_timeout_during_the_exchange_is_handled_like_any_other_turn() -> None:
+    """RULES §12.1 with ``turn_timeout``: the poor player who does not give in time, and
+    the players asked to take, get a stand-in as at any other turn; the game goes on."""
+    import asyncio
+    import dataclasses
+
+    from dokobot.engine import hands_from_kinds, parse_cards
+    from dokobot.host.events import Input
+    from dokobot.host.service import Service
+
+    svc = Service.in_memory(seed=5)
+    pushed: list[Public | Private] = []
+
+    async def listener(events: list[object]) -> None:
+        pushed.extend(e for e in events if isinstance(e, Public | Private))
+
+    svc.listener = listener  # type: ignore[assignment]
+
+    def say(name: str, text: str) -> Input:
+        return Input("c", f"u:{name}", name, text)
+
+    for name in ("anna", "ben", "carl", "dora"):
+        await svc.handle(say(name, "/join"))
+    await svc.handle(say("anna", "/option poverty on"))
+    table = svc.router.tables["c"]
+    deal = _deal({3: POOR}, seed=1).removeprefix("!deal ")
+    table.set_next_deal(hands_from_kinds([parse_cards(h.split("=")[1]) for h in deal.split("; ")]))
+    table.set_next_dealer(2)
+    await svc.handle(say("anna", "/start"))
+    for name, text in (("dora", "/reservation"), ("anna", "/healthy"), ("ben", "/healthy"),
+                       ("carl", "/healthy"), ("dora", "/armut")):  # fmt: skip
+        await svc.handle(say(name, text))
+    game = table.game
+    assert game is not None and game.phase is Phase.EXCHANGE and game.turn == 3
+    table.options = dataclasses.replace(table.options, turn_timeout=0.05)  # type: ignore[arg-type]
+    await svc.handle(say("dora", "/hand"))  # her turn's timer starts with this prompt
+    for _ in range(100):
+        await asyncio.sleep(0.05)
+        if game.phase is not Phase.EXCHANGE:
+            break
+    await svc.idle()
+    assert game.phase is not Phase.EXCHANGE, "stand-ins finished the exchange"
+    assert 3 in table.away and any(
+        isinstance(e, Public) and "dora did not act in time" in e.text for e in pushed
+    )
+    assert game.exchange is not None and game.exchange.passed.bit_count() == 3
+    await svc.close()
