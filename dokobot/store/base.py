@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import secrets
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..stats.record import FinishedGame
@@ -36,6 +37,14 @@ class Checkpoint:
     """Empty when only the summary was loaded (:meth:`Store.summaries`)."""
     settlements: bytes
     users: tuple[str, ...]
+
+    @classmethod
+    def from_row(cls, upto: Any, version: Any, state: Any, settlements: Any, users: Any
+                 ) -> Checkpoint:  # fmt: skip
+        """A checkpoint from a database row (``users`` as JSON text; ``state`` None or
+        empty when only the summary was read)."""
+        return cls(int(upto), str(version), bytes(state or b""), bytes(settlements),
+                   tuple(json.loads(users)))  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

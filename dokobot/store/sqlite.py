@@ -404,8 +404,7 @@ class SqliteStore(Store):
             ).fetchone()
         if row is None:
             return None
-        return Checkpoint(int(row[0]), str(row[1]), bytes(row[2]), bytes(row[3]),
-                          tuple(json.loads(row[4])))  # fmt: skip
+        return Checkpoint.from_row(*row)
 
     def summaries(self) -> list[Summary]:
         with self._lock, _damage(self.path):
@@ -418,8 +417,7 @@ class SqliteStore(Store):
         for channel, length, upto, version, settlements, users in rows:
             cp = None
             if upto is not None:
-                cp = Checkpoint(int(upto), str(version), b"", bytes(settlements),
-                                tuple(json.loads(users)))  # fmt: skip
+                cp = Checkpoint.from_row(upto, version, None, settlements, users)
             out.append(Summary(str(channel), int(length), cp))
         return out
 
