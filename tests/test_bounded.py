@@ -158,30 +158,18 @@ async def test_users_languages_stay_at_the_cap_and_come_back_from_the_store(
 def test_irc_identities_grow_only_with_people_who_write_to_the_bot() -> None:
     """Nicks that only join, part, rename or chat in the channel make no identity (nor a
     stored nick history row); a command does, and a known nick is still followed."""
+    from irc_offline import offline_adapter
 
-    class _Conn:
-        cut = False
-        account = None
-        nickname = "dokobot"
-
-        def is_same_nick(self, a: str, b: str) -> bool:
-            return a.lower() == b.lower()
-
-        def is_op(self, target: str, nick: str) -> bool:
-            return False
-
-    adapter = IrcAdapter(_NullService(), IrcSettings(host="h", network="net", channels=("#c",)))
-    conn = _Conn()
-    adapter._conn = conn  # type: ignore[assignment]
+    adapter, conn = offline_adapter(_NullService())
     for i in range(10 * CAP):
         nick = f"passer{i}"
-        adapter._on_seen(conn, nick)  # type: ignore[arg-type]
-        adapter._on_message(conn, "#c", nick, "hello all", dm=False)  # type: ignore[arg-type]
-        adapter._on_rename(conn, nick, nick + "_")  # type: ignore[arg-type]
-        adapter._on_gone(conn, nick + "_", "#c")  # type: ignore[arg-type]
+        adapter._on_seen(conn, nick)
+        adapter._on_message(conn, "#c", nick, "hello all", dm=False)
+        adapter._on_rename(conn, nick, nick + "_")
+        adapter._on_gone(conn, nick + "_", "#c")
     assert not adapter.identities._owner and not adapter.identities._nick_by_id
-    adapter._on_message(conn, "#c", "anna", "!help", dm=False)  # type: ignore[arg-type]
+    adapter._on_message(conn, "#c", "anna", "!help", dm=False)
     anna = adapter.identities.user_id("anna")
-    adapter._on_rename(conn, "anna", "anja")  # type: ignore[arg-type]
+    adapter._on_rename(conn, "anna", "anja")
     assert adapter.identities.nick_for(anna) == "anja"
     assert len(adapter.identities._owner) == 2  # anna and anja, both hers

@@ -25,7 +25,13 @@ if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from discord_fake import EPHEMERAL, FakeDiscord, FakeUser, Interaction, Message, running
-from discord_fake.harness import ScriptedService, make_client, seat_with_bots, settle
+from discord_fake.harness import (
+    ScriptedService,
+    make_client,
+    open_my_cards,
+    seat_with_bots,
+    settle,
+)
 
 
 def choice_ids(message: Message) -> list[str]:
@@ -245,10 +251,7 @@ async def test_my_cards_is_one_picture_with_buttons_kept_up_to_date_until_its_to
             here = await settle(fake, client, await fake.slash(anna, "prompts", {"where": "here"}))
             assert "My cards" in here.ephemeral_messages[0].content
             await settle(fake, client, await fake.slash(anna, "start"))
-            [board] = [m for m in fake.channel_messages() if m.embeds]
-            my_cards = board.button(lambda c: c.endswith(":hand"))
-            assert my_cards is not None
-            opened = await settle(fake, client, await fake.click(anna, board, my_cards))
+            _, opened = await open_my_cards(fake, client, anna)
             [panel] = opened.ephemeral_messages
             assert (
                 panel.content.startswith("Your hand") and "Kept up to date until" in panel.content
@@ -302,10 +305,7 @@ async def test_images_off_keeps_the_board_text_only(fake: FakeDiscord) -> None:
             await settle(fake, client, await fake.slash(anna, "start"))
             await play_with_buttons(fake, client, service)
             await asyncio.wait_for(client.wait_idle(), 10)
-            [board] = [m for m in fake.channel_messages() if m.embeds]
-            my_cards = board.button(lambda c: c.endswith(":hand"))
-            assert my_cards is not None
-            panel = await settle(fake, client, await fake.click(anna, board, my_cards))
+            board, panel = await open_my_cards(fake, client, anna)
     finally:
         await service.close()
     assert board.edits > 0 and board.files == []

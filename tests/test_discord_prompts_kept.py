@@ -19,7 +19,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from discord_fake import FakeDiscord, FakeUser, running
-from discord_fake.harness import make_client, seat_with_bots, settle
+from discord_fake.harness import make_client, open_my_cards, seat_with_bots, settle
 
 
 def _router() -> Router:
@@ -43,10 +43,7 @@ async def _turn_comes_by_dm(fake: FakeDiscord, service: Service, forget: bool) -
         assert isinstance(client, DiscordAdapter)
         await seat_with_bots(fake, client, anna)
         await settle(fake, client, await fake.slash(anna, "start"))
-        [board] = [m for m in fake.channel_messages() if m.embeds]
-        my_cards = board.button(lambda c: c.endswith(":hand"))
-        assert my_cards is not None
-        opened = await settle(fake, client, await fake.click(anna, board, my_cards))
+        _, opened = await open_my_cards(fake, client, anna)
         [panel] = opened.ephemeral_messages
         healthy = panel.button(lambda c: c.endswith(":healthy"))
         assert healthy is not None

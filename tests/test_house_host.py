@@ -22,23 +22,12 @@ SEATS = ["anna: /join", "ben: /join", "carl: /join", "dora: /join"]
 
 def _deal(fixed: dict[int, str], rules: Rules | None = None, seed: int = 0) -> str:
     """A ``!deal`` line in which seat ``s`` holds ``fixed[s]``; the rest shuffled."""
-    import random
+    from test_house_engine import deal
 
-    from dokobot.engine import hands_from_kinds, parse_cards
     from dokobot.engine.cards import card_ascii
     from dokobot.host.table import sorted_hand
 
-    rules = rules or Rules()
-    kinds = [parse_cards(fixed.get(s, "")) for s in range(4)]
-    pool = [c >> 1 for c in range(48) if rules.deck >> c & 1]
-    for hand in kinds:
-        for k in hand:
-            pool.remove(k)
-    random.Random(seed).shuffle(pool)
-    for hand in kinds:
-        while len(hand) < rules.hand_size:
-            hand.append(pool.pop())
-    hands = hands_from_kinds(kinds)
+    hands = deal(rules or Rules(), fixed, seed)
     return "!deal " + "; ".join(
         f"{n}=" + " ".join(card_ascii(c) for c in sorted_hand(None, h))
         for n, h in zip(("anna", "ben", "carl", "dora"), hands, strict=True)
@@ -471,7 +460,8 @@ async def test_a_timeout_during_the_exchange_is_handled_like_any_other_turn() ->
     import asyncio
     import dataclasses
 
-    from dokobot.engine import hands_from_kinds, parse_cards
+    from test_house_engine import deal
+
     from dokobot.host.events import Input
     from dokobot.host.service import Service
 
@@ -490,8 +480,7 @@ async def test_a_timeout_during_the_exchange_is_handled_like_any_other_turn() ->
         await svc.handle(say(name, "/join"))
     await svc.handle(say("anna", "/option poverty on"))
     table = svc.router.tables["c"]
-    deal = _deal({3: POOR}, seed=1).removeprefix("!deal ")
-    table.set_next_deal(hands_from_kinds([parse_cards(h.split("=")[1]) for h in deal.split("; ")]))
+    table.set_next_deal(deal(Rules(), {3: POOR}, seed=1))
     table.set_next_dealer(2)
     await svc.handle(say("anna", "/start"))
     for name, text in (("dora", "/reservation"), ("anna", "/healthy"), ("ben", "/healthy"),

@@ -403,18 +403,7 @@ def test_account_bindings_are_kept_in_the_history() -> None:
 def test_channel_lines_are_marked_overheard_and_private_lines_are_not() -> None:
     """A channel line is read by everyone: the host refuses secret commands (``/give``)
     from it; a private line is not."""
-    from dokobot.adapters.irc.adapter import IrcAdapter, IrcSettings
-
-    class _Conn:
-        cut = False
-        account = None
-        nickname = "dokobot"
-
-        def is_same_nick(self, a: str, b: str) -> bool:
-            return a.lower() == b.lower()
-
-        def is_op(self, target: str, nick: str) -> bool:
-            return False
+    from irc_offline import offline_adapter
 
     class _Quiet:
         listener = None
@@ -422,11 +411,9 @@ def test_channel_lines_are_marked_overheard_and_private_lines_are_not() -> None:
         async def handle(self, inp: object) -> list[object]:
             return []
 
-    adapter = IrcAdapter(_Quiet(), IrcSettings(host="h", network="net", channels=("#c",)))  # type: ignore[arg-type]
-    conn = _Conn()
-    adapter._conn = conn  # type: ignore[assignment]
-    adapter._on_message(conn, "#c", "dora", "!give D10 DA C10", dm=False)  # type: ignore[arg-type]
-    adapter._on_message(conn, "dokobot", "dora", "give D10 DA C10", dm=True)  # type: ignore[arg-type]
+    adapter, conn = offline_adapter(_Quiet())
+    adapter._on_message(conn, "#c", "dora", "!give D10 DA C10", dm=False)
+    adapter._on_message(conn, "dokobot", "dora", "give D10 DA C10", dm=True)
     from dokobot.host.events import Input
 
     lines = []

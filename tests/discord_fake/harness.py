@@ -9,7 +9,7 @@ from typing import Any
 from dokobot.adapters.discord import DiscordAdapter, ServiceLike
 from dokobot.host.events import Event, Input
 
-from .server import FakeDiscord, Interaction
+from .server import FakeDiscord, Interaction, Message
 
 Listener = Callable[[list[Event]], Awaitable[None]]
 
@@ -54,3 +54,13 @@ async def seat_with_bots(fake: FakeDiscord, client: DiscordAdapter, user: Any) -
     await settle(fake, client, await fake.slash(user, "join"))
     for _ in range(3):
         await settle(fake, client, await fake.slash(user, "join", {"bot": True}))
+
+
+async def open_my_cards(
+    fake: FakeDiscord, client: DiscordAdapter, user: Any
+) -> tuple[Message, Interaction]:
+    """``user`` presses "My cards" on the game's board message: the board and the press."""
+    [board] = [m for m in fake.channel_messages() if m.embeds]
+    my_cards = board.button(lambda c: c.endswith(":hand"))
+    assert my_cards is not None
+    return board, await settle(fake, client, await fake.click(user, board, my_cards))
