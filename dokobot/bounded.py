@@ -100,6 +100,26 @@ class Bounded(MutableMapping[K, V], Generic[K, V]):
         entry = self._data.get(key)  # type: ignore[arg-type]
         return entry is not None and not self._expired(entry[0])
 
+    def remembered(self, key: K, load: Callable[[K], V], *, keep_none: bool = True) -> V:
+        """The value of ``key``; on a miss ``load(key)`` (e.g. from the store), kept unless
+        it is None and not ``keep_none``. What must survive being forgotten reads through
+        this: the store is asked once per miss, not on every use.
+
+        >>> m = Bounded[str, str | None](2)
+        >>> m.remembered("anna", lambda user: "de"), m.remembered("ben", lambda user: None)
+        ('de', None)
+        >>> "ben" in m, m.remembered("cleo", lambda user: None, keep_none=False), "cleo" in m
+        (True, None, False)
+        """
+        try:
+            return self[key]
+        except KeyError:
+            pass
+        value = load(key)
+        if value is not None or keep_none:
+            self[key] = value
+        return value
+
     def newest_first(self) -> Iterator[tuple[K, V]]:
         """The entries, most recently used first (without using them)."""
         for key in reversed(list(self._data)):

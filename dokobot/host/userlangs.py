@@ -23,11 +23,7 @@ class StoredLanguages(dict[str, str]):
         self._cache: Bounded[str, str | None] = Bounded(bounded.CAPS.users)
 
     def _lookup(self, user: str) -> str | None:
-        if user in self._cache:
-            return self._cache[user]
-        lang = self._store.language(user)
-        self._cache[user] = lang
-        return lang
+        return self._cache.remembered(user, self._store.language)
 
     def __contains__(self, user: object) -> bool:
         return isinstance(user, str) and self._lookup(user) is not None

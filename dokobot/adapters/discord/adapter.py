@@ -178,7 +178,7 @@ class DiscordAdapter(AdminChecks, BoardMessages, PrivateDelivery, commands.Bot):
         users, channels = bounded.CAPS.users, bounded.CAPS.channels
         self._turns: Bounded[str, _Turns] = Bounded(channels)
         self._lang: Bounded[int, str] = Bounded(channels)
-        self._user_lang: Bounded[int, str] = Bounded(users)
+        self._user_lang: Bounded[int, str | None] = Bounded(users)
         """Languages set with /lang here; a forgotten one comes back from the service."""
         self._pending: Bounded[tuple[int, int], Private] = Bounded(users)
         self._notified: Bounded[tuple[int, int], bool] = Bounded(users)

@@ -9,7 +9,7 @@ import discord
 from discord.ext import commands
 
 from dokobot.adapters.discord.i18n import lang_of, text
-from dokobot.adapters.discord.messages import qualify
+from dokobot.adapters.discord.messages import ask_service, qualify
 from dokobot.bounded import Bounded
 
 NEEDED_PERMISSIONS: Final = (
@@ -41,7 +41,7 @@ class AdminChecks(_Base):
 
     _admin_role: str | None
     _admins: Bounded[tuple[int, int], bool]
-    _user_lang: Bounded[int, str]
+    _user_lang: Bounded[int, str | None]
 
     async def check_permissions(self, interaction: discord.Interaction[Any]) -> bool:
         """Before a table is created: tell the user (ephemerally) which channel permissions
@@ -86,13 +86,11 @@ class AdminChecks(_Base):
     def _user_language(self, user_id: int) -> str | None:
         """The language ``user_id`` chose with /lang, if any: remembered here, else asked of
         the service (which has it from the store)."""
-        lang = self._user_lang.get(user_id)
-        if lang is None:
-            language_of = getattr(getattr(self, "service", None), "language_of", None)
-            lang = language_of(qualify(user_id)) if callable(language_of) else None
-            if isinstance(lang, str):
-                self._user_lang[user_id] = lang
-        return lang if isinstance(lang, str) else None
+        def load(user: int) -> str | None:
+            lang = ask_service(getattr(self, "service", None), "language_of", qualify(user))
+            return lang if isinstance(lang, str) else None
+
+        return self._user_lang.remembered(user_id, load, keep_none=False)
 
     def _has_admin_role(self, member: discord.Member) -> bool:
         role = self._admin_role

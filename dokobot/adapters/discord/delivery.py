@@ -27,6 +27,7 @@ from dokobot.adapters.discord.interaction import (
 from dokobot.adapters.discord.messages import (
     HAND_PICTURE,
     MAX_MESSAGE,
+    ask_service,
     format_text,
     qualify,
     render,
@@ -53,7 +54,7 @@ class PrivateDelivery(_Base):
 
     _choices: Bounded[tuple[str, str], tuple[Choice, ...]]
     _markers: Bounded[int, tuple[int, int]]
-    _user_lang: Bounded[int, str]
+    _user_lang: Bounded[int, str | None]
     _images: Bounded[int, bool]
     _pending: Bounded[tuple[int, int], Private]
     _panels: Bounded[tuple[int, int], _Panel]
@@ -116,18 +117,15 @@ class PrivateDelivery(_Base):
     def _prompts_here(self, user_id: int) -> bool:
         """Whether ``user_id`` chose ``/prompts here``: remembered here, else asked of the
         service (which has it from the store); a user who never chose gets DMs."""
-        here = self._prompt_here.get(user_id)
-        if here is None:
-            preference_of = getattr(getattr(self, "service", None), "preference_of", None)
-            if not callable(preference_of):
-                return False
-            try:
-                where = preference_of(qualify(user_id), PROMPTS_PREFERENCE)
-            except Exception:
-                log.exception("could not read where a user's prompts go; by DM this time")
-                return False
-            here = self._prompt_here[user_id] = where == "here"
-        return here
+        def load(user: int) -> bool:
+            service = getattr(self, "service", None)
+            return ask_service(service, "preference_of", qualify(user), PROMPTS_PREFERENCE) == "here"
+
+        try:
+            return self._prompt_here.remembered(user_id, load)
+        except Exception:
+            log.exception("could not read where a user's prompts go; by DM this time")
+            return False
 
     def _panel_payload(
         self, table: int, user_id: int, events: Sequence[Private], expires: float
