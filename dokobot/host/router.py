@@ -36,12 +36,13 @@ from .names import normalize_name
 from .notes import ALL, Note, Refusal
 from .options import TableOptions
 from .permissions import check
-from .stakes import Ledger, server_of
+from .stakes import Ledger, LedgerEntry, server_of
 from .table import BotFactory, Table, sorted_hand
 from .views import label
 
 if TYPE_CHECKING:
     from ..stats import FinishedGame, Stats
+    from .series import GameRecord
 
 __all__ = ["ALIASES", "COMMANDS", "Command", "Context", "Router", "clean_name", "handlers"]
 
@@ -78,6 +79,9 @@ class Router:
         self.ledgers: dict[str, Ledger] = {}
         self.history: Callable[[Table], list[Record]] | None = None
         """The whole journal of a table, where the table keeps only its unsaved lines."""
+        self.archive: Callable[[str], tuple[list[GameRecord], list[LedgerEntry]]] | None = None
+        """The stored finished games of a channel and their settlements, given to every
+        table it makes (:attr:`Table.archive`; set by the service)."""
         self.stats: Stats | None = None
         """Statistics over the stored finished games (set by the service)."""
         self._rng = None if seed is None else random.Random(seed)
@@ -97,6 +101,7 @@ class Router:
             srv = server or server_of(channel)
             ledger = self.ledgers.setdefault(srv, Ledger(server=srv))
             t = Table(channel=channel, seed=seed, bot_factory=self.bot_factory, ledger=ledger)
+            t.archive = self.archive
             t.options = self.default_options.for_channel(channel)
             if seed is not None:
                 t.journal.append(Record("seed", text=str(seed)))

@@ -113,6 +113,7 @@ class Service:
         """Add a :class:`~dokobot.host.events.Board` after every batch of a table with a
         game (set by adapters that show a live board)."""
         router.history = self._history
+        router.archive = self._archived
         # users' languages: the store has them all, memory the most recently used
         router.langs = StoredLanguages(self.store)
         if router.stats is None:
@@ -482,7 +483,6 @@ class Service:
         """Store the games ``table`` finished since the last call (for the statistics);
         the links to their web pages as channel messages. A failure (None) loses nothing:
         the journal has the games, and a start stores a missing result again."""
-        table.archive = self._archived
         done = self._results_done.get(channel, 0)
         if _last_game(table) <= done:
             return []
