@@ -21,11 +21,6 @@ if TYPE_CHECKING:
     from .table import Table
 
 
-def is_carry(entry: LedgerEntry) -> bool:
-    """Whether ``entry`` is a table's carry (settlements folded into one)."""
-    return entry.settlement.kind == "game" and entry.settlement.game == 0
-
-
 def carry(entries: list[LedgerEntry], channel: str) -> LedgerEntry | None:
     """One entry that books what ``entries`` (a carry among them, too) booked together."""
     net: dict[str, Decimal] = {}
@@ -86,10 +81,6 @@ def entry_from_json(d: dict[str, Any]) -> LedgerEntry:
     )
     accounts = tuple(None if a is None else str(a) for a in d["accounts"])
     return LedgerEntry(str(d["channel"]), accounts, tuple(str(n) for n in d["names"]), st)
-
-
-def entry_key(e: LedgerEntry) -> tuple[str, int, int | None]:
-    return e.settlement.kind, e.settlement.series, e.settlement.game
 
 
 def history(games: list[FinishedGame]) -> tuple[list[GameRecord], list[LedgerEntry]]:

@@ -222,6 +222,17 @@ class LedgerEntry:
     names: tuple[str, ...]
     settlement: Settlement
 
+    @property
+    def key(self) -> tuple[str, int, int | None]:
+        """Which settlement this is at its table: (kind, series, game)."""
+        return self.settlement.kind, self.settlement.series, self.settlement.game
+
+    @property
+    def is_carry(self) -> bool:
+        """Whether this is a table's carry: its older settlements folded into one
+        (:func:`dokobot.host.archive.carry`)."""
+        return self.settlement.kind == "game" and self.settlement.game == 0
+
 
 @dataclass(slots=True)
 class Ledger:

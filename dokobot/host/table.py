@@ -602,12 +602,9 @@ class Table:
         games, entries = self.archive(self.channel)
         last = games[-1].number if games else 0
         games += [r for r in self.finished if r.number > last]
-        seen = {(e.settlement.kind, e.settlement.series, e.settlement.game) for e in entries}
-        entries += [
-            e for e in self.settlements
-            if (e.settlement.kind, e.settlement.series, e.settlement.game) not in seen
-            and e.settlement.game != 0  # the carry: these settlements together
-        ]  # fmt: skip
+        seen = {e.key for e in entries}
+        # the carry stands for settlements the store has one by one
+        entries += [e for e in self.settlements if e.key not in seen and not e.is_carry]
         return games, entries
 
     # ---------------------------------------------------------------- abort vote
