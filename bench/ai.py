@@ -43,6 +43,7 @@ The last line is
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import multiprocessing as mp
 import sys
@@ -68,8 +69,8 @@ from dokobot.ai.arena import (
     with_bock,
     worst_solo_lower,
 )
-from dokobot.ai.base import ComputerPlayer
-from dokobot.ai.search import DEFAULT_BUDGET_S
+from dokobot.ai.base import NO_RESTRICTIONS, ComputerPlayer
+from dokobot.ai.search import DEFAULT_BUDGET_S, SearchPlayer
 from dokobot.engine import Rules
 
 MATCHES = {
@@ -78,17 +79,47 @@ MATCHES = {
     "search_vs_random": ("strong", "random"),
 }
 
-Task = tuple[str, int, tuple[int, ...], float, bool, Rules]
+Params = tuple[tuple[str, float | int | bool], ...]
+Task = tuple[str, int, tuple[int, ...], float, bool, Rules, Params]
 
 
-def _make(budget: float, fixed: bool, level: str, seed: int) -> ComputerPlayer:
+def strong_params(spec: str) -> Params:
+    """The ``--strong`` settings: ``name=value`` pairs of :class:`SearchPlayer`'s keyword
+    parameters, each converted to the type of its default.
+
+    >>> strong_params("c=12,worlds=20,greedy=true")
+    (('c', 12.0), ('worlds', 20), ('greedy', True))
+    """
+    defaults = {
+        p.name: p.default
+        for p in inspect.signature(SearchPlayer).parameters.values()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY
+    }
+    out: list[tuple[str, float | int | bool]] = []
+    for item in filter(None, (x.strip() for x in spec.split(","))):
+        name, _, raw = item.partition("=")
+        if name not in defaults or not raw:
+            raise SystemExit(f"bench/ai.py: --strong takes name=value of {sorted(defaults)}")
+        d = defaults[name]
+        if isinstance(d, bool):
+            out.append((name, raw.lower() in ("1", "true", "yes", "on")))
+        elif isinstance(d, int):
+            out.append((name, int(raw)))
+        else:
+            out.append((name, float(raw)))
+    return tuple(out)
+
+
+def _make(budget: float, fixed: bool, params: Params, level: str, seed: int) -> ComputerPlayer:
+    if level == "strong" and params:
+        return SearchPlayer(seed, NO_RESTRICTIONS, budget, fixed=fixed, **dict(params))  # type: ignore[arg-type]
     return make_player(level, seed=seed, budget_s=budget, fixed=fixed)
 
 
 def _run(task: Task) -> tuple[str, DuplicateGame]:
-    match, deal, a_seats, budget, fixed, rules = task
+    match, deal, a_seats, budget, fixed, rules, params = task
     a, b = MATCHES[match]
-    return match, play_duplicate(partial(_make, budget, fixed), a, b, deal, a_seats,
+    return match, play_duplicate(partial(_make, budget, fixed, params), a, b, deal, a_seats,
                                  rules=rules)  # fmt: skip
 
 
@@ -197,6 +228,9 @@ def main() -> None:
     ap.add_argument(
         "--solo-games", type=int, default=0, help="games on extra deals B plays as a solo"
     )
+    ap.add_argument(
+        "--strong", default="", help="strong's settings, e.g. c=12,worlds=20 (A/B tests)"
+    )
     ap.add_argument("--save", default="", help="write the strong match's games (JSON)")
     ap.add_argument("--compare", default="", help="paired change against a --save file")
     ap.add_argument(
@@ -214,7 +248,8 @@ def main() -> None:
         keep = set(args.only.split(","))
         names = [m for m in MATCHES if m in keep]
     tasks: list[Task] = []
-    make = partial(_make, args.budget, args.fixed)
+    params = strong_params(args.strong)
+    make = partial(_make, args.budget, args.fixed, params)
     extra: set[int] = set()
     for name in names:
         b = MATCHES[name][1]
@@ -228,7 +263,7 @@ def main() -> None:
             extra.update(more)
             deals += more
         tasks += [
-            (name, d, lay, args.budget, args.fixed, rules) for d in deals for lay in layouts
+            (name, d, lay, args.budget, args.fixed, rules, params) for d in deals for lay in layouts
         ]
     t0 = time.time()
     results: dict[str, list[DuplicateGame]] = {n: [] for n in names}

@@ -299,3 +299,55 @@ def test_strong_calls_with_overwhelming_hand() -> None:
     assert duel.announce(obs) is None
 
 
+
+
+def test_heuristic_margin_keeps_the_heuristic_card_unless_search_finds_it_clearly_worse() -> None:
+    """``heuristic_margin``: a huge margin always plays the heuristic's card, none plays the
+    search's; on some turn of these games the two differ (so the setting does something)."""
+    from dokobot.ai.heuristic import choose_card
+    from dokobot.ai.legal import decision_rng
+    from dokobot.ai.search import SearchPlayer
+
+    differed = 0
+    for seed in range(3):
+        g = Game.deal(DEFAULT_RULES, dealer=0, seed=seed)
+        for _ in range(4):
+            g.push(g.turn, HEALTHY)
+        while g.phase is Phase.PLAYING:
+            obs = observe(g, g.turn)
+            trusting = SearchPlayer(seed, Restrictions(), FAST, heuristic_margin=1e9, fixed=True)
+            plain = SearchPlayer(seed, Restrictions(), FAST, fixed=True)
+            h = choose_card(obs, decision_rng(seed, obs, "heuristic"))
+            t = trusting.decide(obs)
+            assert t // 2 == h // 2  # the same card (either copy)
+            differed += plain.decide(obs) // 2 != h // 2
+            g.push(g.turn, t)
+    assert differed > 0
+
+
+def test_play_likelihood_believes_the_real_hands_of_heuristic_players() -> None:
+    """Four ``normal`` players: after 6 tricks the real deal explains every card (weight 1),
+    while deals drawn at random from the observation often do not (weight below 1); with
+    ``infer`` the search draws its worlds that way and still decides."""
+    from dokobot.ai.search import SearchPlayer, play_likelihood
+
+    below = 0
+    checked = 0
+    for seed in range(8):
+        g = Game.deal(DEFAULT_RULES, dealer=0, seed=seed)
+        players = _players(["normal"] * 4, seed)
+        while g.phase is not Phase.PLAYING:
+            g.push(g.turn, players[g.turn].decide(observe(g, g.turn)))
+        if g.game_type is not GameType.NORMAL:
+            continue
+        for _ in range(24):
+            g.push(g.turn, players[g.turn].decide(observe(g, g.turn)))
+        obs = observe(g, g.turn)
+        assert play_likelihood(obs, list(g.hands), 0.2) == 1.0
+        rng = random.Random(seed)
+        weights = [play_likelihood(obs, obs.sample_hands(rng), 0.2) for _ in range(10)]
+        below += sum(w < 1.0 for w in weights)
+        checked += 1
+        inferring = SearchPlayer(seed, Restrictions(), FAST, infer=4, fixed=True)
+        assert inferring.decide(obs) in legal_actions(obs)
+    assert checked >= 4 and below > checked

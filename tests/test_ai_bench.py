@@ -185,3 +185,25 @@ def test_paired_comparison_of_two_runs_on_the_same_seeds(tmp_path: Path) -> None
     )
     table = bench.compare_table(changed, saved)
     assert table[1].split()[:3] == ["all", str(3 * n + 1), "4"]
+
+
+def test_strong_settings_for_a_b_tests() -> None:
+    """``--strong name=value``: typed after the parameter's default; an unknown name or a
+    missing value is refused; the settings reach the strong player (and only it)."""
+    bench = _bench()
+    assert bench.strong_params("c=12, worlds=20,greedy=on") == (
+        ("c", 12.0),
+        ("worlds", 20),
+        ("greedy", True),
+    )
+    for bad in ("colour=1", "c", "c="):
+        try:
+            bench.strong_params(bad)
+        except SystemExit as e:
+            assert "--strong" in str(e)
+        else:
+            raise AssertionError(f"{bad!r} accepted")
+    strong = bench._make(0.05, True, (("worlds", 3), ("c", 7.0)), "strong", 1)
+    assert (strong.worlds, strong.c, strong.fixed) == (3, 7.0, True)
+    normal = bench._make(0.05, True, (("worlds", 3),), "normal", 1)
+    assert normal.name != "search"

@@ -66,6 +66,7 @@ from dokobot.engine import (
     Phase,
     Solo,
     call_level,
+    observe,
     score,
 )
 from dokobot.engine.cards import CLUB_QUEENS, N_CARDS
@@ -74,7 +75,7 @@ from dokobot.engine.scoring import outcome_scores
 from dokobot.engine.types import is_solo
 
 from .base import Restrictions
-from .heuristic import best_solo, losers, reservation_choice
+from .heuristic import best_solo, choose_card, losers, reservation_choice
 from .house import house_action, house_plan
 from .legal import cards_in, decision_rng, legal_actions, legal_calls
 from .rollout import greedy_playout
@@ -161,6 +162,48 @@ def model_soloist(
             hands[d] = new_d
             cur = new
     return hands
+
+
+_INFER_RNG: Final = random.Random(0)  # choose_card draws nothing from it
+
+
+def play_likelihood(obs: Observation, hands: list[Mask], miss: float) -> float:
+    """How well the heuristic's card play explains the others' cards so far if they held
+    ``hands`` (a sampled deal of the unseen cards): ``miss`` to the power of the number of
+    their cards (with a choice) that :func:`~dokobot.ai.heuristic.choose_card` would not
+    have played. The game is replayed from the first card in the world of ``hands``; each
+    seat sees what it saw then (the calls as they are now). Sound players follow the
+    heuristic's craft (aces first, ♣Q shows the party, fox saved, points to the partner), so
+    a deal under which they played strangely is less likely. Only normal games and solos;
+    1.0 for anything else or before the first card."""
+    gt = obs.game_type
+    if gt is not GameType.NORMAL and gt is not GameType.SOLO:
+        return 1.0
+    plays = [((leader + i) & 3, c) for leader, cards, _ in obs.tricks for i, c in enumerate(cards)]
+    plays += [((obs.leader + i) & 3, c) for i, c in enumerate(obs.trick)]
+    if not plays:
+        return 1.0
+    g = obs.world(hands)
+    start = list(hands)
+    for seat, c in plays:
+        start[seat] |= 1 << c
+    g.hands = start
+    g.tricks = []
+    g.trick = []
+    g.eyes = [0, 0, 0, 0]
+    g.won = [0, 0, 0, 0]
+    g.leader = g.turn = plays[0][0]
+    me = obs.seat
+    w = 1.0
+    for seat, c in plays:
+        if (
+            seat != me
+            and len(g.legal_actions()) > 1
+            and choose_card(observe(g, seat), _INFER_RNG) >> 1 != c >> 1
+        ):
+            w *= miss
+        g.push(seat, c)
+    return w
 
 
 class _Node:
@@ -369,16 +412,25 @@ def uct_search(
     calls: CallEval | None = None,
     greedy: tuple[float, float, float, float] | None = None,
     solo_model: float | None = None,
+    infer: int = 1,
+    miss: float = 0.2,
 ) -> SearchStats:
     """Ensemble UCT from the observing player's card turn: ``worlds`` sampled worlds, each
     searched for an equal share of ``budget`` (world ``k`` until ``(k + 1) / worlds`` of it is
     spent, so a slow start is made up later). ``solo_model``: the loser limit of a lust
-    soloist's hand in the worlds (:func:`model_soloist`)."""
+    soloist's hand in the worlds (:func:`model_soloist`). ``infer`` > 1: each world is drawn
+    from that many sampled deals in proportion to :func:`play_likelihood` (``miss``)."""
     stats = SearchStats()
     for k in range(worlds):
-        hands = obs.sample_hands(rng)
-        if solo_model is not None:
-            hands = model_soloist(obs, hands, rng, solo_model)
+        cands = []
+        for _ in range(max(1, infer)):
+            hands = obs.sample_hands(rng)
+            if solo_model is not None:
+                hands = model_soloist(obs, hands, rng, solo_model)
+            cands.append(hands)
+        if len(cands) > 1:
+            weights = [play_likelihood(obs, h, miss) for h in cands]
+            hands = rng.choices(cands, weights)[0]
         root_game = obs.world(hands)
         if budget.iterations is not None:
             until: float | int = max(1, budget.iterations // worlds)
@@ -435,6 +487,9 @@ class SearchPlayer:
         solo_model: float | None = SOLO_MODEL_LOSERS,
         eps_self: float = 0.1,
         eps_others: float = 0.1,
+        heuristic_margin: float = 0.0,
+        infer: int = 1,
+        infer_miss: float = 0.2,
         fixed: bool = False,
     ) -> None:
         self.seed = seed
@@ -452,6 +507,9 @@ class SearchPlayer:
         self.solo_model = solo_model
         self.eps_self = eps_self
         self.eps_others = eps_others
+        self.heuristic_margin = heuristic_margin
+        self.infer = infer
+        self.infer_miss = infer_miss
         self.fixed = fixed
 
     def _eps(self, me: int) -> tuple[float, float, float, float]:
@@ -482,6 +540,8 @@ class SearchPlayer:
             calls,
             self._eps(obs.seat) if self.greedy else None,
             self.solo_model,
+            self.infer,
+            self.infer_miss,
         )
 
     def decide(self, obs: Observation) -> Action:
@@ -509,7 +569,15 @@ class SearchPlayer:
         if len(actions) == 1:
             return actions[0]
         share = 1.0 - self.call_share if self._may_call(obs) else 1.0
-        return self._search(obs, "decide", share).best()
+        stats = self._search(obs, "decide", share)
+        best = stats.best()
+        if self.heuristic_margin > 0.0:
+            # the heuristic's card unless the search finds it clearly worse
+            h = choose_card(obs, decision_rng(self.seed, obs, "heuristic"))
+            h = h if h in stats.n else h ^ 1
+            if h in stats.n and stats.mean(best) - stats.mean(h) < self.heuristic_margin:
+                return h
+        return best
 
     def _contract(self, obs: Observation, *, with_healthy: bool) -> Action | None:
         """The declaration to make (None: say healthy), chosen by greedy playouts over
