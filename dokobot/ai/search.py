@@ -74,7 +74,7 @@ from dokobot.engine.order import SCHEMES
 from dokobot.engine.scoring import outcome_scores
 from dokobot.engine.types import is_solo
 
-from .base import Restrictions
+from .base import NO_RESTRICTIONS, Restrictions
 from .heuristic import best_solo, choose_card, losers, reservation_choice
 from .house import house_action, house_plan
 from .legal import cards_in, decision_rng, legal_actions, legal_calls
@@ -168,33 +168,38 @@ _INFER_RNG: Final = random.Random(0)  # choose_card draws nothing from it
 
 
 def play_likelihood(obs: Observation, hands: list[Mask], miss: float) -> float:
-    """How well the heuristic's card play explains the others' cards so far if they held
-    ``hands`` (a sampled deal of the unseen cards): ``miss`` to the power of the number of
-    their cards (with a choice) that :func:`~dokobot.ai.heuristic.choose_card` would not
-    have played. The game is replayed from the first card in the world of ``hands``; each
-    seat sees what it saw then (the calls as they are now). Sound players follow the
-    heuristic's craft (aces first, ♣Q shows the party, fox saved, points to the partner), so
-    a deal under which they played strangely is less likely. Only normal games and solos;
-    1.0 for anything else or before the first card."""
+    """How well the heuristic explains what the others did if they held ``hands`` (a
+    sampled deal of the unseen cards): ``miss`` to the power of the number of their choices
+    it would have made otherwise. In a normal game: each other seat said healthy, so a hand
+    the heuristic would reserve with (both ♣Q, a solo hand; a silent wedding is rare) is one
+    miss; then each card they played with a choice that
+    :func:`~dokobot.ai.heuristic.choose_card` would not have played, the game replayed from
+    the first card in the world of ``hands`` (each seat seeing what it saw then, the calls as
+    they are now). Sound players follow the heuristic's craft (aces first, ♣Q shows the
+    party, fox saved, points to the partner). Solos: the cards only. 1.0 for other games."""
     gt = obs.game_type
     if gt is not GameType.NORMAL and gt is not GameType.SOLO:
         return 1.0
+    me = obs.seat
     plays = [((leader + i) & 3, c) for leader, cards, _ in obs.tricks for i, c in enumerate(cards)]
     plays += [((obs.leader + i) & 3, c) for i, c in enumerate(obs.trick)]
-    if not plays:
-        return 1.0
-    g = obs.world(hands)
     start = list(hands)
     for seat, c in plays:
         start[seat] |= 1 << c
+    w = 1.0
+    if gt is GameType.NORMAL:
+        for seat in range(4):
+            if seat != me and reservation_choice(start[seat], NO_RESTRICTIONS)[0] != HEALTHY:
+                w *= miss
+    if not plays:
+        return w
+    g = obs.world(hands)
     g.hands = start
     g.tricks = []
     g.trick = []
     g.eyes = [0, 0, 0, 0]
     g.won = [0, 0, 0, 0]
     g.leader = g.turn = plays[0][0]
-    me = obs.seat
-    w = 1.0
     for seat, c in plays:
         if (
             seat != me
