@@ -34,6 +34,13 @@ beat the best other plan by ``solo_margin`` points per game.
 With ``greedy=True`` the card search also plays its rollouts with that policy (``eps_self``
 and ``eps_others`` are the shares of random cards of the player and of the others).
 
+Two settings for experiments, off by default because paired runs have not shown a gain
+(README, "Computer players"): ``infer=k`` draws each world from ``k`` sampled deals in
+proportion to :func:`play_likelihood` (how well the heuristic's reservation and card play
+explain what the others did in that deal; about a sixth of uniformly sampled deals of a
+normal game give a seat who said healthy both ♣Q); ``heuristic_margin=m`` plays the
+heuristic's card unless the search rates it ``m`` points per game below its best.
+
 Budget: each decision thinks for ``budget_s`` seconds of the searching thread's CPU time
 (:class:`Budget`); the loops check the deadline after every iteration (card search) or every
 round of playouts (reservations), so a faster machine searches more, not faster. The host
