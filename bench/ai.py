@@ -28,7 +28,9 @@ A/B tests of a change on the same seeds: ``--save FILE`` writes every game of th
 match (deal, layout, kind, difference) as JSON; a later run with the same options and
 ``--compare FILE`` prints the paired difference, this run minus the saved one, overall and per
 kind with 95 % intervals over deals (``--fixed`` makes both runs deterministic, so only the
-games the change altered differ).
+games the change altered differ). ``--strong name=value,...`` sets keyword parameters of the strong
+player (:class:`~dokobot.ai.search.SearchPlayer`: ``c``, ``worlds``, ``greedy``, ``infer``,
+``heuristic_margin``, ...) for such a test.
 
 ``--rules`` turns house rules on (RULES §12): a comma list of ``poverty``, ``throw_in``,
 ``piglets``, ``no_nines``, ``wedding_trick=first|trump|plain`` and ``bock`` (bock rounds over
