@@ -299,8 +299,6 @@ def test_strong_calls_with_overwhelming_hand() -> None:
     assert duel.announce(obs) is None
 
 
-
-
 def test_heuristic_margin_keeps_the_heuristic_card_unless_search_finds_it_clearly_worse() -> None:
     """``heuristic_margin``: a huge margin always plays the heuristic's card, none plays the
     search's; on some turn of these games the two differ (so the setting does something)."""

@@ -5,8 +5,9 @@ observation (:meth:`Observation.sample_hands`), builds each world as a full game
 (:meth:`Observation.world`) and runs UCT in it: every player in the tree picks the action
 best for its own party, below the tree the game is played out by the greedy policy of
 :func:`~dokobot.ai.rollout.greedy_playout`, which sees all cards of that world, with a
-tenth of the cards random (``eps_self``, ``eps_others``). The reward of a seat is its score plus its party's eyes / 500 (the
-eyes break ties). The root values are pooled over the worlds.
+tenth of the cards random (``eps_self``, ``eps_others``). The reward of a seat is its score
+plus its party's eyes / 500 (the eyes break ties). The root values are pooled over the
+worlds.
 
 A declared lust solo says much about the soloist's hand: in the worlds of the others he holds
 one he could have declared (:func:`model_soloist`). Uniform worlds gave him a random hand, so
@@ -142,14 +143,7 @@ def model_soloist(
     scheme = SCHEMES[int(obs.solo)]
     cls = scheme.cls
     key = scheme.key
-    played = 0
-    for leader, cards, _ in obs.tricks:
-        for i, c in enumerate(cards):
-            if (leader + i) & 3 == d:
-                played |= 1 << c
-    for i, c in enumerate(obs.trick):
-        if (obs.leader + i) & 3 == d:
-            played |= 1 << c
+    played = obs.played_by()[d]
     hands = list(hands)
     cur = losers(hands[d] | played, scheme)
     others = [s for s in range(4) if s not in (d, obs.seat) and hands[s]]
@@ -194,11 +188,8 @@ def play_likelihood(obs: Observation, hands: list[Mask], miss: float) -> float:
     if gt is not GameType.NORMAL and gt is not GameType.SOLO:
         return 1.0
     me = obs.seat
-    plays = [((leader + i) & 3, c) for leader, cards, _ in obs.tricks for i, c in enumerate(cards)]
-    plays += [((obs.leader + i) & 3, c) for i, c in enumerate(obs.trick)]
-    start = list(hands)
-    for seat, c in plays:
-        start[seat] |= 1 << c
+    plays = obs.plays()
+    start = [h | p for h, p in zip(hands, obs.played_by(), strict=True)]
     w = 1.0
     if gt is GameType.NORMAL:
         for seat in range(4):

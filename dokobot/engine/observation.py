@@ -94,6 +94,19 @@ class Observation:
             m |= 1 << c
         return m
 
+    def plays(self) -> list[tuple[Seat, Card]]:
+        """Every card played so far, in order, with the seat that played it."""
+        out = [((leader + i) & 3, c) for leader, cards, _ in self.tricks for i, c in enumerate(cards)]
+        out += [((self.leader + i) & 3, c) for i, c in enumerate(self.trick)]
+        return out
+
+    def played_by(self) -> list[Mask]:
+        """Per seat the cards it has played so far."""
+        out = [0, 0, 0, 0]
+        for seat, c in self.plays():
+            out[seat] |= 1 << c
+        return out
+
     @property
     def unseen(self) -> Mask:
         """Cards held by the other players."""
@@ -287,12 +300,7 @@ class Observation:
         """A full game at this point of play in which the players hold ``hands``."""
         if self.phase in (Phase.RESERVATIONS, Phase.DECLARATIONS):
             raise ValueError("worlds are built for the card play")
-        start = list(hands)
-        for leader, cards, _ in self.tricks:
-            for i, c in enumerate(cards):
-                start[(leader + i) & 3] |= 1 << c
-        for i, c in enumerate(self.trick):
-            start[(self.leader + i) & 3] |= 1 << c
+        start = [h | p for h, p in zip(hands, self.played_by(), strict=True)]
         g = Game.from_hands(self.rules, self.dealer, start, mandatory_owed=self.mandatory_owed)
         g.hands = list(hands)
         g.phase = self.phase
