@@ -8,6 +8,7 @@ baseline (the luck of the cards cancels); a deal's result is the mean over its g
 95 % confidence intervals come from the spread over deals.
 
     python bench/ai.py --games 2000 --solo-games 480 --procs 2 --by-kind   # the issue's run
+    python bench/ai.py --games 2000 --solo-games 480 --procs 2 --by-kind --resume run.jsonl
     python bench/ai.py --games 80 --procs 1 --solo-deals --only search_vs_heuristic
     python bench/ai.py --games 400 --rules poverty,piglets,bock --by-kind   # house rules on
 
@@ -32,6 +33,12 @@ games the change altered differ). ``--strong name=value,...`` sets keyword param
 player (:class:`~dokobot.ai.search.SearchPlayer`: ``c``, ``worlds``, ``greedy``, ``infer``,
 ``heuristic_margin``, ...) for such a test.
 
+Long runs: ``--resume FILE`` writes every finished game to FILE (a JSON line each, after a
+first line with the run's options) and, if FILE exists, plays only the games it lacks; the
+options must be the same. An interrupted run (a killed process, the end of a working session,
+a restart) goes on where it stopped and ends with the figures of all its games; the wall time
+it reports adds up the parts.
+
 ``--rules`` turns house rules on (RULES §12): a comma list of ``poverty``, ``throw_in``,
 ``piglets``, ``no_nines``, ``wedding_trick=first|trump|plain`` and ``bock`` (bock rounds over
 the deals in order, triggered by the baseline games, so A and B count double in the same
@@ -53,6 +60,7 @@ import time
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
+from typing import Final
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -200,6 +208,82 @@ def compare_table(games: Sequence[DuplicateGame], before: Sequence[DuplicateGame
     return lines
 
 
+JOURNAL_OPTIONS: Final = (
+    "games", "solo_games", "seed", "budget", "fixed", "only", "layouts", "solo_deals",
+    "vs_random", "strong", "rules",
+)  # fmt: skip
+"""The options that define a run: a journal written with others is refused."""
+
+
+class Journal:
+    """The games a run has finished, on disk (``--resume``): the first line holds the run's
+    options, each further line one game of a match with all its figures and the run's wall
+    time so far. A last line cut short by a crash is ignored (the game is played again)."""
+
+    def __init__(self, path: str, options: dict[str, object]) -> None:
+        self.path = Path(path)
+        self.done: dict[tuple[str, int, tuple[int, ...]], DuplicateGame] = {}
+        self.wall_before = 0.0
+        lines = self.path.read_text(encoding="utf-8").splitlines() if self.path.exists() else []
+        if lines:
+            try:
+                head = json.loads(lines[0])
+            except ValueError:
+                head = None
+            old = head.get("options") if isinstance(head, dict) else None
+            if old != options:
+                diff = (
+                    ", ".join(
+                        f"{k} {old.get(k)!r} there, {v!r} here"
+                        for k, v in options.items()
+                        if old.get(k) != v
+                    )
+                    if isinstance(old, dict)
+                    else "its first line is not a run's options"
+                )
+                raise SystemExit(f"bench/ai.py: {path} belongs to another run: {diff}")
+            for line in lines[1:]:
+                try:
+                    r = json.loads(line)
+                    g = DuplicateGame(
+                        int(r["deal"]),
+                        tuple(int(x) for x in r["a_seats"]),
+                        str(r["kind"]),
+                        float(r["diff"]),
+                        tuple(float(x) for x in r["a_times"]),
+                        tuple(bool(x) for x in r["a_choices"]),
+                        tuple(float(x) for x in r["b_times"]),
+                        bool(r["bock"]),
+                    )
+                except (ValueError, KeyError, TypeError):
+                    continue  # a line cut short
+                self.done[(str(r["match"]), g.deal, g.a_seats)] = g
+                self.wall_before = max(self.wall_before, float(r.get("wall", 0.0)))
+        # rewrite what was read, without a damaged tail, then append
+        self._out = self.path.open("w", encoding="utf-8")
+        self._out.write(json.dumps({"options": options}) + "\n")
+        for (match, _, _), g in self.done.items():
+            self._write(match, g, self.wall_before)
+        self._out.flush()
+
+    def _write(self, match: str, g: DuplicateGame, wall: float) -> None:
+        row = {
+            "match": match, "deal": g.deal, "a_seats": list(g.a_seats), "kind": g.kind,
+            "diff": g.diff, "a_times": [round(t, 6) for t in g.a_times],
+            "a_choices": list(g.a_choices), "b_times": [round(t, 6) for t in g.b_times], "bock": g.baseline_bock, "wall": round(wall, 1),
+        }  # fmt: skip
+        self._out.write(json.dumps(row) + "\n")
+
+    def add(self, match: str, g: DuplicateGame, wall: float) -> None:
+        """Record a finished game (``wall``: this part's seconds so far)."""
+        self.done[(match, g.deal, g.a_seats)] = g
+        self._write(match, g, self.wall_before + wall)
+        self._out.flush()
+
+    def close(self) -> None:
+        self._out.close()
+
+
 def final_line(
     games: Sequence[DuplicateGame], extra: set[int], shares: Sequence[float], times: Sequence[float]
 ) -> str:
@@ -234,10 +318,13 @@ def main() -> None:
         "--strong", default="", help="strong's settings, e.g. c=12,worlds=20 (A/B tests)"
     )
     ap.add_argument("--save", default="", help="write the strong match's games (JSON)")
+    ap.add_argument("--resume", default="", help="journal of finished games: go on from it")
     ap.add_argument("--compare", default="", help="paired change against a --save file")
     ap.add_argument(
-        "--rules", default="", help="house rules on: poverty,throw_in,piglets,no_nines,bock,"
-        "wedding_trick=first|trump|plain"
+        "--rules",
+        default="",
+        help="house rules on: poverty,throw_in,piglets,no_nines,bock,"
+        "wedding_trick=first|trump|plain",
     )
     args = ap.parse_args()
     rules, bock = house_rules(args.rules)
@@ -269,12 +356,30 @@ def main() -> None:
         ]
     t0 = time.time()
     results: dict[str, list[DuplicateGame]] = {n: [] for n in names}
+    journal = None
+    if args.resume:
+        journal = Journal(args.resume, {k: getattr(args, k) for k in JOURNAL_OPTIONS})
+        todo = []
+        for t in tasks:
+            old = journal.done.get((t[0], t[1], t[2]))
+            if old is None:
+                todo.append(t)
+            else:
+                results[t[0]].append(old)
+        if len(todo) < len(tasks):
+            print(f"  {len(tasks) - len(todo)} games from {args.resume}", file=sys.stderr)
+        tasks = todo
     with mp.Pool(args.procs) as pool:
         for done, (match, game) in enumerate(pool.imap_unordered(_run, tasks, chunksize=1), 1):
             if done % 100 == 0 or done == len(tasks):
                 print(f"  {done}/{len(tasks)} games, {time.time() - t0:.0f} s", file=sys.stderr)
             results[match].append(game)
+            if journal is not None:
+                journal.add(match, game, time.time() - t0)
     wall = time.time() - t0
+    if journal is not None:
+        wall += journal.wall_before
+        journal.close()
     if bock:
         results = {n: with_bock(games) for n, games in results.items()}
     if args.rules:

@@ -207,3 +207,44 @@ def test_strong_settings_for_a_b_tests() -> None:
     assert (strong.worlds, strong.c, strong.fixed) == (3, 7.0, True)
     normal = bench._make(0.05, True, (("worlds", 3),), "normal", 1)
     assert normal.name != "search"
+
+
+def test_resume_journal_goes_on_where_a_run_stopped(tmp_path: Path) -> None:
+    """``--resume``: every finished game is on disk at once with all its figures; reopening
+    gives them back (a line cut short by a crash is dropped and the file repaired), the wall
+    time adds up, and a journal of a run with other options is refused."""
+    import pytest
+
+    bench = _bench()
+    games = [play_duplicate(_make, "easy", "normal", d, lay) for d in range(2) for lay in LAYOUTS]
+    path = tmp_path / "run.jsonl"
+    options: dict[str, object] = {"games": 12, "seed": 0, "budget": 0.45, "strong": ""}
+    journal = bench.Journal(str(path), options)
+    assert journal.done == {} and journal.wall_before == 0.0
+    for i, g in enumerate(games[:7]):
+        journal.add("search_vs_heuristic", g, 10.0 + i)
+    # the process dies while writing the eighth game: nothing is closed, half a line written
+    with path.open("a", encoding="utf-8") as f:
+        f.write('{"match": "search_vs_heuristic", "deal": 1, "a_seats": [0, ')
+    again = bench.Journal(str(path), options)
+    assert set(again.done) == {("search_vs_heuristic", g.deal, g.a_seats) for g in games[:7]}
+    for g in games[:7]:
+        back = again.done[("search_vs_heuristic", g.deal, g.a_seats)]
+        assert (back.kind, back.diff, back.a_choices, back.baseline_bock) == (
+            g.kind,
+            g.diff,
+            g.a_choices,
+            g.baseline_bock,
+        )
+        assert back.a_times == pytest.approx(g.a_times, abs=1e-6)
+        assert len(back.b_times) == len(g.b_times)
+    assert again.wall_before == 16.0
+    again.add("search_vs_heuristic", games[7], 5.0)
+    again.close()
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 1 + 8  # the options, seven old games, the new one; no broken line
+    third = bench.Journal(str(path), options)
+    assert len(third.done) == 8 and third.wall_before == 21.0
+    third.close()
+    with pytest.raises(SystemExit, match="games 12 there, 18 here"):
+        bench.Journal(str(path), {**options, "games": 18})
