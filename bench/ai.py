@@ -31,7 +31,10 @@ match (deal, layout, kind, difference) as JSON; a later run with the same option
 kind with 95 % intervals over deals (``--fixed`` makes both runs deterministic, so only the
 games the change altered differ). ``--strong name=value,...`` sets keyword parameters of the strong
 player (:class:`~dokobot.ai.search.SearchPlayer`: ``c``, ``worlds``, ``greedy``, ``infer``,
-``heuristic_margin``, ...) for such a test.
+``heuristic_margin``, ...) for such a test. ``--search-seed K`` changes only the strong
+player's random choices (the deals and the other players stay): a run against the same one
+with another ``K`` shows how far a change-free comparison strays, the floor under which a
+paired change means nothing.
 
 Long runs: ``--resume FILE`` writes every finished game to FILE (a JSON line each, after a
 first line with the run's options) and, if FILE exists, plays only the games it lacks; the
@@ -90,7 +93,7 @@ MATCHES = {
 }
 
 Params = tuple[tuple[str, float | int | bool], ...]
-Task = tuple[str, int, tuple[int, ...], float, bool, Rules, Params]
+Task = tuple[str, int, tuple[int, ...], float, bool, Rules, Params, int]
 
 
 def strong_params(spec: str) -> Params:
@@ -120,17 +123,25 @@ def strong_params(spec: str) -> Params:
     return tuple(out)
 
 
-def _make(budget: float, fixed: bool, params: Params, level: str, seed: int) -> ComputerPlayer:
+SEARCH_SEED_STEP: Final = 1_000_003
+"""``--search-seed K`` adds ``K`` times this to the strong player's seeds (never a seat's)."""
+
+
+def _make(
+    budget: float, fixed: bool, params: Params, search_seed: int, level: str, seed: int
+) -> ComputerPlayer:
+    if level == "strong":
+        seed += search_seed * SEARCH_SEED_STEP
     if level == "strong" and params:
         return SearchPlayer(seed, NO_RESTRICTIONS, budget, fixed=fixed, **dict(params))  # type: ignore[arg-type]
     return make_player(level, seed=seed, budget_s=budget, fixed=fixed)
 
 
 def _run(task: Task) -> tuple[str, DuplicateGame]:
-    match, deal, a_seats, budget, fixed, rules, params = task
+    match, deal, a_seats, budget, fixed, rules, params, search_seed = task
     a, b = MATCHES[match]
-    return match, play_duplicate(partial(_make, budget, fixed, params), a, b, deal, a_seats,
-                                 rules=rules)  # fmt: skip
+    make = partial(_make, budget, fixed, params, search_seed)
+    return match, play_duplicate(make, a, b, deal, a_seats, rules=rules)
 
 
 def house_rules(spec: str) -> tuple[Rules, bool]:
@@ -210,7 +221,7 @@ def compare_table(games: Sequence[DuplicateGame], before: Sequence[DuplicateGame
 
 JOURNAL_OPTIONS: Final = (
     "games", "solo_games", "seed", "budget", "fixed", "only", "layouts", "solo_deals",
-    "vs_random", "strong", "rules",
+    "vs_random", "strong", "rules", "search_seed",
 )  # fmt: skip
 """The options that define a run: a journal written with others is refused."""
 
@@ -318,6 +329,9 @@ def main() -> None:
         "--strong", default="", help="strong's settings, e.g. c=12,worlds=20 (A/B tests)"
     )
     ap.add_argument("--save", default="", help="write the strong match's games (JSON)")
+    ap.add_argument(
+        "--search-seed", type=int, default=0, help="other random choices of the strong player"
+    )
     ap.add_argument("--resume", default="", help="journal of finished games: go on from it")
     ap.add_argument("--compare", default="", help="paired change against a --save file")
     ap.add_argument(
@@ -338,7 +352,7 @@ def main() -> None:
         names = [m for m in MATCHES if m in keep]
     tasks: list[Task] = []
     params = strong_params(args.strong)
-    make = partial(_make, args.budget, args.fixed, params)
+    make = partial(_make, args.budget, args.fixed, params, args.search_seed)
     extra: set[int] = set()
     for name in names:
         b = MATCHES[name][1]
@@ -352,7 +366,9 @@ def main() -> None:
             extra.update(more)
             deals += more
         tasks += [
-            (name, d, lay, args.budget, args.fixed, rules, params) for d in deals for lay in layouts
+            (name, d, lay, args.budget, args.fixed, rules, params, args.search_seed)
+            for d in deals
+            for lay in layouts
         ]
     t0 = time.time()
     results: dict[str, list[DuplicateGame]] = {n: [] for n in names}

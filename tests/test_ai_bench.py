@@ -203,10 +203,14 @@ def test_strong_settings_for_a_b_tests() -> None:
             assert "--strong" in str(e)
         else:
             raise AssertionError(f"{bad!r} accepted")
-    strong = bench._make(0.05, True, (("worlds", 3), ("c", 7.0)), "strong", 1)
-    assert (strong.worlds, strong.c, strong.fixed) == (3, 7.0, True)
-    normal = bench._make(0.05, True, (("worlds", 3),), "normal", 1)
+    strong = bench._make(0.05, True, (("worlds", 3), ("c", 7.0)), 0, "strong", 1)
+    assert (strong.worlds, strong.c, strong.fixed, strong.seed) == (3, 7.0, True, 1)
+    normal = bench._make(0.05, True, (("worlds", 3),), 0, "normal", 1)
     assert normal.name != "search"
+    # --search-seed: other random choices for the strong player only
+    step = bench.SEARCH_SEED_STEP
+    assert bench._make(0.05, True, (), 2, "strong", 1).seed == 1 + 2 * step
+    assert bench._make(0.05, True, (), 2, "normal", 1).seed == 1
 
 
 def test_resume_journal_goes_on_where_a_run_stopped(tmp_path: Path) -> None:
