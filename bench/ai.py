@@ -23,7 +23,8 @@ overall points per game, which stay those of a plain sample of deals.
 Decision times are CPU time of the playing thread, per turn (a call plus the turn action);
 the budget share is that time over the budget, at the median over the turns where the strong
 player had a choice. ``--fixed`` plays the strong level with its fixed, deterministic amount of
-work instead of its time budget.
+work instead of its time budget (by default the standard work,
+:data:`~dokobot.ai.search.STANDARD_WORK_S`).
 
 A/B tests of a change on the same seeds: ``--save FILE`` writes every game of the strong
 match (deal, layout, kind, difference) as JSON; a later run with the same options and
@@ -83,7 +84,7 @@ from dokobot.ai.arena import (
     worst_solo_lower,
 )
 from dokobot.ai.base import NO_RESTRICTIONS, ComputerPlayer
-from dokobot.ai.search import DEFAULT_BUDGET_S, SearchPlayer
+from dokobot.ai.search import DEFAULT_BUDGET_S, STANDARD_WORK_S, SearchPlayer
 from dokobot.engine import Rules
 
 MATCHES = {
@@ -314,7 +315,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--games", type=int, default=200, help="games with A per match")
     ap.add_argument("--vs-random", action="store_true", help="also one search vs three random")
-    ap.add_argument("--budget", type=float, default=DEFAULT_BUDGET_S, help="search seconds")
+    ap.add_argument(
+        "--budget",
+        type=float,
+        default=None,
+        help=f"search seconds (default {DEFAULT_BUDGET_S}; with --fixed {STANDARD_WORK_S})",
+    )
     ap.add_argument("--fixed", action="store_true", help="strong: fixed work, not time")
     ap.add_argument("--procs", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1, help="first deal seed")
@@ -341,6 +347,8 @@ def main() -> None:
         "wedding_trick=first|trump|plain",
     )
     args = ap.parse_args()
+    if args.budget is None:
+        args.budget = STANDARD_WORK_S if args.fixed else DEFAULT_BUDGET_S
     rules, bock = house_rules(args.rules)
     layouts = SINGLE_LAYOUTS + (PAIR_LAYOUTS if args.layouts == "both" else ())
     deals_n = max(1, args.games // len(layouts))

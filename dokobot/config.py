@@ -24,6 +24,7 @@ from typing import Any
 
 import yaml
 
+from .ai.search import DEFAULT_BUDGET_S
 from .host.options import BOT_LEVELS, LANGUAGES, OptionError, TableOptions
 
 log = logging.getLogger(__name__)
@@ -78,7 +79,7 @@ class Config:
     store_lease_s: float = 10.0
     """PostgreSQL: how long a dead process's servers stay locked (``store.lease_s``)."""
     bot_level: str = "normal"
-    search_budget: float = 0.45
+    search_budget: float = DEFAULT_BUDGET_S
     bot_delay: float = 0.6
     turn_timeout: int = 0
     tables: dict[str, str] = field(default_factory=dict)
@@ -275,7 +276,7 @@ def parse_config(text: str, env: Mapping[str, str] | None = None, source: str = 
         store_path=_store_location(store),
         store_lease_s=float(store.get("lease_s", 10.0)),
         bot_level=bots.get("level", "normal"),
-        search_budget=float(bots.get("search_budget", 0.45)),
+        search_budget=float(bots.get("search_budget", DEFAULT_BUDGET_S)),
         bot_delay=float(bots.get("delay", 0.6)),
         turn_timeout=int(tables.get("turn_timeout", 0)),
         tables=_table_defaults(tables),

@@ -157,3 +157,23 @@ def test_sampled_worlds_model_a_declared_soloist() -> None:
             before.append(losers(hands[d] | played, scheme))
             after.append(losers(modelled[d] | played, scheme))
         assert statistics.median(after) <= SOLO_MODEL_LOSERS < statistics.median(before)
+
+
+def test_more_time_buys_more_worlds_not_deeper_trees() -> None:
+    """With ``world_cap`` a world stops after that many iterations and further worlds are
+    searched until the budget is spent: the whole budget, more than ``worlds`` worlds, no
+    world over its cap. A fixed amount of work ignores the cap."""
+    for k, obs in enumerate(_card_turns(3)):
+        t0 = time.thread_time()
+        stats = uct_search(obs, random.Random(k), Budget(0.12), worlds=10, c=24.0, world_cap=20)
+        used = time.thread_time() - t0
+        assert 0.9 * 0.12 <= used <= 1.1 * 0.12, used
+        assert stats.worlds > 10
+        assert stats.iterations <= 20 * stats.worlds
+        assert stats.iterations >= 20 * (stats.worlds - 1)  # only the last one cut short
+        plain = uct_search(obs, random.Random(k), Budget(0.12), worlds=10, c=24.0)
+        assert plain.worlds == 10 and plain.iterations > 20 * 10
+    fixed = uct_search(
+        _card_turns(1)[0], random.Random(1), Budget(0.0, 300), worlds=10, c=24.0, world_cap=5
+    )
+    assert (fixed.worlds, fixed.iterations) == (10, 300)

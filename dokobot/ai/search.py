@@ -96,7 +96,15 @@ from .rollout import greedy_playout
 
 __all__ = ["Budget", "SearchPlayer", "SearchStats", "uct_search"]
 
-DEFAULT_BUDGET_S: Final = 0.45
+DEFAULT_BUDGET_S: Final = 0.2
+"""Thinking time per decision (``bots.search_budget``): about twice the standard work on a
+current machine, so the worlds beyond the first ten come on top (README, "Computer
+players")."""
+STANDARD_WORK_S: Final = 0.45
+"""The standard amount of search work, in the seconds of the fixed-mode calibration below
+(about 0.11 s of CPU on a current machine): ``fixed=True`` with this budget does it in
+:attr:`SearchPlayer.worlds` worlds, and with a time budget (``more_worlds``) each world stops
+after its share of it while further worlds use the rest of the time."""
 WALL_CAP_BASE_S: Final = 1.0
 WALL_CAP_FACTOR: Final = 4.0
 """A search with a budget of ``b`` CPU seconds also stops after ``1 s + 4 b`` wall-clock
@@ -261,6 +269,10 @@ class Budget:
         """Whether the thread's CPU time reached ``deadline`` (or the wall-clock cap hit)."""
         return time.thread_time() >= deadline or time.perf_counter() >= self.wall_stop
 
+    def spent(self) -> bool:
+        """Whether the whole budget is used (or the wall-clock cap hit)."""
+        return self.over(self.deadline(1.0))
+
     def used(self) -> float:
         """Thread CPU seconds since the search started."""
         return time.thread_time() - self.start
@@ -269,12 +281,14 @@ class Budget:
 class SearchStats:
     """Pooled root statistics of one search."""
 
-    __slots__ = ("iterations", "n", "seconds", "w")
+    __slots__ = ("iterations", "n", "seconds", "w", "worlds")
 
     def __init__(self) -> None:
         self.n: dict[Action, int] = {}
         self.w: dict[Action, float] = {}
         self.iterations = 0
+        self.worlds = 0
+        """Sampled worlds searched."""
         self.seconds = 0.0
         """Thread CPU seconds the search used."""
 
@@ -354,17 +368,20 @@ def _uct_world(
     stats: SearchStats,
     calls: CallEval | None = None,
     greedy: tuple[float, float, float, float] | None = None,
+    cap: int | None = None,
 ) -> float:
     """UCT in one world until ``until`` (a number of iterations in fixed mode, else a thread
-    CPU deadline; at least one iteration); adds the root statistics to ``stats`` (and the call
-    gains to ``calls``); returns ``me``'s mean reward."""
+    CPU deadline, and then at most ``cap`` iterations; at least one iteration); adds the root
+    statistics to ``stats`` (and the call gains to ``calls``); returns ``me``'s mean reward."""
     root = _Node(root_game.turn, root_game.legal_actions())
     log = math.log
     sqrt = math.sqrt
     total = 0.0
     fixed = stop.fixed
     done = 0
-    while not (done >= until if fixed else done and stop.over(until)):
+    if fixed or cap is None:
+        cap = 1 << 62
+    while not (done >= until if fixed else done and (done >= cap or stop.over(until))):
         done += 1
         g = root_game.copy()
         node = root
@@ -423,14 +440,18 @@ def uct_search(
     solo_model: float | None = None,
     infer: int = 1,
     miss: float = 0.2,
+    world_cap: int | None = None,
 ) -> SearchStats:
     """Ensemble UCT from the observing player's card turn: ``worlds`` sampled worlds, each
     searched for an equal share of ``budget`` (world ``k`` until ``(k + 1) / worlds`` of it is
-    spent, so a slow start is made up later). ``solo_model``: the loser limit of a lust
-    soloist's hand in the worlds (:func:`model_soloist`). ``infer`` > 1: each world is drawn
-    from that many sampled deals in proportion to :func:`play_likelihood` (``miss``)."""
+    spent, so a slow start is made up later). ``world_cap`` (time budget only): a world stops
+    after that many iterations, and further worlds are searched until the budget is spent.
+    ``solo_model``: the loser limit of a lust soloist's hand in the worlds
+    (:func:`model_soloist`). ``infer`` > 1: each world is drawn from that many sampled deals in
+    proportion to :func:`play_likelihood` (``miss``)."""
     stats = SearchStats()
-    for k in range(worlds):
+    k = 0
+    while k < worlds or (world_cap is not None and not budget.fixed and not budget.spent()):
         cands = []
         for _ in range(max(1, infer)):
             hands = obs.sample_hands(rng)
@@ -444,8 +465,10 @@ def uct_search(
         if budget.iterations is not None:
             until: float | int = max(1, budget.iterations // worlds)
         else:
-            until = budget.deadline((k + 1) / worlds)
-        _uct_world(root_game, obs.seat, rng, budget, until, c, stats, calls, greedy)
+            until = budget.deadline(min(1.0, (k + 1) / worlds))
+        _uct_world(root_game, obs.seat, rng, budget, until, c, stats, calls, greedy, world_cap)
+        k += 1
+        stats.worlds = k
         if not budget.fixed and time.perf_counter() >= budget.wall_stop:
             break
     stats.seconds = budget.used()
@@ -499,6 +522,7 @@ class SearchPlayer:
         heuristic_margin: float = 0.0,
         infer: int = 1,
         infer_miss: float = 0.2,
+        more_worlds: bool = True,
         fixed: bool = False,
     ) -> None:
         self.seed = seed
@@ -519,6 +543,7 @@ class SearchPlayer:
         self.heuristic_margin = heuristic_margin
         self.infer = infer
         self.infer_miss = infer_miss
+        self.more_worlds = more_worlds
         self.fixed = fixed
 
     def _eps(self, me: int) -> tuple[float, float, float, float]:
@@ -530,16 +555,20 @@ class SearchPlayer:
         per_card = _ITER_PER_CARD_S + (_GREEDY_PER_CARD_S if self.greedy else 0.0)
         return _ITER_BASE_S + per_card * cards_left
 
-    def _iterations(self, obs: Observation, share: float) -> int:
+    def _iterations(self, obs: Observation, share: float, seconds: float) -> int:
+        """The fixed-mode iterations of ``share`` of ``seconds`` (calibrated seconds)."""
         cards_left = obs.rules.deck_size - 4 * len(obs.tricks) - len(obs.trick)
         per_iter = self._per_iter(cards_left)
-        return max(self.worlds * 20, int(self.budget_s * share / per_iter))
+        return max(self.worlds * 20, int(seconds * share / per_iter))
 
     def _search(
         self, obs: Observation, purpose: str, share: float, calls: CallEval | None = None
     ) -> SearchStats:
         rng = decision_rng(self.seed, obs, purpose)
-        fixed = self._iterations(obs, share) if self.fixed else None
+        fixed = self._iterations(obs, share, self.budget_s) if self.fixed else None
+        cap = None
+        if self.more_worlds:
+            cap = self._iterations(obs, share, STANDARD_WORK_S) // self.worlds
         return uct_search(
             obs,
             rng,
@@ -551,6 +580,7 @@ class SearchPlayer:
             self.solo_model,
             self.infer,
             self.infer_miss,
+            cap,
         )
 
     def decide(self, obs: Observation) -> Action:
