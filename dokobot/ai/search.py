@@ -50,7 +50,11 @@ heuristic's card unless the search rates it ``m`` points per game below its best
 
 Budget: each decision thinks for ``budget_s`` seconds of the searching thread's CPU time
 (:class:`Budget`); the loops check the deadline after every iteration (card search) or every
-round of playouts (reservations), so a faster machine searches more, not faster. The host
+round of playouts (reservations), so a faster machine searches more, not faster. More time
+buys more worlds, not deeper trees (``more_worlds``): a world stops after its share of
+:data:`STANDARD_WORK_S`, and further worlds use the rest of the budget; four times the
+standard work in ten worlds played half a point per game worse than the standard work, in
+forty worlds as well (README, "Computer players"). The host
 journals every move a computer player makes, so replays never ask the player again and stay
 exact although a decision now depends on how fast the machine was.
 
