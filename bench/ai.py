@@ -64,7 +64,7 @@ import time
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -199,16 +199,24 @@ def save_games(path: str, games: Sequence[DuplicateGame]) -> None:
     Path(path).write_text(json.dumps(rows) + "\n", encoding="utf-8")
 
 
+def game_of_row(r: dict[str, Any]) -> DuplicateGame:
+    """The game of a row written by :func:`save_games` or :class:`Journal` (a saved game has
+    no times); raises ``KeyError``, ``ValueError`` or ``TypeError`` on a damaged row."""
+    return DuplicateGame(
+        int(r["deal"]),
+        tuple(int(x) for x in r["a_seats"]),
+        str(r["kind"]),
+        float(r["diff"]),
+        tuple(float(x) for x in r.get("a_times", ())),
+        tuple(bool(x) for x in r.get("a_choices", ())),
+        tuple(float(x) for x in r.get("b_times", ())),
+        bool(r.get("bock", False)),
+    )
+
+
 def load_games(path: str) -> list[DuplicateGame]:
     """The games written by :func:`save_games` (without times)."""
-    rows = json.loads(Path(path).read_text(encoding="utf-8"))
-    games = []
-    for r in rows:
-        seats = tuple(int(s) for s in r["a_seats"])
-        games.append(
-            DuplicateGame(int(r["deal"]), seats, str(r["kind"]), float(r["diff"]), (), (), ())
-        )
-    return games
+    return [game_of_row(r) for r in json.loads(Path(path).read_text(encoding="utf-8"))]
 
 
 def compare_table(games: Sequence[DuplicateGame], before: Sequence[DuplicateGame]) -> list[str]:
@@ -257,19 +265,11 @@ class Journal:
             for line in lines[1:]:
                 try:
                     r = json.loads(line)
-                    g = DuplicateGame(
-                        int(r["deal"]),
-                        tuple(int(x) for x in r["a_seats"]),
-                        str(r["kind"]),
-                        float(r["diff"]),
-                        tuple(float(x) for x in r["a_times"]),
-                        tuple(bool(x) for x in r["a_choices"]),
-                        tuple(float(x) for x in r["b_times"]),
-                        bool(r["bock"]),
-                    )
-                except (ValueError, KeyError, TypeError):
+                    g = game_of_row(r)
+                    match = str(r["match"])
+                except (ValueError, KeyError, TypeError, AttributeError):
                     continue  # a line cut short
-                self.done[(str(r["match"]), g.deal, g.a_seats)] = g
+                self.done[(match, g.deal, g.a_seats)] = g
                 self.wall_before = max(self.wall_before, float(r.get("wall", 0.0)))
         # rewrite what was read, without a damaged tail, then append
         self._out = self.path.open("w", encoding="utf-8")
@@ -280,10 +280,17 @@ class Journal:
 
     def _write(self, match: str, g: DuplicateGame, wall: float) -> None:
         row = {
-            "match": match, "deal": g.deal, "a_seats": list(g.a_seats), "kind": g.kind,
-            "diff": g.diff, "a_times": [round(t, 6) for t in g.a_times],
-            "a_choices": list(g.a_choices), "b_times": [round(t, 6) for t in g.b_times], "bock": g.baseline_bock, "wall": round(wall, 1),
-        }  # fmt: skip
+            "match": match,
+            "deal": g.deal,
+            "a_seats": list(g.a_seats),
+            "kind": g.kind,
+            "diff": g.diff,
+            "a_times": [round(t, 6) for t in g.a_times],
+            "a_choices": list(g.a_choices),
+            "b_times": [round(t, 6) for t in g.b_times],
+            "bock": g.baseline_bock,
+            "wall": round(wall, 1),
+        }
         self._out.write(json.dumps(row) + "\n")
 
     def add(self, match: str, g: DuplicateGame, wall: float) -> None:

@@ -571,7 +571,7 @@ class SearchPlayer:
         rng = decision_rng(self.seed, obs, purpose)
         fixed = self._iterations(obs, share, self.budget_s) if self.fixed else None
         cap = None
-        if self.more_worlds:
+        if self.more_worlds and not self.fixed:  # the fixed mode's worlds are not capped
             cap = self._iterations(obs, share, STANDARD_WORK_S) // self.worlds
         return uct_search(
             obs,
