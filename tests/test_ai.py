@@ -323,6 +323,45 @@ def test_heuristic_margin_keeps_the_heuristic_card_unless_search_finds_it_clearl
     assert differed > 0
 
 
+def test_card_choice_weighs_every_world_the_same() -> None:
+    """The card is chosen by its mean over the worlds of its mean in each world: a card that
+    UCT tried often in the one world where it shines and rarely in the one where it fails
+    does not beat a card that is fair in both (pooling the visits would choose it)."""
+    from dokobot.ai.search import SearchStats
+
+    stats = SearchStats()
+    for card, world in ((0, (100, 10.0)), (0, (2, -10.0)), (1, (40, 5.0)), (1, (40, 5.0))):
+        n, mean = world
+        stats.n[card] = stats.n.get(card, 0) + n
+        stats.w[card] = stats.w.get(card, 0.0) + n * mean
+        stats.world_means[card] = stats.world_means.get(card, 0.0) + mean
+        stats.worlds_of[card] = stats.worlds_of.get(card, 0) + 1
+    assert stats.mean(0) == 0.0 and stats.mean(1) == 5.0
+    assert stats.pooled_mean(0) > 9.0
+    assert stats.best() == 1
+    assert stats.best(pooled=True) == 0
+
+
+def test_search_records_each_worlds_mean_of_each_root_card() -> None:
+    """``uct_search`` adds one mean per world to each root card it tried there: the card's
+    worlds never exceed the worlds searched, every card is tried in some world, and the
+    per-world means average to the pooled mean when every world counts alike (one world)."""
+    from dokobot.ai.search import Budget, uct_search
+
+    g = Game.deal(DEFAULT_RULES, dealer=0, seed=4)
+    for _ in range(4):
+        g.push(g.turn, HEALTHY)
+    obs = observe(g, g.turn)
+    stats = uct_search(obs, random.Random(2), Budget(0.0, 400), worlds=8, c=24.0)
+    assert stats.worlds == 8
+    assert set(stats.worlds_of) == set(stats.n) == set(legal_actions(obs))
+    assert all(1 <= k <= 8 for k in stats.worlds_of.values())
+    assert max(stats.worlds_of.values()) == 8
+    one = uct_search(obs, random.Random(2), Budget(0.0, 400), worlds=1, c=24.0)
+    for card in one.n:
+        assert one.mean(card) == pytest.approx(one.pooled_mean(card))
+
+
 def test_play_likelihood_believes_the_real_hands_of_heuristic_players() -> None:
     """Four ``normal`` players: after 6 tricks the real deal explains every card (weight 1),
     while deals drawn at random from the observation often do not (weight below 1); with
