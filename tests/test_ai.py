@@ -330,22 +330,28 @@ def test_card_choice_weighs_every_world_the_same() -> None:
     from dokobot.ai.search import SearchStats
 
     stats = SearchStats()
-    for card, world in ((0, (100, 10.0)), (0, (2, -10.0)), (1, (40, 5.0)), (1, (40, 5.0))):
-        n, mean = world
+    def add(card: int, n: int, mean: float, iterations: int = 150) -> None:
         stats.n[card] = stats.n.get(card, 0) + n
         stats.w[card] = stats.w.get(card, 0.0) + n * mean
-        stats.world_means[card] = stats.world_means.get(card, 0.0) + mean
-        stats.worlds_of[card] = stats.worlds_of.get(card, 0) + 1
+        stats.world_means[card] = stats.world_means.get(card, 0.0) + iterations * mean
+        stats.world_weights[card] = stats.world_weights.get(card, 0) + iterations
+
+    for card, n, mean in ((0, 100, 10.0), (0, 2, -10.0), (1, 40, 5.0), (1, 40, 5.0)):
+        add(card, n, mean)
     assert stats.mean(0) == 0.0 and stats.mean(1) == 5.0
     assert stats.pooled_mean(0) > 9.0
     assert stats.best() == 1
     assert stats.best(pooled=True) == 0
+    # a last world of 3 iterations, cut short by the budget, counts by its share of the work
+    add(1, 3, -40.0, iterations=3)
+    assert stats.mean(1) == pytest.approx((150 * 5.0 * 2 - 3 * 40.0) / 303)
+    assert stats.best() == 1
 
 
 def test_search_records_each_worlds_mean_of_each_root_card() -> None:
-    """``uct_search`` adds one mean per world to each root card it tried there: the card's
-    worlds never exceed the worlds searched, every card is tried in some world, and the
-    per-world means average to the pooled mean when every world counts alike (one world)."""
+    """``uct_search`` adds one mean per world to each root card it tried there, weighed by
+    the world's iterations: every card is tried, in at most every world; with one world the
+    mean is the pooled mean."""
     from dokobot.ai.search import Budget, uct_search
 
     g = Game.deal(DEFAULT_RULES, dealer=0, seed=4)
@@ -354,9 +360,9 @@ def test_search_records_each_worlds_mean_of_each_root_card() -> None:
     obs = observe(g, g.turn)
     stats = uct_search(obs, random.Random(2), Budget(0.0, 400), worlds=8, c=24.0)
     assert stats.worlds == 8
-    assert set(stats.worlds_of) == set(stats.n) == set(legal_actions(obs))
-    assert all(1 <= k <= 8 for k in stats.worlds_of.values())
-    assert max(stats.worlds_of.values()) == 8
+    assert set(stats.world_weights) == set(stats.n) == set(legal_actions(obs))
+    assert all(50 <= k <= 400 and k % 50 == 0 for k in stats.world_weights.values())
+    assert max(stats.world_weights.values()) == 400
     one = uct_search(obs, random.Random(2), Budget(0.0, 400), worlds=1, c=24.0)
     for card in one.n:
         assert one.mean(card) == pytest.approx(one.pooled_mean(card))

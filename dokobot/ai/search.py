@@ -7,7 +7,8 @@ best for its own party, below the tree the game is played out by the greedy poli
 :func:`~dokobot.ai.rollout.greedy_playout`, which sees all cards of that world, with a
 tenth of the cards random (``eps_self``, ``eps_others``). The reward of a seat is its score
 plus its party's eyes / 500 (the eyes break ties). The card played is the one with the
-highest mean over the worlds of its mean reward in each world: every world counts the same.
+highest mean over the worlds of its mean reward in each world: every world counts the same
+(but a last world that the time budget cut short, which counts by its share of the work).
 Pooling the visits of all worlds instead (``pooled=True``, the rule until December 2026)
 weighs each world by how often UCT tried the card there, which is most often where the card
 does well, so a card that is strong in a few worlds and poor in the rest was rated too high.
@@ -291,7 +292,7 @@ class Budget:
 class SearchStats:
     """Pooled root statistics of one search."""
 
-    __slots__ = ("iterations", "n", "seconds", "w", "world_means", "worlds", "worlds_of")
+    __slots__ = ("iterations", "n", "seconds", "w", "world_means", "world_weights", "worlds")
 
     def __init__(self) -> None:
         self.n: dict[Action, int] = {}
@@ -299,9 +300,10 @@ class SearchStats:
         self.w: dict[Action, float] = {}
         """Rewards of each root action, summed over the worlds."""
         self.world_means: dict[Action, float] = {}
-        """Each root action's mean reward in a world, summed over the worlds."""
-        self.worlds_of: dict[Action, int] = {}
-        """The worlds in which each root action was tried."""
+        """Each root action's mean reward in a world times the world's iterations, summed
+        over the worlds in which it was tried."""
+        self.world_weights: dict[Action, int] = {}
+        """The iterations of the worlds in which each root action was tried."""
         self.iterations = 0
         self.worlds = 0
         """Sampled worlds searched."""
@@ -309,8 +311,9 @@ class SearchStats:
         """Thread CPU seconds the search used."""
 
     def mean(self, action: Action) -> float:
-        """The action's mean over the worlds of its mean reward in each world."""
-        return self.world_means[action] / self.worlds_of[action]
+        """The action's mean over the worlds of its mean reward in each world, each world
+        weighed by its iterations (all alike but a last world the time budget cut short)."""
+        return self.world_means[action] / self.world_weights[action]
 
     def pooled_mean(self, action: Action) -> float:
         """The action's mean reward over all its visits in all worlds."""
@@ -449,8 +452,8 @@ def _uct_world(
         for a, ch in root.children.items():
             stats.n[a] = stats.n.get(a, 0) + ch.n
             stats.w[a] = stats.w.get(a, 0.0) + ch.w
-            stats.world_means[a] = stats.world_means.get(a, 0.0) + ch.w / ch.n
-            stats.worlds_of[a] = stats.worlds_of.get(a, 0) + 1
+            stats.world_means[a] = stats.world_means.get(a, 0.0) + done * ch.w / ch.n
+            stats.world_weights[a] = stats.world_weights.get(a, 0) + done
     return total / max(1, done)
 
 
