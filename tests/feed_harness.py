@@ -27,7 +27,8 @@ def kill_after_acks(
 ) -> tuple[list[str], int, bool]:
     """Read ``proc``'s output; after ``target`` ACK lines (and a random delay up to
     ``max_delay`` seconds) kill it with SIGKILL. Returns (every line it printed, the highest
-    line acknowledged, whether it was killed)."""
+    line acknowledged, whether it was killed); a run that ends on its own with an error
+    fails the test with its standard error."""
     assert proc.stdout is not None
     lines: list[str] = []
     seen = 0
@@ -44,7 +45,12 @@ def kill_after_acks(
     proc.wait()
     lines += proc.stdout.readlines()
     proc.stdout.close()
+    err = ""
     if proc.stderr is not None:
+        err = proc.stderr.read()
         proc.stderr.close()
+    # A restart that fails by itself would be run again and again without progress, and the
+    # test would only say that the feed never finished: say why at once instead.
+    assert killed or proc.returncode == 0, f"feed exited {proc.returncode}: {err[-4000:]}"
     acked = max((int(x.split()[1]) for x in lines if x.startswith("ACK ")), default=0)
     return lines, acked, killed
