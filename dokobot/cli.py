@@ -320,6 +320,11 @@ def main(argv: list[str] | None = None) -> int:
         return int(func(args))
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader of the output went away (``dokobot replay FILE | head``): stop quietly;
+        # output still buffered goes nowhere, so the interpreter's last flush cannot fail.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except StoreError as exc:
         print(f"dokobot: {exc}", file=sys.stderr)
         return 2

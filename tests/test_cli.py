@@ -56,6 +56,19 @@ def test_console_two_local_players() -> None:
     assert "[anna] Your hand" in res.stdout and "[ben] Your hand" in res.stdout
 
 
+def test_output_read_by_nobody_ends_quietly() -> None:
+    """``dokobot console | head``: when the reader of the output has gone, the console stops
+    with exit code 1 and no traceback."""
+    proc = subprocess.Popen([sys.executable, "-m", "dokobot.cli", "console", "--seed", "1"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+    assert proc.stdout is not None
+    proc.stdout.close()  # nobody reads: the first line written fails with EPIPE
+    _, err = proc.communicate("/quit\n", timeout=120)
+    assert "Traceback" not in err, err
+    assert proc.returncode == 1, err
+
+
 def test_default_command_without_chat_starts_console(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "DOKOBOT_DISCORD_TOKEN"}
     res = subprocess.run([sys.executable, "-m", "dokobot.cli"], input="/quit\n",
