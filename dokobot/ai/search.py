@@ -290,7 +290,7 @@ class Budget:
 
 
 class SearchStats:
-    """Pooled root statistics of one search."""
+    """Root statistics of one search: pooled over the worlds, and each world's means."""
 
     __slots__ = ("iterations", "n", "seconds", "w", "world_means", "world_weights", "worlds")
 
@@ -319,10 +319,13 @@ class SearchStats:
         """The action's mean reward over all its visits in all worlds."""
         return self.w[action] / max(1, self.n[action])
 
+    def value(self, action: Action, *, pooled: bool = False) -> float:
+        """The action's :meth:`mean` (``pooled``: its :meth:`pooled_mean`)."""
+        return self.pooled_mean(action) if pooled else self.mean(action)
+
     def best(self, *, pooled: bool = False) -> Action:
-        """The root action with the highest :meth:`mean` (``pooled``: :meth:`pooled_mean`)."""
-        value = self.pooled_mean if pooled else self.mean
-        return max(self.n, key=lambda a: (value(a), self.n[a], -a))
+        """The root action with the highest :meth:`value`."""
+        return max(self.n, key=lambda a: (self.value(a, pooled=pooled), self.n[a], -a))
 
 
 def _rewards(g: Game) -> list[float]:
@@ -644,8 +647,11 @@ class SearchPlayer:
             # the heuristic's card unless the search finds it clearly worse
             h = choose_card(obs, decision_rng(self.seed, obs, "heuristic"))
             h = h if h in stats.n else h ^ 1
-            value = stats.pooled_mean if self.pooled else stats.mean
-            if h in stats.n and value(best) - value(h) < self.heuristic_margin:
+            if (
+                h in stats.n
+                and stats.value(best, pooled=self.pooled) - stats.value(h, pooled=self.pooled)
+                < self.heuristic_margin
+            ):
                 return h
         return best
 
