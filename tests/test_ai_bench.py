@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import random
 import re
 import statistics
+import subprocess
+import sys
 from pathlib import Path
 from types import ModuleType
 
-from dokobot.ai import make_player
+import pytest
+
+from dokobot.ai import arena, make_player
 from dokobot.ai.arena import (
     KINDS,
     PAIR_LAYOUTS,
@@ -24,7 +29,7 @@ from dokobot.ai.arena import (
     worst_solo_lower,
 )
 from dokobot.ai.base import ComputerPlayer
-from dokobot.engine import GameType
+from dokobot.engine import GameType, Observation, Phase
 
 LAYOUTS = SINGLE_LAYOUTS + PAIR_LAYOUTS
 
@@ -252,3 +257,46 @@ def test_resume_journal_goes_on_where_a_run_stopped(tmp_path: Path) -> None:
     third.close()
     with pytest.raises(SystemExit, match="games 12 there, 18 here"):
         bench.Journal(str(path), {**options, "games": 18})
+
+
+def test_sees_all_gives_the_strong_player_the_true_deal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``bench/sees_all.py``: while the arena plays, every deal the strong player samples is
+    the true one (each seat's cards still in hand), the diagnostic ceiling; and its run ends
+    with bench/ai.py's last line."""
+    path = Path(__file__).resolve().parent.parent / "bench" / "sees_all.py"
+    spec = importlib.util.spec_from_file_location("bench_sees_all", path)
+    assert spec is not None and spec.loader is not None
+    sees_all = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sees_all)
+    monkeypatch.setattr(arena, "observe", sees_all._observe_and_remember)
+    monkeypatch.setattr(Observation, "sample_hands", sees_all._true_hands)
+    seen: list[tuple[Observation, list[int]]] = []
+
+    class Sampler:
+        name = "sampler"
+
+        def __init__(self, inner: ComputerPlayer) -> None:
+            self.inner = inner
+
+        def decide(self, obs: Observation) -> int:
+            if obs.phase is Phase.PLAYING:
+                seen.append((obs, obs.sample_hands(random.Random(0))))
+            return self.inner.decide(obs)
+
+        def announce(self, obs: Observation) -> int | None:
+            return self.inner.announce(obs)
+
+    players = [Sampler(make_player("normal", seed=s)) for s in range(4)]
+    rec = arena.play_game(players, seed=5, dealer=1)  # type: ignore[arg-type]
+    assert len(seen) == 48
+    for obs, hands in seen:
+        assert hands == [
+            rec.game.start_hands[s] & ~obs.played_by()[s] for s in range(4)
+        ], "not the true hands"
+    monkeypatch.undo()
+    out = subprocess.run(
+        [sys.executable, str(path), "--fixed", "--games", "6", "--budget", "0.01",
+         "--only", "search_vs_heuristic", "--procs", "1", "--seed", "7"],
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    assert out.stdout.splitlines()[-1].startswith("strong_vs_normal_ppg: ")
