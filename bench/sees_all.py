@@ -27,8 +27,7 @@ _observe = observe
 
 
 def _observe_and_remember(g: Game, seat: int) -> Observation:
-    if not _live or _live[0] is not g:
-        _live[:] = [g]
+    _live[:] = [g]
     return _observe(g, seat)
 
 

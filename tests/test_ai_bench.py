@@ -38,9 +38,13 @@ def _make(level: str, seed: int) -> ComputerPlayer:
     return make_player(level, seed=seed)
 
 
-def _bench() -> ModuleType:
-    path = Path(__file__).resolve().parent.parent / "bench" / "ai.py"
-    spec = importlib.util.spec_from_file_location("bench_ai", path)
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+
+
+def _bench(script: str = "ai") -> ModuleType:
+    """``bench/<script>.py`` as a module."""
+    path = BENCH / f"{script}.py"
+    spec = importlib.util.spec_from_file_location(f"bench_{script}", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -263,11 +267,7 @@ def test_sees_all_gives_the_strong_player_the_true_deal(monkeypatch: pytest.Monk
     """``bench/sees_all.py``: while the arena plays, every deal the strong player samples is
     the true one (each seat's cards still in hand), the diagnostic ceiling; and its run ends
     with bench/ai.py's last line."""
-    path = Path(__file__).resolve().parent.parent / "bench" / "sees_all.py"
-    spec = importlib.util.spec_from_file_location("bench_sees_all", path)
-    assert spec is not None and spec.loader is not None
-    sees_all = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(sees_all)
+    sees_all = _bench("sees_all")
     monkeypatch.setattr(arena, "observe", sees_all._observe_and_remember)
     monkeypatch.setattr(Observation, "sample_hands", sees_all._true_hands)
     seen: list[tuple[Observation, list[int]]] = []
@@ -295,7 +295,7 @@ def test_sees_all_gives_the_strong_player_the_true_deal(monkeypatch: pytest.Monk
         ], "not the true hands"
     monkeypatch.undo()
     out = subprocess.run(
-        [sys.executable, str(path), "--fixed", "--games", "6", "--budget", "0.01",
+        [sys.executable, str(BENCH / "sees_all.py"), "--fixed", "--games", "6", "--budget", "0.01",
          "--only", "search_vs_heuristic", "--procs", "1", "--seed", "7"],
         capture_output=True, text=True, timeout=120, check=True,
     )  # fmt: skip
