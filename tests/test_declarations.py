@@ -15,13 +15,13 @@ import discord
 import pytest
 from discord import Locale, app_commands
 
-from dokobot.adapters.discord.i18n import GERMAN, DokoTranslator
+from dokobot.adapters.discord.i18n import DokoTranslator
 from dokobot.adapters.discord.slash import PROMPTS, help_topics, slash_commands
 from dokobot.ai.levels import LEVELS, OFFERED_LEVELS
 from dokobot.config import _SCHEMA, parse_config
 from dokobot.host.commands import ALIASES, COMMANDS, ArgKind, Command, Phase, Who, find
 from dokobot.host.events import Input
-from dokobot.host.i18n import LANGS, catalogue, render
+from dokobot.host.i18n import LANGS, catalogue, render, slash_texts
 from dokobot.host.options import (
     BOT_LEVELS,
     HOUSE_RULES,
@@ -184,6 +184,7 @@ def test_every_command_is_a_slash_command_or_says_why_not() -> None:
 
 
 def test_the_slash_tree_has_the_declared_names_arguments_and_german_names() -> None:
+    german = slash_texts("de")
     payloads = {p["name"]: p for p in _payloads()}
     assert command_problems(list(payloads.values())) == []
     for spec in COMMANDS.values():
@@ -192,32 +193,41 @@ def test_the_slash_tree_has_the_declared_names_arguments_and_german_names() -> N
         p = payloads[spec.name]
         assert p["name_localizations"] == {"de": spec.de}, spec.name
         assert p["description"] == spec.discord
-        assert p["description_localizations"] == {"de": GERMAN[spec.discord]}
+        assert p["description_localizations"] == {"de": german[spec.discord]}
         options = {o["name"]: o for o in p.get("options", [])}
         assert set(options) == {a.name for a in spec.args}, spec.name
         for arg in spec.args:
             o = options[arg.name]
             assert o["name_localizations"] == {"de": arg.de}
-            assert o["description_localizations"] == {"de": GERMAN[arg.describe]}
+            assert o["description_localizations"] == {"de": german[arg.describe]}
             assert bool(o.get("required")) == arg.required
             got = [(c["value"], c["name"]) for c in o.get("choices", [])]
             assert got == list(arg.choices), (spec.name, arg.name)
             for value, label in arg.choices:
                 de = next(c for c in o["choices"] if c["value"] == value)
-                if label in GERMAN:
-                    assert de["name_localizations"] == {"de": GERMAN[label]}
+                if label in german:
+                    assert de["name_localizations"] == {"de": german[label]}
             assert bool(o.get("autocomplete")) == bool(arg.suggest)
     assert payloads["prompts"]["name_localizations"] == {"de": PROMPTS[1]}
 
 
-def test_every_english_text_of_the_slash_tree_has_a_german_one() -> None:
-    for spec in COMMANDS.values():
-        texts = [spec.discord] if spec.discord else []
-        for arg in spec.args:
-            texts.append(arg.describe)
-            texts += [label for value, label in arg.choices if arg.name not in ("language",)]
-        for text in texts:
-            assert text in GERMAN, (spec.name, text)
+def test_every_english_text_of_the_slash_tree_is_translated_and_no_translation_is_stale() -> None:
+    english: set[str] = set()
+    for p in _payloads():
+        english.add(p["description"])
+        for o in p.get("options", []):
+            english.add(o["description"])
+            if o["name"] != "language":  # each language is named in its own language
+                english |= {c["name"] for c in o.get("choices", [])}
+    assert "Where your prompts come: by DM or here" in english and len(english) > 60
+    for lang in LANGS:
+        table = slash_texts(lang)
+        if lang == "en":
+            assert table == {}
+            continue
+        assert sorted(english - set(table)) == [], lang
+        assert sorted(set(table) - english) == [], lang  # a text no declaration has any more
+        assert all(v.strip() for v in table.values()), lang
 
 
 def _call(cmd: str, **values: Any) -> str:

@@ -206,15 +206,25 @@ async def test_my_cards_label_follows_the_table_language_after_a_restart(
     assert fake.violations == []
 
 
-def test_the_adapters_own_texts_agree_in_both_languages() -> None:
+def test_every_text_the_adapter_uses_is_in_the_catalogues() -> None:
     import re
 
-    from dokobot.adapters.discord.i18n import _TEXTS
+    from dokobot.adapters.discord.checks import NEEDED_PERMISSIONS
+    from dokobot.adapters.discord.i18n import text
+    from dokobot.host.i18n import LANGS, catalogue
 
-    field = re.compile(r"\{(\w+)\}")
-    assert set(_TEXTS["de"]) == set(_TEXTS["en"])
-    for key, english in _TEXTS["en"].items():
-        assert set(field.findall(_TEXTS["de"][key])) == set(field.findall(english)), key
+    root = Path(__file__).resolve().parent.parent / "dokobot" / "adapters" / "discord"
+    used: set[str] = set()
+    for path in root.glob("*.py"):
+        used |= set(re.findall(r'\btext\(\s*"(\w+)"', path.read_text(encoding="utf-8")))
+    used = {k for k in used if not k.endswith("_")}  # prefixes of computed keys, and those:
+    used |= {"perm_" + name for name in NEEDED_PERMISSIONS} | {"prompts_dm", "prompts_here"}
+    assert len(used) > 20
+    for lang in LANGS:
+        missing = sorted(k for k in used if f"discord.{k}" not in catalogue(lang))
+        assert missing == [], (lang, missing)
+    assert text("board_trick", "de", n="3") == "Stich 3 von 12"
+    assert text("board_trick", "xx", n="3") == "Trick 3 of 12"  # unknown language: English
 
 
 async def test_dokobot_sync_uploads_once_and_exits(

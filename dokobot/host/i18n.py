@@ -1,5 +1,9 @@
 """Message catalogues (``locales/de.yaml``, ``locales/en.yaml``) and rendering.
 
+A language is its catalogue ``locales/LANG.yaml`` (the same keys as ``en.yaml``), its entry in
+:data:`LANGS` and :data:`_RANKS`, and, for Discord's command picker, ``locales/slash/LANG.yaml``
+(:func:`slash_texts`; English needs none).
+
 Parameters may be plain values, :class:`Cards` (rendered with the reader's rank letters) or
 :class:`Term` (a catalogue word, e.g. a solo name).
 
@@ -68,6 +72,21 @@ def catalogue(lang: str) -> dict[str, str]:
 
     flatten("", data)
     return out
+
+
+@cache
+def slash_texts(lang: str) -> dict[str, str]:
+    """The command picker's texts in ``lang`` (slash command and argument descriptions, choice
+    labels), keyed by their English text as declared; empty for English.
+
+    >>> slash_texts("de")["Play a card"], slash_texts("en")
+    ('Eine Karte spielen', {})
+    """
+    if lang == DEFAULT_LANG or lang not in LANGS:
+        return {}
+    path = resources.files("dokobot.host").joinpath(f"locales/slash/{lang}.yaml")
+    data = yaml.safe_load(path.read_text("utf-8"))
+    return {str(k): str(v) for k, v in data.items()}
 
 
 _CARD_TEXT: Final = {
