@@ -3,6 +3,11 @@
 One person plays against three computer players by default. With several local players,
 prefix a line with ``name:`` to speak as that player; without a prefix the line is said by
 the player whose turn it is (or the first player). ``/quit`` ends the session.
+
+Nobody chats in a terminal, so a line need not start with ``/``: a line whose first word is
+a command (``help``, ``hand``, ``healthy``) is that command, a card alone is played on one's
+turn (as at a chat table), and any other line that gets no answer gets a hint instead of
+silence.
 """
 
 from __future__ import annotations
@@ -67,6 +72,22 @@ class Console:
             self.show([e for e in events if e != hide])
         await self.service.idle()
 
+    async def say_typed(self, name: str, text: str) -> None:
+        """A typed line: a command word without its ``/`` gets one; a line nobody answers
+        (no command, not a card on the sender's turn) gets a hint."""
+        bare = text[0] not in "/!"
+        if bare and text.split()[0].lower() in ALIASES:
+            text = "/" + text
+            bare = False
+        events = await self.service.handle(Input(CHANNEL, self.user(name), name, text,
+                                                 admin=True))  # fmt: skip
+        if bare and not events:
+            router = self.service.router
+            lang = router.lang_of(self.user(name), router.tables.get(CHANNEL))
+            events = [Private(CHANNEL, self.user(name), render(lang, "console.bare_line"))]
+        self.show(events)
+        await self.service.idle()
+
     def speaker(self, line: str) -> tuple[str, str]:
         head, sep, rest = line.partition(":")
         if sep and head.strip() in self.players:
@@ -124,9 +145,9 @@ class Console:
             if not line:
                 continue
             name, text = self.speaker(line)
-            if await self.set_language(name, text):
+            if not text or await self.set_language(name, text):
                 continue
-            await self.say(name, text)
+            await self.say_typed(name, text)
 
 
 class _LineReader:

@@ -49,6 +49,20 @@ def test_console_plays_against_computer_players() -> None:
     assert "anna: healthy." in res.stdout
 
 
+def test_console_takes_commands_without_the_slash_and_answers_every_line() -> None:
+    res = _run("console", "--seed", "4", "--level", "random", "--players", "anna",
+               stdin="help\ntable\nhello there\nCQ\nHealthy\n/quit\n")
+    assert res.returncode == 0, res.stderr
+    out = res.stdout
+    assert "Commands:" in out and "Seats: anna" in out  # help and table without the /
+    # a chat line and a card before the card play have no other answer: a hint each
+    assert out.count("Commands start with /") == 2
+    assert "anna: healthy." in out
+    de = _run("console", "--seed", "4", "--level", "random", "--lang", "de",
+              stdin="hallo\n/beenden\n")
+    assert "Befehle beginnen mit /" in de.stdout
+
+
 def test_console_two_local_players() -> None:
     res = _run("console", "--players", "anna", "ben", "--level", "random",
                stdin="anna: /hand\nben: /hand\n/quit\n")
