@@ -65,27 +65,21 @@ class Console:
         self.show(events)
 
     async def say(self, name: str, text: str, *, show: bool = True,
-                  hide: Event | None = None) -> None:  # fmt: skip
-        events = await self.service.handle(Input(CHANNEL, self.user(name), name, text,
-                                                 admin=True))  # fmt: skip
-        if show:
-            self.show([e for e in events if e != hide])
-        await self.service.idle()
-
-    async def say_typed(self, name: str, text: str) -> None:
-        """A typed line: a command word without its ``/`` gets one; a line nobody answers
-        (no command, not a card on the sender's turn) gets a hint."""
-        bare = text[0] not in "/!"
+                  hide: Event | None = None, typed: bool = False) -> None:  # fmt: skip
+        """Say ``text`` as ``name`` and show the answers (but ``hide``). ``typed``: a line
+        from the keyboard, where a command word without its ``/`` gets one and a line nobody
+        answers (no command, not a card on the sender's turn) gets a hint."""
+        bare = typed and text[0] not in "/!"
         if bare and text.split()[0].lower() in ALIASES:
-            text = "/" + text
-            bare = False
+            text, bare = "/" + text, False
         events = await self.service.handle(Input(CHANNEL, self.user(name), name, text,
                                                  admin=True))  # fmt: skip
         if bare and not events:
             router = self.service.router
             lang = router.lang_of(self.user(name), router.tables.get(CHANNEL))
             events = [Private(CHANNEL, self.user(name), render(lang, "console.bare_line"))]
-        self.show(events)
+        if show:
+            self.show([e for e in events if e != hide])
         await self.service.idle()
 
     def speaker(self, line: str) -> tuple[str, str]:
@@ -147,7 +141,7 @@ class Console:
             name, text = self.speaker(line)
             if not text or await self.set_language(name, text):
                 continue
-            await self.say_typed(name, text)
+            await self.say(name, text, typed=True)
 
 
 class _LineReader:
