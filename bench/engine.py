@@ -105,8 +105,9 @@ def random_call(g: Game, rng: random.Random, seat: int, tally: Tally, checked: b
         tally.calls += 1
 
 
-def fast_game(i: int, rng: random.Random, rules: Rules, p_reserve: float, p_call: float,
-              tally: Tally) -> None:
+def fast_game(
+    i: int, rng: random.Random, rules: Rules, p_reserve: float, p_call: float, tally: Tally
+) -> None:
     g = Game.deal(rules, i & 3, i)
     rand = rng.random
     push = g.push
@@ -132,8 +133,9 @@ def fast_game(i: int, rng: random.Random, rules: Rules, p_reserve: float, p_call
     tally.points += re_total if re_total > 0 else -re_total
 
 
-def checked_game(i: int, rng: random.Random, rules: Rules, p_reserve: float, p_call: float,
-                 tally: Tally) -> None:
+def checked_game(
+    i: int, rng: random.Random, rules: Rules, p_reserve: float, p_call: float, tally: Tally
+) -> None:
     g = Game.deal(rules, i & 3, i)
     reserve_and_declare(g, rng, p_reserve, True)
     rand = rng.random
@@ -195,8 +197,9 @@ def cpu_rate(play: Callable[[int], object], seconds: float, start: int) -> tuple
             return games, now - t0
 
 
-def fastest_batches(plays: dict[str, Callable[[int], object]], seconds: float,
-                    batch: int = 100) -> dict[str, float]:
+def fastest_batches(
+    plays: dict[str, Callable[[int], object]], seconds: float, batch: int = 100
+) -> dict[str, float]:
     """Games/s of the fastest batch of each, the batches interleaved."""
     best = dict.fromkeys(plays, float("inf"))
     i = 0
@@ -235,8 +238,12 @@ def pieces(rules: Rules, seconds: float, batch: int = 100) -> list[tuple[str, fl
             score(g)
         best["score"] = min(best["score"], time.perf_counter() - t)
         i += batch
-    labels = {"deal": "Game.deal(seed)", "reservations": "4 x play(healthy)",
-              "playout": "playout", "score": "score"}
+    labels = {
+        "deal": "Game.deal(seed)",
+        "reservations": "4 x play(healthy)",
+        "playout": "playout",
+        "score": "score",
+    }
     return [(labels[k], 1e6 * v / batch) for k, v in best.items()]
 
 
@@ -266,21 +273,27 @@ def main() -> None:
         prof.disable()
         pstats.Stats(prof).sort_stats("tottime").print_stats(15)
 
-    print(f"python {sys.version.split()[0]}, rules {'tournament' if args.tournament else 'default'}"
-          f", p_reserve {args.p_reserve}, p_call {args.p_call}")
+    print(
+        f"python {sys.version.split()[0]}, rules {'tournament' if args.tournament else 'default'}"
+        f", p_reserve {args.p_reserve}, p_call {args.p_call}"
+    )
     print("pieces of a normal game on the fast path (us, fastest batches):")
     for name, us in pieces(rules, min(args.seconds, 2.0)):
         print(f"  {name:18s} {us:6.1f}")
 
     tally = Tally()
     games, secs = cpu_rate(lambda i: checked(i, tally), args.seconds, 10**6)
-    print(f"checked play() path : {games / secs:9,.0f} games/s  ({games} games, {secs:.1f} s CPU;"
-          f" {tally})")
+    print(
+        f"checked play() path : {games / secs:9,.0f} games/s  ({games} games, {secs:.1f} s CPU;"
+        f" {tally})"
+    )
     tally = Tally()
     games, secs = cpu_rate(lambda i: fast(i, tally), args.seconds, 0)
     fast_rate = games / secs
-    print(f"fast path (playout) : {fast_rate:9,.0f} games/s  ({games} games, {secs:.1f} s CPU;"
-          f" {tally})")
+    print(
+        f"fast path (playout) : {fast_rate:9,.0f} games/s  ({games} games, {secs:.1f} s CPU;"
+        f" {tally})"
+    )
 
     mrng = random.Random(args.seed)
     spare = Tally()
@@ -295,8 +308,10 @@ def main() -> None:
     m = best["minimal loop"]
     print("fastest batches, interleaved (for a shared machine):")
     for name, rate in best.items():
-        print(f"  {name:13s} {rate:9,.0f} games/s  = {rate / m:4.2f} x minimal loop"
-              f"  (~{19000 * rate / m:,.0f} games/s if the minimal loop ran at 19,000/s)")
+        print(
+            f"  {name:13s} {rate:9,.0f} games/s  = {rate / m:4.2f} x minimal loop"
+            f"  (~{19000 * rate / m:,.0f} games/s if the minimal loop ran at 19,000/s)"
+        )
     print(f"games/s: {fast_rate:.0f}")
 
 

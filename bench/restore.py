@@ -155,7 +155,7 @@ def main() -> None:
     db = sqlite3.connect(path)
     tables = int(db.execute("SELECT COUNT(*) FROM tables").fetchone()[0])
     starts = db.execute(
-        "SELECT COUNT(*) FROM journal WHERE line LIKE '%\"text\":\"/start\"%'"
+        'SELECT COUNT(*) FROM journal WHERE line LIKE \'%"text":"/start"%\''
     ).fetchone()[0]
     db.close()
     out = subprocess.run(

@@ -31,9 +31,7 @@ def _observe_and_remember(g: Game, seat: int) -> Observation:
     return _observe(g, seat)
 
 
-def _true_hands(
-    self: Observation, rng: random.Random, tries: int = 200, **_: object
-) -> list[Mask]:
+def _true_hands(self: Observation, rng: random.Random, tries: int = 200, **_: object) -> list[Mask]:
     """The hands of the game being played, if this observation is of it."""
     g = _live[0] if _live else None
     if g is None or g.hands[self.seat] != self.hand:

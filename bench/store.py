@@ -150,8 +150,12 @@ def main() -> None:
     ap.add_argument("--tables", type=int, default=1000)
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--drivers", type=int, default=8, help="actions in flight per process")
-    ap.add_argument("--worker", nargs=4, metavar=("LOCATION", "SHARD", "COUNT", "TABLES"),
-                    help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--worker",
+        nargs=4,
+        metavar=("LOCATION", "SHARD", "COUNT", "TABLES"),
+        help=argparse.SUPPRESS,
+    )
     args = ap.parse_args()
     if args.worker:
         import logging
@@ -172,15 +176,20 @@ def main() -> None:
         results = collect(procs)
         pg_cpu, wall = postgres_cpu_s(server.data) - cpu0, time.monotonic() - t0
         pg_rate, pg_p99 = summary("postgresql", results)
-        print(f"postgresql server: {pg_cpu:.1f} CPU s in {wall:.1f} s (set-up included), "
-              f"{pg_cpu / wall * 100:.0f}% of one core", flush=True)
+        print(
+            f"postgresql server: {pg_cpu:.1f} CPU s in {wall:.1f} s (set-up included), "
+            f"{pg_cpu / wall * 100:.0f}% of one core",
+            flush=True,
+        )
     finally:
         server.close()
     with tempfile.TemporaryDirectory() as tmp:
         path = str(Path(tmp) / "bench.sqlite3")
         lite_rate, _ = summary("sqlite", collect([spawn(path, 0, 1, args.tables, args)]))
-    print(f"pg_actions_per_s: {pg_rate:.0f} pg_p99_ms: {pg_p99:.1f} "
-          f"sqlite_actions_per_s: {lite_rate:.0f}")
+    print(
+        f"pg_actions_per_s: {pg_rate:.0f} pg_p99_ms: {pg_p99:.1f} "
+        f"sqlite_actions_per_s: {lite_rate:.0f}"
+    )
 
 
 if __name__ == "__main__":

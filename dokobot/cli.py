@@ -142,7 +142,6 @@ def cmd_sync(args: argparse.Namespace) -> int:
     """Upload the Discord slash commands (globally, or to the given servers) and exit."""
     import asyncio
 
-
     config = _config(args)
     if config is None:
         return 2

@@ -184,7 +184,9 @@ def _check(path: str, spec: Any, node: yaml.Node) -> Any:
             raise ConfigError(f"{_line(node)}{path}: must be {exc.params['what']}") from exc
         return word
     if kind == "intlist":
-        values = yaml.safe_load(yaml.serialize(node)) if isinstance(node, yaml.SequenceNode) else None
+        values = (
+            yaml.safe_load(yaml.serialize(node)) if isinstance(node, yaml.SequenceNode) else None
+        )
         if not isinstance(values, list) or not all(
             isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values
         ):

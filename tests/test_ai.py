@@ -330,6 +330,7 @@ def test_card_choice_weighs_every_world_the_same() -> None:
     from dokobot.ai.search import SearchStats
 
     stats = SearchStats()
+
     def add(card: int, n: int, mean: float, iterations: int = 150) -> None:
         stats.n[card] = stats.n.get(card, 0) + n
         stats.w[card] = stats.w.get(card, 0.0) + n * mean

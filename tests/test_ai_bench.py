@@ -290,9 +290,9 @@ def test_sees_all_gives_the_strong_player_the_true_deal(monkeypatch: pytest.Monk
     rec = arena.play_game(players, seed=5, dealer=1)  # type: ignore[arg-type]
     assert len(seen) == 48
     for obs, hands in seen:
-        assert hands == [
-            rec.game.start_hands[s] & ~obs.played_by()[s] for s in range(4)
-        ], "not the true hands"
+        assert hands == [rec.game.start_hands[s] & ~obs.played_by()[s] for s in range(4)], (
+            "not the true hands"
+        )
     monkeypatch.undo()
     out = subprocess.run(
         [sys.executable, str(BENCH / "sees_all.py"), "--fixed", "--games", "6", "--budget", "0.01",

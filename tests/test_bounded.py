@@ -77,9 +77,7 @@ async def test_discord_maps_stay_at_the_cap_and_forgotten_things_come_back(
         for user in crowd:
             await settle(fake, client, await fake.slash(user, "lang", {"language": "en"}))
             await settle(fake, client, await fake.slash(user, "prompts", {"where": "here"}))
-            await service.listener(
-                [Private(ch, f"discord:{user.id}", "Prompt", turn, kind="turn")]
-            )
+            await service.listener([Private(ch, f"discord:{user.id}", "Prompt", turn, kind="turn")])
             await asyncio.wait_for(client.wait_idle(), 5)
         sizes = _maps(client)
         assert sizes and max(sizes.values()) <= CAP, sizes

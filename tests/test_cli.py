@@ -11,11 +11,18 @@ from dokobot.cli import main
 from dokobot.config import ConfigError, load_config, parse_config
 
 
-def _run(*args: str, stdin: str = "", env: dict[str, str] | None = None,
-         cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "dokobot.cli", *args], input=stdin,
-                          capture_output=True, text=True, timeout=120, cwd=cwd,
-                          env={**os.environ, **(env or {})})
+def _run(
+    *args: str, stdin: str = "", env: dict[str, str] | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "dokobot.cli", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def test_replay_expectation_failure_exits_1_and_shows_difference(tmp_path: Path) -> None:
@@ -35,14 +42,24 @@ def test_replay_malformed_line_is_reported(tmp_path: Path) -> None:
 
 def test_replay_garbage_bytes_do_not_crash(tmp_path: Path) -> None:
     f = tmp_path / "t.doko"
-    f.write_bytes(b"anna: /join\nanna: /pl\xff\xfeay \x00\x01\n> No game is running\nanna: /\xc3\x28\xa0\xa1\n> Unknown command\n")
+    f.write_bytes(
+        b"anna: /join\nanna: /pl\xff\xfeay \x00\x01\n> No game is running\nanna: /\xc3\x28\xa0\xa1\n> Unknown command\n"
+    )
     res = _run("replay", str(f), "-q")
     assert res.returncode == 0, res.stderr
 
 
 def test_console_plays_against_computer_players() -> None:
-    res = _run("console", "--seed", "4", "--level", "random", "--players", "anna",
-               stdin="/healthy\n/hand\n/table\n/score\n/quit\n")
+    res = _run(
+        "console",
+        "--seed",
+        "4",
+        "--level",
+        "random",
+        "--players",
+        "anna",
+        stdin="/healthy\n/hand\n/table\n/score\n/quit\n",
+    )
     assert res.returncode == 0, res.stderr
     assert "Computer player Bot1" in res.stdout
     assert "Your hand:" in res.stdout
@@ -50,22 +67,38 @@ def test_console_plays_against_computer_players() -> None:
 
 
 def test_console_takes_commands_without_the_slash_and_answers_every_line() -> None:
-    res = _run("console", "--seed", "4", "--level", "random", "--players", "anna",
-               stdin="help\ntable\nhello there\nCQ\nHealthy\n/quit\n")
+    res = _run(
+        "console",
+        "--seed",
+        "4",
+        "--level",
+        "random",
+        "--players",
+        "anna",
+        stdin="help\ntable\nhello there\nCQ\nHealthy\n/quit\n",
+    )
     assert res.returncode == 0, res.stderr
     out = res.stdout
     assert "Commands:" in out and "Seats: anna" in out  # help and table without the /
     # a chat line and a card before the card play have no other answer: a hint each
     assert out.count("Commands start with /") == 2
     assert "anna: healthy." in out
-    de = _run("console", "--seed", "4", "--level", "random", "--lang", "de",
-              stdin="hallo\n/beenden\n")
+    de = _run(
+        "console", "--seed", "4", "--level", "random", "--lang", "de", stdin="hallo\n/beenden\n"
+    )
     assert "Befehle beginnen mit /" in de.stdout
 
 
 def test_console_two_local_players() -> None:
-    res = _run("console", "--players", "anna", "ben", "--level", "random",
-               stdin="anna: /hand\nben: /hand\n/quit\n")
+    res = _run(
+        "console",
+        "--players",
+        "anna",
+        "ben",
+        "--level",
+        "random",
+        stdin="anna: /hand\nben: /hand\n/quit\n",
+    )
     assert res.returncode == 0, res.stderr
     assert "[anna] Your hand" in res.stdout and "[ben] Your hand" in res.stdout
 
@@ -85,8 +118,15 @@ def test_output_read_by_nobody_ends_quietly() -> None:
 
 def test_default_command_without_chat_starts_console(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "DOKOBOT_DISCORD_TOKEN"}
-    res = subprocess.run([sys.executable, "-m", "dokobot.cli"], input="/quit\n",
-                         capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
+    res = subprocess.run(
+        [sys.executable, "-m", "dokobot.cli"],
+        input="/quit\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env=env,
+    )
     assert res.returncode == 0, res.stderr
     assert "dokobot console" in res.stdout
 
@@ -106,8 +146,12 @@ def test_malformed_config_names_key_and_line(tmp_path: Path) -> None:
 
 
 def test_config_unknown_key_and_bad_yaml() -> None:
-    for text, needle in (("foo: 1\n", "foo: unknown key"), ("a: [\n", "not valid YAML"),
-                         ("\x00\x01", "not valid YAML"), ("store: 3\n", "store")):
+    for text, needle in (
+        ("foo: 1\n", "foo: unknown key"),
+        ("a: [\n", "not valid YAML"),
+        ("\x00\x01", "not valid YAML"),
+        ("store: 3\n", "store"),
+    ):
         try:
             parse_config(text, env={})
         except ConfigError as exc:
@@ -126,8 +170,12 @@ def test_export_from_store(tmp_path: Path) -> None:
     store = tmp_path / "s.db"
     script = tmp_path / "t.doko"
     script.write_text("anna: /join\nben: /join\ncarl: /join\ndora: /join\nanna: /start\n")
-    subprocess.run([sys.executable, "-m", "dokobot.cli", "feed", str(script), "--store",
-                    str(store)], check=True, capture_output=True, timeout=120)
+    subprocess.run(
+        [sys.executable, "-m", "dokobot.cli", "feed", str(script), "--store", str(store)],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     cfg = tmp_path / "c.yaml"
     cfg.write_text(f"store:\n  path: {store}\n")
     res = _run("export", "feed", "--config", str(cfg))

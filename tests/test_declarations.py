@@ -389,7 +389,9 @@ def test_every_option_has_a_help_text_that_help_option_shows(lang: str) -> None:
         assert shown == [render(lang, decl.help_key, {"value": value})]
         assert name in shown[0]
     assert "5" in _texts(router, "anna", "/help option stake")[0]
-    assert _texts(router, "anna", "/help option armut") == _texts(router, "anna", "/help option poverty")
+    assert _texts(router, "anna", "/help option armut") == _texts(
+        router, "anna", "/help option poverty"
+    )
     guess = _texts(router, "anna", "/help option stak")
     assert guess == [render(lang, "option_unknown_guess", {"name": "stak", "guess": "stake"})]
 

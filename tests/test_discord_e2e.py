@@ -882,7 +882,9 @@ async def test_statistics_slash_commands_and_the_chart_attached(fake: FakeDiscor
                                                             {"player": "anna", "chart": True}))  # fmt: skip
         plain_stats = await settle(fake, client, await fake.slash(fake.users[0], "stats"))
         await settle(fake, client, await fake.slash(fake.users[1], "top", {"board": "rating"}))
-        score = await settle(fake, client, await fake.slash(fake.users[0], "score", {"chart": True}))
+        score = await settle(
+            fake, client, await fake.slash(fake.users[0], "score", {"chart": True})
+        )
     texts = [inp.text for inp in service.inputs]
     assert texts == ["/stats anna chart", "/stats", "/top rating", "/score chart"]
     files = [f for m in chart.ephemeral_messages for f in m.files]

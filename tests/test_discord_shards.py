@@ -53,7 +53,10 @@ def test_shard_settings_are_checked_and_make_the_scope() -> None:
     env = {"DOKOBOT_DISCORD_TOKEN": "t"}
     cfg = parse_config("discord:\n  shard_count: 4\n  shard_ids: [1, 3]\n"
                        "store:\n  url: postgresql://bot@db/doko\n", env=env)  # fmt: skip
-    assert cfg.discord is not None and (cfg.discord.shard_count, cfg.discord.shard_ids) == (4, (1, 3))
+    assert cfg.discord is not None and (cfg.discord.shard_count, cfg.discord.shard_ids) == (
+        4,
+        (1, 3),
+    )
     assert cfg.store_path == "postgresql://bot@db/doko"
     assert scope_of(cfg).keys() == ("discord:shard:1/4", "discord:shard:3/4")
     whole = parse_config("discord:\n  shard_count: 2\n", env=env)

@@ -99,19 +99,34 @@ def test_restart_restores_tables_exactly(tmp_path: Path) -> None:
         assert game is not None
         for _ in range(4):
             seat = game.turn
-            await svc.handle(Input("c1", table.seats[seat].user, table.seats[seat].name,
-                                   "/healthy"))
+            await svc.handle(
+                Input("c1", table.seats[seat].user, table.seats[seat].name, "/healthy")
+            )
         plays = 0
         while plays < 6:
             seat = game.turn
             card = game.legal_actions()[0]
             from dokobot.engine.cards import card_ascii
 
-            await svc.handle(Input("c1", table.seats[seat].user, table.seats[seat].name,
-                                   f"/play {card_ascii(card)}"))
+            await svc.handle(
+                Input(
+                    "c1",
+                    table.seats[seat].user,
+                    table.seats[seat].name,
+                    f"/play {card_ascii(card)}",
+                )
+            )
             plays += 1
-        before = (game.hands[:], game.trick[:], game.turn, game.tricks[:], table.options,
-                  table.names(), game.calls[:], svc.store.load_journal("c1"))
+        before = (
+            game.hands[:],
+            game.trick[:],
+            game.turn,
+            game.tricks[:],
+            table.options,
+            table.names(),
+            game.calls[:],
+            svc.store.load_journal("c1"),
+        )
         await svc.close()
 
         svc2 = Service(Router(seed=99), SqliteStore(path))
@@ -119,8 +134,16 @@ def test_restart_restores_tables_exactly(tmp_path: Path) -> None:
         t2 = svc2.router.tables["c1"]
         g2 = t2.game
         assert g2 is not None
-        after = (g2.hands[:], g2.trick[:], g2.turn, g2.tricks[:], t2.options, t2.names(),
-                 g2.calls[:], svc2.store.load_journal("c1"))
+        after = (
+            g2.hands[:],
+            g2.trick[:],
+            g2.turn,
+            g2.tricks[:],
+            t2.options,
+            t2.names(),
+            g2.calls[:],
+            svc2.store.load_journal("c1"),
+        )
         assert after == before
         # The export of the restored table leaves the running game out (hands stay hidden)
         # and replays to the same seats and options.
@@ -132,8 +155,10 @@ def test_restart_restores_tables_exactly(tmp_path: Path) -> None:
         assert rep.table.game is None
         assert any("continues" in e.text for e in events)
         # The player to move is asked again, privately.
-        assert any(getattr(e, "user", None) == t2.seats[g2.turn].user and e.text.startswith(
-            "Your turn") for e in events)
+        assert any(
+            getattr(e, "user", None) == t2.seats[g2.turn].user and e.text.startswith("Your turn")
+            for e in events
+        )
         await svc2.close()
 
     asyncio.run(scenario())

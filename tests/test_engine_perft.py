@@ -31,8 +31,10 @@ from dokobot.engine import (
 from dokobot.engine.types import DECLARE_SOLO, DECLARE_WEDDING, HEALTHY, RESERVATION
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "perft.txt"
-ACTIONS = {action_name(a): a for a in (HEALTHY, RESERVATION, DECLARE_WEDDING,
-                                       *range(DECLARE_SOLO, DECLARE_SOLO + 7))}
+ACTIONS = {
+    action_name(a): a
+    for a in (HEALTHY, RESERVATION, DECLARE_WEDDING, *range(DECLARE_SOLO, DECLARE_SOLO + 7))
+}
 REF_DEPTH = 5
 
 
@@ -111,8 +113,9 @@ def perft(g: Game, depth: int) -> int:
     return total
 
 
-def ref_perft(game: str, second_h10: bool, hands: list[list[int]], leader: int,
-              trick: list[int], depth: int) -> int:
+def ref_perft(
+    game: str, second_h10: bool, hands: list[list[int]], leader: int, trick: list[int], depth: int
+) -> int:
     """The same count from the RULES tables: hands are lists of card kinds."""
     if depth == 0:
         return 1
@@ -185,23 +188,64 @@ def test_perft_by_hand() -> None:
 SOURCES = [
     # name, rules, dealer, seed, owed, forced, actions
     ("normal-7", "default", 3, 7, "", None, "healthy healthy healthy healthy"),
-    ("normal-7-second-h10", "second_heart10_wins", 3, 7, "", None,
-     "healthy healthy healthy healthy"),
+    (
+        "normal-7-second-h10",
+        "second_heart10_wins",
+        3,
+        7,
+        "",
+        None,
+        "healthy healthy healthy healthy",
+    ),
     ("silent-1", "default", 1, 1, "", None, "healthy healthy healthy healthy"),
     ("wedding-8", "default", 0, 8, "", None, "healthy reservation healthy healthy wedding"),
-    ("solo-queens-4", "default", 0, 4, "", None,
-     "healthy reservation healthy healthy solo_queens"),
-    ("solo-hearts-5-mandatory", "tournament", 1, 5, "0", None,
-     "healthy healthy reservation healthy solo_hearts"),
-    ("solo-fleshless-6-lust-leads", "lust_solo_leads", 2, 6, "", None,
-     "healthy healthy reservation healthy solo_fleshless"),
+    ("solo-queens-4", "default", 0, 4, "", None, "healthy reservation healthy healthy solo_queens"),
+    (
+        "solo-hearts-5-mandatory",
+        "tournament",
+        1,
+        5,
+        "0",
+        None,
+        "healthy healthy reservation healthy solo_hearts",
+    ),
+    (
+        "solo-fleshless-6-lust-leads",
+        "lust_solo_leads",
+        2,
+        6,
+        "",
+        None,
+        "healthy healthy reservation healthy solo_fleshless",
+    ),
     ("solo-jacks-9-forced", "tournament", 1, 9, "3", 3, "solo_jacks"),
-    ("solo-spades-10", "default", 2, 10, "", None,
-     "reservation healthy healthy healthy solo_spades"),
-    ("solo-clubs-11", "default", 3, 11, "", None,
-     "reservation reservation healthy healthy solo_clubs"),
-    ("solo-diamonds-12", "default", 0, 12, "", None,
-     "healthy healthy reservation healthy solo_diamonds"),
+    (
+        "solo-spades-10",
+        "default",
+        2,
+        10,
+        "",
+        None,
+        "reservation healthy healthy healthy solo_spades",
+    ),
+    (
+        "solo-clubs-11",
+        "default",
+        3,
+        11,
+        "",
+        None,
+        "reservation reservation healthy healthy solo_clubs",
+    ),
+    (
+        "solo-diamonds-12",
+        "default",
+        0,
+        12,
+        "",
+        None,
+        "healthy healthy reservation healthy solo_diamonds",
+    ),
 ]
 DEPTH = 6
 
@@ -217,13 +261,25 @@ def write_fixture(path: Path = FIXTURE) -> None:
     for name, rules, dealer, seed, owed, forced, actions in SOURCES:
         g = Game.deal(DEFAULT_RULES, dealer, seed)
         hands = [" ".join(card_ascii(c) for c in cards_of(h)) for h in g.hands]
-        deal = Deal(name, _rules(rules), dealer,
-                    tuple(str(s) in owed.split() for s in range(4)), forced, hands,
-                    actions.split(), [])
+        deal = Deal(
+            name,
+            _rules(rules),
+            dealer,
+            tuple(str(s) in owed.split() for s in range(4)),
+            forced,
+            hands,
+            actions.split(),
+            [],
+        )
         game = deal.game()
         counts = [perft(game, d) for d in range(1, DEPTH + 1)]
-        out += [f"[{name}]", f"rules: {rules}", f"dealer: {dealer}", f"owed: {owed}",
-                f"forced: {'-' if forced is None else forced}"]
+        out += [
+            f"[{name}]",
+            f"rules: {rules}",
+            f"dealer: {dealer}",
+            f"owed: {owed}",
+            f"forced: {'-' if forced is None else forced}",
+        ]
         out += [f"hand{s}: {hands[s]}" for s in range(4)]
         out += [f"actions: {actions}", f"perft: {' '.join(map(str, counts))}", ""]
         print(name, game.game_type.key, game.solo, "leader", game.leader, counts)

@@ -381,6 +381,7 @@ def test_sampled_worlds_are_consistent(s: dict[str, Any], cut: int, seat: int) -
 
 # ------------------------------------------------------------------ exact reproducibility
 
+
 def plain_deck(seed: int) -> list[int]:
     """RULES §2 deal: the plain Fisher-Yates of shuffled_deck, digit by digit."""
     deck = list(range(48))
@@ -396,14 +397,15 @@ def test_deal_is_the_plain_fisher_yates(seed: int) -> None:
     deck = plain_deck(seed)
     assert shuffled_deck(random.Random(seed)) == deck
     g = Game.deal(DEFAULT_RULES, 0, seed)
-    assert list(g.start_hands) == [sum(1 << c for c in deck[12 * i:12 * i + 12])
-                                   for i in range(4)]
+    assert list(g.start_hands) == [
+        sum(1 << c for c in deck[12 * i : 12 * i + 12]) for i in range(4)
+    ]
 
 
 def test_deal_pinned() -> None:
     assert shuffled_deck(random.Random(1))[:6] == [12, 36, 16, 41, 39, 4]
     assert Game.deal(DEFAULT_RULES, 0, 12345).start_hands == tuple(
-        sum(1 << c for c in plain_deck(12345)[12 * i:12 * i + 12]) for i in range(4)
+        sum(1 << c for c in plain_deck(12345)[12 * i : 12 * i + 12]) for i in range(4)
     )
 
 
@@ -424,6 +426,17 @@ def test_playout_is_the_plain_rollout(s: dict[str, Any], cut: int) -> None:
     fast, plain = g.copy(), g.copy()
     fast.playout(random.Random(cut))
     plain_playout(plain, random.Random(cut))
-    for name in ("tricks", "eyes", "won", "re_seats", "wedding_open", "wedding_trick",
-                 "shift", "phase", "leader", "turn", "hands"):
+    for name in (
+        "tricks",
+        "eyes",
+        "won",
+        "re_seats",
+        "wedding_open",
+        "wedding_trick",
+        "shift",
+        "phase",
+        "leader",
+        "turn",
+        "hands",
+    ):
         assert getattr(fast, name) == getattr(plain, name), name

@@ -10,10 +10,12 @@ from pathlib import Path
 from dokobot.config import load_config
 
 
-def _run(*args: str, stdin: str = "", cwd: Path | None = None,
-         env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items()
-            if k not in ("DOKOBOT_DISCORD_TOKEN", "DOKOBOT_CONFIG")}
+def _run(
+    *args: str, stdin: str = "", cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    base = {
+        k: v for k, v in os.environ.items() if k not in ("DOKOBOT_DISCORD_TOKEN", "DOKOBOT_CONFIG")
+    }
     return subprocess.run([sys.executable, "-m", "dokobot.cli", *args], input=stdin,
                           capture_output=True, text=True, timeout=120, cwd=cwd,
                           env={**base, **(env or {})})  # fmt: skip

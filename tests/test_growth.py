@@ -71,8 +71,10 @@ async def test_restart_loads_the_checkpoint_not_the_whole_history(tmp_path: Path
 
     # A restart that replayed the history would meet this broken early record.
     store = SqliteStore(path)
-    store._db.execute("UPDATE journal SET line = ? WHERE channel = 'c' AND seq = 3",
-                      (Record("cmd", user="u9", name="zoe", text="/healthy").encode(),))
+    store._db.execute(
+        "UPDATE journal SET line = ? WHERE channel = 'c' AND seq = 3",
+        (Record("cmd", user="u9", name="zoe", text="/healthy").encode(),),
+    )
     svc2 = Service(Router(seed=3), store)
     await svc2.start()
     assert "c" not in svc2.router.tables, "an idle table is loaded when it is used"

@@ -408,12 +408,17 @@ def test_poverty_exchange_with_three_trumps() -> None:
     assert ex is not None and ex.taker == 3
     assert ex.trumps_back == sum(1 for c in back if NORMAL_TRUMPS >> c & 1)
     assert g.re_seats == 0b1010 and public_parties(g) == [
-        Party.KONTRA, Party.RE, Party.KONTRA, Party.RE
+        Party.KONTRA,
+        Party.RE,
+        Party.KONTRA,
+        Party.RE,
     ]
     # the exchange is private: the others see who, not which cards
     for seat in (0, 2, -1):
         o = observe(g, seat).exchange
-        assert o is not None and o.passed == 0 and o.returned == 0 and o.trumps_back == ex.trumps_back
+        assert (
+            o is not None and o.passed == 0 and o.returned == 0 and o.trumps_back == ex.trumps_back
+        )
     assert observe(g, 1).exchange == ex and observe(g, 3).exchange == ex
     play_out(g)
     r = score(g)

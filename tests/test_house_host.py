@@ -45,8 +45,9 @@ def _texts(rep: Replayer, start: int = 0) -> list[tuple[str, str]]:
     """(audience, text) of the events since ``start``: ``*`` public, else the user id."""
     out = []
     for _, e in rep.transcript[start:]:
-        out.append(("*" if isinstance(e, Public) else e.user if isinstance(e, Private) else "?",
-                    e.text))
+        out.append(
+            ("*" if isinstance(e, Public) else e.user if isinstance(e, Private) else "?", e.text)
+        )
     return out
 
 
@@ -77,8 +78,9 @@ def test_house_options_parse_with_german_names_and_reach_the_rules() -> None:
     assert o.rules == Rules()
     o = o.set("armut", "an").set("Schweinchen", "on").set("neunen", "aus")
     o = o.set("hochzeitsstich", "trump").set("throw-in", "on").set("bock", "on")
-    assert o.rules == Rules(poverty=True, piglets=True, nines=False, wedding_trick="trump",
-                            throw_in=True)
+    assert o.rules == Rules(
+        poverty=True, piglets=True, nines=False, wedding_trick="trump", throw_in=True
+    )
     assert o.bock and sorted(o.house_rules_on()) == sorted(HOUSE_RULES)
     with pytest.raises(OptionError) as info:
         o.set("wedding_trick", "second")
@@ -102,8 +104,12 @@ def test_option_commands_in_both_languages() -> None:
     rep = _run(*SEATS, "anna: /option tournament on", "anna: /option armut an")
     texts = [t for _, t in _texts(rep)]
     assert any("not played in tournament mode" in t for t in texts)
-    rep = _run(*SEATS, "anna: /option language de", "anna: /option tournament on",
-               "anna: /option schweinchen an")
+    rep = _run(
+        *SEATS,
+        "anna: /option language de",
+        "anna: /option tournament on",
+        "anna: /option schweinchen an",
+    )
     assert any("Turniermodus" in t for _, t in _texts(rep))
     rep = _run(*SEATS, "anna: /option armut an", "anna: /options")
     assert any("poverty = on" in t and "wedding_trick = first" in t for _, t in _texts(rep))
@@ -130,9 +136,19 @@ POOR = "DA D10 HA HA HK HK SA SA SK SK C10 CA"  # dora: two trumps
 
 
 def _poverty_table(*more: str) -> Replayer:
-    return _run(*SEATS, "anna: /option poverty on", "!dealer carl", _deal({3: POOR}, seed=1),
-                "anna: /start", "dora: /reservation", "anna: /healthy", "ben: /healthy",
-                "carl: /healthy", "dora: /armut", *more)
+    return _run(
+        *SEATS,
+        "anna: /option poverty on",
+        "!dealer carl",
+        _deal({3: POOR}, seed=1),
+        "anna: /start",
+        "dora: /reservation",
+        "anna: /healthy",
+        "ben: /healthy",
+        "carl: /healthy",
+        "dora: /armut",
+        *more,
+    )
 
 
 def test_give_refuses_a_plain_card_before_the_trumps_and_changes_nothing() -> None:
@@ -166,7 +182,7 @@ def test_the_exchange_is_private_and_the_table_hears_the_trump_count() -> None:
     public = [t for who, t in events if who == "*"]
     assert any("1 of them trumps" in t for t in public)
     assert any("Poverty: dora and ben are Re" in t for t in public)
-    for who, t in events[start - 10:]:
+    for who, t in events[start - 10 :]:
         if who == "*":
             assert not any(c in t for c in passed | returned) or "Your hand" in t, t
     assert any(who == "replay:ben" and "You received ♦A ♦10" in t for who, t in events)
@@ -180,8 +196,9 @@ def test_the_exchange_is_private_and_the_table_hears_the_trump_count() -> None:
 
 
 def test_a_poverty_nobody_takes_is_redealt_by_the_same_dealer() -> None:
-    rep = _poverty_table("dora (dm): /give D10 DA C10", "anna: /decline", "ben: /decline",
-                         "carl: /decline")
+    rep = _poverty_table(
+        "dora (dm): /give D10 DA C10", "anna: /decline", "ben: /decline", "carl: /decline"
+    )
     table = rep.table
     assert not table.running
     res = rep.results()[-1]
@@ -212,11 +229,24 @@ def test_a_running_exchange_is_never_exported() -> None:
 
 def test_leaving_during_the_exchange_gets_a_stand_in() -> None:
     rep = Replayer(bot_factory=default_bot_factory())
-    rep.run_text("\n".join([
-        *SEATS, "anna: /option poverty on", "!dealer carl", _deal({3: POOR}, seed=1),
-        "anna: /start", "dora: /reservation", "anna: /healthy", "ben: /healthy",
-        "carl: /healthy", "dora: /armut", "dora (dm): /give D10 DA C10", "anna: /leave",
-    ]))
+    rep.run_text(
+        "\n".join(
+            [
+                *SEATS,
+                "anna: /option poverty on",
+                "!dealer carl",
+                _deal({3: POOR}, seed=1),
+                "anna: /start",
+                "dora: /reservation",
+                "anna: /healthy",
+                "ben: /healthy",
+                "carl: /healthy",
+                "dora: /armut",
+                "dora (dm): /give D10 DA C10",
+                "anna: /leave",
+            ]
+        )
+    )
     game = rep.table.game
     assert game is not None
     assert rep.table.seats[0].is_bot
@@ -227,9 +257,18 @@ def test_leaving_during_the_exchange_gets_a_stand_in() -> None:
 
 
 def test_throw_in_ends_the_game_unplayed_and_the_same_dealer_deals() -> None:
-    rep = _run(*SEATS, "anna: /option throw_in on", "!dealer carl",
-               _deal({1: "CK CK SK SK HK"}, seed=3), "anna: /start", "dora: /healthy",
-               "anna: /healthy", "ben: /reservation", "carl: /healthy", "ben: /schmeissen")
+    rep = _run(
+        *SEATS,
+        "anna: /option throw_in on",
+        "!dealer carl",
+        _deal({1: "CK CK SK SK HK"}, seed=3),
+        "anna: /start",
+        "dora: /healthy",
+        "anna: /healthy",
+        "ben: /reservation",
+        "carl: /healthy",
+        "ben: /schmeissen",
+    )
     res = rep.results()[-1]
     assert res["type"] == "thrown" and res["cancelled"] and res["declarer"] == "ben"
     assert set(res["scores"].values()) == {0}
@@ -240,9 +279,17 @@ def test_throw_in_ends_the_game_unplayed_and_the_same_dealer_deals() -> None:
 
 
 def test_throw_refused_without_the_option() -> None:
-    rep = _run(*SEATS, "!dealer carl", _deal({1: "CK CK SK SK HK"}, seed=3), "anna: /start",
-               "dora: /healthy", "anna: /healthy", "ben: /reservation", "carl: /healthy",
-               "ben: /throw")
+    rep = _run(
+        *SEATS,
+        "!dealer carl",
+        _deal({1: "CK CK SK SK HK"}, seed=3),
+        "anna: /start",
+        "dora: /healthy",
+        "anna: /healthy",
+        "ben: /reservation",
+        "carl: /healthy",
+        "ben: /throw",
+    )
     assert "house rule (throw_in) is off" in _texts(rep)[-1][1]
 
 
@@ -262,8 +309,9 @@ def test_the_channel_is_told_of_piglets_when_the_first_is_played() -> None:
 def test_bock_games_double_scores_and_chips_and_do_not_stack() -> None:
     rep = Replayer()
     text = (HOUSE / "bock.doko").read_text(encoding="utf-8")
-    rep.run_text(text.replace("anna: /option bock on",
-                              "anna: /option bock on\nanna: /option mode single"))
+    rep.run_text(
+        text.replace("anna: /option bock on", "anna: /option bock on\nanna: /option mode single")
+    )
     table = rep.table
     first, second = rep.results()
     assert first["multiplier"] == 1 and second["multiplier"] == 2
@@ -296,9 +344,20 @@ def test_unplayed_games_neither_trigger_nor_use_up_bock_games() -> None:
     rep = Replayer()
     rep.run_text("\n".join([*SEATS, "anna: /option throw_in on", "anna: /option bock on"]))
     rep.table.series.bock_left = 3
-    rep.run_text("\n".join(["!dealer carl", _deal({1: "CK CK SK SK HK"}, seed=3),
-                            "anna: /start", "dora: /healthy", "anna: /healthy",
-                            "ben: /reservation", "carl: /healthy", "ben: /throw"]))
+    rep.run_text(
+        "\n".join(
+            [
+                "!dealer carl",
+                _deal({1: "CK CK SK SK HK"}, seed=3),
+                "anna: /start",
+                "dora: /healthy",
+                "anna: /healthy",
+                "ben: /reservation",
+                "carl: /healthy",
+                "ben: /throw",
+            ]
+        )
+    )
     assert rep.results()[-1]["type"] == "thrown"
     assert rep.table.series.bock_left == 3
 
@@ -307,15 +366,24 @@ def test_unplayed_games_neither_trigger_nor_use_up_bock_games() -> None:
 
 
 @pytest.mark.parametrize("level", ["random", "easy", "normal", "strong"])
-def test_computer_players_play_every_house_rule(level: str, caplog: pytest.LogCaptureFixture) -> None:
+def test_computer_players_play_every_house_rule(
+    level: str, caplog: pytest.LogCaptureFixture
+) -> None:
     # Four computer players with every house rule on; poverty and throw-in hands dealt so
     # that they must decide them.
     factory = default_bot_factory(budget_s=0.02)
     rep = Replayer(bot_factory=factory)
-    lines = ["!seed 3", "anna: /join"] + [f"anna: /join bot {level}"] * 3 + [
-        "anna: /option poverty on", "anna: /option throw_in on", "anna: /option piglets on",
-        "anna: /option bock on", "anna: /leave",
-    ]
+    lines = (
+        ["!seed 3", "anna: /join"]
+        + [f"anna: /join bot {level}"] * 3
+        + [
+            "anna: /option poverty on",
+            "anna: /option throw_in on",
+            "anna: /option piglets on",
+            "anna: /option bock on",
+            "anna: /leave",
+        ]
+    )
     rep.run_text("\n".join(lines))
     table = rep.table
     assert len(table.seats) == 3
@@ -327,8 +395,12 @@ def test_computer_players_play_every_house_rule(level: str, caplog: pytest.LogCa
     ]
     for deal in deals:
         names = table.names()
-        rep.run_text(deal.replace("anna=", f"{names[0]}=").replace("ben=", f"{names[1]}=")
-                     .replace("carl=", f"{names[2]}=").replace("dora=", f"{names[3]}="))
+        rep.run_text(
+            deal.replace("anna=", f"{names[0]}=")
+            .replace("ben=", f"{names[1]}=")
+            .replace("carl=", f"{names[2]}=")
+            .replace("dora=", f"{names[3]}=")
+        )
         start = len(table.finished)
         rep.run_text(f"{names[0]}: /start")
         assert not table.running and len(table.finished) == start + 1
@@ -341,8 +413,9 @@ def test_computer_players_play_every_house_rule(level: str, caplog: pytest.LogCa
 def test_sampled_worlds_never_see_the_others_passed_cards() -> None:
     from dokobot.engine import observe
 
-    rep = _poverty_table("dora (dm): /give D10 DA C10", "anna: /decline", "ben: /take",
-                         "ben (dm): /give C9 C9 CJ")
+    rep = _poverty_table(
+        "dora (dm): /give D10 DA C10", "anna: /decline", "ben: /take", "ben (dm): /give C9 C9 CJ"
+    )
     game = rep.table.game
     assert game is not None
     for seat in (0, 2):
@@ -375,8 +448,14 @@ def test_an_illegal_computer_move_is_logged(caplog: pytest.LogCaptureFixture) ->
         [],
         ["dora (dm): /give D10"],
         ["dora (dm): /give D10 DA C10", "anna: /decline", "ben: /take", "ben (dm): /give C9"],
-        ["dora (dm): /give D10 DA C10", "anna: /decline", "ben: /take",
-         "ben (dm): /give C9 C9 CJ", "dora: /play CA", "anna: /play C10"],
+        [
+            "dora (dm): /give D10 DA C10",
+            "anna: /decline",
+            "ben: /take",
+            "ben (dm): /give C9 C9 CJ",
+            "dora: /play CA",
+            "anna: /play C10",
+        ],
     ],
     ids=["giving", "given-one", "giving-back", "card-play"],
 )
@@ -409,8 +488,13 @@ def test_an_export_of_a_house_rule_game_replays_exactly(name: str) -> None:
 def test_stats_count_no_exchanged_card_as_played_before_a_call() -> None:
     from dokobot.stats.record import finished_game
 
-    rep = _poverty_table("dora (dm): /give D10 DA C10", "anna: /decline", "ben: /take",
-                         "ben (dm): /give C9 C9 CJ", "ben: /re")
+    rep = _poverty_table(
+        "dora (dm): /give D10 DA C10",
+        "anna: /decline",
+        "ben: /take",
+        "ben (dm): /give C9 C9 CJ",
+        "ben: /re",
+    )
     table = rep.table
     assert table.game is not None and table.game.calls
     rec = table.series.record_cancelled(table.game, table.game_number, table.names())
@@ -427,8 +511,16 @@ def test_the_board_shows_the_exchange_poverty_and_bock() -> None:
     view = board_view(table)
     assert view is not None and view.phase == "exchange" and view.marks == ()
     assert "Poverty" in str(board_embed(view, [], "en").to_dict())  # and dora Re
-    rep.run_text("\n".join(["dora (dm): /give D10 DA C10", "anna: /decline", "ben: /take",
-                            "ben (dm): /give C9 C9 CJ"]))
+    rep.run_text(
+        "\n".join(
+            [
+                "dora (dm): /give D10 DA C10",
+                "anna: /decline",
+                "ben: /take",
+                "ben (dm): /give C9 C9 CJ",
+            ]
+        )
+    )
     view = board_view(table)
     assert view is not None and view.contract == "poverty"
     assert "Armut" in str(board_embed(view, [], "de").to_dict())

@@ -13,7 +13,6 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "dokobot"
 
 
-
 def _modules() -> dict[str, Path]:
     out: dict[str, Path] = {}
     for path in PACKAGE.rglob("*.py"):

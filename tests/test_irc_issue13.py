@@ -215,8 +215,14 @@ async def test_a_game_with_turn_timeout_while_a_spectator_spams_export_and_help(
             rng = random.Random(9)
             results = await asyncio.gather(
                 *(
-                    play_until(c, is_game_over, style=2, rng=rng, before_answer=delay,
-                               timeout=120 if slow else 30)
+                    play_until(
+                        c,
+                        is_game_over,
+                        style=2,
+                        rng=rng,
+                        before_answer=delay,
+                        timeout=120 if slow else 30,
+                    )
                     for c in seated
                 )
             )

@@ -382,7 +382,7 @@ def test_a_renamed_seat_survives_replay() -> None:
     assert restored.tables["irc:n:#c"].seat_of("irc:n:ben") == 1
     # ...and the export's `!rename` line replays.
     lines = export_lines("irc:n:#c", list(table.journal))
-    assert '!rename ben=benny' in lines
+    assert "!rename ben=benny" in lines
     rep = Replayer(router=Router(seed=1), channel="irc:n:#c", trusted=True)
     rep.run_lines(lines)
     assert rep.table.names() == ["anna", "benny", "carl", "dora"]

@@ -31,8 +31,11 @@ def test_two_processes_for_the_same_shard_one_refuses(pg_url: str) -> None:
     first = PostgresStore(pg_url, scope=Scope(shard_count=2, shard_ids=(0,)), lease_s=2)
     try:
         started = time.monotonic()
-        with pytest.raises(StoreLocked, match=r"discord:shard:0/2 \(held by dokobot .*still "
-                           r"running; this one \(Discord shards 0, 1 of 2\) does not start"):
+        with pytest.raises(
+            StoreLocked,
+            match=r"discord:shard:0/2 \(held by dokobot .*still "
+            r"running; this one \(Discord shards 0, 1 of 2\) does not start",
+        ):
             PostgresStore(pg_url, scope=Scope(shard_count=2, shard_ids=(0, 1)), lease_s=2,
                           wait_s=0.5)  # fmt: skip
         assert time.monotonic() - started < 5
@@ -217,8 +220,13 @@ def test_a_process_whose_servers_were_taken_over_stops_with_exit_2(
     cfg.write_text(f"store:\n  url: {pg_url}\n  lease_s: 1\nirc:\n  host: 127.0.0.1\n"
                    "  port: 9\n  network: net\n  channels: ['#doko']\n")  # fmt: skip
     env = {k: v for k, v in os.environ.items() if k != "DOKOBOT_DISCORD_TOKEN"}
-    proc = subprocess.Popen([sys.executable, "-m", "dokobot.cli", "run", "--config", str(cfg)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dokobot.cli", "run", "--config", str(cfg)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     try:
         with psycopg.connect(pg_url, password=PASSWORD, autocommit=True) as db:
             deadline = time.monotonic() + 30
@@ -247,8 +255,11 @@ def test_an_unreachable_or_refusing_database_stops_the_start_clearly(
     from pg_server import PASSWORD, free_port
 
     elsewhere = pg_url.rsplit(":", 1)[0] + f":{free_port()}/x"
-    with pytest.raises(StoreError, match=r"store postgresql://dokobot@127\.0\.0\.1:\d+/x: "
-                       "cannot connect"):
+    with pytest.raises(
+        StoreError,
+        match=r"store postgresql://dokobot@127\.0\.0\.1:\d+/x: "
+        "cannot connect",
+    ):
         open_store(elsewhere)
     monkeypatch.setenv("DOKOBOT_STORE_PASSWORD", "wrong-" + PASSWORD)
     with pytest.raises(StoreError, match="password authentication failed") as err:

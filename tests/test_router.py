@@ -59,8 +59,11 @@ def test_full_game_privacy_and_prompts() -> None:
     # Turn prompts go privately to the player to move and carry the legal cards.
     turns = [e for e in all_events if isinstance(e, Private) and e.kind == "turn"]
     assert turns and all(e.choices for e in turns)
-    assert all(c.command.startswith(("/play", "/re", "/kontra", "/no", "/black"))
-               for e in turns for c in e.choices)
+    assert all(
+        c.command.startswith(("/play", "/re", "/kontra", "/no", "/black"))
+        for e in turns
+        for c in e.choices
+    )
     publics = _texts(all_events)
     assert any("Game 1 is over" in x for x in publics)
     assert any("Totals" in x for x in publics)
@@ -164,11 +167,43 @@ def test_only_seated_players_act() -> None:
     assert "waiting" in ev[0].text
 
 
-WORDS = ["/join", "/leave", "/start", "/healthy", "/reservation", "/solo clubs", "/solo x",
-         "/wedding", "/play", "/play 1", "/play 12", "/play CQ", "/re", "/kontra", "/no90",
-         "/black", "/hand", "/table", "/last", "/score", "/option tournament on",
-         "/option mode duel", "/options", "/lang de", "/abort", "/help", "/help play",
-         "/replace", "/join bot", "!start", "CQ", "3", "/gesund", "/vorbehalt", "/export"]
+WORDS = [
+    "/join",
+    "/leave",
+    "/start",
+    "/healthy",
+    "/reservation",
+    "/solo clubs",
+    "/solo x",
+    "/wedding",
+    "/play",
+    "/play 1",
+    "/play 12",
+    "/play CQ",
+    "/re",
+    "/kontra",
+    "/no90",
+    "/black",
+    "/hand",
+    "/table",
+    "/last",
+    "/score",
+    "/option tournament on",
+    "/option mode duel",
+    "/options",
+    "/lang de",
+    "/abort",
+    "/help",
+    "/help play",
+    "/replace",
+    "/join bot",
+    "!start",
+    "CQ",
+    "3",
+    "/gesund",
+    "/vorbehalt",
+    "/export",
+]
 
 
 def _check_invariants(r: Router, events: list[Event]) -> None:
@@ -194,12 +229,21 @@ def _check_invariants(r: Router, events: list[Event]) -> None:
             assert "Your hand" not in e.text and "Your turn" not in e.text
 
 
-@given(st.lists(st.tuples(st.sampled_from((*NAMES, "eve")),
-                          st.one_of(st.sampled_from(WORDS), st.text(max_size=40),
-                                    st.binary(max_size=30).map(lambda b: b.decode("latin-1")),
-                                    st.just("/play " + "x" * 5000)),
-                          st.booleans()),
-                max_size=60))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from((*NAMES, "eve")),
+            st.one_of(
+                st.sampled_from(WORDS),
+                st.text(max_size=40),
+                st.binary(max_size=30).map(lambda b: b.decode("latin-1")),
+                st.just("/play " + "x" * 5000),
+            ),
+            st.booleans(),
+        ),
+        max_size=60,
+    )
+)
 def test_fuzz_never_raises(script: list[tuple[str, str, bool]]) -> None:
     r = _seated(seed=7)
     for name, text, dm in script:
@@ -223,8 +267,12 @@ def test_random_games_through_router_finish() -> None:
                     r.handle(_inp(who, rng.choice(["/re", "/kontra", "/no90"])))
                 if g.turn != seat:
                     continue
-            choices = [c for e in r.handle(_inp(name, "/hand"))
-                       if isinstance(e, Private) for c in e.choices]
+            choices = [
+                c
+                for e in r.handle(_inp(name, "/hand"))
+                if isinstance(e, Private)
+                for c in e.choices
+            ]
             assert choices, "the player to move always has something to do"
             r.handle(_inp(name, rng.choice(choices).command))
     assert len(t.finished) == 6

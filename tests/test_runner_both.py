@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
+import os
 import random
 import re
 import sqlite3
@@ -259,6 +261,14 @@ async def quiet(client: IrcClient, fake: FakeDiscord, period: float = 0.2) -> No
             return
 
 
+# Each package's own folder (with a trailing separator), so that a clone in a folder named
+# "dokobot" (its .venv, the tests' own clients) is not taken for the bot's code.
+_PACKAGE_DIRS = {
+    name: str(Path(importlib.import_module(name).__file__ or "").parent) + os.sep
+    for name in ("dokobot", "discord", "pydle")
+}
+
+
 def leftover_tasks() -> tuple[list[asyncio.Task[Any]], list[asyncio.Task[Any]]]:
     """Unfinished tasks running dokobot's code, and those running discord.py's or pydle's
     (not the fakes', the test client's or pytest's)."""
@@ -269,9 +279,9 @@ def leftover_tasks() -> tuple[list[asyncio.Task[Any]], list[asyncio.Task[Any]]]:
             continue
         code = getattr(task.get_coro(), "cr_code", None)
         filename = code.co_filename if code is not None else ""
-        if "/dokobot/" in filename:
+        if filename.startswith(_PACKAGE_DIRS["dokobot"]):
             ours.append(task)
-        elif ("/discord/" in filename or "/pydle/" in filename) and "/tests/" not in filename:
+        elif filename.startswith((_PACKAGE_DIRS["discord"], _PACKAGE_DIRS["pydle"])):
             libraries.append(task)
     return ours, libraries
 

@@ -41,8 +41,12 @@ async def test_one_person_plays_a_whole_game_against_computer_players() -> None:
         if not table.running:
             break
         assert game.turn == 0, "computer players have moved until anna must act"
-        choices = [c for e in await svc.handle(_inp("c", "anna", "/hand"))
-                   if isinstance(e, Private) for c in e.choices]
+        choices = [
+            c
+            for e in await svc.handle(_inp("c", "anna", "/hand"))
+            if isinstance(e, Private)
+            for c in e.choices
+        ]
         pushed.extend(await svc.handle(_inp("c", "anna", choices[0].command)))
     assert not table.running
     assert any(isinstance(e, Public) and "Game 1 is over" in e.text for e in pushed)
@@ -67,8 +71,12 @@ async def test_turn_timeout_reminds_then_stands_in() -> None:
     assert game is not None
     first = game.turn
     await asyncio.sleep(0.3)
-    assert any(isinstance(e, Private) and e.user == table.seats[first].user
-               and "your turn" in e.text.lower() for e in pushed)
+    assert any(
+        isinstance(e, Private)
+        and e.user == table.seats[first].user
+        and "your turn" in e.text.lower()
+        for e in pushed
+    )
     assert any(isinstance(e, Public) and "did not act in time" in e.text for e in pushed)
     assert game.reserved[first] != -1, "the stand-in made the move"
     assert first in table.away

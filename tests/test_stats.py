@@ -74,9 +74,7 @@ def test_statistics_agree_with_the_replayed_session(name: str) -> None:
         party = ["re" if p.name in r["re"] else "kontra" for r in mine]
         assert p.wins == sum(r["winner"] == pa for r, pa in zip(mine, party, strict=True))
         assert p.re_games == party.count("re")
-        solos = [
-            r for r in mine if r["type"] in ("solo", "silent_wedding") and r["re"] == [p.name]
-        ]
+        solos = [r for r in mine if r["type"] in ("solo", "silent_wedding") and r["re"] == [p.name]]
         assert p.solos_played == len(solos)
         assert p.solos_won == sum(r["winner"] == "re" for r in solos)
         made = Counter(c["call"] for r in mine for c in r["calls"] if c["player"] == p.name)

@@ -270,16 +270,29 @@ def _state(svc: Service) -> tuple[object, ...]:
     table = svc.router.tables["c1"]
     game = table.game
     assert game is not None
-    return (game.hands[:], game.trick[:], game.turn, game.tricks[:], table.options,
-            table.names(), game.calls[:], len(table.finished), table.series.totals[:],
-            dict(table.ledger.balances), table.ledger.house, len(table.ledger.entries))
+    return (
+        game.hands[:],
+        game.trick[:],
+        game.turn,
+        game.tricks[:],
+        table.options,
+        table.names(),
+        game.calls[:],
+        len(table.finished),
+        table.series.totals[:],
+        dict(table.ledger.balances),
+        table.ledger.house,
+        len(table.ledger.entries),
+    )
 
 
 def test_a_restart_restores_running_and_finished_games_exactly(store_location: str) -> None:
     async def scenario() -> None:
         svc = Service(Router(seed=4), _open(store_location))
         await svc.start()
-        await _play(svc, 1 + 4 + 48 + 1 + 4 + 7)  # one whole game (a checkpoint), then into the next
+        await _play(
+            svc, 1 + 4 + 48 + 1 + 4 + 7
+        )  # one whole game (a checkpoint), then into the next
         before = (_state(svc), svc.store.load_journal("c1"))
         assert svc.store.load_checkpoint("c1") is not None
         assert len(svc.router.tables["c1"].ledger.entries) == 1, "chips were settled"
@@ -340,8 +353,14 @@ ZOE = Record("cmd", user="u9", name="zoe", text="/healthy").encode()
 def _ledger(svc: Service) -> tuple[object, ...]:
     table = svc.router.tables["c1"]
     # a table's settlements come back as one carry entry: what each account won there
-    return (table.names(), [r.as_json() for r in table.finished], table.series.totals[:],
-            dict(table.ledger.balances), table.ledger.house, table.ledger.channel_totals("c1"))
+    return (
+        table.names(),
+        [r.as_json() for r in table.finished],
+        table.series.totals[:],
+        dict(table.ledger.balances),
+        table.ledger.house,
+        table.ledger.channel_totals("c1"),
+    )
 
 
 def test_a_restart_loads_the_checkpoint_not_the_whole_history(store_location: str) -> None:

@@ -320,7 +320,6 @@ def test_no_secret_in_any_config_repr() -> None:
         assert token not in shown and "hunter2pass" not in shown
 
 
-
 def test_run_with_a_damaged_store_exits_2_without_traceback(tmp_path: Path) -> None:
     path = tmp_path / "d.sqlite3"
     path.write_bytes(b"\x00garbage" * 64)

@@ -297,7 +297,7 @@ def test_export_of_an_aborted_game_shows_a_cover_deal_and_replays() -> None:
     export = "\n".join(_texts(r.handle(_inp("ben", "/export")), Private))
     deal = next(line for line in export.splitlines() if line.startswith("!deal"))
     shown = {}
-    for part in deal[len("!deal "):].split(";"):
+    for part in deal[len("!deal ") :].split(";"):
         name, _, cards = part.strip().partition("=")
         shown[name] = parse_cards(cards)
     for seat, name in enumerate(NAMES):

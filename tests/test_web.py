@@ -109,7 +109,9 @@ async def test_pages_in_chromium(site: tuple[Service, str], tmp_path: Path) -> N
             assert await where.inner_text() == f"Trick {n} of 12"
             assert await visible.count() == 1
             faces = visible.locator("img.card")
-            cards = [str(await faces.nth(i).get_attribute("alt")) for i in range(await faces.count())]
+            cards = [
+                str(await faces.nth(i).get_attribute("alt")) for i in range(await faces.count())
+            ]
             assert len(cards) == 4
             # the pictures are drawn by dokobot.render and really load
             loaded = await faces.evaluate_all("els => els.map(e => e.complete && e.naturalWidth)")

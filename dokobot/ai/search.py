@@ -346,9 +346,7 @@ def _call_scores(g: Game, re_eyes: int, re_won: int, lr: int, lk: int) -> tuple[
     key = (g.re_seats, re_eyes, re_won, lr, lk, int(g.game_type))
     hit = _OUTCOMES.get(key)
     if hit is None:
-        hit = outcome_scores(
-            g.game_type, g.re_seats, re_eyes, re_won, (lr, lk), g.rules.hand_size
-        )
+        hit = outcome_scores(g.game_type, g.re_seats, re_eyes, re_won, (lr, lk), g.rules.hand_size)
         if len(_OUTCOMES) >= _OUTCOMES_MAX:
             _OUTCOMES.clear()
         _OUTCOMES[key] = hit

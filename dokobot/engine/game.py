@@ -294,8 +294,11 @@ class Game:
         if len(hands) != 4:
             raise ValueError(f"every player needs {n} cards")
         h0, h1, h2, h3 = hands
-        if h0.bit_count() != n or h1.bit_count() != n or h2.bit_count() != n or (
-            h3.bit_count() != n
+        if (
+            h0.bit_count() != n
+            or h1.bit_count() != n
+            or h2.bit_count() != n
+            or (h3.bit_count() != n)
         ):
             raise ValueError(f"every player needs {n} cards")
         if h0 | h1 | h2 | h3 != rules.deck:
@@ -602,8 +605,11 @@ class Game:
                 return ("house_rule_off", {"rule": "throw_in"})
             return ("throw_in_needs_cards", {"cards": THROW_IN_MIN})
         if action in (TAKE, DECLINE):
-            if phase is not _EXCHANGE or self.exchange is None or self.exchange.taker >= 0 or (
-                seat == self.exchange.poor
+            if (
+                phase is not _EXCHANGE
+                or self.exchange is None
+                or self.exchange.taker >= 0
+                or (seat == self.exchange.poor)
             ):
                 return ("not_asked_poverty", {})
             return None

@@ -96,7 +96,9 @@ class Observation:
 
     def plays(self) -> list[tuple[Seat, Card]]:
         """Every card played so far, in order, with the seat that played it."""
-        out = [((leader + i) & 3, c) for leader, cards, _ in self.tricks for i, c in enumerate(cards)]
+        out = [
+            ((leader + i) & 3, c) for leader, cards, _ in self.tricks for i, c in enumerate(cards)
+        ]
         out += [((self.leader + i) & 3, c) for i, c in enumerate(self.trick)]
         return out
 
@@ -214,8 +216,7 @@ class Observation:
             if self.seat >= 0:
                 hands[self.seat] = self.hand
             need = [
-                self.hand_sizes[s] - known[s].bit_count() if s != self.seat else 0
-                for s in range(4)
+                self.hand_sizes[s] - known[s].bit_count() if s != self.seat else 0 for s in range(4)
             ]
             pool = [c for c in cards if not any(k >> c & 1 for k in known)]
             ok = True
@@ -493,9 +494,7 @@ def _played_by(game: Game) -> list[Mask]:
     return played
 
 
-def _replays(
-    game: Game, start: list[Mask], log: list[tuple[Seat, Action]] | None = None
-) -> bool:
+def _replays(game: Game, start: list[Mask], log: list[tuple[Seat, Action]] | None = None) -> bool:
     """Whether every action of ``log`` (default ``game.log``) is legal from the start hands
     ``start``."""
     forced = None if game.forced < 0 else game.forced
@@ -608,7 +607,8 @@ def unplayed_cover_gives(
         ok = True
         for c in rest:
             seats = [
-                s for s in range(4)
+                s
+                for s in range(4)
                 if hands[s].bit_count() < game.rules.hand_size and not banned[s] >> c & 1
             ]
             if not seats:

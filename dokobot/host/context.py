@@ -40,9 +40,7 @@ class Host(Protocol):
 
     def lang_of(self, user: str, table: Table | None = None) -> str: ...
 
-    def render_notes(
-        self, table: Table, notes: list[Note], inp: Input | None
-    ) -> list[Event]: ...
+    def render_notes(self, table: Table, notes: list[Note], inp: Input | None) -> list[Event]: ...
 
     def _reply(
         self, ctx: Context, key: str, params: dict[str, Any] | None = None, kind: str = "info"

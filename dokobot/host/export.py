@@ -77,8 +77,10 @@ def _covers(journal: list[Record]) -> dict[int, Record]:
             shown = iter(rec.text.split())
             for j in range(last_deal + 1, i):
                 old = journal[j]
-                if old.kind in ("cmd", "move") and old.seat == rec.seat >= 0 and (
-                    old.text.startswith("/give ")
+                if (
+                    old.kind in ("cmd", "move")
+                    and old.seat == rec.seat >= 0
+                    and (old.text.startswith("/give "))
                 ):
                     card = next(shown, None)
                     if card is not None:

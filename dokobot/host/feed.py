@@ -88,9 +88,7 @@ def run_feed(script: str, store_path: str, start: int, json_out: bool) -> int:
         lines = fh.read().splitlines()
 
     async def main() -> None:
-        router = Router(
-            seed=0, bot_factory=default_bot_factory(fixed=True), table_seed=lambda _: 0
-        )
+        router = Router(seed=0, bot_factory=default_bot_factory(fixed=True), table_seed=lambda _: 0)
         service = Service(router, open_store(store_path))
         await service.start()
         await feed(service, lines, start)

@@ -41,6 +41,8 @@ KINDS: Final = (
 )
 
 _PLAIN: Final = re.compile(r"\w+")
+
+
 def quote_name(name: str) -> str:
     """``name`` as written in a replay line: plain if it is one word, else in double quotes
     with JSON string escapes.

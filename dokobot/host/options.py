@@ -244,9 +244,7 @@ OPTIONS: Final[dict[str, Option]] = {
     f.name: dataclasses.replace(f.metadata["option"], name=f.name) for f in fields(TableOptions)
 }
 """Every table option's declaration, by name, in the order of ``/options``."""
-_TYPES: Final[dict[str, str]] = {
-    f.name: str(f.type) for f in fields(TableOptions)
-}
+_TYPES: Final[dict[str, str]] = {f.name: str(f.type) for f in fields(TableOptions)}
 HOUSE_RULES: Final[dict[str, str]] = {
     name: decl.german for name, decl in OPTIONS.items() if decl.house and decl.german
 }

@@ -40,9 +40,7 @@ log = logging.getLogger(__name__)
 Listener = Callable[[list[Event]], Awaitable[None]]
 
 
-def default_bot_factory(
-    budget_s: float | None = None, *, fixed: bool = False
-) -> BotFactory | None:
+def default_bot_factory(budget_s: float | None = None, *, fixed: bool = False) -> BotFactory | None:
     """Computer players from :mod:`dokobot.ai` (``budget_s``: search time per decision).
 
     ``fixed``: the strong level does a fixed amount of work instead of thinking for its time
@@ -124,7 +122,12 @@ class Service:
 
     @classmethod
     def in_memory(
-        cls, seed: int | None = 0, *, bots: bool = True, bot_delay: float = 0.0, language: str = "en"
+        cls,
+        seed: int | None = 0,
+        *,
+        bots: bool = True,
+        bot_delay: float = 0.0,
+        language: str = "en",
     ) -> Service:
         """A service with a fresh in-memory store (tests, the console)."""
         factory = default_bot_factory() if bots else None
@@ -469,9 +472,7 @@ class Service:
             record = fold.state_record(table)
             state, settlements, users = checkpoint.dump(table)
             cp = Checkpoint(first + 1, checkpoint.version(), state, settlements, tuple(users))
-            length = await asyncio.to_thread(
-                self.store.fold, channel, first, record.encode(), cp
-            )
+            length = await asyncio.to_thread(self.store.fold, channel, first, record.encode(), cp)
         except Exception:
             # Nothing lost: the records stay as they are (folded at the next try).
             log.warning("between-games records of %s not folded", channel, exc_info=True)
@@ -773,8 +774,10 @@ or chart): answered in a worker thread, so the event loop never waits for them."
 
 def _is_slow(text: str) -> bool:
     words = text.strip()[1:].split()
-    return text.strip()[:1] in ("/", "!") and bool(words) and (
-        ALIASES.get(words[0].lower()) in SLOW_COMMANDS
+    return (
+        text.strip()[:1] in ("/", "!")
+        and bool(words)
+        and (ALIASES.get(words[0].lower()) in SLOW_COMMANDS)
     )
 
 
@@ -805,7 +808,10 @@ def _keep_latest(table: Table, *, carry: bool = False) -> None:
 def _result(table: Table, rec: GameRecord) -> FinishedGame:
     """The stored record of game ``rec``, with its score list line and its settlements."""
     game = finished_game(table, rec)
-    row = {**(game.row or {}), "chips": [archive.entry_json(e) for e in archive.chips_of(table, rec)]}
+    row = {
+        **(game.row or {}),
+        "chips": [archive.entry_json(e) for e in archive.chips_of(table, rec)],
+    }
     return dataclasses.replace(game, row=row)
 
 

@@ -26,8 +26,7 @@ def describe(table: Table, lang: str) -> str:
         return "\n".join(lines)
     if game.phase is Phase.PLAYING:
         trick = [
-            f"{names[(game.leader + i) % 4]} {card_text(c, lang)}"
-            for i, c in enumerate(game.trick)
+            f"{names[(game.leader + i) % 4]} {card_text(c, lang)}" for i, c in enumerate(game.trick)
         ]
         lines.append(
             render(lang, "view.trick", {"n": len(game.tricks) + 1, "cards": trick or ["-"]})

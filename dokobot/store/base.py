@@ -144,6 +144,7 @@ class Store(ABC):
     @abstractmethod
     def nick_history(self, prefix: str) -> list[tuple[str, str]]:
         """``(user, nick)`` of every nick starting with ``prefix``, least recent first."""
+
     # ---------------------------------------------------------------- game results
     @abstractmethod
     def add_result(self, game: FinishedGame) -> FinishedGame:

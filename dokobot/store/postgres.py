@@ -317,8 +317,10 @@ class PostgresStore(Store):
         if version > len(MIGRATIONS):
             raise StoreDamaged(self._too_new(version))
         if version < len(MIGRATIONS):
-            raise StoreDamaged(f"store {self.url} has schema version {version}, this dokobot "
-                               f"reads {len(MIGRATIONS)} only; start the bot once to migrate it")
+            raise StoreDamaged(
+                f"store {self.url} has schema version {version}, this dokobot "
+                f"reads {len(MIGRATIONS)} only; start the bot once to migrate it"
+            )
 
     def _acquire(self, db: psycopg.Connection[Any], wait_s: float) -> None:
         """Take the leases of :attr:`scope`, waiting up to ``wait_s`` for live holders."""
@@ -677,9 +679,7 @@ class PostgresStore(Store):
 
     def result(self, id: int) -> FinishedGame | None:
         with self._db() as db:
-            row = db.execute(
-                "SELECT id, record FROM game_results WHERE id = %s", (id,)
-            ).fetchone()
+            row = db.execute("SELECT id, record FROM game_results WHERE id = %s", (id,)).fetchone()
         return None if row is None else _record(row)
 
     def result_servers(self) -> list[str]:

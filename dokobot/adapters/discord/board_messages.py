@@ -36,6 +36,7 @@ class BoardMessages(_Base):
     _board_interval: float
 
     if TYPE_CHECKING:
+
         def _enter(self) -> None: ...
 
         def _leave(self) -> None: ...

@@ -86,6 +86,7 @@ class AdminChecks(_Base):
     def _user_language(self, user_id: int) -> str | None:
         """The language ``user_id`` chose with /lang, if any: remembered here, else asked of
         the service (which has it from the store)."""
+
         def load(user: int) -> str | None:
             lang = ask_service(getattr(self, "service", None), "language_of", qualify(user))
             return lang if isinstance(lang, str) else None

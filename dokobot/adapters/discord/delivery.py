@@ -66,6 +66,7 @@ class PrivateDelivery(_Base):
     _user_language: Callable[[int], str | None]
 
     if TYPE_CHECKING:
+
         def _enter(self) -> None: ...
 
         def _leave(self) -> None: ...
@@ -117,9 +118,12 @@ class PrivateDelivery(_Base):
     def _prompts_here(self, user_id: int) -> bool:
         """Whether ``user_id`` chose ``/prompts here``: remembered here, else asked of the
         service (which has it from the store); a user who never chose gets DMs."""
+
         def load(user: int) -> bool:
             service = getattr(self, "service", None)
-            return ask_service(service, "preference_of", qualify(user), PROMPTS_PREFERENCE) == "here"
+            return (
+                ask_service(service, "preference_of", qualify(user), PROMPTS_PREFERENCE) == "here"
+            )
 
         try:
             return self._prompt_here.remembered(user_id, load)

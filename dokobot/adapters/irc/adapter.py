@@ -690,7 +690,13 @@ class IrcAdapter:
         admin = self.identities.fold(by) in admins or (not dm and conn.is_op(target, by))
         channel = "" if dm else self.prefix + _channel_id_part(target)
         inp = Input(
-            channel=channel, user=user, name=by, text=text, dm=dm, admin=admin, truncated=cut,
+            channel=channel,
+            user=user,
+            name=by,
+            text=text,
+            dm=dm,
+            admin=admin,
+            truncated=cut,
             overheard=not dm,
         )
         try:

@@ -33,9 +33,7 @@ def option(router: Host, ctx: Context, args: list[str]) -> list[Event]:
             raise Refusal("option_unknown_guess", name=name, guess=guess)
         raise Refusal("option_unknown", name=name, names=", ".join(table.options.names()))
     if len(args) == 1:
-        return router._reply(
-            ctx, "option_value", {"name": name, "value": table.options.show(name)}
-        )
+        return router._reply(ctx, "option_value", {"name": name, "value": table.options.show(name)})
     require(ctx, Who.OWNER)
     admin = as_admin(ctx, table)
     try:
