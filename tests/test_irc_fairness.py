@@ -1,4 +1,4 @@
-"""End-to-end tests of issue 13 (IRC: fair output, identities that hold, a bot that never
+"""End-to-end tests of IRC fairness (fair output, identities that hold, a bot that never
 goes deaf), each against a real ngIRCd started by the tests and the real host service.
 
 ngIRCd 26.1 announces ``CASEMAPPING=ascii`` and compares nicks that way (``x[1]`` and

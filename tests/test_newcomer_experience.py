@@ -1,4 +1,5 @@
-"""Issue 12, "a first hour without a stumble": one regression test per numbered defect."""
+"""What a newcomer meets in the first hour: the console, plain refusals, the score list
+(one test per defect found)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Hidden information and the small trust defects of issue 10 (one test per defect)."""
+"""Hidden information and seating trust: what nobody may learn, and who may sit or change what."""
 
 from __future__ import annotations
 
