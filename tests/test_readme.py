@@ -1,9 +1,9 @@
-"""Issue 12, items 3 and 5: every example block of README.md runs as shown.
+"""Every example block of the README and of the pages in docs/ runs as shown.
 
 Blocks are fenced with a language: ``doko`` (a replay file: replayed, every expected output
 must come), ``sh`` (shell: every ``dokobot`` command that needs no network is run in a
-folder holding the README's replay example as ``example.doko``) or ``text`` (a picture,
-nothing to run).
+folder holding the replay example of docs/replays.md as ``example.doko``), ``yaml`` (a
+configuration: parsed), ``python`` (compiled) or ``text`` (a picture or a transcript, nothing to run).
 """
 
 from __future__ import annotations
@@ -21,7 +21,11 @@ from dokobot.host.replay import Replayer
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-BLOCKS = re.findall(r"^```(\w*)\n(.*?)^```$", README, flags=re.S | re.M)
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```$", flags=re.S | re.M)
+BLOCKS = [block for page in PAGES for block in FENCE.findall(page.read_text(encoding="utf-8"))]
+# The replay example that the shell examples call example.doko.
+EXAMPLE = FENCE.findall((ROOT / "docs" / "replays.md").read_text(encoding="utf-8"))
 DOKO = [body for lang, body in BLOCKS if lang == "doko"]
 SHELL = [body for lang, body in BLOCKS if lang == "sh"]
 YAML = [body for lang, body in BLOCKS if lang == "yaml"]
@@ -48,8 +52,15 @@ def _dokobot_commands() -> list[str]:
 
 def test_every_block_has_a_known_kind() -> None:
     assert BLOCKS, "no example blocks found"
-    assert {lang for lang, _ in BLOCKS} <= {"doko", "sh", "text", "yaml"}
+    assert {lang for lang, _ in BLOCKS} <= {"doko", "sh", "text", "yaml", "python"}
     assert DOKO and SHELL
+
+
+@pytest.mark.parametrize(
+    "body", [b for lang, b in BLOCKS if lang == "python"], ids=lambda b: b.splitlines()[0][:30]
+)
+def test_python_examples_compile(body: str) -> None:
+    compile(body, "<docs>", "exec")
 
 
 @pytest.mark.parametrize("body", YAML, ids=lambda b: b.splitlines()[0][:30])
@@ -70,7 +81,9 @@ def test_replay_examples_run(body: str) -> None:
 def test_shell_examples_run(tmp_path: Path) -> None:
     commands = _dokobot_commands()
     assert any(c == "dokobot" for c in commands), commands
-    (tmp_path / "example.doko").write_text(DOKO[0], encoding="utf-8")
+    (tmp_path / "example.doko").write_text(
+        next(body for lang, body in EXAMPLE if lang == "doko"), encoding="utf-8"
+    )
     env = {k: v for k, v in os.environ.items()
            if k not in ("DOKOBOT_DISCORD_TOKEN", "DOKOBOT_CONFIG")}  # fmt: skip
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
@@ -89,3 +102,32 @@ def test_readme_says_how_to_install_the_test_extra() -> None:
     sh = re.findall(r"^```sh\n(.*?)^```$", top, flags=re.S | re.M)
     commands = [ln for ln in sh[0].splitlines() if ln.strip() and not ln.startswith("#")]
     assert len(commands) == 2, commands
+
+
+def test_readme_is_short_and_links_every_page() -> None:
+    assert len(README.splitlines()) <= 200
+    linked = set(re.findall(r"\]\((docs/[^)#]+)", README))
+    pages = {str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md")} - {"docs/index.md"}
+    assert pages <= linked, pages - linked
+
+
+def test_readme_command_table_is_the_one_of_the_playing_page() -> None:
+    def rows(text: str) -> list[str]:
+        table = re.search(r"^\| command \|.*?(?=\n\n)", text, flags=re.S | re.M)
+        assert table is not None
+        return [re.sub(r"\]\([^)]*\)", "]", row) for row in table.group(0).splitlines()]
+
+    assert rows(README) == rows((ROOT / "docs" / "playing.md").read_text(encoding="utf-8"))
+
+
+def test_the_json_keys_documented_are_the_keys_a_replay_prints() -> None:
+    page = (ROOT / "docs" / "replays.md").read_text(encoding="utf-8")
+    documented = re.search(r"With `--json` every finished game.*?\n\n", page, flags=re.S)
+    assert documented is not None
+    rep = Replayer()
+    rep.run_text((ROOT / "tests" / "data" / "default-1.doko").read_text(encoding="utf-8"))
+    results = rep.results()
+    assert results, "the replay finished no game"
+    keys = set(results[0])
+    named = set(re.findall(r"`(\w+)`", documented.group(0)))
+    assert keys <= named, keys - named
