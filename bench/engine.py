@@ -17,6 +17,7 @@ Two paths are measured:
 Rates are CPU time of this process. On a shared machine the batches are also timed one by
 one and the fastest batch is reported, next to the same figure for the "minimal
 pure-Python loop" of FIELD-NOTES (about 19,000 games/s on an idle core), run interleaved.
+The last line is ``games/s: N`` (the fast path).
 
     python bench/engine.py                 # about 15 s
     python bench/engine.py --seconds 2 --profile

@@ -8,6 +8,7 @@ process (``time.process_time``), so that other work on the machine does not dist
 
     python bench/host.py                 # 1,000 and 10,000 tables
     python bench/host.py --tables 2000 --commands 50000
+    python bench/host.py --tables 10 --commands 200 --series-tables 1 --series-games 13  # smoke
 """
 
 from __future__ import annotations
@@ -107,7 +108,8 @@ def series_memory(n_tables: int, games: int, seed: int) -> float:
             rng = random.Random(seed)
             for ch in channels:
                 table = svc.router.tables[ch]
-                while len(table.finished) < games:
+                # by the last game's number: the service keeps only the latest KEEP_GAMES
+                while not table.finished or table.finished[-1].number < games:
                     await svc.handle(next_command(svc.router, ch, rng))
             gc.collect()
             used = tracemalloc.get_traced_memory()[0] - base
@@ -128,8 +130,9 @@ def main() -> None:
         "--series-tables",
         type=int,
         default=20,
-        help="tables that play a whole 24-game series for the memory figure",
+        help="tables that play a whole series for the memory figure (0: none)",
     )
+    ap.add_argument("--series-games", type=int, default=24, help="games of that series")
     args = ap.parse_args()
     last = (0.0, 0.0, 0.0, 0.0)
     start_rss = rss_mb()
@@ -144,9 +147,9 @@ def main() -> None:
     print(f"process RSS: {rss_mb():.0f} MB (started at {start_rss:.0f} MB)")
     cps, _, p99, mem = last
     if args.series_tables:
-        kb = series_memory(args.series_tables, 24, args.seed)
+        kb = series_memory(args.series_tables, args.series_games, args.seed)
         print(
-            f"after a 24-game series (durable service): {kb:.1f} KB per table "
+            f"after a {args.series_games}-game series (durable service): {kb:.1f} KB per table "
             f"= {kb * 10000 / 1024:.0f} MB for 10,000 tables"
         )
         mem = max(mem, kb * 1000 / 1024)

@@ -5,6 +5,8 @@ Everything else is as in ``bench/ai.py`` (the same options, deals, opponents and
 so ``--compare`` against a run of the real player shows what knowing the hidden cards is
 worth to the search as it is: an upper bound for better sampling or inference. A diagnostic
 only; the computer players never see hidden cards (they get an :class:`Observation`).
+It ends with ``bench/ai.py``'s last line, ``strong_vs_normal_ppg: X ci95: A..B
+worst_kind_lower: W budget_share_p50: S search_p95_s: Z``.
 
     PYTHONPATH=. python bench/sees_all.py --fixed --games 240 --seed 22000 --procs 1 \\
         --only search_vs_heuristic --by-kind

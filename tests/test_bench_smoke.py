@@ -1,0 +1,127 @@
+"""Every script in ``bench/`` runs with its smallest settings and ends with the last line its
+documentation (the script's docstring) promises.
+
+The scripts run at the same time (most of their time is waiting: Discord's rate limits, a
+PostgreSQL starting), each checked by its own test. A new script without an entry in
+:data:`SMOKE` fails :func:`test_every_bench_script_has_a_smoke_run`.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dokobot.host.service import KEEP_GAMES
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench"
+
+SMOKE: dict[str, tuple[str, tuple[str, ...]]] = {
+    # script: (its smallest settings, the names of its last line in order)
+    "ai": (
+        "--games 4 --procs 1 --only search_vs_heuristic --layouts single --fixed --budget 0.005",
+        ("strong_vs_normal_ppg", "ci95", "worst_kind_lower", "budget_share_p50", "search_p95_s"),
+    ),
+    "discord": (
+        "--games 1 --rate 0",
+        ("channel_messages_per_game", "edits_per_game", "failed_interactions", "p99_ack_ms"),
+    ),
+    "engine": ("--seconds 0.2", ("games/s",)),
+    "host": (
+        # one game more than a durable table keeps in memory (a series used to wait for ever)
+        f"--tables 10 --commands 200 --series-tables 1 --series-games {KEEP_GAMES + 1}",
+        ("commands/s", "p99_ms", "mb_per_1000_tables"),
+    ),
+    "restore": (
+        "--tables 5 --running 2 --games 2",
+        ("restore_s", "tables", "games", "rss_mb"),
+    ),
+    "sees_all": (
+        "--games 4 --procs 1 --only search_vs_heuristic --layouts single --fixed --budget 0.005",
+        ("strong_vs_normal_ppg", "ci95", "worst_kind_lower", "budget_share_p50", "search_p95_s"),
+    ),
+    "stats": (
+        "--games 200 --players 10 --queries 20",
+        ("stats_p99_ms", "games"),
+    ),
+    "store": (
+        "--tables 8 --seconds 1 --drivers 2",
+        ("pg_actions_per_s", "pg_p99_ms", "sqlite_actions_per_s"),
+    ),
+}
+TIMEOUT_S = 180
+
+
+def scripts() -> list[str]:
+    return sorted(p.stem for p in BENCH.glob("*.py"))
+
+
+def last_line(names: tuple[str, ...]) -> re.Pattern[str]:
+    """``name: value name: value …`` with the names in order, nothing else."""
+    return re.compile(" ".join(rf"{re.escape(n)}: \S+" for n in names))
+
+
+def docstring(script: str) -> str:
+    return ast.get_docstring(ast.parse((BENCH / f"{script}.py").read_text())) or ""
+
+
+def test_every_bench_script_has_a_smoke_run() -> None:
+    assert scripts() == sorted(SMOKE), (
+        "every bench/ script needs an entry in SMOKE (its smallest settings and last line)"
+    )
+
+
+@pytest.mark.parametrize("script", sorted(SMOKE))
+def test_last_line_is_documented(script: str) -> None:
+    doc = " ".join(docstring(script).split())
+    for name in SMOKE[script][1]:
+        assert f"{name}: " in doc, f"bench/{script}.py does not document {name!r}"
+
+
+@pytest.fixture(scope="module")
+def runs() -> Iterator[dict[str, subprocess.Popen[str]]]:
+    """Every smoke run started at once."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    procs = {
+        name: subprocess.Popen(
+            [sys.executable, str(BENCH / f"{name}.py"), *args.split()],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name, (args, _) in SMOKE.items()
+        if (BENCH / f"{name}.py").exists()
+    }
+    try:
+        yield procs
+    finally:
+        for proc in procs.values():
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+
+
+@pytest.mark.parametrize("script", sorted(SMOKE))
+def test_bench_script_ends_with_its_last_line(
+    script: str, runs: dict[str, subprocess.Popen[str]]
+) -> None:
+    proc = runs[script]
+    try:
+        out, err = proc.communicate(timeout=TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        pytest.fail(f"bench/{script}.py did not finish in {TIMEOUT_S} s:\n{err[-2000:]}")
+    assert proc.returncode == 0, err[-3000:]
+    lines = out.strip().splitlines()
+    assert lines, f"bench/{script}.py printed nothing:\n{err[-2000:]}"
+    assert last_line(SMOKE[script][1]).fullmatch(lines[-1]), lines[-1]
