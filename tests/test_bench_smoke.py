@@ -80,9 +80,17 @@ def test_every_bench_script_has_a_smoke_run() -> None:
 
 @pytest.mark.parametrize("script", sorted(SMOKE))
 def test_last_line_is_documented(script: str) -> None:
+    """In the script's docstring (its ``--help``) and in docs/development.md's table."""
     doc = " ".join(docstring(script).split())
     for name in SMOKE[script][1]:
         assert f"{name}: " in doc, f"bench/{script}.py does not document {name!r}"
+    rows = [
+        line
+        for line in (ROOT / "docs" / "development.md").read_text().splitlines()
+        if line.startswith(f"| `python bench/{script}.py")
+    ]
+    assert rows, f"docs/development.md has no row for bench/{script}.py"
+    assert f"`{SMOKE[script][1][0]}: " in rows[0] or "as `bench/" in rows[0], rows[0]
 
 
 @pytest.fixture(scope="module")
