@@ -308,3 +308,136 @@ def test_export_of_an_aborted_game_shows_a_cover_deal_and_replays() -> None:
     rep = Replayer()
     rep.run_text(export)
     assert rep.results() == [rec.as_json() for rec in t.finished]
+
+
+# ------------------------------------------------------- aborted poverty games: the cover
+
+
+def _poverty_game(seed: int) -> tuple[Any, list[int]]:
+    """A table with poverty on where dora (seat 3) is poor, played at random up to a random
+    point (in the exchange or the card play) and aborted (or nobody takes). Returns the
+    replayer and the real start hands."""
+    import random
+
+    from dokobot.engine.game import _NORMAL_TRUMPS
+    from dokobot.engine.types import DECLARE_POVERTY, DECLINE, HEALTHY, RESERVATION, TAKE
+    from dokobot.host.replay import Replayer
+    from dokobot.host.table import command_for, sorted_hand
+
+    rng = random.Random(seed)
+    trumps = [k for k in range(24) if _NORMAL_TRUMPS >> (2 * k) & 1]
+    plain = [k for k in range(24) if k not in trumps]
+    poor = rng.sample(trumps * 2, rng.randrange(4))
+    poor += rng.sample(plain * 2, 12 - len(poor))
+    rest = [k for k in range(24) for _ in range(2)]
+    for k in poor:
+        rest.remove(k)
+    rng.shuffle(rest)
+    hands = hands_from_kinds([rest[:12], rest[12:24], rest[24:], poor])
+    deal = "!deal " + "; ".join(
+        f"{n}=" + " ".join(card_ascii(c) for c in sorted_hand(None, h))
+        for n, h in zip(NAMES, hands, strict=True)
+    )
+    rep = Replayer()
+    lines = [*(f"{n}: /join" for n in NAMES), "anna: /option poverty on", "!dealer carl"]
+    rep.run_text("\n".join([*lines, deal, "anna: /start"]))
+    table = rep.table
+    game = table.game
+    assert game is not None
+    taker = rng.choice([0, 1, 2, 2, -1])  # -1: nobody takes
+    plays = rng.choice([0, 0, 1, 4, 9])
+    stop = rng.randrange(8)  # how many exchange steps happen before an abort
+    steps = 0
+    while game.phase is not Phase.FINISHED:
+        seat = game.turn
+        name = NAMES[seat]
+        if game.phase is Phase.RESERVATIONS:
+            action = RESERVATION if seat == 3 else HEALTHY
+        elif game.phase is Phase.DECLARATIONS:
+            action = DECLARE_POVERTY
+        elif game.phase is Phase.EXCHANGE:
+            if steps >= stop and taker >= 0:
+                break
+            steps += 1
+            legal = game.legal_actions()
+            action = (TAKE if seat == taker else DECLINE) if TAKE in legal else rng.choice(legal)
+        else:
+            if plays == 0:
+                break
+            plays -= 1
+            action = rng.choice(game.legal_actions())
+        text = command_for(action, phase=rng.choice([game.phase, None]))
+        rep.run_text(f"{name} (dm): {text}" if text.startswith("/give") else f"{name}: {text}")
+    if table.running:
+        rep.run_text("anna: /abort\nben: /abort\ncarl: /abort")
+    assert not table.running and not rep.failures, rep.failures
+    return rep, hands
+
+
+def _kinds(text: str) -> list[int]:
+    return sorted(parse_cards(text))
+
+
+def _hidden_agreement(shown: dict[str, list[int]], real: list[int], played: list[int]) -> int:
+    """How many unplayed cards (by kind) the shown deal gives the seat the real deal gives."""
+    from collections import Counter
+
+    from dokobot.engine.cards import cards_of
+
+    total = 0
+    for seat, name in enumerate(NAMES):
+        known = Counter(c >> 1 for c in cards_of(played[seat]))
+        a = Counter(shown[name]) - known
+        b = Counter(c >> 1 for c in cards_of(real[seat])) - known
+        total += sum((a & b).values())
+    return total
+
+
+def test_an_aborted_poverty_export_shows_no_passed_or_returned_card() -> None:
+    """Over many aborted poverty games (taken or not, in the exchange or the card play): the
+    export replays exactly, its gives are made up (they match the real gives no more often
+    than chance) and its deal agrees with the real one on the unplayed cards no more than
+    with the real deal of another game (chance), beyond the public cards."""
+    from dokobot.engine.cover import _exchange_steps
+    from dokobot.host.replay import Replayer, export_lines
+
+    games = []
+    for seed in range(60):
+        rep, real = _poverty_game(seed)
+        game = rep.table.finished[-1]
+        lines = export_lines("replay", rep.table.journal)
+        again = Replayer()
+        again.run_lines(lines)
+        assert not again.failures and again.results() == rep.results()
+        deal = next(line for line in lines if line.startswith("!deal "))
+        shown = {}
+        for part in deal[len("!deal ") :].split(";"):
+            name, _, cards = part.strip().partition("=")
+            shown[name] = _kinds(cards)
+        g = rep.table.game
+        assert g is not None and game.cancelled and g.exchange is not None
+        gives: list[str] = []
+        real_gives: list[str] = []
+        for seat, steps in zip((3, g.exchange.taker), _exchange_steps(g), strict=True):
+            real_gives += [card_ascii(g.log[i][1]) for i in steps]
+            mine = [line.split()[-1] for line in lines
+                    if line.startswith(f"{NAMES[seat]}: /give ")
+                    or line.startswith(f"{NAMES[seat]}: /play ")]  # fmt: skip
+            gives += mine[: len(steps)]
+        played = [0, 0, 0, 0]
+        for leader, cards, _ in [*g.tricks, (g.leader, tuple(g.trick), -1)]:
+            for i, c in enumerate(cards):
+                played[(leader + i) % 4] |= 1 << c
+        games.append((shown, gives, real_gives, real, played, g.exchange))
+    same_gives = sum(a == b for _, gs, rs, *_ in games for a, b in zip(gs, rs, strict=True))
+    n_gives = sum(len(rs) for _, _, rs, *_ in games)
+    assert n_gives > 100
+    assert same_gives / n_gives < 0.2, (same_gives, n_gives)  # the real ones: 1.0
+    own = [_hidden_agreement(s, real, played) for s, _, _, real, played, _ in games]
+    other = [
+        _hidden_agreement(s, games[j][3], played)
+        for i, (s, _, _, _, played, _) in enumerate(games)
+        for j in range(len(games))
+        if j != i
+    ]
+    assert sum(own) / len(own) < sum(other) / len(other) + 1.5, (own, other[:50])

@@ -593,3 +593,28 @@ async def test_a_timeout_during_the_exchange_is_handled_like_any_other_turn() ->
     )
     assert game.exchange is not None and game.exchange.passed.bit_count() == 3
     await svc.close()
+
+
+def test_a_poverty_declared_before_a_losing_wedding_names_the_poor_player() -> None:
+    """dora's poverty beats anna's wedding, declared after it: the channel names dora as
+    the poor player and says nothing of anna's wedding."""
+    rep = _run(
+        *SEATS,
+        "anna: /option poverty on",
+        "!dealer carl",
+        _deal({3: "DA D10 HJ C10 CA CA CK CK SA SA SK HA", 0: "CQ CQ"}, seed=1),
+        "anna: /start",
+        "dora: /reservation",
+        "anna: /reservation",
+        "ben: /healthy",
+        "carl: /healthy",
+        "dora: /armut",
+    )
+    start = len(rep.transcript)
+    rep.run_text("anna: /wedding")
+    game = rep.table.game
+    assert game is not None and game.exchange is not None and game.exchange.poor == 3
+    public = [t for who, t in _texts(rep, start) if who == "*"]
+    assert any(t.startswith("dora announces a poverty") for t in public), public
+    assert any(t == "dora has passed 3 cards." for t in public), public
+    assert not any("anna announces" in t or "wedding" in t.lower() for t in public), public

@@ -24,19 +24,17 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from .cards import CLUB_QUEENS, DIAMOND_ACES, FULL_DECK, N_CARDS, Card, Mask
+from .cards import CLUB_QUEENS, DIAMOND_ACES, FULL_DECK, Card, Mask
 from .game import Exchange, Game, Trick
 from .order import NORMAL_SCHEME, PIGLETS_SCHEME, SCHEMES, TRUMP, Scheme
 from .rules import DEFAULT_RULES, Rules
-from .types import DECLARE_WEDDING, Action, GameType, Party, Phase, Seat, Solo
+from .types import Action, GameType, Party, Phase, Seat, Solo
 
 __all__ = [
     "DEFAULT_RULES",
     "Observation",
-    "cover_deal",
     "observe",
     "public_parties",
-    "unplayed_cover",
 ]
 
 
@@ -483,164 +481,3 @@ def _piglets_shown(game: Game) -> bool:
             if DIAMOND_ACES >> c & 1 and (leader + i) & 3 == game.piglets:
                 return True
     return False
-
-
-def _played_by(game: Game) -> list[Mask]:
-    """Per seat the cards it has played so far."""
-    played = [0, 0, 0, 0]
-    for leader, cards, _ in [*game.tricks, (game.leader, tuple(game.trick), -1)]:
-        for i, c in enumerate(cards):
-            played[(leader + i) & 3] |= 1 << c
-    return played
-
-
-def _replays(game: Game, start: list[Mask], log: list[tuple[Seat, Action]] | None = None) -> bool:
-    """Whether every action of ``log`` (default ``game.log``) is legal from the start hands
-    ``start``."""
-    forced = None if game.forced < 0 else game.forced
-    try:
-        g = Game.from_hands(game.rules, game.dealer, start, mandatory_owed=game.mandatory_owed,
-                            forced_soloist=forced)  # fmt: skip
-        for seat, action in game.log if log is None else log:
-            g.play(seat, action)
-    except ValueError:
-        return False
-    return True
-
-
-def cover_deal(game: Game, rng: random.Random, tries: int = 400) -> list[Mask]:
-    """Start hands that agree with everything public about ``game`` so far and with
-    nothing else: every card each seat has played, the voids it showed, the ♣Q facts of
-    the public parties, and every reservation, declaration and call it made stays legal
-    (checked by replaying ``game.log`` on them). The cards nobody has seen are dealt at
-    random, so the result tells nothing about the real hands. An export shows these instead
-    of the real deal of a game that ended unplayed (an abort).
-
-    >>> from dokobot.engine.types import HEALTHY
-    >>> g = Game.deal(DEFAULT_RULES, 3, seed=11)
-    >>> for s in range(4):
-    ...     g.play(s, HEALTHY)
-    >>> for _ in range(5):
-    ...     g.play(g.turn, g.legal_actions()[0])
-    >>> hands = cover_deal(g, random.Random(1))
-    >>> sum(h.bit_count() for h in hands), hands != g.start_hands
-    (48, True)
-    """
-    if game.exchange is not None:
-        if not game.tricks and not game.trick:
-            return unplayed_cover(game, rng, tries)
-        return _poverty_cover(game, rng, tries)
-    spectator = observe(game, -1)
-    played = _played_by(game)
-    for _ in range(tries):
-        try:
-            rest = spectator.sample_hands(rng)
-        except ValueError:
-            continue
-        start = [rest[s] | played[s] for s in range(4)]
-        if _replays(game, start):
-            return start
-    raise ValueError("no deal agrees with this game's public facts")
-
-
-def unplayed_cover(game: Game, rng: random.Random, tries: int = 400) -> list[Mask]:
-    """The hands of :func:`unplayed_cover_gives`."""
-    return unplayed_cover_gives(game, rng, tries)[0]
-
-
-def unplayed_cover_gives(
-    game: Game, rng: random.Random, tries: int = 400
-) -> tuple[list[Mask], list[Card]]:
-    """A cover deal (see :func:`cover_deal`) for a game that ended before the card play, and
-    the cards it shows for the poor player's gives (in order; empty unless a poverty ended
-    before anybody took it).
-
-    A throw-in: the thrower gets five kings or five nines, which of the two at random. A
-    poverty nobody took: nobody saw the passed cards, so the cover makes up the poor player's
-    trumps and the cards he passed (all his trumps first, as the rules demand; exactly three
-    trumps when his passing went at once, else at most two) and shows those gives instead of
-    the real ones. A poverty that was taken: the taker saw the passed cards; the poor player
-    keeps them, and the taker what he gave back. Declared weddings keep both ♣Q. Checked by
-    replaying the log (with the shown gives).
-    """
-    from .game import _KINGS, _NINES, _NORMAL_TRUMPS
-
-    deck = game.rules.deck
-    ex = game.exchange
-    secret = ex is not None and ex.taker < 0
-    gives = [i for i, (seat, action) in enumerate(game.log)
-             if secret and ex is not None and seat == ex.poor and action < N_CARDS]  # fmt: skip
-    for _ in range(tries):
-        fixed = [0, 0, 0, 0]
-        banned = [0, 0, 0, 0]
-        log = game.log
-        shown: list[Card] = []
-        for seat, action in game.log:
-            if action == DECLARE_WEDDING:
-                fixed[seat] |= CLUB_QUEENS
-        if game.cancelled == "thrown":
-            pool = _NINES & deck if _NINES & deck and rng.random() < 0.5 else _KINGS
-            cards = [c for c in range(N_CARDS) if pool >> c & 1]
-            fixed[game.declarer] |= sum(1 << c for c in rng.sample(cards, 5))
-        if ex is not None and secret:  # made-up trumps and passed cards of the poor player
-            trumps = [c for c in range(N_CARDS) if (deck & _NORMAL_TRUMPS) >> c & 1]
-            plain = [c for c in range(N_CARDS) if (deck & ~_NORMAL_TRUMPS) >> c & 1]
-            count = 3 if not gives else rng.randrange(3)
-            mine = rng.sample(trumps, count)
-            shown = (mine + rng.sample(plain, 3 - count))[: max(len(gives), count)]
-            fixed[ex.poor] |= sum(1 << c for c in [*mine, *shown])
-            banned[ex.poor] |= _NORMAL_TRUMPS
-            log = list(game.log)
-            for i, card in zip(gives, shown, strict=False):
-                log[i] = (ex.poor, card)
-            shown = shown[: len(gives)]
-        elif ex is not None:  # the poor player passed all his trumps and no more
-            fixed[ex.poor] |= ex.passed
-            banned[ex.poor] |= _NORMAL_TRUMPS
-            if ex.taker >= 0:
-                fixed[ex.taker] |= ex.returned & ~ex.passed
-        if any(fixed[s] & fixed[t] for s in range(4) for t in range(s)):
-            continue
-        rest = [c for c in range(N_CARDS) if deck >> c & 1 and not any(f >> c & 1 for f in fixed)]
-        rng.shuffle(rest)
-        hands = fixed[:]
-        ok = True
-        for c in rest:
-            seats = [
-                s
-                for s in range(4)
-                if hands[s].bit_count() < game.rules.hand_size and not banned[s] >> c & 1
-            ]
-            if not seats:
-                ok = False
-                break
-            hands[rng.choice(seats)] |= 1 << c
-        if not ok:
-            continue
-        if _replays(game, hands, log):
-            return hands, shown
-    raise ValueError("no deal agrees with this game's public facts")
-
-
-def _poverty_cover(game: Game, rng: random.Random, tries: int) -> list[Mask]:
-    """A cover deal of a poverty game ended during the card play: the unplayed cards are
-    dealt at random around what the exchange fixed (the taker holds what he got and kept,
-    the poor player what came back and no other trump), then turned back into start hands
-    before the exchange. Checked by replaying ``game.log``."""
-    from dataclasses import replace as _replace
-
-    ex = game.exchange
-    assert ex is not None
-    view = _replace(observe(game, -1), exchange=ex)
-    played = _played_by(game)
-    for _ in range(tries):
-        try:
-            rest = view.sample_hands(rng)
-        except ValueError:
-            continue
-        start = [rest[s] | played[s] for s in range(4)]
-        start[ex.poor] = (start[ex.poor] & ~ex.returned) | ex.passed
-        start[ex.taker] = (start[ex.taker] & ~ex.passed) | (ex.returned & ~ex.passed)
-        if _replays(game, start):
-            return start
-    raise ValueError("no deal agrees with this game's public facts")

@@ -62,11 +62,15 @@ def export_lines(channel: str, journal: list[Record], *, running: bool = False) 
     return out
 
 
+_CARD_VERBS = ("/give", "/play")
+"""How a journal writes a card action (a give in a poverty's exchange may be a /play)."""
+
+
 def _covers(journal: list[Record]) -> dict[int, Record]:
     """The records to show instead of real ones, by index: the deal record before each
-    ``cover`` record (a game that ended unplayed) as a deal with the cover's hands, and, if
-    the cover shows made-up gives (a poverty nobody took), the poor player's ``/give``
-    records of that game with those cards."""
+    ``cover`` record (a game that ended unplayed) as a deal with the cover's hands, and the
+    ``/give`` records of that game with the cards the cover shows (``SEAT:CARD`` words in
+    order; a cover of an older version names only the poor player's cards, its ``seat``)."""
     out: dict[int, Record] = {}
     last_deal: int | None = None
     for i, rec in enumerate(journal):
@@ -74,17 +78,16 @@ def _covers(journal: list[Record]) -> dict[int, Record]:
             last_deal = i
         elif rec.kind == "cover" and last_deal is not None:
             out[last_deal] = Record("deal", names=rec.names, hands=rec.hands)
-            shown = iter(rec.text.split())
-            for j in range(last_deal + 1, i):
+            shown: dict[int, list[str]] = {}
+            for word in rec.text.split():
+                seat, _, card = word.rpartition(":")
+                shown.setdefault(int(seat) if seat else rec.seat, []).append(card)
+            for j in range(last_deal + 1, i):  # a seat's first card actions are its gives
                 old = journal[j]
-                if (
-                    old.kind in ("cmd", "move")
-                    and old.seat == rec.seat >= 0
-                    and (old.text.startswith("/give "))
-                ):
-                    card = next(shown, None)
-                    if card is not None:
-                        out[j] = replace(old, text=f"/give {card}", action=-1)
+                verb = old.text.split(" ", 1)[0]
+                cards = shown.get(old.seat, [])
+                if old.kind in ("cmd", "move") and verb in _CARD_VERBS and cards:
+                    out[j] = replace(old, text=f"{verb} {cards.pop(0)}", action=-1)
             last_deal = None
     return out
 

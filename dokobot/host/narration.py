@@ -116,10 +116,11 @@ def exchange_notes(
     ex = game.exchange
     assert ex is not None
     who = names[seat]
-    if phase is Phase.DECLARATIONS:
-        notes = [Note(ALL, "poverty_announced", {"player": who})]
+    if phase is Phase.DECLARATIONS:  # ``seat`` made the last declaration, not always the poverty
+        poor = names[ex.poor]
+        notes = [Note(ALL, "poverty_announced", {"player": poor})]
         if ex.passed.bit_count() == 3:
-            notes.append(Note(ALL, "poverty_passed", {"player": who}))
+            notes.append(Note(ALL, "poverty_passed", {"player": poor}))
         return notes
     if action == DECLINE:
         return [Note(ALL, "poverty_declined", {"player": who})]

@@ -20,10 +20,10 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..engine.cards import Card, card_ascii, cards_of
+from ..engine.cards import card_ascii, cards_of
+from ..engine.cover import cover
 from ..engine.errors import IllegalAction
 from ..engine.game import Game, hands_from_kinds
-from ..engine.observation import cover_deal, unplayed_cover_gives
 from ..engine.scoring import bock_trigger, score
 from ..engine.types import Action, GameType, Phase, is_call, is_card
 from . import bots as _bots
@@ -640,19 +640,13 @@ class Table:
         game.phase = Phase.FINISHED
 
     def _log_cover(self, game: Game) -> None:
-        """Journal the cover deal of ``game``, which ended unplayed: the hands an export
-        shows instead of the real ones, and (a poverty nobody took) the gives it shows
-        instead of the poor player's real ones."""
-        rng = random.Random(secrets.randbits(64))
-        gives: list[Card] = []
-        ex = game.exchange
-        if game.cancelled or (ex is not None and not game.tricks and not game.trick):
-            hands, gives = unplayed_cover_gives(game, rng)
-        else:
-            hands = cover_deal(game, rng)
+        """Journal the cover of ``game``, which ended unplayed: the hands an export shows
+        instead of the real ones, and (a poverty) the gives it shows instead of the real
+        ones of the poor player and the taker, as ``SEAT:CARD`` words in the log's order."""
+        hands, gives = cover(game, random.Random(secrets.randbits(64)))
         self._log(Record(
-            "cover", seat=ex.poor if gives and ex is not None else -1,
-            text=" ".join(card_ascii(c) for c in gives), names=tuple(self.names()),
+            "cover", text=" ".join(f"{seat}:{card_ascii(c)}" for seat, c in gives),
+            names=tuple(self.names()),
             hands=tuple(" ".join(card_ascii(c) for c in sorted_hand(None, h)) for h in hands),
         ))  # fmt: skip
 

@@ -1,0 +1,290 @@
+"""Cover deals: what an export shows instead of the real deal of a game that ended unplayed.
+
+A game that was aborted (or ended before the card play: a throw-in, a poverty nobody took)
+keeps its unplayed cards hidden for good. Its export shows start hands that agree with
+everything public about the game and with nothing else: every card each seat has played,
+the voids it showed, the ♣Q facts of the public parties, every reservation, declaration and
+call it made stays legal, and in a poverty the count of trumps that came back. Everything
+else is dealt at random, so the cover tells nothing about the real hands. The passed and
+returned cards of a poverty are private to two players: the cover makes them up too, and
+shows made-up ``/give`` actions instead of the real ones. Every cover is checked by replaying
+the game's log (with the shown gives) on it.
+
+>>> from dokobot.engine.types import HEALTHY
+>>> g = Game.deal(DEFAULT_RULES, 3, seed=11)
+>>> for s in range(4):
+...     g.play(s, HEALTHY)
+>>> for _ in range(5):
+...     g.play(g.turn, g.legal_actions()[0])
+>>> hands, gives = cover(g, random.Random(1))
+>>> sum(h.bit_count() for h in hands), hands != list(g.start_hands), gives
+(48, True, [])
+"""
+
+from __future__ import annotations
+
+import random
+
+from .cards import CLUB_QUEENS, N_CARDS, Card, Mask
+from .game import _KINGS, _NINES, _NORMAL_TRUMPS, POVERTY_CARDS, POVERTY_MAX_TRUMPS, Game
+from .observation import observe
+from .order import TRUMP
+from .rules import DEFAULT_RULES
+from .types import DECLARE_POVERTY, DECLARE_WEDDING, TAKE, Action, Seat
+
+__all__ = ["DEFAULT_RULES", "Gives", "cover", "cover_deal"]
+
+Gives = list[tuple[Seat, Card]]
+"""The cards of a poverty's ``/give`` actions as a cover shows them, in the log's order."""
+
+
+def cover(game: Game, rng: random.Random, tries: int = 400) -> tuple[list[Mask], Gives]:
+    """A cover of ``game`` (see the module): start hands, and the gives of a poverty's
+    exchange to show instead of the real ones (empty without a poverty)."""
+    if game.exchange is not None:
+        return _poverty_cover(game, rng, tries)
+    if not game.tricks and not game.trick:
+        return _unplayed_cover(game, rng, tries), []
+    return cover_deal(game, rng, tries), []
+
+
+def cover_deal(game: Game, rng: random.Random, tries: int = 400) -> list[Mask]:
+    """Start hands of a game without a poverty that ended during the card play: the
+    unplayed cards dealt at random as a spectator could (voids, public ♣Q facts)."""
+    spectator = observe(game, -1)
+    played = _played_by(game)
+    for _ in range(tries):
+        try:
+            rest = spectator.sample_hands(rng)
+        except ValueError:
+            continue
+        start = [rest[s] | played[s] for s in range(4)]
+        if _replays(game, start):
+            return start
+    raise ValueError("no deal agrees with this game's public facts")
+
+
+def _played_by(game: Game) -> list[Mask]:
+    """Per seat the cards it has played so far."""
+    played = [0, 0, 0, 0]
+    for leader, cards, _ in [*game.tricks, (game.leader, tuple(game.trick), -1)]:
+        for i, c in enumerate(cards):
+            played[(leader + i) & 3] |= 1 << c
+    return played
+
+
+def _replays(game: Game, start: list[Mask], log: list[tuple[Seat, Action]] | None = None) -> bool:
+    """Whether every action of ``log`` (default ``game.log``) is legal from the start hands
+    ``start``."""
+    forced = None if game.forced < 0 else game.forced
+    try:
+        g = Game.from_hands(game.rules, game.dealer, start, mandatory_owed=game.mandatory_owed,
+                            forced_soloist=forced)  # fmt: skip
+        for seat, action in game.log if log is None else log:
+            g.play(seat, action)
+    except ValueError:
+        return False
+    return True
+
+
+def _declared(game: Game, action: Action) -> list[Seat]:
+    return [seat for seat, a in game.log if a == action]
+
+
+def _cards(mask: Mask) -> list[Card]:
+    return [c for c in range(N_CARDS) if mask >> c & 1]
+
+
+def _deal_rest(
+    rng: random.Random,
+    deck: Mask,
+    fixed: list[Mask],
+    allowed: list[Mask],
+    size: int,
+    trump_cap: list[int],
+) -> list[Mask] | None:
+    """``fixed`` filled up to ``size`` cards each with the rest of ``deck`` at random: a
+    seat gets only ``allowed`` cards and at most ``trump_cap`` normal trumps (None if the
+    random choices ran into a dead end)."""
+    hands = fixed[:]
+    if any(hands[s] & hands[t] for s in range(4) for t in range(s)):
+        return None
+    trumps = [(h & _NORMAL_TRUMPS).bit_count() for h in hands]
+    if any(trumps[s] > trump_cap[s] or hands[s].bit_count() > size for s in range(4)):
+        return None
+    rest = _cards(deck & ~(hands[0] | hands[1] | hands[2] | hands[3]))
+    rng.shuffle(rest)
+    rest.sort(key=lambda c: sum(1 for s in range(4) if allowed[s] >> c & 1))
+    for c in rest:
+        trump = _NORMAL_TRUMPS >> c & 1
+        seats = [
+            s
+            for s in range(4)
+            if hands[s].bit_count() < size
+            and allowed[s] >> c & 1
+            and not (trump and trumps[s] >= trump_cap[s])
+        ]
+        if not seats:
+            return None
+        s = rng.choices(seats, [size - hands[s].bit_count() for s in seats])[0]
+        hands[s] |= 1 << c
+        trumps[s] += trump
+    return hands
+
+
+def _unplayed_cover(game: Game, rng: random.Random, tries: int) -> list[Mask]:
+    """A game without a poverty that ended before the card play: declared weddings keep
+    both ♣Q; a thrower gets five kings or five nines, which of the two at random."""
+    deck = game.rules.deck
+    everyone = [deck] * 4
+    for _ in range(tries):
+        fixed = [0, 0, 0, 0]
+        for seat in _declared(game, DECLARE_WEDDING):
+            fixed[seat] |= CLUB_QUEENS
+        if game.cancelled == "thrown":
+            pool = _NINES & deck if _NINES & deck and rng.random() < 0.5 else _KINGS
+            fixed[game.declarer] |= sum(1 << c for c in rng.sample(_cards(pool), 5))
+        caps = [POVERTY_MAX_TRUMPS if s in _declared(game, DECLARE_POVERTY) else 99
+                for s in range(4)]  # fmt: skip
+        hands = _deal_rest(rng, deck, fixed, everyone, game.rules.hand_size, caps)
+        if hands is not None and _replays(game, hands):
+            return hands
+    raise ValueError("no deal agrees with this game's public facts")
+
+
+def _exchange_steps(game: Game) -> tuple[list[int], list[int]]:
+    """Indices into ``game.log`` of the poor player's gives and of the taker's gives."""
+    ex = game.exchange
+    assert ex is not None
+    poor: list[int] = []
+    taker: list[int] = []
+    taken = False
+    for i, (seat, action) in enumerate(game.log):
+        if action == TAKE:
+            taken = True
+        elif action < N_CARDS and not taken and seat == ex.poor:
+            poor.append(i)
+        elif action < N_CARDS and taken and seat == ex.taker and len(taker) < POVERTY_CARDS:
+            taker.append(i)
+    return poor, taker
+
+
+def _passed(rng: random.Random, source: Mask, trumps: int) -> list[Card] | None:
+    """Three made-up passed cards from ``source``: ``trumps`` trumps first, then plain."""
+    t = _cards(source & _NORMAL_TRUMPS)
+    p = _cards(source & ~_NORMAL_TRUMPS)
+    if len(t) < trumps or len(p) < POVERTY_CARDS - trumps:
+        return None
+    return rng.sample(t, trumps) + rng.sample(p, POVERTY_CARDS - trumps)
+
+
+def _poverty_cover(game: Game, rng: random.Random, tries: int) -> tuple[list[Mask], Gives]:
+    """A cover of a poverty game (taken or not, ended in the exchange or in the card play).
+
+    Public are the poor player, who declined and who took, whether the poor player's
+    trumps went at once (exactly three) or one by one (at most two), how many gives each
+    made, the trumps that came back once the exchange was over, and the card play. The
+    passed and returned cards are made up: the poor player passes all his trumps first,
+    the taker returns any cards, with the public trump count.
+    """
+    ex = game.exchange
+    assert ex is not None
+    poor_steps, taker_steps = _exchange_steps(game)
+    at_once = not poor_steps and ex.passed.bit_count() == POVERTY_CARDS
+    caps = [POVERTY_MAX_TRUMPS if s in _declared(game, DECLARE_POVERTY) else 99 for s in range(4)]
+    weddings = _declared(game, DECLARE_WEDDING)
+    for _ in range(tries):
+        trumps = POVERTY_CARDS if at_once else rng.randrange(POVERTY_CARDS)
+        if ex.trumps_back >= 0:
+            made = _after_exchange(game, rng, trumps, caps, weddings)
+        else:
+            made = _during_exchange(game, rng, trumps, caps, weddings)
+        if made is None:
+            continue
+        start, passed, returned = made
+        log = list(game.log)
+        gives: Gives = []
+        for steps, seat, cards in (
+            (poor_steps, ex.poor, passed),
+            (taker_steps, ex.taker, returned),
+        ):
+            for i, card in zip(steps, cards, strict=False):
+                log[i] = (seat, card)
+                gives.append((seat, card))
+        if _replays(game, start, log):
+            return start, gives
+    raise ValueError("no deal agrees with this game's public facts")
+
+
+def _during_exchange(
+    game: Game, rng: random.Random, trumps: int, caps: list[int], weddings: list[Seat]
+) -> tuple[list[Mask], list[Card], list[Card]] | None:
+    """Start hands, passed and returned cards of a poverty ended before its exchange was
+    over: the poor player holds the made-up passed cards and no other trump; the taker's
+    gives so far are any cards of his hand after he took."""
+    ex = game.exchange
+    assert ex is not None
+    deck = game.rules.deck
+    fixed = [0, 0, 0, 0]
+    for seat in weddings:
+        fixed[seat] |= CLUB_QUEENS
+    passed = _passed(rng, deck & ~(fixed[0] | fixed[1] | fixed[2] | fixed[3]), trumps)
+    if passed is None:
+        return None
+    fixed[ex.poor] |= sum(1 << c for c in passed)
+    allowed = [deck] * 4
+    allowed[ex.poor] = deck & ~_NORMAL_TRUMPS | fixed[ex.poor]
+    hands = _deal_rest(rng, deck, fixed, allowed, game.rules.hand_size, caps)
+    if hands is None:
+        return None
+    returned: list[Card] = []
+    if ex.taker >= 0:
+        own = _cards(hands[ex.taker] | sum(1 << c for c in passed))
+        returned = rng.sample(own, POVERTY_CARDS)
+    return hands, passed, returned
+
+
+def _after_exchange(
+    game: Game, rng: random.Random, trumps: int, caps: list[int], weddings: list[Seat]
+) -> tuple[list[Mask], list[Card], list[Card]] | None:
+    """Start hands, passed and returned cards of a poverty whose exchange was over: the
+    hands after the exchange are dealt around the cards played and the voids shown (the
+    poor player holds exactly the trumps that came back), then turned back: the poor
+    player returned all his trumps and some plain cards, the taker passed ``trumps``
+    trumps and plain cards of his."""
+    ex = game.exchange
+    assert ex is not None
+    deck = game.rules.deck
+    spectator = observe(game, -1)
+    played = _played_by(game)
+    unplayed = deck & ~(played[0] | played[1] | played[2] | played[3])
+    allowed = [deck] * 4
+    scheme = spectator.scheme
+    for s in range(4):
+        for c in range(5):
+            if spectator.voids[s] >> c & 1:
+                allowed[s] &= ~scheme.class_mask[TRUMP if c >= TRUMP else c]
+    fixed = played[:]
+    for seat in weddings:
+        if seat != ex.taker:
+            fixed[seat] |= CLUB_QUEENS & unplayed
+    after_caps = caps[:]
+    after_caps[ex.poor] = ex.trumps_back
+    after_caps[ex.taker] = 99
+    hands = _deal_rest(rng, deck, fixed, allowed, game.rules.hand_size, after_caps)
+    if hands is None or (hands[ex.poor] & _NORMAL_TRUMPS).bit_count() != ex.trumps_back:
+        return None
+    poor_plain = _cards(hands[ex.poor] & ~_NORMAL_TRUMPS)
+    if len(poor_plain) < POVERTY_CARDS - ex.trumps_back:
+        return None
+    returned = _cards(hands[ex.poor] & _NORMAL_TRUMPS)
+    returned += rng.sample(poor_plain, POVERTY_CARDS - ex.trumps_back)
+    rng.shuffle(returned)
+    passed = _passed(rng, hands[ex.taker], trumps)
+    if passed is None:
+        return None
+    back = sum(1 << c for c in returned)
+    given = sum(1 << c for c in passed)
+    hands[ex.poor] = (hands[ex.poor] & ~back) | given
+    hands[ex.taker] = (hands[ex.taker] & ~given) | back
+    return hands, passed, returned
