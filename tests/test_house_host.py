@@ -486,7 +486,7 @@ def test_an_export_of_a_house_rule_game_replays_exactly(name: str) -> None:
 
 
 def test_stats_count_no_exchanged_card_as_played_before_a_call() -> None:
-    from dokobot.stats.record import finished_game
+    from dokobot.host.archive import finished_game
 
     rep = _poverty_table(
         "dora (dm): /give D10 DA C10",

@@ -46,7 +46,7 @@ def test_repeated_renders_are_cached_and_equal_to_fresh_ones() -> None:
 
 
 def test_the_readme_pictures_come_from_the_real_board() -> None:
-    from dokobot.render.preview import board_picture, hand_picture
+    from dokobot.adapters.discord.preview import board_picture, hand_picture
 
     board = Image.open(io.BytesIO(board_picture()))
     hand = Image.open(io.BytesIO(hand_picture()))

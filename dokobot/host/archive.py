@@ -1,5 +1,6 @@
 """Finished games on demand: what a durable table keeps of its older games, and how they
-come back from the store.
+come back from the store; the record of a game a table has just finished
+(:func:`finished_game`).
 
 A table keeps its latest finished games in memory (the score list shows them); every
 finished game is stored (``game_results``) with its score list line and the chips settled
@@ -10,14 +11,17 @@ or lost at the table, and the commission, which is all the server's ledger needs
 
 from __future__ import annotations
 
+import time
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from ..engine.game import Game
+from ..engine.types import CALL_KEYS, CALL_RE, Phase, is_call, is_card
+from ..stats.record import CallMade, FinishedGame, SeatRecord, Trick
 from .series import GameRecord
 from .stakes import ZERO, Kind, LedgerEntry, Settlement
 
 if TYPE_CHECKING:
-    from ..stats.record import FinishedGame
     from .table import Table
 
 
@@ -123,4 +127,56 @@ def stored_record(game: FinishedGame) -> GameRecord:
         series=game.series,
         names=names,
         multiplier=int(r.get("multiplier", 1)),
+    )
+
+
+def seat_records(table: Table) -> tuple[SeatRecord, ...]:
+    out = []
+    for s in table.seats:
+        if s.standin_for is not None:
+            out.append(SeatRecord(s.standin_for, s.name))
+        else:
+            out.append(SeatRecord(s.user, s.name, s.is_bot, s.bot))
+    return tuple(out)
+
+
+def finished_game(table: Table, rec: GameRecord, *, now: float | None = None) -> FinishedGame:
+    """The record of ``rec``, the game that ``table`` has just finished or aborted."""
+    game = table.game
+    tricks: tuple[Trick, ...] = ()
+    calls: tuple[CallMade, ...] = ()
+    if game is not None and table.game_number == rec.number:
+        tricks = tuple((lead, tuple(cards), win) for lead, cards, win in game.tricks)
+        made: list[CallMade] = []
+        played = 0
+        # Replayed alongside, so that cards given in a poverty's exchange (card actions
+        # too) are not counted as played.
+        again = Game.from_hands(
+            game.rules,
+            game.dealer,
+            game.start_hands,
+            mandatory_owed=game.mandatory_owed,
+            forced_soloist=None if game.forced < 0 else game.forced,
+        )
+        for seat, action in game.log:
+            if is_card(action) and again.phase is Phase.PLAYING:
+                played += 1
+            elif is_call(action):
+                made.append((seat, CALL_KEYS[action - CALL_RE], played))
+            again.push(seat, action)
+        calls = tuple(made)
+    seats = seat_records(table)
+    people = sum(not s.computer for s in seats)
+    return FinishedGame(
+        server=table.ledger.server,
+        channel=table.channel,
+        game=rec.number,
+        series=rec.series,
+        finished_at=time.time() if now is None else now,
+        seats=seats,
+        result=rec.as_json(),
+        tricks=tricks,
+        calls=calls,
+        rated=table.options.is_rated(people),
+        row=rec.to_row(),
     )

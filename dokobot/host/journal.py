@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass, fields
 from typing import Any, Final
 
-from .names import normalize_name
+from ..names import normalize_name
 
 __all__ = ["KINDS", "Record", "cmd", "normalize_name", "quote_name"]
 

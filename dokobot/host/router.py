@@ -23,7 +23,10 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
+from ..engine.errors import NotationError
+from ..engine.notation import parse_kind
 from ..engine.types import Action, Phase
+from ..names import normalize_name
 from . import handlers, statcmds
 from .commands import ALIASES, COMMANDS, Command, find
 from .context import Context
@@ -32,7 +35,6 @@ from .handlers.actions import play
 from .handlers.general import unknown
 from .i18n import render
 from .journal import Record
-from .names import normalize_name
 from .notes import ALL, Note, Refusal
 from .options import TableOptions
 from .permissions import check
@@ -44,7 +46,16 @@ if TYPE_CHECKING:
     from ..stats import FinishedGame, Stats
     from .series import GameRecord
 
-__all__ = ["ALIASES", "COMMANDS", "Command", "Context", "Router", "clean_name", "handlers"]
+__all__ = [
+    "ALIASES",
+    "COMMANDS",
+    "Command",
+    "Context",
+    "Router",
+    "clean_name",
+    "handlers",
+    "names_a_card",
+]
 
 log = logging.getLogger(__name__)
 
@@ -281,6 +292,24 @@ class Router:
     def game_links(self, table: Table, games: list[FinishedGame]) -> list[Event]:
         """Messages linking newly stored games to their web pages."""
         return statcmds.game_links(self, table, games)
+
+
+def names_a_card(token: str) -> bool:
+    """Whether a lone ``token`` names a card (``♦K``, ``DK``) or a hand number (``3``) and no
+    command: what an adapter may pass on as a bare card (adapters know no card names).
+
+    >>> names_a_card("DK"), names_a_card("♦K"), names_a_card("3"), names_a_card("join")
+    (True, True, True, False)
+    """
+    if token.isdigit():
+        return len(token) <= 2
+    if token.lower() in ALIASES:
+        return False
+    try:
+        parse_kind(token)
+    except NotationError:
+        return False
+    return True
 
 
 def clean_name(name: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .names import name_key
+from ..names import name_key
 from .notes import Refusal
 
 

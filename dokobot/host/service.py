@@ -18,7 +18,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Final
 
-from ..stats import Stats, finished_game
+from ..stats import Stats
 from ..stats.record import FinishedGame
 from ..store import Checkpoint, MemoryStore, Store
 from . import archive, checkpoint, fold
@@ -807,7 +807,7 @@ def _keep_latest(table: Table, *, carry: bool = False) -> None:
 
 def _result(table: Table, rec: GameRecord) -> FinishedGame:
     """The stored record of game ``rec``, with its score list line and its settlements."""
-    game = finished_game(table, rec)
+    game = archive.finished_game(table, rec)
     row = {
         **(game.row or {}),
         "chips": [archive.entry_json(e) for e in archive.chips_of(table, rec)],

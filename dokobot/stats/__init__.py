@@ -8,13 +8,29 @@ always those of the stored games, never of a second bookkeeping.
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from .book import BOARDS, PlayerStats, StatsBook
-from .record import FinishedGame, SeatRecord, finished_game
+from .record import FinishedGame, SeatRecord
 
-if TYPE_CHECKING:
-    from ..store import Store
+
+class Results(Protocol):
+    """What the statistics and their web pages read of the store (:class:`dokobot.store.Store`
+    is one): the finished-game records and each server's web page key."""
+
+    def results(
+        self, server: str, *, after: int = 0, limit: int | None = None, tricks: bool = True
+    ) -> list[FinishedGame]: ...
+
+    def result(self, id: int) -> FinishedGame | None: ...
+
+    def result_servers(self) -> list[str]: ...
+
+    def web_page(self, server: str) -> tuple[str, bool]: ...
+
+    def set_web_enabled(self, server: str, enabled: bool) -> None: ...
+
+    def web_server(self, key: str) -> tuple[str, bool] | None: ...
 
 
 class Stats:
@@ -23,7 +39,7 @@ class Stats:
     ``web_url``: the public base URL of the web pages (``dokobot web``), if they are served.
     """
 
-    def __init__(self, store: Store, *, web_url: str | None = None) -> None:
+    def __init__(self, store: Results, *, web_url: str | None = None) -> None:
         self.store = store
         self.web_url = web_url.rstrip("/") if web_url else None
         self._books: dict[str, StatsBook] = {}
@@ -73,8 +89,8 @@ __all__ = [
     "BOARDS",
     "FinishedGame",
     "PlayerStats",
+    "Results",
     "SeatRecord",
     "Stats",
     "StatsBook",
-    "finished_game",
 ]

@@ -11,7 +11,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Final
 
-from ..host.names import name_key
+from ..names import name_key
 from .rating import Ratings
 from .record import FinishedGame
 

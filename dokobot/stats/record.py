@@ -15,16 +15,8 @@ True
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
-
-from ..engine.game import Game
-from ..engine.types import CALL_KEYS, CALL_RE, Phase, is_call, is_card
-
-if TYPE_CHECKING:
-    from ..host.series import GameRecord
-    from ..host.table import Table
+from typing import Any
 
 Trick = tuple[int, tuple[int, ...], int]
 """(leader seat, the four cards in playing order, winner seat)."""
@@ -126,55 +118,3 @@ class FinishedGame:
 
     def with_id(self, id: int) -> FinishedGame:
         return replace(self, id=id)
-
-
-def seat_records(table: Table) -> tuple[SeatRecord, ...]:
-    out = []
-    for s in table.seats:
-        if s.standin_for is not None:
-            out.append(SeatRecord(s.standin_for, s.name))
-        else:
-            out.append(SeatRecord(s.user, s.name, s.is_bot, s.bot))
-    return tuple(out)
-
-
-def finished_game(table: Table, rec: GameRecord, *, now: float | None = None) -> FinishedGame:
-    """The record of ``rec``, the game that ``table`` has just finished or aborted."""
-    game = table.game
-    tricks: tuple[Trick, ...] = ()
-    calls: tuple[CallMade, ...] = ()
-    if game is not None and table.game_number == rec.number:
-        tricks = tuple((lead, tuple(cards), win) for lead, cards, win in game.tricks)
-        made: list[CallMade] = []
-        played = 0
-        # Replayed alongside, so that cards given in a poverty's exchange (card actions
-        # too) are not counted as played.
-        again = Game.from_hands(
-            game.rules,
-            game.dealer,
-            game.start_hands,
-            mandatory_owed=game.mandatory_owed,
-            forced_soloist=None if game.forced < 0 else game.forced,
-        )
-        for seat, action in game.log:
-            if is_card(action) and again.phase is Phase.PLAYING:
-                played += 1
-            elif is_call(action):
-                made.append((seat, CALL_KEYS[action - CALL_RE], played))
-            again.push(seat, action)
-        calls = tuple(made)
-    seats = seat_records(table)
-    people = sum(not s.computer for s in seats)
-    return FinishedGame(
-        server=table.ledger.server,
-        channel=table.channel,
-        game=rec.number,
-        series=rec.series,
-        finished_at=time.time() if now is None else now,
-        seats=seats,
-        result=rec.as_json(),
-        tricks=tricks,
-        calls=calls,
-        rated=table.options.is_rated(people),
-        row=rec.to_row(),
-    )

@@ -22,10 +22,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from dokobot.engine.errors import NotationError
-from dokobot.engine.notation import parse_kind
 from dokobot.host.events import Choice
-from dokobot.host.router import ALIASES
+from dokobot.host.router import names_a_card
 
 MAX_TOKEN_CHARS = 12
 """Longest single-token channel line that is passed to the host without ``!`` or ``/``."""
@@ -48,19 +46,6 @@ def strip_formatting(text: str) -> str:
     'bold red plain'
     """
     return _FORMATTING.sub("", text)
-
-
-def _is_card(token: str) -> bool:
-    """Whether ``token`` names a card (``♦K``, ``DK``) or a hand number (``3``)."""
-    if token.isdigit():
-        return len(token) <= 2
-    if token.lower() in ALIASES:
-        return False
-    try:
-        parse_kind(token)
-    except NotationError:
-        return False
-    return True
 
 
 def command_text(line: str, *, dm: bool) -> str | None:
@@ -94,7 +79,7 @@ def command_text(line: str, *, dm: bool) -> str | None:
             return None
         return "/" + rest
     if dm:
-        return text if _is_card(text) else "/" + text
+        return text if names_a_card(text) else "/" + text
     if len(text) <= MAX_TOKEN_CHARS and not any(ch.isspace() for ch in text):
         return text
     return None

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 
+from ...names import normalize_name
 from ..commands import Arg, ArgKind, Who, command
 from ..context import Context, Host
 from ..events import Event
-from ..names import normalize_name
 from ..notes import Refusal
 from ..options import BOT_LEVELS
 from ..permissions import as_admin, need_seat, need_table

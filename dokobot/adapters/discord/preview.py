@@ -4,7 +4,7 @@ The board is the real embed of :func:`dokobot.adapters.discord.board.board_embed
 played by the real host, drawn in Discord's dark theme with the card picture the bot
 attaches; the panel is the hand picture of :func:`dokobot.render.hand_png`.
 
-    python -m dokobot.render.preview docs/
+    python -m dokobot.adapters.discord.preview docs/
 """
 
 from __future__ import annotations
@@ -35,39 +35,45 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
 
 
 def _game() -> tuple[BoardView, list[int], list[str]]:
-    """A real game, some tricks in: (board view, Anna's hand, the news lines)."""
-    from dokobot.engine.cards import card_ascii
-    from dokobot.engine.types import Phase
+    """A real game, some tricks in: (board view, Anna's hand, the news lines). Each player
+    follows his prompts: healthy, then the first card offered; one player calls his party
+    with the call his prompt offers."""
     from dokobot.host.board import board_view
-    from dokobot.host.events import Input, Public
+    from dokobot.host.events import Choice, Input, Private, Public
     from dokobot.host.router import Router
     from dokobot.host.table import sorted_hand
 
     router = Router(seed=2)
     news: list[str] = []
+    offered: dict[str, tuple[Choice, ...]] = {}
+
+    def send(user: str, name: str, text: str) -> None:
+        for e in router.handle(Input("c", user, name, text)):
+            if isinstance(e, Public):
+                news.append(e.text)
+            elif isinstance(e, Private) and e.kind == "turn":
+                offered[e.user] = e.choices
+
     for name in ("Anna", "Ben", "Carl", "Dora"):
-        router.handle(Input("c", name.lower(), name, "/join"))
-    router.handle(Input("c", "anna", "Anna", "/start"))
+        send(name.lower(), name, "/join")
+    send("anna", "Anna", "/start")
     table = router.tables["c"]
-    game = table.game
-    assert game is not None
-    moves = 0
-    while moves < 4 + 4 * 4 + 2:
-        seat = game.turn
-        user = table.seats[seat].user
-        if game.phase is Phase.RESERVATIONS:
-            text = "/healthy"
-        else:
-            text = f"/play {card_ascii(sorted_hand(game, game.legal_cards(seat))[0])}"
+    for moves in range(4 + 4 * 4 + 2):
+        view = board_view(table)
+        assert view is not None and view.turn is not None
+        seat = table.seats[view.turn]
+        if view.phase == "reservations":
+            send(seat.user, seat.name, "/healthy")
+            continue
+        choices = offered.pop(seat.user)
         if moves == 6:
-            call = f"/{game.party_of(seat).key}"
-            news += [e.text for e in router.handle(Input("c", user, table.seats[seat].name, call))]
-        events = router.handle(Input("c", user, table.seats[seat].name, text))
-        news += [e.text for e in events if isinstance(e, Public)]
-        moves += 1
+            call = next(c.command for c in choices if c.command in ("/re", "/kontra"))
+            send(seat.user, seat.name, call)
+            choices = offered.pop(seat.user, choices)
+        send(seat.user, seat.name, choices[0].command)
     view = board_view(table)
-    assert view is not None
-    return view, sorted_hand(game, game.hands[0]), news
+    assert view is not None and table.game is not None
+    return view, sorted_hand(table.game, table.game.hands[0]), news
 
 
 def _lines(embed: object) -> list[tuple[str, int, tuple[int, ...]]]:
