@@ -205,12 +205,16 @@ def test_store_keeps_results_once_and_by_server(tmp_path: Path) -> None:
     key, enabled = store.web_page("srv")
     assert enabled and len(key) >= 20 and store.web_page("srv") == (key, True)
     assert store.web_server(key) == ("srv", True)
-    store.set_web_enabled("srv", False)
-    assert store.web_server(key) == ("srv", False)
+    store.set_web_enabled("srv", False)  # off draws a new key: the old link is dead
+    assert store.web_server(key) is None
+    off, enabled = store.web_page("srv")
+    assert off != key and not enabled and store.web_server(off) == ("srv", False)
     assert store.web_server("guess") is None
     store.close()
     again = SqliteStore(tmp_path / "r.db")
-    assert again.result(1) == a and again.web_page("srv") == (key, False)
+    assert again.result(1) == a and again.web_page("srv") == (off, False)
+    again.set_web_enabled("srv", True)
+    assert again.web_page("srv") == (off, True) and again.web_server(key) is None
     again.close()
 
 

@@ -158,8 +158,12 @@ def test_everything_survives_a_reopen(store_location: str) -> None:
         assert store.language("u:anna") == "de" and store.language("u:nobody") is None
         assert store.nick_history("irc:net:") == [("u:2", "irc:net:bob"), ("u:3", "irc:net:ANNA")]
         assert store.web_page("discord:1") == (key, enabled) and enabled
-        store.set_web_enabled("discord:1", False)
-        assert store.web_server(key) == ("discord:1", False)
+        store.set_web_enabled("discord:1", False)  # a new key: the old link is dead
+        assert store.web_server(key) is None
+        new, enabled = store.web_page("discord:1")
+        assert new != key and not enabled and store.web_server(new) == ("discord:1", False)
+        store.set_web_enabled("discord:1", True)
+        assert store.web_page("discord:1") == (new, True) and store.web_server(key) is None
         assert store.web_server("nope") is None
     finally:
         store.close()

@@ -169,10 +169,18 @@ async def test_result_message_links_the_game_page(site: tuple[Service, str]) -> 
     assert refused[0].text == "Only a server admin may turn the web page on or off."
     off = await service.handle(Input("feed", seat.user, name, "/web off", admin=True))
     assert off[0].text == "The web page of this server is turned off."
-    assert service.store.web_page("feed") == (key, False)
+    new, enabled = service.store.web_page("feed")
+    assert not enabled and new != key
     assert (await service.handle(Input("feed", seat.user, name, "/web")))[0].text == (
         "The web page of this server is turned off."
     )
+    # on again: a new secret link; the old one (perhaps leaked) answers 404 for good
+    on = await service.handle(Input("feed", seat.user, name, "/web on", admin=True))
+    assert key not in on[0].text and f"{base}/s/{new}/" in on[0].text
+    status, _ = await _get(f"{base}/s/{key}/")
+    assert status == 404
+    status, _ = await _get(f"{base}/s/{new}/")
+    assert status == 200
 
 
 def test_chromium_is_installed() -> None:

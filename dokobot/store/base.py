@@ -176,7 +176,9 @@ class Store(ABC):
         use and kept."""
 
     @abstractmethod
-    def set_web_enabled(self, server: str, enabled: bool) -> None: ...
+    def set_web_enabled(self, server: str, enabled: bool) -> None:
+        """Turn ``server``'s web pages on or off; off draws a new key, so a link that was
+        handed out (or leaked) never works again."""
 
     @abstractmethod
     def web_server(self, key: str) -> tuple[str, bool] | None:
@@ -319,7 +321,7 @@ class MemoryStore(Store):
     def set_web_enabled(self, server: str, enabled: bool) -> None:
         key, _ = self.web_page(server)
         with self._lock:
-            self._web[server] = (key, enabled)
+            self._web[server] = (key if enabled else new_web_key(), enabled)
 
     def web_server(self, key: str) -> tuple[str, bool] | None:
         with self._lock:

@@ -704,7 +704,13 @@ class PostgresStore(Store):
         self._writable()
         self.web_page(server)
         with self._db() as db:
-            db.execute("UPDATE web_pages SET enabled = %s WHERE server = %s", (enabled, server))
+            if enabled:
+                db.execute("UPDATE web_pages SET enabled = true WHERE server = %s", (server,))
+            else:
+                db.execute(
+                    "UPDATE web_pages SET enabled = false, key = %s WHERE server = %s",
+                    (new_web_key(), server),
+                )
 
     def web_server(self, key: str) -> tuple[str, bool] | None:
         with self._db() as db:

@@ -558,9 +558,13 @@ class SqliteStore(Store):
     def set_web_enabled(self, server: str, enabled: bool) -> None:
         self.web_page(server)
         with self._lock:
-            self._db.execute(
-                "UPDATE web_pages SET enabled = ? WHERE server = ?", (int(enabled), server)
-            )
+            if enabled:
+                self._db.execute("UPDATE web_pages SET enabled = 1 WHERE server = ?", (server,))
+            else:
+                self._db.execute(
+                    "UPDATE web_pages SET enabled = 0, key = ? WHERE server = ?",
+                    (new_web_key(), server),
+                )
 
     def web_server(self, key: str) -> tuple[str, bool] | None:
         with self._lock:

@@ -12,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import base64
 import logging
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, Final
 from urllib.parse import unquote
 
@@ -31,14 +33,39 @@ log = logging.getLogger(__name__)
 
 STATS: Final = web.AppKey("stats", Stats)
 HEADERS: Final = {
-    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; "
-    "script-src 'unsafe-inline'; img-src 'self' data:",
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; "
+    "img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
     "Referrer-Policy": "no-referrer",
     "X-Robots-Tag": "noindex",
     "X-Content-Type-Options": "nosniff",
+    "Server": "dokobot",
 }
-"""Every answer: no third-party content, and the secret part of the address never leaves
-in a Referer header."""
+"""Every answer (pages, 404s, card pictures, static files): no third-party content, no inline
+script, never in a frame, never indexed, the secret part of the address never leaves in a
+Referer header, and no software versions."""
+STATIC: Final = Path(__file__).with_name("static")
+"""The script and the style sheet of the pages (no inline script: the policy forbids it)."""
+MAX_ID: Final = (1 << 63) - 1
+"""The largest game id a store can hold; a larger one is no game."""
+
+
+@web.middleware
+async def _guard(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
+    """The one place every answer passes: it carries :data:`HEADERS`, and an unexpected
+    error is logged and answered 500 without details."""
+    try:
+        response = await handler(request)
+    except web.HTTPException as exc:
+        exc.headers.update(HEADERS)
+        raise
+    except Exception:
+        log.exception("web request %s failed", request.path)
+        response = web.Response(status=500, text="500: internal error")
+    response.headers.update(HEADERS)
+    return response
+
 
 _env = Environment(
     loader=PackageLoader("dokobot.web", "templates"),
@@ -103,7 +130,7 @@ class Pages:
             lang_q1=f"?lang={lang}" if chosen else "",
             **params,
         )
-        return web.Response(text=html, content_type="text/html", headers=HEADERS)
+        return web.Response(text=html, content_type="text/html")
 
     async def board(self, request: web.Request) -> web.Response:
         server = await self._server(request)
@@ -166,7 +193,7 @@ class Pages:
     async def game(self, request: web.Request) -> web.Response:
         server = await self._server(request)
         raw = request.match_info["id"]
-        if not (raw.isascii() and raw.isdigit()):
+        if not (raw.isascii() and raw.isdigit() and len(raw) < 20 and 0 < int(raw) <= MAX_ID):
             raise web.HTTPNotFound(text="404: no such page")
         g: FinishedGame | None = await asyncio.to_thread(self.stats.store.result, int(raw))
         if g is None or g.server != server:
@@ -258,20 +285,24 @@ def sum_value(result: dict[str, Any]) -> int:
 
 def make_app(stats: Stats) -> web.Application:
     pages = Pages(stats)
-    app = web.Application()
+    app = web.Application(middlewares=[_guard])
     app[STATS] = stats
     app.router.add_get("/s/{key}/", pages.board)
     app.router.add_get("/s/{key}/player/{user}", pages.player)
     app.router.add_get("/s/{key}/game/{id}", pages.game)
     app.router.add_get("/card/{lang}/{card}.png", card_picture)
+    app.router.add_static("/static/", STATIC)
     return app
+
+
+_CARD_NAMES: Final = frozenset(str(c) for c in range(N_CARDS))
 
 
 async def card_picture(request: web.Request) -> web.Response:
     """The face of one card (``/card/de/10.png``): no secret, the same for everybody."""
     lang = request.match_info["lang"]
     raw = request.match_info["card"]
-    if lang not in LANGS or not raw.isascii() or not raw.isdigit() or not 0 <= int(raw) < N_CARDS:
+    if lang not in LANGS or raw not in _CARD_NAMES:
         raise web.HTTPNotFound()
     png = await asyncio.to_thread(card_png, int(raw), lang)
     return web.Response(body=png, content_type="image/png",

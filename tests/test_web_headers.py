@@ -1,0 +1,91 @@
+"""Every answer of the web pages (pages, 404s, card pictures, static files, errors) carries the
+security headers, and no address, however odd, gets a 500 or names the server's software."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from dokobot.host.feed import feed
+from dokobot.host.router import Router
+from dokobot.host.service import Service
+from dokobot.stats import Stats
+from dokobot.store import MemoryStore
+from dokobot.web import make_app
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+@pytest.fixture
+async def client() -> AsyncIterator[tuple[TestClient, str, int]]:
+    store = MemoryStore()
+    service = Service(Router(seed=0, table_seed=lambda _: 0), store)
+    lines = (DATA / "default-1.doko").read_text(encoding="utf-8").splitlines()
+    starts = [i for i, line in enumerate(lines) if line.endswith("/start")]
+    with open(os.devnull, "w") as out:
+        await feed(service, lines[: starts[1]], out=out)
+    (game,) = store.results("feed")
+    key, _ = store.web_page("feed")
+    async with TestClient(TestServer(make_app(Stats(store)))) as c:
+        yield c, key, game.id
+
+
+def _check(headers: object, path: str) -> None:
+    h = dict(headers)  # type: ignore[call-overload]
+    csp = h.get("Content-Security-Policy", "")
+    directives = {d.split()[0]: d.split()[1:] for d in csp.split("; ") if d}
+    assert "'unsafe-inline'" not in directives.get("script-src", ["'unsafe-inline'"]), path
+    assert directives.get("frame-ancestors") == ["'none'"], path
+    assert directives.get("default-src") == ["'none'"], path
+    assert h.get("X-Content-Type-Options") == "nosniff", path
+    assert h.get("X-Robots-Tag") == "noindex", path
+    assert h.get("Referrer-Policy") == "no-referrer", path
+    server = h.get("Server", "")
+    assert "python" not in server.lower() and "aiohttp" not in server.lower(), (path, server)
+
+
+async def test_every_route_and_every_404_carries_the_headers(
+    client: tuple[TestClient, str, int],
+) -> None:
+    c, key, game = client
+    app = c.server.app
+    assert app is not None
+    routes = {r.resource.canonical for r in app.router.routes() if r.resource is not None}
+    ok = {
+        "/s/{key}/": f"/s/{key}/",
+        "/s/{key}/player/{user}": f"/s/{key}/player/replay%3Aanna",
+        "/s/{key}/game/{id}": f"/s/{key}/game/{game}",
+        "/card/{lang}/{card}.png": "/card/de/10.png",
+        "/static": "/static/game.js",
+    }
+    assert routes == set(ok), "a new route needs its address here"
+    for path in [*ok.values(), "/static/style.css"]:
+        resp = await c.get(path)
+        assert resp.status == 200, path
+        _check(resp.headers, path)
+    missing = [
+        "/", "/nothing", f"/s/{key}/player/nobody", "/s/not-the-key/", "/static/nothing.js",
+        "/static/../__init__.py", "/card/xx/1.png", "/card/en/48.png", "/card/en/" + "9" * 5000 + ".png",
+        f"/s/{key}/game/9223372036854775808", f"/s/{key}/game/9223372036854775807",
+        f"/s/{key}/game/99999999999999999999999", f"/s/{key}/game/" + "9" * 5000,
+        f"/s/{key}/game/0", f"/s/{key}/game/-1", f"/s/{key}/game/x", f"/s/{key}/game/%00",
+        f"/s/{key}/game/\u0661",
+    ]  # fmt: skip
+    for path in missing:
+        resp = await c.get(path)
+        assert resp.status == 404, path
+        _check(resp.headers, path)
+        assert "Traceback" not in await resp.text()
+
+
+async def test_the_game_page_has_no_inline_script(client: tuple[TestClient, str, int]) -> None:
+    c, key, game = client
+    html = await (await c.get(f"/s/{key}/game/{game}")).text()
+    assert '<script src="/static/game.js"' in html
+    assert "<script>" not in html and "<style>" not in html and " on" + "click=" not in html
+    js = await c.get("/static/game.js")
+    assert "javascript" in js.headers["Content-Type"]
