@@ -112,6 +112,6 @@ def test_the_embed_has_the_whole_public_state_within_discords_limits() -> None:
         embed = board_embed(view, news, lang, picture=True)
         shown = embed_text(embed)
         assert f"{view.game_number}" in shown and view.seats[view.turn or 0] in shown
-        assert message_problems({"embeds": [embed.to_dict()]}) == []
+        assert message_problems({"embeds": [embed.to_dict()]}, [("table.png", b"png")]) == []
         assert embed.image.url == "attachment://table.png"
     assert "Marks" in embed_text(board_embed(view, [], "en"))

@@ -1,5 +1,7 @@
 """The fake Discord enforces what Discord enforces: one test per rule, over plain HTTP.
 
+Its limits live in one table (:mod:`discord_fake.limits`), each row with its Discord page.
+
 Rate-limit buckets (429 with ``retry_after``) and injected 429s, 2,000 characters per message,
 embed limits, component rules, the response types that fit each interaction, 15-minute
 interaction tokens (50027), missing permissions (50013) and opening DMs too fast (40003).
@@ -19,7 +21,8 @@ if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from discord_fake import FakeDiscord, message_problems
-from discord_fake.server import ALL_PERMISSIONS, SEND_MESSAGES
+from discord_fake.limits import LIMITS
+from discord_fake.server import ALL_PERMISSIONS, ATTACH_FILES, EMBED_LINKS, SEND_MESSAGES
 
 Json = dict[str, Any]
 
@@ -53,6 +56,7 @@ async def test_messages_over_2000_characters_are_refused(
 
 
 async def test_embed_limits(fake: FakeDiscord, http: aiohttp.ClientSession) -> None:
+    fake.limits.clear()  # the rules, not the pace, are tested here
     path = f"/channels/{fake.channel_id}/messages"
     ok = {"title": "t" * 256, "description": "d" * 4096, "fields": [{"name": "n", "value": "v"}]}
     assert (await send(http, path, {"embeds": [ok]}))[0] == 200
@@ -71,6 +75,7 @@ async def test_embed_limits(fake: FakeDiscord, http: aiohttp.ClientSession) -> N
 
 
 async def test_component_rules(fake: FakeDiscord, http: aiohttp.ClientSession) -> None:
+    fake.limits.clear()
     path = f"/channels/{fake.channel_id}/messages"
     row = {"type": 1, "components": [button(f"b{i}") for i in range(5)]}
     assert (await send(http, path, {"content": "ok", "components": [row]}))[0] == 200
@@ -156,7 +161,7 @@ async def test_rate_limit_buckets_and_injected_429s(
     fake: FakeDiscord, http: aiohttp.ClientSession
 ) -> None:
     path = f"/channels/{fake.channel_id}/messages"
-    fake.limits["channel"] = (5, 5.0)  # Discord's 5 messages per 5 seconds per channel
+    fake.speed = 1.0  # Discord's own clock: 5 messages per 5 seconds per channel
     statuses = []
     for n in range(6):
         async with http.post(path.lstrip("/"), json={"content": str(n)}) as response:
@@ -175,3 +180,149 @@ async def test_rate_limit_buckets_and_injected_429s(
     async with http.post(path.lstrip("/"), json={"content": "a"}) as response:
         assert response.status == 429 and (await response.json())["retry_after"] == 3.2
     assert (await send(http, path, {"content": "b"}))[0] == 200
+
+
+def test_every_limit_names_its_discord_page() -> None:
+    assert len(LIMITS) >= 20
+    for name, row in LIMITS.items():
+        assert row.source.startswith("https://docs.discord.com/developers/"), name
+        assert row.what, name
+
+
+async def test_the_bot_wide_limit_counts_all_but_interaction_routes(
+    fake: FakeDiscord, http: aiohttp.ClientSession
+) -> None:
+    fake.speed = 1.0
+    fake.limits.clear()
+    anna = fake.users[0]
+    channels = [fake.add_channel() for _ in range(10)]
+    statuses = []
+    for n in range(50):  # ten channels, five messages each: no route bucket is full
+        status, _ = await send(http, f"/channels/{channels[n % 10]}/messages", {"content": "x"})
+        statuses.append(status)
+    assert statuses == [200] * 50
+    # interaction callbacks and follow-ups do not count: they go through
+    interaction = fake.register_interaction(2, anna)
+    callback = f"/interactions/{interaction.id}/{interaction.token}/callback"
+    assert (await send(http, callback, {"type": 5, "data": {"flags": 64}}))[0] == 200
+    webhook = f"/webhooks/{fake.app_id}/{interaction.token}"
+    assert (await send(http, webhook, {"content": "follow-up", "flags": 64}))[0] == 200
+    # the 51st counted request within the second is refused, globally
+    async with http.post(f"channels/{fake.channel_id}/messages", json={"content": "y"}) as r:
+        assert r.status == 429
+        assert r.headers["X-RateLimit-Scope"] == "global"
+        assert r.headers["X-RateLimit-Global"] == "true"
+        assert (await r.json())["global"] is True
+    assert fake.global_429s == 1
+    assert sum(c.counted for c in fake.calls) == 51
+
+
+async def test_rate_limit_headers_come_with_every_answer(
+    fake: FakeDiscord, http: aiohttp.ClientSession
+) -> None:
+    path = f"channels/{fake.channel_id}/messages"
+    remaining = []
+    for n in range(3):
+        async with http.post(path, json={"content": str(n)}) as response:
+            assert response.status == 200
+            assert response.headers["X-RateLimit-Limit"] == "5"
+            assert float(response.headers["X-RateLimit-Reset-After"]) > 0
+            assert response.headers["X-RateLimit-Bucket"]
+            remaining.append(response.headers["X-RateLimit-Remaining"])
+    assert remaining == ["4", "3", "2"]
+
+
+async def test_follow_ups_are_checked_like_messages(
+    fake: FakeDiscord, http: aiohttp.ClientSession
+) -> None:
+    interaction = fake.register_interaction(2, fake.users[0])
+    callback = f"/interactions/{interaction.id}/{interaction.token}/callback"
+    assert (await send(http, callback, {"type": 5, "data": {"flags": 64}}))[0] == 200
+    webhook = f"/webhooks/{fake.app_id}/{interaction.token}"
+    six_rows = [{"type": 1, "components": [button(f"r{r}")]} for r in range(6)]
+    select = {"type": 3, "custom_id": "s", "options": [{"label": str(n), "value": str(n)}
+                                                       for n in range(26)]}  # fmt: skip
+    for body in [
+        {"content": "x" * 2001},
+        {"content": "x", "components": six_rows},
+        {"content": "x", "components": [{"type": 1, "components": [select]}]},
+    ]:
+        status, data = await send(http, webhook, body)
+        assert (status, data["code"]) == (400, 50035), body
+    assert len(fake.violations) == 3
+
+
+async def test_ephemeral_messages_are_unknown_to_the_channel_routes(
+    fake: FakeDiscord, http: aiohttp.ClientSession
+) -> None:
+    interaction = fake.register_interaction(2, fake.users[0])
+    callback = f"/interactions/{interaction.id}/{interaction.token}/callback"
+    body = {"type": 4, "data": {"content": "secret", "flags": 64}}
+    assert (await send(http, callback, body))[0] == 200
+    original = interaction.original
+    assert original is not None and original.ephemeral
+    path = f"/channels/{fake.channel_id}/messages/{original.id}"
+    status, data = await send(http, path, {"content": "edited"}, "PATCH")
+    assert (status, data["code"]) == (404, 10008)
+    # a channel message edited under another channel: unknown as well
+    _, sent = await send(http, f"/channels/{fake.channel_id}/messages", {"content": "x"})
+    other = fake.add_channel()
+    status, data = await send(http, f"/channels/{other}/messages/{sent['id']}", {"content": "y"},
+                              "PATCH")  # fmt: skip
+    assert (status, data["code"]) == (404, 10008)
+    # through the interaction's webhook the ephemeral message can be edited
+    webhook = f"/webhooks/{fake.app_id}/{interaction.token}/messages/@original"
+    assert (await send(http, webhook, {"content": "edited"}, "PATCH"))[0] == 200
+    # and after 15 minutes neither read nor deleted
+    fake.age(interaction, 15 * 60 + 1)
+    assert (await send(http, webhook, {}, "GET"))[0] == 401
+    assert (await send(http, webhook, {}, "DELETE"))[0] == 401
+
+
+async def post_files(
+    http: aiohttp.ClientSession, path: str, body: Json, files: list[tuple[str, bytes]]
+) -> tuple[int, Json]:
+    form = aiohttp.FormData()
+    form.add_field("payload_json", __import__("json").dumps(body))
+    for n, (name, data) in enumerate(files):
+        form.add_field(f"files[{n}]", data, filename=name)
+    async with http.post(path.lstrip("/"), data=form) as response:
+        return response.status, await response.json()
+
+
+async def test_attachments_count_size_names_and_permissions(
+    fake: FakeDiscord, http: aiohttp.ClientSession
+) -> None:
+    fake.limits.clear()
+    path = f"/channels/{fake.channel_id}/messages"
+    picture = {"embeds": [{"title": "t", "image": {"url": "attachment://table.png"}}]}
+    assert (await post_files(http, path, picture, [("table.png", b"png")]))[0] == 200
+    bad: list[tuple[Json, list[tuple[str, bytes]]]] = [
+        (picture, [("other.png", b"png")]),  # attachment:// names no file
+        ({"content": "x"}, [(f"{n}.png", b"p") for n in range(11)]),  # 11 files
+        ({"content": "x"}, [("big.png", b"p" * (10 * 1024 * 1024 + 1))]),  # over 10 MiB
+    ]
+    for body, files in bad:
+        status, data = await post_files(http, path, body, files)
+        assert (status, data["code"]) == (400, 50035), files[:1]
+    assert len(fake.violations) == 3
+    fake.bot_permissions = ALL_PERMISSIONS & ~EMBED_LINKS
+    assert (await send(http, path, {"embeds": [{"title": "t"}]}))[1]["code"] == 50013
+    fake.bot_permissions = ALL_PERMISSIONS & ~ATTACH_FILES
+    status, data = await post_files(http, path, {"content": "x"}, [("a.png", b"p")])
+    assert (status, data["code"]) == (403, 50013)
+
+
+async def test_server_errors_and_dropped_connections_on_demand(
+    fake: FakeDiscord, http: aiohttp.ClientSession
+) -> None:
+    path = f"/channels/{fake.channel_id}/messages"
+    fake.inject_status(fake.is_channel_send, 502)
+    async with http.post(path.lstrip("/"), json={"content": "a"}) as response:
+        assert response.status == 502
+    fake.inject_status(fake.is_channel_send, 0)  # the connection drops
+    with pytest.raises(aiohttp.ClientError):
+        async with http.post(path.lstrip("/"), json={"content": "b"}) as response:
+            await response.read()
+    assert (await send(http, path, {"content": "c"}))[0] == 200
+    assert [m.content for m in fake.channel_messages()] == ["c"]

@@ -73,3 +73,27 @@ def test_shard_settings_are_checked_and_make_the_scope() -> None:
     ]:
         with pytest.raises(ConfigError, match=words):
             parse_config(bad, env=env)
+
+
+async def test_guild_events_reach_their_shard_and_dms_shard_0() -> None:
+    fake = FakeDiscord(heartbeat_ms=300, guild_shard=(1, 2))
+    await fake.start()
+    zero, one = Echo(), Echo()
+    try:
+        with fake.patched():
+            first = create_adapter(zero, sharded=True, guild_ready_timeout=0.05,
+                                   **shard_options(2, [0]))  # fmt: skip
+            second = create_adapter(one, sharded=True, guild_ready_timeout=0.05,
+                                    **shard_options(2, [1]))  # fmt: skip
+            async with running(first), running(second):
+                assert fake.shard_of_guild() == 1
+                join = await fake.slash(fake.users[1], "join")
+                await fake.wait_answered(join)
+                dm = await fake.slash(fake.users[2], "hand", dm=True)
+                await fake.wait_answered(dm)
+                await asyncio.wait_for(first.wait_idle(), 5)
+                await asyncio.wait_for(second.wait_idle(), 5)
+    finally:
+        await fake.stop()
+    assert fake.dispatched == [(1, "INTERACTION_CREATE"), (0, "INTERACTION_CREATE")]
+    assert [i.text for i in one.inputs] == ["/join"] and [i.dm for i in zero.inputs] == [True]

@@ -1,6 +1,7 @@
 """A small fake Discord: the REST routes discord.py uses and a gateway websocket.
 
-It serves one guild with one text channel, four human members and the bot. Tests make
+It serves one guild with text channels (:meth:`FakeDiscord.add_channel`), four human members
+(more with :meth:`FakeDiscord.add_user`) and the bot. Tests make
 members run slash commands (:meth:`FakeDiscord.slash`) and click buttons
 (:meth:`FakeDiscord.click`); the fake sends INTERACTION_CREATE over the gateway and records
 everything the client does over REST: interaction callbacks (with their flags), follow-ups,
@@ -14,6 +15,16 @@ rate-limit buckets answer 429 with ``retry_after`` (:attr:`FakeDiscord.limits`),
 can be injected on demand (:meth:`FakeDiscord.inject_429`, :attr:`FakeDiscord.rate_429`).
 A channel send without the bot's Send Messages permission is refused with 50013
 (:attr:`FakeDiscord.bot_permissions`); opening DMs too fast with 40003.
+
+Strict by default (:attr:`FakeDiscord.strict`, numbers from :mod:`.limits`): the bot-wide
+limit over every request but interaction callbacks and follow-ups (429 with ``global: true``),
+per-route buckets announced by ``X-RateLimit-*`` headers on every answer, follow-ups checked
+like messages, ephemeral messages and messages of another channel unknown to the channel
+routes (404, 10008), attachments (count, size, ``attachment://`` names), Embed Links and Attach
+Files. Several gateway connections (shards): a guild's events reach its shard, DMs shard 0.
+Server errors and dropped connections come on demand (:meth:`FakeDiscord.inject_status`,
+:attr:`FakeDiscord.rate_5xx`, :attr:`FakeDiscord.rate_drop`, :meth:`FakeDiscord.drop_gateway`);
+``speed`` runs the rate-limit windows faster for tests and benches.
 
 Use :meth:`FakeDiscord.patched` to point discord.py at it (``Route.BASE`` and
 ``DiscordWebSocket.DEFAULT_GATEWAY``).
@@ -39,6 +50,8 @@ import discord.http
 import yarl
 from aiohttp import BodyPartReader, WSMsgType, web
 
+from .limits import limit, rate
+
 EPHEMERAL = 64
 LOADING = 128
 ALL_PERMISSIONS = (1 << 53) - 1
@@ -52,10 +65,11 @@ MANAGE_GUILD = 1 << 5
 SEND_MESSAGES = 1 << 11
 EMBED_LINKS = 1 << 14
 ATTACH_FILES = 1 << 15
-TOKEN_LIFE = 15 * 60.0
-MAX_CONTENT = 2000
-DM_OPENS = (10, 10.0)
+TOKEN_LIFE = limit("token_life")
+MAX_CONTENT = int(limit("content"))
+DM_OPENS = rate("dm_opens")
 """At most this many DM channels opened per this many seconds (else 40003)."""
+RESPOND_WITHIN = limit("respond_within")
 
 Json = dict[str, Any]
 
@@ -100,6 +114,8 @@ class Call:
     response: Any = None
     authorization: str | None = None
     at: float = field(default_factory=time.monotonic)
+    counted: bool = False
+    """Whether it counts toward the bot-wide limit."""
 
 
 @dataclass
@@ -193,12 +209,37 @@ def _now() -> str:
 class FakeDiscord:
     """The fake server. ``await start()``, then ``with fake.patched(): ...``."""
 
-    def __init__(self, *, heartbeat_ms: int = 1000, guild_locale: str = "en-US") -> None:
+    def __init__(
+        self,
+        *,
+        heartbeat_ms: int = 1000,
+        guild_locale: str = "en-US",
+        strict: bool = True,
+        speed: float = 1.0,
+        guild_shard: tuple[int, int] | None = None,
+        max_concurrency: int = 1,
+    ) -> None:
         self._ids = itertools.count(900_000_000_000_000_000)
         self.bot = FakeUser(self.snowflake(), "Dokobot")
         self.app_id = self.bot.id
         self.guild_id = self.snowflake()
+        while guild_shard is not None and (self.guild_id >> 22) % guild_shard[1] != guild_shard[0]:
+            self.guild_id = self.snowflake()
         self.channel_id = self.snowflake()
+        self.channels: list[int] = [self.channel_id]
+        """The guild's text channels (:meth:`add_channel`); the first is the table channel."""
+        self.strict = strict
+        """Discord's limits (:mod:`.limits`): the bot-wide limit, per-route buckets with their
+        headers, follow-up and attachment checks, Embed Links and Attach Files, ephemeral
+        messages unknown to the channel routes. On by default."""
+        self.max_concurrency = max_concurrency
+        self.speed = speed
+        """How much faster than Discord the fake's clock runs for rate limits: a window of
+        ``per`` seconds lasts ``per / speed`` (tests and benches that pace their clients the
+        same; interaction deadlines and token lives are not scaled)."""
+        self.check_identify = False
+        """Count an IDENTIFY within 5 s of another of its rate-limit key as a violation (for
+        the processes of one bot; a test that restarts one client on purpose leaves it off)."""
         self.guild_locale = guild_locale
         names = ("Anna", "Ben", "Carl", "Dora")
         self.users = [FakeUser(self.snowflake(), n) for n in names]
@@ -218,8 +259,27 @@ class FakeDiscord:
         self.bot_permissions = ALL_PERMISSIONS
         """The bot's permissions in the table channel (``app_permissions``; 50013)."""
         self.limits: dict[str, tuple[int, float]] = {}
-        """Rate limits per route kind (``"channel"``: messages and edits in a channel,
-        ``"dm"``, ``"webhook"``): (requests, per seconds); none by default."""
+        """Rate limits per route kind (``"channel"``: messages sent in a channel, ``"edit"``:
+        edits in a channel, ``"dm"``, ``"webhook"``): (requests, per seconds); Discord's when
+        strict."""
+        if strict:
+            self.limits = {
+                "channel": rate("channel_messages"),
+                "edit": rate("channel_edits"),
+                "dm": rate("channel_messages"),
+            }
+        self.global_limit: tuple[int, float] | None = rate("global_rps") if strict else None
+        """The bot-wide limit (requests per seconds) over every counted request."""
+        self.counted: list[float] = []
+        """When each request that counts toward the bot-wide limit came (monotonic)."""
+        self.global_429s = 0
+        self.status_injected: list[tuple[Callable[[Call], bool], int]] = []
+        self.rate_5xx = 0.0
+        """The share of requests to the guild's channels answered 502 (for the bench)."""
+        self.rate_drop = 0.0
+        """The share of requests to the guild's channels whose connection is dropped."""
+        self.identify_times: list[tuple[int, float]] = []
+        """(rate-limit key, monotonic time) of every IDENTIFY."""
         self.dm_open_limit = DM_OPENS
         """DM channels that may be opened per seconds (more: 40003)."""
         self.rate_429 = 0.0
@@ -234,9 +294,14 @@ class FakeDiscord:
         self.heartbeats = 0
         self.identifies = 0
         self.shard_info: list[Any] = []
-        self._ws: web.WebSocketResponse | None = None
+        self._shards: dict[int, web.WebSocketResponse] = {}
+        """Shard id -> its open gateway connection."""
+        self.shard_count = 1
+        self.dispatched: list[tuple[int, str]] = []
+        """(shard, event name) of every event sent over the gateway."""
         self._seq = 0
         self._session = ""
+        self._sessions: dict[str, int] = {}
         self._ready = asyncio.Event()
         self._changed = asyncio.Condition()
         self._runner: web.AppRunner | None = None
@@ -256,7 +321,7 @@ class FakeDiscord:
         return f"ws://127.0.0.1:{self.port}/gateway"
 
     async def start(self) -> None:
-        app = web.Application()
+        app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_get("/gateway", self._gateway)
         app.router.add_route("*", "/api/v10/{tail:.*}", self._rest)
         self._runner = web.AppRunner(app, access_log=None)
@@ -269,8 +334,9 @@ class FakeDiscord:
         self.port = sockets[0].getsockname()[1]
 
     async def stop(self) -> None:
-        if self._ws is not None and not self._ws.closed:
-            await self._ws.close()
+        for ws in list(self._shards.values()):
+            if not ws.closed:
+                await ws.close()
         if self._runner is not None:
             await self._runner.cleanup()
 
@@ -287,10 +353,6 @@ class FakeDiscord:
             discord.http.Route.BASE = old_base
             discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = old_gateway
 
-    async def wait_connected(self, timeout: float = 5.0) -> None:
-        """Wait until a client has identified and got READY."""
-        await asyncio.wait_for(self._ready.wait(), timeout)
-
     # -- queries for tests ---------------------------------------------------------------------
 
     def add_role(self, name: str, members: list[FakeUser]) -> int:
@@ -303,6 +365,46 @@ class FakeDiscord:
 
     def user(self, name: str) -> FakeUser:
         return next(u for u in self.users if u.name == name)
+
+    def add_user(self, name: str) -> FakeUser:
+        """Another member of the guild (before clients connect, to be in GUILD_CREATE)."""
+        user = FakeUser(self.snowflake(), name)
+        self.users.append(user)
+        return user
+
+    def add_channel(self) -> int:
+        """Another text channel of the guild (before clients connect)."""
+        channel_id = self.snowflake()
+        self.channels.append(channel_id)
+        return channel_id
+
+    def shard_of_guild(self) -> int:
+        """The shard that gets the guild's events (Discord's formula)."""
+        return (self.guild_id >> 22) % self.shard_count
+
+    def inject_status(
+        self, predicate: Callable[[Call], bool], status: int = 502, count: int = 1
+    ) -> None:
+        """Answer the next ``count`` requests that match ``predicate`` with ``status``."""
+        for _ in range(count):
+            self.status_injected.append((predicate, status))
+
+    async def drop_gateway(self, shard: int = 0) -> None:
+        """Close the gateway connection of ``shard`` (the client resumes or identifies)."""
+        ws = self._shards.get(shard)
+        if ws is not None:
+            await ws.close(code=4000)
+
+    def requests_per_second(self) -> tuple[float, float]:
+        """(mean, peak) of the requests that count toward the bot-wide limit, per second
+        over the seconds in which any came."""
+        if not self.counted:
+            return 0.0, 0.0
+        seconds: dict[int, int] = {}
+        for t in self.counted:
+            seconds[int(t)] = seconds.get(int(t), 0) + 1
+        span = max(1.0, self.counted[-1] - self.counted[0])
+        return len(self.counted) / span, float(max(seconds.values()))
 
     def channel_messages(self, channel_id: int | None = None) -> list[Message]:
         """Messages everybody in the channel sees (not ephemeral, not deleted)."""
@@ -469,7 +571,7 @@ class FakeDiscord:
         else:
             payload["guild_id"] = str(self.guild_id)
             payload["guild_locale"] = self.guild_locale
-            payload["channel"] = self._channel_payload()
+            payload["channel"] = self._channel_payload(channel_id)
             member = self._member_payload(user)
             member["permissions"] = str(
                 ALL_PERMISSIONS if user.id == self.owner.id else user.permissions
@@ -479,17 +581,27 @@ class FakeDiscord:
             payload["authorizing_integration_owners"] = {"0": str(self.guild_id)}
         if message is not None:
             payload["message"] = message.payload
-        await self.dispatch("INTERACTION_CREATE", payload)
+        await self.dispatch("INTERACTION_CREATE", payload, shard=0 if dm else None)
         return interaction
 
     # -- gateway -------------------------------------------------------------------------------
 
-    async def dispatch(self, event: str, data: Json) -> None:
-        await self.wait_connected()
-        ws = self._ws
-        assert ws is not None
+    async def dispatch(self, event: str, data: Json, shard: int | None = None) -> None:
+        """Send ``event`` to ``shard`` (default: the guild's shard; DMs go to shard 0)."""
+        target = self.shard_of_guild() if shard is None else shard
+        await self.wait_connected(shard=target)
+        ws = self._shards[target]
         self._seq += 1
+        self.dispatched.append((target, event))
         await ws.send_str(json.dumps({"op": 0, "t": event, "s": self._seq, "d": data}))
+
+    async def wait_connected(self, timeout: float = 5.0, shard: int | None = None) -> None:
+        """Wait until a client has identified and got READY (on ``shard``: that shard)."""
+        if shard is None:
+            await asyncio.wait_for(self._ready.wait(), timeout)
+            return
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(lambda: shard in self._shards), timeout)
 
     async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse()
@@ -497,6 +609,7 @@ class FakeDiscord:
         await ws.send_str(
             json.dumps({"op": 10, "d": {"heartbeat_interval": self.heartbeat_ms}, "s": None})
         )
+        mine: int | None = None
         async for msg in ws:
             if msg.type is not WSMsgType.TEXT:
                 continue
@@ -506,26 +619,53 @@ class FakeDiscord:
                 self.heartbeats += 1
                 await ws.send_str(json.dumps({"op": 11}))
             elif op == 2:
+                shard = frame["d"].get("shard") or [0, 1]
                 self.identifies += 1
                 self.shard_info.append(frame["d"].get("shard"))
-                self._ws = ws
+                self._note_identify(int(shard[0]))
+                mine = int(shard[0])
+                self.shard_count = int(shard[1])
+                self._shards[mine] = ws
                 self._seq = 0
                 self._session = f"session-{self.snowflake()}"
-                await self._send_ready(ws, frame["d"].get("shard"))
+                await self._send_ready(ws, frame["d"].get("shard"), mine)
             elif op == 6:
-                self._ws = ws
                 self._seq += 1
+                mine = self._resumed_shard(frame)
+                self._shards[mine] = ws
                 await ws.send_str(json.dumps({"op": 0, "t": "RESUMED", "s": self._seq, "d": {}}))
-        if self._ws is ws:
-            self._ws = None
-            self._ready.clear()
+                await self._notify()
+        if mine is not None and self._shards.get(mine) is ws:
+            del self._shards[mine]
+            if not self._shards:
+                self._ready.clear()
         return ws
 
-    async def _send_ready(self, ws: web.WebSocketResponse, shard: Any) -> None:
+    def _resumed_shard(self, frame: Json) -> int:
+        session = str((frame.get("d") or {}).get("session_id") or "")
+        return self._sessions.get(session, 0)
+
+    def _note_identify(self, shard: int) -> None:
+        """Discord lets one IDENTIFY per rate-limit key through every 5 seconds (for all the
+        bot's processes): a second one sooner is a violation."""
+        key = shard % max(1, self.max_concurrency)
+        now = time.monotonic()
+        _, per = rate("identify_concurrency")
+        if self.check_identify and any(k == key and now - t < per for k, t in self.identify_times):
+            self.violations.append(f"IDENTIFY of shard {shard} within {per} s of another")
+        self.identify_times.append((key, now))
+
+    async def _notify(self) -> None:
+        async with self._changed:
+            self._changed.notify_all()
+
+    async def _send_ready(self, ws: web.WebSocketResponse, shard: Any, shard_id: int) -> None:
+        self._sessions[self._session] = shard_id
+        mine = self.shard_of_guild() == shard_id
         ready: Json = {
             "v": 10,
             "user": self.bot.payload(bot=True) | {"mfa_enabled": False, "verified": True},
-            "guilds": [{"id": str(self.guild_id), "unavailable": True}],
+            "guilds": [{"id": str(self.guild_id), "unavailable": True}] if mine else [],
             "session_id": self._session,
             "resume_gateway_url": self.gateway_url,
             "application": {"id": str(self.app_id), "flags": 0},
@@ -536,14 +676,16 @@ class FakeDiscord:
             ready["shard"] = shard
         self._seq += 1
         await ws.send_str(json.dumps({"op": 0, "t": "READY", "s": self._seq, "d": ready}))
-        self._seq += 1
-        guild = {"op": 0, "t": "GUILD_CREATE", "s": self._seq, "d": self._guild_payload()}
-        await ws.send_str(json.dumps(guild))
+        if mine:
+            self._seq += 1
+            guild = {"op": 0, "t": "GUILD_CREATE", "s": self._seq, "d": self._guild_payload()}
+            await ws.send_str(json.dumps(guild))
         self._ready.set()
+        await self._notify()
 
-    def _channel_payload(self) -> Json:
+    def _channel_payload(self, channel_id: int | None = None) -> Json:
         return {
-            "id": str(self.channel_id),
+            "id": str(channel_id or self.channel_id),
             "type": 0,
             "guild_id": str(self.guild_id),
             "name": "doppelkopf",
@@ -596,7 +738,7 @@ class FakeDiscord:
             "large": False,
             "member_count": len(members),
             "roles": [everyone, *roles],
-            "channels": [self._channel_payload()],
+            "channels": [self._channel_payload(c) for c in self.channels],
             "members": members,
             "presences": [],
             "voice_states": [],
@@ -625,25 +767,29 @@ class FakeDiscord:
         call = Call(request.method, path, dict(request.query), body, files=files)
         call.authorization = request.headers.get("Authorization")
         self.calls.append(call)
+        call.counted = self._counts(call)
+        if call.counted and self._globally_limited():
+            self.global_429s += 1
+            count, per = self.global_limit or (50, 1.0)
+            return await self._too_many(call, per / self.speed / count, True)
+        if call.counted:
+            self.counted.append(time.monotonic())
         limited = self._rate_limited(call)
         if limited is not None:
-            call.status = 429
-            call.response = {"message": "You are being rate limited.", "retry_after": limited,
-                             "global": False}  # fmt: skip
-            self.rate_limited.append(call)
-            async with self._changed:
-                self._changed.notify_all()
+            return await self._too_many(call, limited, False)
+        fault = self._fault(call)
+        if fault == 0:  # the connection drops before an answer
+            call.status = 0
+            await self._notify()
+            if request.transport is not None:
+                request.transport.close()
+            return web.Response(status=502)
+        if fault is not None:
+            call.status = fault
+            call.response = {"message": "upstream error", "code": 0}
+            await self._notify()
             return web.Response(
-                status=429,
-                body=json.dumps(call.response).encode(),
-                headers={
-                    "Content-Type": "application/json",
-                    "Via": "1.1 google",
-                    "X-RateLimit-Limit": "5",
-                    "X-RateLimit-Remaining": "0",
-                    "X-RateLimit-Reset-After": str(limited),
-                    "X-RateLimit-Scope": "user",
-                },
+                status=fault, body=b"<html>502 Bad Gateway</html>", content_type="text/html"
             )
         try:
             status, payload = self._route(request.method, path, body, files, call)
@@ -652,25 +798,100 @@ class FakeDiscord:
             status, payload = 500, {"message": repr(exc), "code": 0}
         call.status = status
         call.response = payload
-        async with self._changed:
-            self._changed.notify_all()
+        await self._notify()
+        headers = self._bucket_headers(call)
         if status == 204:
-            return web.Response(status=204)
-        return web.Response(
-            status=status,
-            body=json.dumps(payload).encode(),
-            headers={"Content-Type": "application/json"},
+            return web.Response(status=204, headers=headers)
+        headers["Content-Type"] = "application/json"
+        return web.Response(status=status, body=json.dumps(payload).encode(), headers=headers)
+
+    async def _too_many(self, call: Call, retry_after: float, is_global: bool) -> web.Response:
+        call.status = 429
+        call.response = {"message": "You are being rate limited.", "retry_after": retry_after,
+                         "global": is_global}  # fmt: skip
+        self.rate_limited.append(call)
+        await self._notify()
+        headers = {
+            "Content-Type": "application/json",
+            "Via": "1.1 google",
+            "Retry-After": str(max(1, int(retry_after + 0.999))),
+            "X-RateLimit-Scope": "global" if is_global else "user",
+        }
+        if is_global:
+            headers["X-RateLimit-Global"] = "true"
+        else:
+            headers["X-RateLimit-Limit"] = "5"
+            headers["X-RateLimit-Remaining"] = "0"
+            headers["X-RateLimit-Reset-After"] = str(retry_after)
+        return web.Response(status=429, body=json.dumps(call.response).encode(), headers=headers)
+
+    def _counts(self, call: Call) -> bool:
+        """Whether ``call`` counts toward the bot-wide limit: every request with the bot's
+        token except interaction callbacks and interaction webhooks (follow-ups and the
+        edits of interaction messages)."""
+        parts = call.path.strip("/").split("/")
+        if parts[:1] == ["interactions"]:
+            return False
+        return not (parts[:1] == ["webhooks"] and len(parts) >= 3 and parts[2] in self.by_token)
+
+    def _globally_limited(self) -> bool:
+        if self.global_limit is None:
+            return False
+        count, per = self.global_limit
+        per /= self.speed
+        now = time.monotonic()
+        recent = 0
+        for t in reversed(self.counted):
+            if t <= now - per:
+                break
+            recent += 1
+        return recent >= count
+
+    def _fault(self, call: Call) -> int | None:
+        """An injected server error (its status) or a dropped connection (0), else None."""
+        for n, (predicate, status) in enumerate(self.status_injected):
+            if predicate(call):
+                del self.status_injected[n]
+                return status
+        parts = call.path.strip("/").split("/")
+        guild_channel = (
+            parts[:1] == ["channels"] and len(parts) > 1 and int(parts[1]) in self.channels
         )
+        if guild_channel and self.rate_5xx and self._rng.random() < self.rate_5xx:
+            return 502
+        if guild_channel and self.rate_drop and self._rng.random() < self.rate_drop:
+            return 0
+        return None
 
     def _bucket(self, call: Call) -> tuple[str, str] | None:
         """(kind, bucket key) of a rate-limited route, or None."""
         parts = call.path.strip("/").split("/")
         if parts[:1] == ["channels"] and len(parts) >= 3 and parts[2] == "messages":
             kind = "dm" if self._dm_user(int(parts[1])) is not None else "channel"
+            if kind == "channel" and call.method != "POST":
+                kind = "edit"
             return kind, f"{kind}:{parts[1]}"
         if parts[:1] == ["webhooks"] and len(parts) >= 3:
             return "webhook", f"webhook:{parts[2]}"
         return None
+
+    def _bucket_headers(self, call: Call) -> dict[str, str]:
+        """The X-RateLimit-* headers Discord sends on every answer of a limited route."""
+        bucket = self._bucket(call)
+        if bucket is None or bucket[0] not in self.limits:
+            return {}
+        count, per = self.limits[bucket[0]]
+        per /= self.speed
+        now = time.monotonic()
+        times = [t for t in self._buckets.get(bucket[1], []) if t > now - per]
+        reset_after = round(times[0] + per - now, 3) if times else per
+        return {
+            "X-RateLimit-Limit": str(count),
+            "X-RateLimit-Remaining": str(max(0, count - len(times))),
+            "X-RateLimit-Reset": f"{time.time() + reset_after:.3f}",
+            "X-RateLimit-Reset-After": f"{reset_after:.3f}",
+            "X-RateLimit-Bucket": f"fake-{bucket[0]}",
+        }
 
     def _rate_limited(self, call: Call) -> float | None:
         """``retry_after`` if this request gets a 429, else None (and it counts)."""
@@ -678,13 +899,20 @@ class FakeDiscord:
             if predicate(call):
                 del self.injected[n]
                 return retry_after
-        channel = call.path.startswith(f"/channels/{self.channel_id}/messages")
-        if self.rate_429 and channel and self._rng.random() < self.rate_429:
+        parts = call.path.strip("/").split("/")
+        channel = parts[:1] == ["channels"] and len(parts) > 2 and int(parts[1]) in self.channels
+        if (
+            self.rate_429
+            and channel
+            and parts[2] == "messages"
+            and self._rng.random() < self.rate_429
+        ):
             return self.retry_after
         bucket = self._bucket(call)
         if bucket is None or bucket[0] not in self.limits:
             return None
         count, per = self.limits[bucket[0]]
+        per /= self.speed
         now = time.monotonic()
         times = [t for t in self._buckets.get(bucket[1], []) if t > now - per]
         if len(times) >= count:
@@ -737,6 +965,7 @@ class FakeDiscord:
             case ("POST", ["users", "@me", "channels"]):
                 now = time.monotonic()
                 count, per = self.dm_open_limit
+                per /= self.speed
                 self._dm_opens = [t for t in self._dm_opens if t > now - per]
                 if len(self._dm_opens) >= count:
                     return 400, _error(40003)
@@ -745,7 +974,13 @@ class FakeDiscord:
             case ("POST", ["channels", cid, "messages"]):
                 return self._channel_message(int(cid), body, files)
             case ("PATCH", ["channels", cid, "messages", mid]):
-                return self._edit(self.messages.get(int(mid)), body, files)
+                return self._channel_edit(int(cid), self.messages.get(int(mid)), body, files)
+            case ("DELETE", ["channels", cid, "messages", mid]):
+                message = self.messages.get(int(mid))
+                if message is None or message.deleted or message.channel_id != int(cid):
+                    return 404, _error(10008)
+                message.deleted = True
+                return 204, None
             case ("POST", ["interactions", iid, token, "callback"]):
                 return self._callback(int(iid), token, body, files)
             case ("POST", ["webhooks", _, token]):
@@ -757,9 +992,13 @@ class FakeDiscord:
                     return 401, _error(50027)
                 return self._edit(self._webhook_message(token, mid), body, files)
             case ("GET", ["webhooks", _, token, "messages", mid]):
+                if self._expired(token):
+                    return 401, _error(50027)
                 message = self._webhook_message(token, mid)
                 return (404, _error(10008)) if message is None else (200, message.payload)
             case ("DELETE", ["webhooks", _, token, "messages", mid]):
+                if self._expired(token):
+                    return 401, _error(50027)
                 message = self._webhook_message(token, mid)
                 if message is None:
                     return 404, _error(10008)
@@ -898,9 +1137,9 @@ class FakeDiscord:
         recipient = self._dm_user(channel_id)
         if recipient is not None and recipient in self.blocked_dms:
             return 403, _error(50007)
-        if recipient is None and channel_id != self.channel_id:
+        if recipient is None and channel_id not in self.channels:
             return 404, _error(10003)
-        if recipient is None and not self.bot_permissions & SEND_MESSAGES:
+        if recipient is None and not self._may_post(body or {}, files):
             return 403, _error(50013)
         problems = message_problems(body or {}, files)
         if problems:
@@ -908,13 +1147,48 @@ class FakeDiscord:
             return 400, _error(50035)
         return 200, self._new_message(channel_id, body, files).payload
 
+    def _may_post(self, body: Json, files: list[tuple[str, bytes]]) -> bool:
+        """Whether the bot's permissions in a guild channel allow this message: Send
+        Messages, and when strict Embed Links for embeds and Attach Files for files."""
+        if not self.bot_permissions & SEND_MESSAGES:
+            return False
+        if not self.strict:
+            return True
+        if body.get("embeds") and not self.bot_permissions & EMBED_LINKS:
+            return False
+        return not (files and not self.bot_permissions & ATTACH_FILES)
+
+    def _channel_edit(
+        self, channel_id: int, message: Message | None, body: Any, files: list[tuple[str, bytes]]
+    ) -> tuple[int, Any]:
+        """An edit through the channel route: the channel routes know neither ephemeral
+        messages nor a message under another channel (404, 10008)."""
+        if (
+            message is not None
+            and self.strict
+            and (message.ephemeral or message.channel_id != channel_id)
+        ):
+            self.violations.append(f"edit of message {message.id} through the channel route")
+            return 404, _error(10008)
+        live = message is not None and message.dm_user is None and not message.deleted
+        if live and not self._may_post(body or {}, files):
+            return 403, _error(50013)
+        return self._edit(message, body, files)
+
     def _edit(
         self, message: Message | None, body: Any, files: list[tuple[str, bytes]] | None = None
     ) -> tuple[int, Any]:
         if message is None or message.deleted:
             return 404, _error(10008)
         body = body or {}
-        problems = message_problems(body, files or [])
+        kept = [  # attachments the message keeps carry their snowflake; new files an index
+            str(a.get("filename", ""))
+            for a in body.get("attachments") or []
+            if int(a.get("id", 0)) >= 1 << 22
+        ]
+        if "attachments" not in body:
+            kept = [name for name, _ in message.files]
+        problems = message_problems(body, files or [], kept=kept)
         if problems:
             self.violations += problems
             return 400, _error(50035)
@@ -923,10 +1197,8 @@ class FakeDiscord:
                 message.payload[key] = (
                     body[key] if body[key] is not None else ("" if key == "content" else [])
                 )
-        if files:
-            message.files = list(files)
-        elif body.get("attachments") == []:
-            message.files = []
+        if files or "attachments" in body:
+            message.files = [f for f in message.files if f[0] in kept] + list(files or [])
         message.payload["flags"] = message.flags & ~LOADING
         message.payload["edited_timestamp"] = _now()
         message.history.append(message.content)
@@ -941,7 +1213,7 @@ class FakeDiscord:
         if interaction is None or interaction.token != token:
             return 404, _error(10062)
         age = time.monotonic() - interaction.created
-        if age > 3.0:
+        if age > RESPOND_WITHIN:
             self.violations.append(f"interaction {iid} answered after {age:.1f} s")
             return 404, _error(10062)
         if interaction.response_type is not None:
@@ -1002,6 +1274,10 @@ class FakeDiscord:
         if interaction is None or interaction.response_type is None:
             self.violations.append("follow-up before the interaction was answered")
             return 404, _error(10015)
+        problems = message_problems(body or {}, files) if self.strict else []
+        if problems:
+            self.violations += problems
+            return 400, _error(50035)
         original = interaction.original
         if interaction.response_type == 5 and original is not None and original.flags & LOADING:
             # the first follow-up after a "thinking" defer replaces the loading message
@@ -1034,12 +1310,27 @@ def _embed_text(embed: Json) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def message_problems(body: Json, files: list[tuple[str, bytes]] | None = None) -> list[str]:
+def message_problems(
+    body: Json, files: list[tuple[str, bytes]] | None = None, kept: list[str] | None = None
+) -> list[str]:
     """What Discord would refuse in a message: content over 2,000 characters, embed limits
     (10 embeds; title 256, description 4,096, 25 fields of name 256 and value 1,024, 6,000
     characters in all), component rules (5 rows of 5 buttons, label <= 80, ``custom_id``
-    1..100 and unique in the message), and an empty message."""
+    1..100 and unique in the message, 25 select options), files (10, 10 MiB in all, and an
+    ``attachment://NAME`` of an embed must name a file of the request or one in ``kept``, the
+    attachments an edited message keeps), and an empty message (:mod:`.limits`)."""
     problems: list[str] = []
+    files = files or []
+    if len(files) > limit("files"):
+        problems.append(f"{len(files)} files (at most {int(limit('files'))})")
+    if sum(len(data) for _, data in files) > limit("upload_bytes"):
+        problems.append("files over the upload size")
+    names = {name for name, _ in files} | set(kept or [])
+    for embed in body.get("embeds") or []:
+        for part in ("image", "thumbnail"):
+            url = str((embed.get(part) or {}).get("url") or "")
+            if url.startswith("attachment://") and url.removeprefix("attachment://") not in names:
+                problems.append(f"embed {part} {url} names no attachment")
     content = body.get("content") or ""
     if len(content) > MAX_CONTENT:
         problems.append(f"content of {len(content)} characters (at most {MAX_CONTENT})")
@@ -1084,6 +1375,8 @@ def message_problems(body: Json, files: list[tuple[str, bytes]] | None = None) -
                 seen.add(str(custom_id))
             if len(str(item.get("label") or "")) > 80:
                 problems.append("a button label over 80 characters")
+            if item.get("type") == 3 and len(item.get("options") or []) > limit("select_options"):
+                problems.append("a select menu with more than 25 options")
     empty = not content and not embeds and not files and not body.get("attachments")
     if empty and "content" in body and not rows and not body.get("flags"):
         problems.append("an empty message")
