@@ -16,10 +16,11 @@ from typing import Any
 
 from dokobot.adapters.discord import DiscordAdapter
 from dokobot.host.events import Choice, Event, Input, Private, Public
+from dokobot.host.prompts import shown_cards
 from dokobot.host.router import Router
 from dokobot.host.service import Service
 from dokobot.host.table import sorted_hand
-from dokobot.render import hand_png
+from dokobot.render import HandPicture, hand_png
 
 if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -273,8 +274,10 @@ async def test_my_cards_is_one_picture_with_buttons_kept_up_to_date_until_its_to
             assert card.split(":")[2] == f"1.{client._markers[fake.channel_id][1]}"
             assert panel.edits >= 2 and len(fake.dms(anna)) == dms_before
             # the picture is her whole hand now, not only the cards she may play
-            hand = tuple(sorted_hand(game, game.hands[0]))
-            assert panel.files == [("hand.png", hand_png(hand, "en"))]
+            shown = shown_cards(game, sorted_hand(game, game.hands[0]))
+            legal = tuple([c for c in shown.cards if game.legal_cards(0) >> c & 1])
+            picture = HandPicture(shown.cards, shown.groups, legal, "en")
+            assert panel.files == [("hand.png", hand_png(picture))]
             await settle(fake, client, await fake.click(anna, panel, card))
             assert card not in panel.custom_ids  # used up (or already her next turn)
             # once the token has run out, prompts come by DM again (the fallback)

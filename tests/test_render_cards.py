@@ -1,4 +1,5 @@
-"""Card pictures drawn by dokobot (dokobot.render): colours, letters, speed, cache."""
+"""Card pictures drawn by dokobot (dokobot.render): made for phones, read from the layout
+data (what is placed and written where), not from pixels only."""
 
 from __future__ import annotations
 
@@ -7,42 +8,183 @@ import io
 from PIL import Image
 
 from dokobot.engine.cards import card_ascii
-from dokobot.render import card_face, hand_png, trick_png
-from dokobot.render.cards import BLACK, FELT, HEIGHT, RED, WIDTH
+from dokobot.host.events import Input, Private
+from dokobot.host.prompts import sorted_hand
+from dokobot.host.router import Router
+from dokobot.render import DECKS, HandPicture, TrickPicture, card_face, hand_png, trick_png
+from dokobot.render.cards import (
+    BIG_SIGN,
+    BLACK,
+    CORNER_SIGN,
+    FELT,
+    HEIGHT,
+    INDEX_AT,
+    INDEX_SIZE,
+    INDEX_WIDTH,
+    RED,
+    WIDTH,
+    font,
+    rank_letter,
+    sign_box,
+)
+from dokobot.render.layout import (
+    GROUP_GAP,
+    PHONE_TEXT,
+    STEP,
+    hand_layout,
+    shown_size,
+    trick_layout,
+)
+
+OLD_CARD = (72, 104)
+"""A card's size before pictures were made for phones."""
+OLD_HAND_12 = 20 + 72 + 40 * 11
+OLD_TRICK = 4 * 72 + 3 * 8 + 20
 
 
-def centre(card: int) -> tuple[int, ...]:
-    return tuple(card_face(card, "en").getpixel((WIDTH // 2, HEIGHT // 2)))
+def card(name: str) -> int:
+    return next(c for c in range(48) if card_ascii(c) == name)
 
 
-def test_red_hearts_and_diamonds_black_clubs_and_spades() -> None:
-    for card in range(0, 48, 2):
-        suit = card_ascii(card)[0]
-        assert centre(card) == (RED if suit in "HD" else BLACK), card_ascii(card)
+def centre(face: Image.Image) -> tuple[int, ...]:
+    return tuple(face.getpixel(BIG_SIGN[:2]))
+
+
+def test_red_hearts_and_diamonds_black_clubs_and_spades_in_the_classic_deck() -> None:
+    for c in range(0, 48, 2):
+        suit = card_ascii(c)[0]
+        assert centre(card_face(c, "en")) == (RED if suit in "HD" else BLACK), card_ascii(c)
+
+
+def test_four_colour_and_german_decks_tell_every_suit_by_its_colour() -> None:
+    for deck in ("four", "german"):
+        colours = {centre(card_face(card(s + "A"), "en", deck)) for s in "CSHD"}
+        assert len(colours) == 4, deck
+        assert colours == set(DECKS[deck])
+    assert centre(card_face(card("DA"), "en", "classic")) == centre(card_face(card("HA"), "en"))
 
 
 def test_corner_letters_follow_the_language() -> None:
-    queen = next(c for c in range(48) if card_ascii(c) == "CQ")
-    nine = next(c for c in range(48) if card_ascii(c) == "C9")
-    assert card_face(queen, "de").tobytes() != card_face(queen, "en").tobytes()  # D / Q
-    assert card_face(nine, "de").tobytes() == card_face(nine, "en").tobytes()  # 9 / 9
+    assert card_face(card("CQ"), "de").tobytes() != card_face(card("CQ"), "en").tobytes()
+    assert card_face(card("C9"), "de").tobytes() == card_face(card("C9"), "en").tobytes()
 
 
-def test_pictures_are_pngs_on_the_table_green() -> None:
-    img = Image.open(io.BytesIO(trick_png((0, 12, 24, 36), "en")))
-    assert img.format == "PNG" and img.size == (4 * WIDTH + 3 * 8 + 20, HEIGHT + 20)
-    assert img.getpixel((2, 2)) == FELT  # readable on Discord's dark and light themes
-    hand = Image.open(io.BytesIO(hand_png(tuple(range(0, 48, 4)), "de")))
-    assert hand.width < 12 * WIDTH  # fanned out
+def test_one_upright_index_and_the_small_sign_keeps_off_the_big_one() -> None:
+    # a 9 is never drawn upside down: the bottom right corner holds no letter, only paper
+    # (or the big sign), so nothing there can read "6"
+    nine = card_face(card("H9"), "en")
+    corner = nine.crop((WIDTH - 40, HEIGHT - 22, WIDTH - 10, HEIGHT - 8))
+    assert set(corner.get_flattened_data()) == {(252, 252, 248, 255)}
+    # the widest letter fits its room, and no box of the corner touches the big sign's
+    for c in range(0, 48, 2):
+        for lang in ("en", "de"):
+            assert font(INDEX_SIZE).getlength(rank_letter(c, lang)) <= INDEX_WIDTH
+    small, big = sign_box(*CORNER_SIGN), sign_box(*BIG_SIGN)
+    letter_bottom = INDEX_AT[1]
+    assert small[3] + 4 <= big[1] or small[2] + 4 <= big[0]  # ♥K: no touching
+    assert letter_bottom + 2 <= small[1]
+    assert INDEX_AT[0] + INDEX_WIDTH + 4 <= STEP  # the next card of a hand leaves it visible
+
+
+def turn_prompt() -> Private:
+    """The turn prompt of the second player of a real game, after a plain suit was led that
+    he holds (so some of his cards are illegal)."""
+    for seed in range(1, 50):
+        router = Router(seed=seed)
+        for name in ("anna", "ben", "carl", "dora"):
+            router.handle(Input("c", name, name.title(), "/join"))
+        router.handle(Input("c", "anna", "Anna", "/start"))
+        game = router.tables["c"].game
+        assert game is not None
+        for _ in range(4):
+            user = router.tables["c"].seats[game.turn].user
+            router.handle(Input("c", user, user, "/healthy"))
+        lead = game.turn
+        plain = [c for c in sorted_hand(game, game.hands[lead]) if card_ascii(c)[0] == "S"]
+        plain = [c for c in plain if card_ascii(c)[1:] not in ("J", "Q")]
+        if not plain:
+            continue
+        user = router.tables["c"].seats[lead].user
+        events = router.handle(Input("c", user, user, f"/play {card_ascii(plain[0])}"))
+        turn = next(e for e in events if isinstance(e, Private) and e.kind == "turn")
+        if turn.playable is not None and 0 < len(turn.playable) < 12:
+            return turn
+    raise AssertionError("no seed gives a hand with illegal cards")
+
+
+def test_a_12_card_hand_for_phones_gaps_numbers_and_dimmed_cards() -> None:
+    prompt = turn_prompt()
+    hand, groups, legal = prompt.hand, prompt.groups, prompt.playable
+    assert legal is not None and len(hand) == len(groups) == 12
+    picture = HandPicture(hand, groups, legal, "de")
+    layout = hand_layout(picture)
+    # drawn at least twice the old size
+    assert 2 * OLD_CARD[0] <= WIDTH and 2 * OLD_CARD[1] <= HEIGHT
+    assert layout.width >= 2 * OLD_HAND_12
+    png = Image.open(io.BytesIO(hand_png(picture)))
+    assert png.size == (layout.width, layout.height)
+    # legible on a phone 360 px wide, even with the most groups (a jacks solo: five)
+    assert shown_size(INDEX_SIZE, layout.width) >= PHONE_TEXT
+    widest = hand_layout(HandPicture(hand, (0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4)))
+    assert shown_size(INDEX_SIZE, widest.width) >= PHONE_TEXT
+    # the dimmed cards are exactly the illegal ones
+    assert {p.card for p in layout.cards if p.dimmed} == set(hand) - set(legal)
+    # numbers under the cards, as /play N takes them
+    assert [lb.text for lb in layout.labels] == [str(n) for n in range(1, 13)]
+    for placed, label in zip(layout.cards, layout.labels, strict=True):
+        assert placed.x < label.x < placed.x + STEP and label.y >= placed.y + HEIGHT
+    # a gap wherever trumps end or a plain suit does, and only there
+    steps = [b.x - a.x for a, b in zip(layout.cards, layout.cards[1:], strict=False)]
+    changes = [groups[i] != groups[i + 1] for i in range(11)]
+    assert steps == [STEP + GROUP_GAP if change else STEP for change in changes]
+    assert any(changes)
+    # not on his turn: nothing dimmed
+    assert not any(p.dimmed for p in hand_layout(HandPicture(hand, groups)).cards)
+
+
+def test_dimmed_cards_are_darker_in_the_picture() -> None:
+    hand = (card("CQ"), card("SA"))
+    png = Image.open(io.BytesIO(hand_png(HandPicture(hand, (0, 1), (card("CQ"),)))))
+    layout = hand_layout(HandPicture(hand, (0, 1), (card("CQ"),)))
+    dark, light = layout.cards[1], layout.cards[0]
+    below = (dark.x + WIDTH - 10, dark.y + 10), (light.x + 30, light.y + HEIGHT - 10)
+    assert sum(png.getpixel(below[0])[:3]) < sum(png.getpixel(below[1])[:3]) - 200
+
+
+def test_the_trick_shows_four_names_who_led_and_who_won() -> None:
+    names = ("Anna", "Ben", "Carl", "Dora")
+    played = ((1, card("H10")), (2, card("CQ")), (3, card("DA")), (0, card("S9")))
+    picture = TrickPicture(names, played, winner=2, lang="en")
+    layout = trick_layout(picture)
+    assert layout.width >= 2 * OLD_TRICK
+    texts = [lb.text for lb in layout.labels]
+    assert texts[:1] == ["Anna"] and all(n in texts for n in names)
+    assert "led" in texts and "took it" in texts
+    spots = {p.x: p for p in layout.cards}
+    ordered = [spots[x] for x in sorted(spots)]
+    assert [p.card for p in ordered] == [card("S9"), card("H10"), card("CQ"), card("DA")]
+    assert [p.framed for p in ordered] == [False, False, True, False]
+    led = next(lb for lb in layout.labels if lb.text == "led")
+    assert ordered[1].x < led.x < ordered[1].x + WIDTH  # under Ben's card
+    assert shown_size(INDEX_SIZE, layout.width) >= PHONE_TEXT
+    german = [lb.text for lb in trick_layout(TrickPicture(names, played[:2], lang="de")).labels]
+    assert "kam raus" in german and "sticht" not in german  # no winner before it is taken
+    empty = trick_layout(TrickPicture(names, played[:2]))
+    assert [p.card for p in empty.cards].count(None) == 2  # places of those still to play
+    img = Image.open(io.BytesIO(trick_png(picture)))
+    assert img.format == "PNG" and img.size == (layout.width, layout.height)
+    assert img.getpixel((2, 2)) == FELT
 
 
 def test_repeated_renders_are_cached_and_equal_to_fresh_ones() -> None:
-    cards = (2, 4, 6)
-    first = trick_png(cards, "en")
-    assert trick_png(cards, "en") is first  # cached: the same bytes object
-    hand = hand_png((1, 3, 40), "de")
+    picture = TrickPicture(("a", "b", "c", "d"), ((0, 2), (1, 4)))
+    first = trick_png(picture)
+    assert trick_png(picture) is first  # cached: the same bytes object
+    hand = HandPicture((1, 3, 40), (0, 0, 1), lang="de", deck="four")
+    png = hand_png(hand)
     hand_png.cache_clear()
-    assert hand_png((1, 3, 40), "de") == hand  # a fresh render draws the same picture
+    assert hand_png(hand) == png  # a fresh render draws the same picture
+    assert hand_png(HandPicture((1, 3, 40), (0, 0, 1), lang="de")) != png  # the deck counts
 
 
 def test_the_readme_pictures_come_from_the_real_board() -> None:

@@ -20,6 +20,7 @@ from dokobot.host.events import Input, Public
 from dokobot.host.feed import feed
 from dokobot.host.router import Router
 from dokobot.host.service import Service
+from dokobot.render.cards import WIDTH
 from dokobot.stats import Stats
 from dokobot.store import MemoryStore
 from dokobot.web import make_app
@@ -115,7 +116,7 @@ async def test_pages_in_chromium(site: tuple[Service, str], tmp_path: Path) -> N
             assert len(cards) == 4
             # the pictures are drawn by dokobot.render and really load
             loaded = await faces.evaluate_all("els => els.map(e => e.complete && e.naturalWidth)")
-            assert loaded == [72] * 4
+            assert loaded == [WIDTH] * 4  # drawn at twice the size shown
             seen += cards
             if n == 3:
                 await page.screenshot(path=str(shots / "web-game.png"), full_page=True)

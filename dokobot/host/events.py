@@ -84,6 +84,14 @@ class Private:
     hand: tuple[int, ...] = ()
     """The reader's hand at this moment, in display order, on a hand or a prompt (for
     adapters that draw it); empty otherwise."""
+    groups: tuple[int, ...] = ()
+    """One value per card of :attr:`hand`: where it changes, trumps end or a plain suit
+    does (a picture leaves a gap there)."""
+    playable: tuple[int, ...] | None = None
+    """On the reader's turn to play a card: the cards of :attr:`hand` he may play (a
+    picture dims the others); None otherwise."""
+    lang: str = ""
+    """The language :attr:`text` is in (the reader's); pictures are drawn in it too."""
 
     image: bytes | None = field(default=None, repr=False)
     """A picture (PNG) that belongs to the text (a chart); adapters that cannot show

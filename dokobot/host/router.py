@@ -38,6 +38,7 @@ from .journal import Record
 from .notes import ALL, Note, Refusal
 from .options import TableOptions
 from .permissions import check
+from .prompts import shown_cards
 from .stakes import Ledger, LedgerEntry, server_of
 from .table import BotFactory, Table, sorted_hand
 from .views import label
@@ -270,8 +271,14 @@ class Router:
             choices = tuple([_choice(lbl, cmd, lang) for lbl, cmd in note.choices])
             game = table.game
             hand: tuple[int, ...] = ()
+            groups: tuple[int, ...] = ()
+            playable: tuple[int, ...] | None = None
             if game is not None and note.kind in ("hand", "turn", "reservation"):
-                hand = tuple(sorted_hand(game, game.hands[note.to]))
+                shown = shown_cards(game, sorted_hand(game, game.hands[note.to]))
+                hand, groups = shown.cards, shown.groups
+                if note.kind == "turn" and game.phase is Phase.PLAYING:
+                    legal = game.legal_cards(note.to)
+                    playable = tuple([c for c in hand if legal >> c & 1])
             out.append(
                 Private(
                     table.channel,
@@ -281,6 +288,9 @@ class Router:
                     reply=inp is not None and inp.user == info.user,
                     kind=note.kind,
                     hand=hand,
+                    groups=groups,
+                    playable=playable,
+                    lang=lang,
                 )
             )
         return out

@@ -1,52 +1,99 @@
-"""Card faces and card rows as PNG pictures, drawn with Pillow.
+"""Card faces as pictures, drawn with Pillow at twice the size a chat shows them.
 
 A face is a white card with a dark edge (readable on Discord's dark and light themes, and on
-the green table under it), the rank letter in the table's language (German: B, D; English:
-J, Q) and the suit drawn as a shape in two corners, and a large suit sign in the middle:
-hearts and diamonds red, clubs and spades black. Faces are drawn once per card kind and
-language; rows of cards are cached by their cards, so a repeated picture costs nothing.
+the green table under it): the rank letter in the reader's language (German: B, D; English:
+J, Q) in the top left corner with a small suit sign under it, and a large suit sign lower
+right. There is one index only, upright: no upside-down corner, so a 9 never reads as a 6,
+and the small sign keeps its distance from the large one (see :data:`CORNER_SIGN`,
+:data:`BIG_SIGN`). The suits' colours are the reader's choice of deck (:data:`DECKS`).
 
->>> face = card_face(10, "de")   # ♣D (a queen of clubs)
+Faces are drawn once per card kind, language and deck.
+
+>>> face = card_face(4, "de")   # ♣D (a queen of clubs)
 >>> face.size
-(72, 104)
->>> face.getpixel((36, 52))[:3]  # the middle of a clubs sign is black
+(144, 208)
+>>> face.getpixel(BIG_SIGN[:2])[:3]  # the middle of the large clubs sign is black
 (20, 20, 20)
+>>> card_face(4, "de", "four").getpixel(BIG_SIGN[:2])[:3]  # green in the four-colour deck
+(16, 130, 60)
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
 from functools import lru_cache
 from typing import Final
 
 from PIL import Image, ImageDraw, ImageFont
 
-WIDTH: Final = 72
-HEIGHT: Final = 104
-RADIUS: Final = 8
-GAP: Final = 8
-PAD: Final = 10
-HAND_STEP: Final = 40
-"""Horizontal distance of two cards of a hand (they overlap; the corner stays visible)."""
+from dokobot.engine.cards import CLUBS, DIAMONDS, HEARTS, SPADES
+from dokobot.host.i18n import card_text
 
-RED: Final = (200, 30, 40, 255)
-BLACK: Final = (20, 20, 20, 255)
-EDGE: Final = (40, 40, 40, 255)
-PAPER: Final = (252, 252, 248, 255)
-FELT: Final = (34, 110, 60, 255)
+WIDTH: Final = 144
+"""Width of a face in pixels: twice what a chat shows (sharp on high-density phones)."""
+HEIGHT: Final = 208
+RADIUS: Final = 14
+EDGE_WIDTH: Final = 3
 
-RANKS: Final = {"en": ("9", "J", "Q", "K", "10", "A"), "de": ("9", "B", "D", "K", "10", "A")}
-CLUBS, SPADES, HEARTS, DIAMONDS = range(4)
+INDEX_SIZE: Final = 56
+"""Font size (pixels) of the rank letter in the corner."""
+INDEX_AT: Final = (10, 54)
+"""Left end of the corner letter's baseline."""
+INDEX_WIDTH: Final = 70
+"""The widest corner letter ("10") is at most this wide (checked by the tests)."""
+CORNER_SIGN: Final = (29, 80, 34)
+"""(centre x, centre y, height) of the small suit sign under the corner letter."""
+BIG_SIGN: Final = (86, 150, 72)
+"""(centre x, centre y, height) of the large suit sign."""
+
+Colour = tuple[int, int, int, int]
+
+RED: Final[Colour] = (200, 30, 40, 255)
+BLACK: Final[Colour] = (20, 20, 20, 255)
+GREEN: Final[Colour] = (16, 130, 60, 255)
+ORANGE: Final[Colour] = (232, 118, 0, 255)
+ACORN: Final[Colour] = (122, 74, 28, 255)
+BELL: Final[Colour] = (206, 150, 0, 255)
+EDGE: Final[Colour] = (40, 40, 40, 255)
+PAPER: Final[Colour] = (252, 252, 248, 255)
+FELT: Final[Colour] = (34, 110, 60, 255)
+
+DECKS: Final[dict[str, tuple[Colour, Colour, Colour, Colour]]] = {
+    "classic": (BLACK, BLACK, RED, RED),
+    "four": (GREEN, BLACK, RED, ORANGE),
+    "german": (ACORN, GREEN, RED, BELL),
+}
+"""The decks a player may choose (``/deck``): the colours of ♣ ♠ ♥ ♦. ``classic`` has two
+colours; ``four`` tells every suit by its colour (♣ green, ♦ orange); ``german`` has the
+colours of the German-suited deck (acorns brown, leaves green, hearts red, bells gold)."""
+DEFAULT_DECK: Final = "classic"
 
 
-def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+def deck_of(name: str | None) -> str:
+    """A known deck's name: ``name`` if it is one, else the default.
+
+    >>> deck_of("four"), deck_of(None), deck_of("pink")
+    ('four', 'classic', 'classic')
+    """
+    return name if name in DECKS else DEFAULT_DECK
+
+
+def font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    """Pillow's own font (the same on every machine) at ``size`` pixels."""
     return ImageFont.load_default(size=size)
 
 
-def _suit(draw: ImageDraw.ImageDraw, suit: int, cx: float, cy: float, size: float) -> None:
+def sign_box(cx: float, cy: float, size: float) -> tuple[float, float, float, float]:
+    """The box a suit sign of height ``size`` centred on (cx, cy) covers (left, top, right,
+    bottom); the widest sign (hearts) is 1.04 times as wide as high."""
+    half = size * 0.52
+    return cx - half, cy - size / 2, cx + half, cy + size / 2
+
+
+def suit_sign(
+    draw: ImageDraw.ImageDraw, suit: int, cx: float, cy: float, size: float, colour: Colour
+) -> None:
     """Draw a suit sign of height ``size`` centred on (cx, cy)."""
-    colour = RED if suit in (HEARTS, DIAMONDS) else BLACK
     s = size / 2
     if suit == DIAMONDS:
         draw.polygon([(cx, cy - s), (cx + s * 0.75, cy), (cx, cy + s), (cx - s * 0.75, cy)], colour)
@@ -67,6 +114,7 @@ def _suit(draw: ImageDraw.ImageDraw, suit: int, cx: float, cy: float, size: floa
         draw.ellipse([cx, cy - s * 0.2, cx + 2 * r, cy - s * 0.2 + 2 * r * 0.9], colour)
         draw.polygon(stem, colour)
         return
+    assert suit == CLUBS
     r = s * 0.42  # clubs: three leaves and a stem
     draw.ellipse([cx - r, cy - s, cx + r, cy - s + 2 * r], colour)
     draw.ellipse([cx - 2.05 * r, cy - s * 0.25, cx - 0.05 * r, cy - s * 0.25 + 2 * r], colour)
@@ -75,57 +123,40 @@ def _suit(draw: ImageDraw.ImageDraw, suit: int, cx: float, cy: float, size: floa
     draw.polygon(stem, colour)
 
 
-@lru_cache(maxsize=64)
-def card_face(card: int, lang: str = "en") -> Image.Image:
-    """The face of ``card`` (0..47, the engine's ids) with ``lang``'s rank letters."""
-    kind = card >> 1
-    suit, rank = divmod(kind, 6)
-    letters = RANKS.get(lang, RANKS["en"])
-    colour = RED if suit in (HEARTS, DIAMONDS) else BLACK
+def rank_letter(card: int, lang: str) -> str:
+    """The corner letter of ``card`` in ``lang`` (the card's name without its suit sign).
+
+    >>> rank_letter(4, "de"), rank_letter(4, "en"), rank_letter(8, "en")
+    ('D', 'Q', '10')
+    """
+    return card_text(card, lang)[1:]
+
+
+@lru_cache(maxsize=192)
+def card_face(card: int, lang: str = "en", deck: str = DEFAULT_DECK) -> Image.Image:
+    """The face of ``card`` (0..47, the engine's ids) with ``lang``'s rank letters in the
+    colours of ``deck``."""
+    suit = (card >> 1) // 6
+    colour = DECKS[deck_of(deck)][suit]
     img = Image.new("RGBA", (WIDTH, HEIGHT), (0, 0, 0, 0))
     draw = ImageDraw.Draw(img)
-    draw.rounded_rectangle([0, 0, WIDTH - 1, HEIGHT - 1], RADIUS, fill=PAPER, outline=EDGE, width=2)
-    font = _font(20)
-    label = letters[rank]
-    draw.text((7, 4), label, font=font, fill=colour)
-    _suit(draw, suit, 14, 36, 14)
-    corner = Image.new("RGBA", (WIDTH, HEIGHT), (0, 0, 0, 0))
-    cdraw = ImageDraw.Draw(corner)
-    cdraw.text((7, 4), label, font=font, fill=colour)
-    _suit(cdraw, suit, 14, 36, 14)
-    img.alpha_composite(corner.rotate(180))
-    _suit(draw, suit, WIDTH / 2, HEIGHT / 2, 34)
+    draw.rounded_rectangle(
+        [0, 0, WIDTH - 1, HEIGHT - 1], RADIUS, fill=PAPER, outline=EDGE, width=EDGE_WIDTH
+    )
+    draw.text(INDEX_AT, rank_letter(card, lang), font=font(INDEX_SIZE), fill=colour, anchor="ls")
+    suit_sign(draw, suit, *CORNER_SIGN, colour)
+    suit_sign(draw, suit, *BIG_SIGN, colour)
     return img
 
 
-def _png(img: Image.Image) -> bytes:
+def png(img: Image.Image) -> bytes:
+    """``img`` as PNG bytes."""
     out = io.BytesIO()
     img.save(out, format="PNG", compress_level=1)
     return out.getvalue()
 
 
-def _row(cards: Sequence[int], lang: str, step: int) -> Image.Image:
-    count = max(len(cards), 1)
-    width = PAD * 2 + WIDTH + step * (count - 1)
-    img = Image.new("RGBA", (width, HEIGHT + PAD * 2), FELT)
-    for n, card in enumerate(cards):
-        img.alpha_composite(card_face(card, lang), (PAD + n * step, PAD))
-    return img
-
-
-@lru_cache(maxsize=512)
-def trick_png(cards: tuple[int, ...], lang: str = "en") -> bytes:
-    """The cards on the table, side by side, in the order played (PNG)."""
-    return _png(_row(cards, lang, WIDTH + GAP))
-
-
-@lru_cache(maxsize=512)
-def hand_png(cards: tuple[int, ...], lang: str = "en") -> bytes:
-    """A hand, fanned out left to right in the order given (PNG)."""
-    return _png(_row(cards, lang, HAND_STEP))
-
-
 @lru_cache(maxsize=96)
-def card_png(card: int, lang: str = "en") -> bytes:
+def card_png(card: int, lang: str = "en", deck: str = DEFAULT_DECK) -> bytes:
     """One card face (PNG), e.g. for the web pages."""
-    return _png(card_face(card, lang))
+    return png(card_face(card, lang, deck))

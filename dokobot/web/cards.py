@@ -14,8 +14,8 @@ from markupsafe import Markup, escape
 from ..host.i18n import LANGS, card_text
 from ..render.cards import HEIGHT, WIDTH
 
-SCALE = 0.75
-"""Cards are shown at three quarters of their drawn size (sharp on high-density screens)."""
+SCALE = 0.375
+"""Cards are shown at three eighths of their drawn size (sharp on high-density screens)."""
 
 
 def card_html(card: int, lang: str) -> Markup:

@@ -48,7 +48,11 @@ from dokobot import bounded
 from dokobot.adapters.discord.board_messages import BoardMessages
 from dokobot.adapters.discord.buttons import DokoButton, table_view, verb
 from dokobot.adapters.discord.checks import AdminChecks
-from dokobot.adapters.discord.delivery import PROMPTS_PREFERENCE, PrivateDelivery
+from dokobot.adapters.discord.delivery import (
+    DECK_PREFERENCE,
+    PROMPTS_PREFERENCE,
+    PrivateDelivery,
+)
 from dokobot.adapters.discord.i18n import DokoTranslator, lang_of, text
 from dokobot.adapters.discord.interaction import (
     DM_BLOCKED_FOR,
@@ -67,6 +71,7 @@ from dokobot.bounded import Bounded
 from dokobot.host.commands import prompt_answers
 from dokobot.host.events import Choice, Event, Input, Private
 from dokobot.host.i18n import render as host_render
+from dokobot.render.cards import deck_of
 
 log = logging.getLogger(__name__)
 
@@ -190,6 +195,7 @@ class DiscordAdapter(AdminChecks, BoardMessages, PrivateDelivery, commands.Bot):
         self._dm_blocked: Bounded[int, float] = Bounded(users, ttl=DM_BLOCKED_FOR)
         self._admins: Bounded[tuple[int, int], bool] = Bounded(users)
         self._prompt_here: Bounded[int, bool] = Bounded(users)
+        self._decks: Bounded[int, str] = Bounded(users)
         self._panels: Bounded[tuple[int, int], _Panel] = Bounded(users)
         self._images: Bounded[int, bool] = Bounded(channels)
         self._busy = 0
@@ -297,19 +303,33 @@ class DiscordAdapter(AdminChecks, BoardMessages, PrivateDelivery, commands.Bot):
 
     async def set_prompts(self, interaction: discord.Interaction[Any], where: str) -> None:
         """``/prompts dm|here``: where this user's prompts go (answered by the adapter)."""
+        if await self._set_preference(interaction, PROMPTS_PREFERENCE, where, "prompts_" + where):
+            self._prompt_here[interaction.user.id] = where == "here"
+
+    async def set_deck(self, interaction: discord.Interaction[Any], deck: str) -> None:
+        """``/deck classic|four|german``: the colours of this user's card pictures."""
+        deck = deck_of(deck)
+        if await self._set_preference(interaction, DECK_PREFERENCE, deck, "deck_" + deck):
+            self._decks[interaction.user.id] = deck
+
+    async def _set_preference(
+        self, interaction: discord.Interaction[Any], name: str, value: str, answer: str
+    ) -> bool:
+        """Keep a user's choice of an adapter setting in the store and tell him ``answer``
+        (one of the adapter's texts); False (and he is told) if the store cannot keep it."""
         user = interaction.user.id
         lang = self._user_language(user) or lang_of(interaction.locale)
         remember = getattr(self.service, "remember_preference", None)
         if callable(remember):
             try:
-                await remember(qualify(user), PROMPTS_PREFERENCE, where)
+                await remember(qualify(user), name, value)
             except Exception:
-                log.exception("store: where a user's prompts go not saved; choice undone")
+                log.exception("store: a user's %s not saved; choice undone", name)
                 failed = host_render(lang, "store_failed")
                 await interaction.response.send_message(failed, ephemeral=True)
-                return
-        self._prompt_here[user] = where == "here"
-        await interaction.response.send_message(text("prompts_" + where, lang), ephemeral=True)
+                return False
+        await interaction.response.send_message(text(answer, lang), ephemeral=True)
+        return True
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
         """A press of one of our buttons that is no longer on its message (a client showed

@@ -15,7 +15,7 @@ from dokobot.adapters.discord.board import TABLE_PICTURE, board_embed
 from dokobot.adapters.discord.interaction import _BoardMessage
 from dokobot.bounded import Bounded
 from dokobot.host.board import BoardView
-from dokobot.render import trick_png
+from dokobot.render import TrickPicture, drawn, trick_png
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ class BoardMessages(_Base):
 
     async def _post_board(self, board: _BoardMessage) -> None:
         """Send the board message (with "My cards"); on failure the next change retries."""
-        embed, file = self._board_payload(board)
+        embed, file = await self._board_payload(board)
         kwargs: dict[str, Any] = {"embed": embed, "view": self._hand_view(board.channel_id)}
         if file is not None:
             kwargs["file"] = file
@@ -84,7 +84,7 @@ class BoardMessages(_Base):
                     if board.message_id is None:
                         await self._post_board(board)
                         continue
-                    embed, file = self._board_payload(board)
+                    embed, file = await self._board_payload(board)
                     message = self.get_partial_messageable(board.channel_id).get_partial_message(
                         board.message_id
                     )
@@ -98,13 +98,22 @@ class BoardMessages(_Base):
         finally:
             self._leave()
 
-    def _board_payload(self, board: _BoardMessage) -> tuple[discord.Embed, discord.File | None]:
+    async def _board_payload(
+        self, board: _BoardMessage
+    ) -> tuple[discord.Embed, discord.File | None]:
         view = board.view
         lang = view.language
         picture = view.images and bool(view.trick or view.last_trick)
         embed = board_embed(view, board.news, lang, picture=picture)
         if not picture:
             return embed, None
-        cards = [c for _, c in (view.trick or view.last_trick)]
-        png = trick_png(tuple(cards), lang)
+        png = await drawn(trick_png, trick_picture(view))
         return embed, discord.File(io.BytesIO(png), filename=TABLE_PICTURE)
+
+
+def trick_picture(view: BoardView) -> TrickPicture:
+    """The picture on a board: the trick on the table, or (between two tricks) the trick
+    taken last with its winner; in the table's language."""
+    if view.trick:
+        return TrickPicture(view.seats, view.trick, None, view.language)
+    return TrickPicture(view.seats, view.last_trick, view.last_winner, view.language)

@@ -35,12 +35,16 @@ from dokobot.adapters.discord.messages import (
 )
 from dokobot.bounded import Bounded
 from dokobot.host.events import Choice, Input, Private
-from dokobot.render import hand_png
+from dokobot.render import HandPicture, drawn, hand_png
+from dokobot.render.cards import deck_of
 
 log = logging.getLogger(__name__)
 
 PROMPTS_PREFERENCE: Final = "discord_prompts"
 """The name under which the service keeps a user's ``/prompts`` choice (``"dm"``/``"here"``)."""
+DECK_PREFERENCE: Final = "deck"
+"""The name under which the service keeps a user's ``/deck`` choice (a name of
+:data:`dokobot.render.DECKS`)."""
 
 
 if TYPE_CHECKING:
@@ -61,6 +65,7 @@ class PrivateDelivery(_Base):
     _dm_channels: Bounded[int, int]
     _dm_blocked: Bounded[int, float]
     _prompt_here: Bounded[int, bool]
+    _decks: Bounded[int, str]
     _notified: Bounded[tuple[int, int], bool]
     _prompts: Bounded[tuple[int, int], list[_Prompt]]
     _user_language: Callable[[int], str | None]
@@ -131,12 +136,28 @@ class PrivateDelivery(_Base):
             log.exception("could not read where a user's prompts go; by DM this time")
             return False
 
-    def _panel_payload(
+    def _deck(self, user_id: int) -> str:
+        """The deck ``user_id`` chose with ``/deck`` (remembered here, else asked of the
+        service), or the default one."""
+
+        def load(user: int) -> str:
+            service = getattr(self, "service", None)
+            return deck_of(
+                str(ask_service(service, "preference_of", qualify(user), DECK_PREFERENCE))
+            )
+
+        try:
+            return self._decks.remembered(user_id, load)
+        except Exception:
+            log.exception("could not read a user's deck; the default one this time")
+            return deck_of(None)
+
+    async def _panel_payload(
         self, table: int, user_id: int, events: Sequence[Private], expires: float
     ) -> tuple[str, discord.ui.View | None, discord.File | None, tuple[int, int] | None]:
         """Content, buttons and picture of a "My cards" panel showing ``events``."""
         prompt = next((e for e in reversed(events) if e.choices), None)
-        hand = next((e.hand for e in reversed(events) if e.hand), ())
+        shown = next((e for e in reversed(events) if e.hand), None)
         lang = self._user_language(user_id) or self.channel_lang(table)
         until = datetime.now(UTC) + timedelta(seconds=expires - asyncio.get_running_loop().time())
         texts = [format_text(e.text) for e in events if e.text.strip()]
@@ -145,8 +166,11 @@ class PrivateDelivery(_Base):
         marker = self._markers.get(table) if prompt is not None else None
         view = choices_view(table, prompt.choices, marker) if prompt is not None else None
         file = None
-        if hand and self._images.get(table, True):
-            png = hand_png(hand, self.channel_lang(table))
+        if shown is not None and self._images.get(table, True):
+            picture = HandPicture(
+                shown.hand, shown.groups, shown.playable, shown.lang or lang, self._deck(user_id)
+            )
+            png = await drawn(hand_png, picture)
             file = discord.File(io.BytesIO(png), filename=HAND_PICTURE)
         return content, view, file, marker
 
@@ -161,7 +185,9 @@ class PrivateDelivery(_Base):
             events.append(pending)
         for event in events:
             self._remember(event, table)
-        content, view, file, marker = self._panel_payload(table, user_id, events, reply.expires)
+        content, view, file, marker = await self._panel_payload(
+            table, user_id, events, reply.expires
+        )
         reply.shown_choices = view is not None
         sent = await reply.ephemeral(content, view, file, keep=True)
         if sent is None:
@@ -185,7 +211,9 @@ class PrivateDelivery(_Base):
             del self._panels[(table, user_id)]
             return False
         self._remember(event, table)
-        content, view, file, marker = self._panel_payload(table, user_id, [event], panel.expires)
+        content, view, file, marker = await self._panel_payload(
+            table, user_id, [event], panel.expires
+        )
         sent = panel.sent
         await sent.edit(content=content, view=view, attachments=[] if file is None else [file])
         if view is not None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw, ImageFont
 
 from dokobot.host.board import BoardView
-from dokobot.render.cards import hand_png, trick_png
+from dokobot.render import HandPicture, hand_png, trick_png
 
 BACKGROUND = (49, 51, 56, 255)  # Discord's dark theme
 EMBED = (43, 45, 49, 255)
@@ -34,13 +34,14 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
         return ImageFont.load_default(size=size)
 
 
-def _game() -> tuple[BoardView, list[int], list[str]]:
+def _game() -> tuple[BoardView, HandPicture, list[str]]:
     """A real game, some tricks in: (board view, Anna's hand, the news lines). Each player
     follows his prompts: healthy, then the first card offered; one player calls his party
     with the call his prompt offers."""
     from dokobot.host.board import board_view
     from dokobot.host.events import Choice, Input, Private, Public
     from dokobot.host.router import Router
+    from dokobot.host.prompts import shown_cards
     from dokobot.host.table import sorted_hand
 
     router = Router(seed=2)
@@ -73,7 +74,8 @@ def _game() -> tuple[BoardView, list[int], list[str]]:
         send(seat.user, seat.name, choices[0].command)
     view = board_view(table)
     assert view is not None and table.game is not None
-    return view, sorted_hand(table.game, table.game.hands[0]), news
+    hand = shown_cards(table.game, sorted_hand(table.game, table.game.hands[0]))
+    return view, HandPicture(hand.cards, hand.groups, lang="de"), news
 
 
 def _lines(embed: object) -> list[tuple[str, int, tuple[int, ...]]]:
@@ -92,11 +94,14 @@ def _lines(embed: object) -> list[tuple[str, int, tuple[int, ...]]]:
 def board_picture() -> bytes:
     """The board as it looks in a Discord channel (dark theme), with its "My cards" button."""
     from dokobot.adapters.discord.board import board_embed
+    from dokobot.adapters.discord.board_messages import trick_picture
 
     view, _, news = _game()
     embed = board_embed(view, news[-5:], "en", picture=True)
-    cards = [c for _, c in (view.trick or view.last_trick)]
-    table = Image.open(io.BytesIO(trick_png(tuple(cards), "en")))
+    table: Image.Image = Image.open(io.BytesIO(trick_png(trick_picture(view))))
+    room = WIDTH - 34 - 30  # Discord scales a picture down to the embed's width
+    if table.width > room:
+        table = table.resize((room, table.height * room // table.width), Image.Resampling.LANCZOS)
     lines = _lines(embed)
     step = {17: 24, 14: 20, 13: 18}
     top, x = 40, 34
@@ -121,7 +126,7 @@ def board_picture() -> bytes:
 def hand_picture() -> bytes:
     """Anna's "My cards" picture from the same game (German letters)."""
     _, hand, _ = _game()
-    return hand_png(tuple(hand), "de")
+    return hand_png(hand)
 
 
 def main(folder: str = "docs") -> None:

@@ -23,7 +23,9 @@ from discord.app_commands import Choice, locale_str
 
 from dokobot.host import handlers
 from dokobot.host.commands import COMMANDS, Arg, ArgKind, Command
+from dokobot.host.i18n import DEFAULT_LANG, text
 from dokobot.host.options import BOT_LEVELS, TableOptions
+from dokobot.render import DECKS
 
 Interaction = discord.Interaction[Any]
 SlashCommand = app_commands.Command[Any, ..., None]
@@ -36,6 +38,8 @@ OPTION_NAMES: Final[tuple[str, ...]] = tuple(TableOptions.names())
 
 PROMPTS: Final = ("prompts", "aufforderungen")
 """Discord's own command (not a chat command): English and German name."""
+DECK: Final = ("deck", "kartenfarben")
+"""Discord's own command: the colours of a member's card pictures."""
 
 
 class SlashHost(Protocol):
@@ -46,6 +50,8 @@ class SlashHost(Protocol):
     def card_suggestions(self, interaction: Interaction, current: str) -> list[Choice[str]]: ...
 
     async def set_prompts(self, interaction: Interaction, where: str) -> None: ...
+
+    async def set_deck(self, interaction: Interaction, deck: str) -> None: ...
 
 
 def help_topics() -> tuple[str, ...]:
@@ -159,7 +165,29 @@ def prompts_command(host: SlashHost) -> SlashCommand:
     return command
 
 
+def deck_command(host: SlashHost) -> SlashCommand:
+    """``/deck``: the colours of a member's card pictures, one choice per deck of
+    :data:`dokobot.render.DECKS` (Discord's own command)."""
+
+    async def deck(interaction: Interaction, colours: Choice[str]) -> None:
+        await host.set_deck(interaction, colours.value)
+
+    func: Any = app_commands.rename(colours=_name("colours", "farben"))(deck)
+    func = app_commands.describe(colours=locale_str("Colours"))(func)
+    func = app_commands.choices(
+        colours=[
+            Choice(name=locale_str(text(DEFAULT_LANG, f"discord.deck_label_{name}")), value=name)
+            for name in DECKS
+        ]
+    )(func)
+    command: SlashCommand = app_commands.command(
+        name=_name(*DECK), description=locale_str("The colours of your card pictures")
+    )(func)
+    return command
+
+
 def slash_commands(host: SlashHost) -> list[SlashCommand]:
-    """Every slash command: one per declared chat command on Discord, and ``/prompts``."""
+    """Every slash command: one per declared chat command on Discord, ``/prompts`` and
+    ``/deck``."""
     out = [slash_command(spec, host) for spec in COMMANDS.values() if spec.discord is not None]
-    return [*out, prompts_command(host)]
+    return [*out, prompts_command(host), deck_command(host)]

@@ -1,0 +1,82 @@
+"""Hands and tricks as PNG pictures: a :class:`~dokobot.render.layout.Layout` painted on the
+table's green felt. Pictures are cached by what they show (cards, language, deck, names), so
+a repeated picture costs nothing; drawing a new one takes a few milliseconds, so adapters
+call these in a worker thread (:func:`drawn`).
+
+>>> import asyncio
+>>> hand = HandPicture((5, 4, 40), groups=(-1, -1, 3))
+>>> asyncio.run(drawn(hand_png, hand)) is hand_png(hand)
+True
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from functools import lru_cache
+from typing import TypeVar
+
+from PIL import Image, ImageDraw
+
+from dokobot.render.cards import FELT, HEIGHT, RADIUS, WIDTH, card_face, png
+from dokobot.render.layout import (
+    FRAME,
+    GOLD,
+    HandPicture,
+    Layout,
+    TrickPicture,
+    hand_layout,
+    text_font,
+    trick_layout,
+)
+
+DIM = (24, 40, 30, 150)
+"""Laid over a card the reader may not play now."""
+EMPTY = (255, 255, 255, 70)
+"""The outline of a place where no card lies yet."""
+
+Spec = TypeVar("Spec", HandPicture, TrickPicture)
+
+
+def paint(layout: Layout) -> Image.Image:
+    """The picture of ``layout``."""
+    img = Image.new("RGBA", (layout.width, layout.height), FELT)
+    draw = ImageDraw.Draw(img)
+    for placed in layout.cards:
+        x, y = placed.x, placed.y
+        if placed.framed:
+            box = [x - FRAME, y - FRAME, x + WIDTH - 1 + FRAME, y + HEIGHT - 1 + FRAME]
+            draw.rounded_rectangle(box, RADIUS + FRAME, fill=GOLD)
+        if placed.card is None:
+            box = [x, y, x + WIDTH - 1, y + HEIGHT - 1]
+            draw.rounded_rectangle(box, RADIUS, outline=EMPTY, width=3)
+            continue
+        face = card_face(placed.card, layout.lang, layout.deck)
+        img.alpha_composite(face, (x, y))
+        if placed.dimmed:
+            shade = Image.new("RGBA", face.size, DIM)
+            mask = face.getchannel("A")
+            img.paste(Image.alpha_composite(face, shade), (x, y), mask)
+    for label in layout.labels:
+        draw.text(
+            (label.x, label.y), label.text, font=text_font(label.size), fill=label.colour,
+            anchor="mt",
+        )  # fmt: skip
+    return img
+
+
+@lru_cache(maxsize=512)
+def hand_png(hand: HandPicture) -> bytes:
+    """A hand (PNG)."""
+    return png(paint(hand_layout(hand)))
+
+
+@lru_cache(maxsize=512)
+def trick_png(trick: TrickPicture) -> bytes:
+    """A trick on the table (PNG)."""
+    return png(paint(trick_layout(trick)))
+
+
+async def drawn(draw: Callable[[Spec], bytes], spec: Spec) -> bytes:
+    """``draw(spec)`` in a worker thread, so that drawing never holds up the event loop."""
+    return await asyncio.to_thread(draw, spec)
