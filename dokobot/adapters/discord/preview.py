@@ -40,8 +40,8 @@ def _game() -> tuple[BoardView, HandPicture, list[str]]:
     with the call his prompt offers."""
     from dokobot.host.board import board_view
     from dokobot.host.events import Choice, Input, Private, Public
-    from dokobot.host.router import Router
     from dokobot.host.prompts import shown_cards
+    from dokobot.host.router import Router
     from dokobot.host.table import sorted_hand
 
     router = Router(seed=2)
