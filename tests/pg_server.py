@@ -17,7 +17,6 @@ import shutil
 import socket
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 USER = "dokobot"
@@ -89,6 +88,10 @@ class PgServer:
                 f"port = {self.port}\nlisten_addresses = '127.0.0.1'\n"
                 f"unix_socket_directories = '{self.dir}'\nmax_connections = 200\n"
                 "shared_buffers = 64MB\n"
+                # a throw-away server: no flush to disk (the tests kill and stop processes,
+                # never the machine), so a test session neither waits for fsync nor for a
+                # large checkpoint at its end
+                "fsync = off\n"
             )
         self.running = False
         self._dbs = 0
@@ -124,11 +127,20 @@ class PgServer:
         return self.url(name)
 
     def close(self) -> None:
+        """Stop at once (no shutdown checkpoint: the data directory is removed next) and
+        remove the directory in the background."""
         if self.running:
             with contextlib.suppress(RuntimeError):
-                self.stop()
-        for _ in range(3):
-            shutil.rmtree(self.dir, ignore_errors=True)
-            if not self.dir.exists():
-                break
-            time.sleep(0.2)
+                self._cmd(
+                    str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop"
+                )
+                self.running = False
+        # tens of thousands of files: removed by a process of their own, so that the test
+        # session does not wait for it
+        subprocess.Popen(
+            ["rm", "-rf", str(self.dir)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )

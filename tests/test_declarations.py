@@ -327,10 +327,10 @@ def test_house_rules_are_the_declared_ones_with_german_names() -> None:
             )  # fmt: skip
 
 
-def test_every_option_is_in_the_readme_and_the_rules_doc() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_every_option_is_in_the_players_page() -> None:
+    playing = (ROOT / "docs" / "playing.md").read_text(encoding="utf-8")
     for name in OPTIONS:
-        assert f"| `{name}` |" in readme, name
+        assert f"| `{name}` |" in playing, name
 
 
 # ---------------------------------------------------------------------------- levels, languages

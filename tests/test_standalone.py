@@ -46,8 +46,8 @@ def test_readme_links_the_rules_of_the_repository() -> None:
     for link in links:
         assert (ROOT / link).is_file(), link
     rules = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
-    for heading in ("Cards", "Trumps", "Reservations", "Announcements", "Options"):
-        assert f"## {heading}" in rules
+    for heading in ("Cards", "Game types and trumps", "Reservations", "Announcements", "Options"):
+        assert re.search(rf"^## \d+\. {heading}$", rules, flags=re.M), heading
 
 
 def test_the_rules_document_lists_every_option() -> None:
