@@ -43,10 +43,10 @@ options must be the same. An interrupted run (a killed process, the end of a wor
 a restart) goes on where it stopped and ends with the figures of all its games; the wall time
 it reports adds up the parts.
 
-``--rules`` turns house rules on (RULES §12): a comma list of ``poverty``, ``throw_in``,
-``piglets``, ``no_nines``, ``wedding_trick=first|trump|plain`` and ``bock`` (bock rounds over
-the deals in order, triggered by the baseline games, so A and B count double in the same
-games).
+``--rules`` sets table options as ``/option`` takes them (RULES §11, §12): a comma list of
+``NAME=VALUE``, or ``NAME`` for ``NAME=on``, e.g. ``poverty,nines=off,wedding_trick=trump``;
+``bock`` plays bock rounds over the deals in order, triggered by the baseline games, so A and
+B count double in the same games.
 
 The last line is
 ``strong_vs_normal_ppg: X ci95: A..B worst_kind_lower: W budget_share_p50: S search_p95_s: Z``
@@ -86,6 +86,7 @@ from dokobot.ai.arena import (
 from dokobot.ai.base import NO_RESTRICTIONS, ComputerPlayer
 from dokobot.ai.search import DEFAULT_BUDGET_S, STANDARD_WORK_S, SearchPlayer
 from dokobot.engine import Rules
+from dokobot.host.options import HOUSE_RULES, OptionError, TableOptions
 
 MATCHES = {
     "search_vs_heuristic": ("strong", "normal"),
@@ -146,26 +147,21 @@ def _run(task: Task) -> tuple[str, DuplicateGame]:
 
 
 def house_rules(spec: str) -> tuple[Rules, bool]:
-    """(the rules, whether bock rounds are on) of a ``--rules`` list.
+    """(the rules, whether bock rounds are on) of a ``--rules`` list: table options as
+    ``/option`` takes them, ``NAME=VALUE`` or ``NAME`` for ``NAME=on``.
 
-    >>> rules, bock = house_rules("poverty,bock,wedding_trick=trump")
-    >>> rules.poverty, rules.piglets, rules.wedding_trick, bock
-    (True, False, 'trump', True)
+    >>> rules, bock = house_rules("poverty,bock,wedding_trick=trump,nines=off")
+    >>> rules.poverty, rules.piglets, rules.wedding_trick, rules.nines, bock
+    (True, False, 'trump', False, True)
     """
-    house = {r.strip() for r in spec.split(",") if r.strip()}
-    known = {"poverty", "throw_in", "piglets", "no_nines", "bock"}
-    for r in house:
-        if r not in known and not r.startswith("wedding_trick="):
-            raise SystemExit(f"bench/ai.py: unknown house rule {r!r}")
-    trick = next((r.split("=", 1)[1] for r in house if r.startswith("wedding_trick=")), "first")
-    rules = Rules(
-        poverty="poverty" in house,
-        throw_in="throw_in" in house,
-        piglets="piglets" in house,
-        nines="no_nines" not in house,
-        wedding_trick=trick,
-    )
-    return rules, "bock" in house
+    options = TableOptions()
+    for item in filter(None, (r.strip() for r in spec.split(","))):
+        name, _, value = item.partition("=")
+        try:
+            options = options.set(name, value or "on")
+        except OptionError as exc:
+            raise SystemExit(f"bench/ai.py --rules: {exc}") from exc
+    return options.rules, options.bock
 
 
 def _pct(xs: Sequence[float], q: float) -> float:
@@ -350,8 +346,8 @@ def main() -> None:
     ap.add_argument(
         "--rules",
         default="",
-        help="house rules on: poverty,throw_in,piglets,no_nines,bock,"
-        "wedding_trick=first|trump|plain",
+        help="table options as /option takes them, NAME=VALUE or NAME for on, e.g. house rules "
+        + ",".join(HOUSE_RULES),
     )
     args = ap.parse_args()
     if args.budget is None:

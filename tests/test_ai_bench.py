@@ -143,8 +143,14 @@ def test_bock_rounds_double_both_sides_of_the_same_games() -> None:
     # deal 1 triggers: 2-5 are bock; deal 3 triggers during the run: 4 more, so 6-9 too
     games = [game(d, d in (1, 3)) for d in range(1, 12)]
     assert [g.diff for g in with_bock(games)] == [1, 2, 2, 2, 2, 2, 2, 2, 2, 1, 1]
-    rules, bock = _bench().house_rules("poverty,piglets,bock,no_nines")
+    rules, bock = _bench().house_rules("poverty,piglets,bock,nines=off")
     assert (rules.poverty, rules.piglets, rules.nines, bock) == (True, True, False, True)
+    # the options' own names and checks, German names too; nothing of its own
+    assert _bench().house_rules("armut,hochzeitsstich=plain")[0].wedding_trick == "plain"
+    with pytest.raises(SystemExit, match="wedding_trick"):
+        _bench().house_rules("wedding_trick=second")
+    with pytest.raises(SystemExit, match="no_nines"):
+        _bench().house_rules("no_nines")
 
 
 def test_paired_comparison_of_two_runs_on_the_same_seeds(tmp_path: Path) -> None:

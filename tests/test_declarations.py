@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,7 @@ from dokobot.adapters.discord.i18n import DokoTranslator
 from dokobot.adapters.discord.slash import PROMPTS, help_topics, slash_commands
 from dokobot.ai.levels import LEVELS, OFFERED_LEVELS
 from dokobot.config import _SCHEMA, parse_config
+from dokobot.engine.scoring import SCORE_ITEMS
 from dokobot.host.commands import ALIASES, COMMANDS, ArgKind, Command, Phase, Who, find
 from dokobot.host.events import Input
 from dokobot.host.i18n import LANGS, catalogue, render, slash_texts
@@ -27,11 +30,14 @@ from dokobot.host.options import (
     HOUSE_RULES,
     LANGUAGES,
     OPTIONS,
+    RULE_OPTIONS,
     OptionError,
     TableOptions,
 )
 from dokobot.host.router import Router
 from dokobot.host.service import SLOW_COMMANDS
+from dokobot.host.views import help_lists
+from dokobot.stats import BOARDS
 from tests.discord_fake.server import command_problems
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -117,7 +123,9 @@ def test_help_lists_every_command_by_its_name_in_the_language(lang: str) -> None
     for spec in COMMANDS.values():
         assert spec.brief_key in catalogue(lang) and spec.help_key in catalogue(lang)
         explained = _texts(router, "anna", f"/help {spec.names[-1]}")[0]
-        assert explained == render(lang, spec.help_key, {"aliases": explained_aliases(spec, lang)})
+        aliases = explained_aliases(spec, lang)
+        assert explained == render(lang, spec.help_key, {"aliases": aliases, **help_lists()})
+        assert "{" not in explained, explained
 
 
 def explained_aliases(spec: Command, lang: str) -> str:
@@ -282,8 +290,31 @@ def test_every_option_is_declared_in_the_config_schema_and_in_options() -> None:
     shown = _texts(router, "anna", "/options")[0]
     for name in OPTIONS:
         assert re.search(rf"^{name} = ", shown, flags=re.M), name
-        for lang in LANGS:
-            assert name in catalogue(lang)["help.option"], (lang, name)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_help_texts_name_the_declared_lists_filled_in_when_shown(lang: str) -> None:
+    router = _seated_router()
+    _texts(router, "anna", f"/lang {lang}")
+    (option,) = _texts(router, "anna", "/help option")
+    for name, decl in OPTIONS.items():
+        assert re.search(rf"\b{name}\b", option), (lang, name)
+        assert not decl.german or re.search(rf"\b{decl.german}\b", option), (lang, name)
+    house = option[option.index(", ".join(HOUSE_RULES)) :]
+    assert "tournament" not in house  # the house rules are listed apart
+    (join,) = _texts(router, "anna", "/help join")
+    assert "|".join(OFFERED_LEVELS) in join
+    (lang_help,) = _texts(router, "anna", "/help lang")
+    assert "|".join(LANGUAGES) in lang_help
+    (top,) = _texts(router, "anna", "/help top")
+    assert "|".join(BOARDS) in top
+    listing = "\n".join(_texts(router, "anna", "/help"))
+    assert "|".join(OFFERED_LEVELS) in listing and "{" not in listing
+    # no catalogue restates a declared list: they are placeholders
+    for key in ("help.option", "help.join", "help.lang", "help.top", "brief.join", "brief.lang"):
+        raw = catalogue(lang)[key]
+        assert "wedding_trick" not in raw and "random|easy" not in raw, (lang, key)
+        assert "points|rating" not in raw and "de|en" not in raw, (lang, key)
 
 
 @pytest.mark.parametrize("name", list(OPTIONS))
@@ -313,24 +344,118 @@ def test_config_refuses_a_turn_timeout_that_option_refuses() -> None:
         parse_config("tables:\n  turn_timeout: 5\n", env={})
 
 
-def test_house_rules_are_the_declared_ones_with_german_names() -> None:
-    assert HOUSE_RULES == {"poverty": "armut", "throw_in": "schmeissen",
-                           "piglets": "schweinchen", "bock": "bock", "nines": "neunen",
-                           "wedding_trick": "hochzeitsstich"}  # fmt: skip
+def test_house_rules_are_the_options_declared_so_each_with_its_german_name() -> None:
+    assert list(HOUSE_RULES) == [n for n, d in OPTIONS.items() if d.house]
     assert [n for n, d in OPTIONS.items() if not d.tournament] == list(HOUSE_RULES)
+    plain = TableOptions()
     for name, german in HOUSE_RULES.items():
         assert TableOptions.canonical(german) == name
+        other = _other_value(name)
+        plain.set(name, other)  # allowed outside tournament mode
         with pytest.raises(OptionError):
-            TableOptions().set("tournament", "on").set(
-                name, "off" if TableOptions().get(name) is True else
-                next(v for v in OPTIONS[name].values or ("on",) if v != TableOptions().show(name))
-            )  # fmt: skip
+            plain.set("tournament", "on").set(name, other)
 
 
-def test_every_option_is_in_the_players_page() -> None:
-    playing = (ROOT / "docs" / "playing.md").read_text(encoding="utf-8")
+def _other_value(name: str) -> str:
+    """A value of option ``name`` that is not its default."""
+    plain = TableOptions()
+    decl = OPTIONS[name]
+    if decl.values:
+        return next(v for v in decl.values if v != plain.show(name))
+    if isinstance(plain.get(name), bool):
+        return "off" if plain.get(name) else "on"
+    return str(int(decl.high))
+
+
+@pytest.mark.parametrize("name", RULE_OPTIONS)
+def test_every_rule_option_changes_the_rules(name: str) -> None:
+    """The engine gets every rule option (a forgotten line used to make one do nothing)."""
+    changed = TableOptions().set(name, _other_value(name))
+    assert changed.rules != TableOptions().rules
+    assert getattr(changed.rules, name) == changed.get(name)
+
+
+def test_options_that_are_no_rule_options_leave_the_rules_alone() -> None:
     for name in OPTIONS:
-        assert f"| `{name}` |" in playing, name
+        if name not in RULE_OPTIONS:
+            assert TableOptions().set(name, _other_value(name)).rules == TableOptions().rules
+
+
+def _options_module_with(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, old: str, new: str
+) -> None:
+    """Import a copy of dokobot/host/options.py with ``old`` replaced by ``new``."""
+    source = (ROOT / "dokobot" / "host" / "options.py").read_text(encoding="utf-8")
+    assert old in source
+    path = tmp_path / "options_probe.py"
+    path.write_text(source.replace(old, new), encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("dokobot.host.options_probe", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, module)  # the dataclasses look it up
+    spec.loader.exec_module(module)
+
+
+def test_a_rule_option_without_a_rules_field_is_refused_at_import(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    anchor = "    bock: bool = option("
+    _options_module_with(tmp_path, monkeypatch, anchor, anchor)  # the copy itself imports
+    jokers = "    jokers: bool = option(False, what=_ON_OFF, house=True, rule=True)\n"
+    with pytest.raises(TypeError, match=r"without a field of Rules: \['jokers'\]"):
+        _options_module_with(tmp_path, monkeypatch, anchor, jokers + anchor)
+    source = (ROOT / "dokobot" / "host" / "options.py").read_text(encoding="utf-8")
+    forgotten = next(line for line in source.splitlines() if line.startswith("    piglets: "))
+    assert "rule=True" in forgotten
+    with pytest.raises(TypeError, match=r"Rules fields without a rule option: \['piglets'\]"):
+        _options_module_with(
+            tmp_path, monkeypatch, forgotten, forgotten.replace("rule=True", "rule=False")
+        )
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_every_score_item_has_a_label_and_no_label_is_stale(lang: str) -> None:
+    labels = {k.removeprefix("item.") for k in catalogue(lang) if k.startswith("item.")}
+    assert labels == set(SCORE_ITEMS), lang
+    assert SCORE_ITEMS[0] == "won" and len(SCORE_ITEMS) > 10
+
+
+def _option_rows(page: str, heading: str) -> list[list[str]]:
+    """The option table under ``heading`` of docs/``page``: its rows' cells."""
+    text = (ROOT / "docs" / page).read_text(encoding="utf-8")
+    section = text[text.index(heading + "\n") :]
+    section = section[: section.find("\n## ", 1)]
+    return [
+        [cell.strip() for cell in line.strip("|").split(" | ")]
+        for line in section.splitlines()
+        if line.startswith("| `")
+    ]
+
+
+@pytest.mark.parametrize(("page", "heading"), [("playing.md", "## Options"),
+                                               ("rules.md", "## 11. Options")])  # fmt: skip
+def test_the_docs_option_tables_agree_with_the_declarations(page: str, heading: str) -> None:
+    """Every option in declared order, with its values, its default and whether it is a
+    house rule (the tables are written by hand for their readers and checked here)."""
+    rows = _option_rows(page, heading)
+    assert [r[0].strip("`") for r in rows] == list(OPTIONS), page
+    plain = TableOptions()
+    for name, values, default, meaning in rows:
+        name = name.strip("`")
+        decl = OPTIONS[name]
+        if decl.values:
+            assert set(re.split(r",\s*|/", values)) == set(decl.values), (page, name)
+        elif isinstance(plain.get(name), bool):
+            assert values in ("on/off", "on, off"), (page, name)
+        assert default.split()[0] == plain.show(name), (page, name)
+        assert ("house rule" in meaning) == decl.house, (page, name)
+
+
+def test_every_house_rule_is_a_numbered_rule() -> None:
+    rules = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+    section = rules[rules.index("## 12. House rules") :]
+    for name in HOUSE_RULES:
+        assert re.search(rf"^- \*\*12\.\d .*\(`{name}", section, flags=re.M), name
 
 
 # ---------------------------------------------------------------------------- levels, languages
@@ -386,7 +511,10 @@ def test_every_option_has_a_help_text_that_help_option_shows(lang: str) -> None:
         assert decl.name == name and decl.help_key in catalogue(lang), (lang, name)
         value = router.tables["c"].options.show(name)
         shown = _texts(router, "anna", f"/help option {name}")
-        assert shown == [render(lang, decl.help_key, {"value": value})]
+        assert shown == [
+            render(lang, decl.help_key, {"value": value, "values": ", ".join(decl.values)})
+        ]
+        assert "{" not in shown[0]
         assert name in shown[0]
     assert "5" in _texts(router, "anna", "/help option stake")[0]
     assert _texts(router, "anna", "/help option armut") == _texts(

@@ -34,6 +34,7 @@ from dokobot.host.notes import Refusal
 from dokobot.host.options import TableOptions
 from dokobot.host.replay import Replayer, export_lines, restore
 from dokobot.host.router import Router
+from dokobot.host.views import help_lists
 from dokobot.store import MemoryStore, SqliteStore, Store
 
 
@@ -363,8 +364,8 @@ def test_bare_cards_is_off_on_irc_channels_only() -> None:
     assert not options.for_channel("irc:net:#doko").bare_cards
     assert options.for_channel("discord:1").bare_cards
     assert options.set("bare_cards", "on").bare_cards
-    assert "bare_cards" in render("en", "help.option", {"aliases": ""})
-    assert "bare_cards" in render("de", "help.option", {"aliases": ""})
+    assert "bare_cards" in render("en", "help.option", help_lists())
+    assert "bare_cards" in render("de", "help.option", help_lists())
 
 
 def test_a_renamed_seat_survives_replay() -> None:

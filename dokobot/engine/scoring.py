@@ -106,6 +106,9 @@ _COMPONENTS: Final[dict[tuple[int, str, int], Component]] = {
         ("karlchen", 1),
     ]
 }
+SCORE_ITEMS: Final = tuple(dict.fromkeys(item for _, item, _ in _COMPONENTS))
+"""Every value item a score can hold, in the order of the score list (each has its label
+``item.NAME`` in the catalogues)."""
 _UNDER_C: Final = tuple(
     tuple((limit, _COMPONENTS[p, name, 1]) for limit, name in _UNDER) for p in (0, 1)
 )

@@ -58,6 +58,10 @@ class Option:
     """A house rule (RULES §12)."""
     tournament: bool = True
     """May differ from its default while ``tournament`` is on (a house rule may not)."""
+    rule: bool = False
+    """The engine plays it: the field of :class:`~dokobot.engine.rules.Rules` of the same
+    name (see :attr:`TableOptions.rules`). Checked at import: a rule option without that
+    field, or a field of ``Rules`` without its rule option, is refused."""
     synonyms: tuple[tuple[str, str], ...] = ()
     """More words and the value each means (``rated on``)."""
     name: str = ""
@@ -92,14 +96,14 @@ class OptionError(ValueError):
 class TableOptions:
     """Options of one table; immutable, :meth:`set` returns a changed copy."""
 
-    tournament: bool = option(False, what=_ON_OFF)
+    tournament: bool = option(False, what=_ON_OFF, rule=True)
     series_length: int = option(24, low=4, high=96, step=4, what="a multiple of 4 from 4 to 96")
     mode: str = option("free", values=MODES)
     stake: int = option(1, low=0, high=1_000_000, what="a whole number from 0 to 1000000")
     limit: int = option(0, low=0, high=1_000_000, what="a whole number from 0 to 1000000")
     commission: float = option(0.0, low=0.0, high=50.0, what="a percentage from 0 to 50")
-    lust_solo_leads: bool = option(False, what=_ON_OFF)
-    second_heart10_wins: bool = option(False, what=_ON_OFF)
+    lust_solo_leads: bool = option(False, what=_ON_OFF, rule=True)
+    second_heart10_wins: bool = option(False, what=_ON_OFF, rule=True)
     language: str = option("en", values=LANGUAGES)
     turn_timeout: int = option(
         0, low=10, high=3600, off=True, what="0 (off) or seconds from 10 to 3600"
@@ -116,28 +120,20 @@ class TableOptions:
         "auto", values=RATED, synonyms=tuple((w, "on") for w in sorted(_TRUE))
         + tuple((w, "off") for w in sorted(_FALSE)),
     )  # fmt: skip
-    poverty: bool = option(False, what=_ON_OFF, house=True, german="armut")
-    throw_in: bool = option(False, what=_ON_OFF, house=True, german="schmeissen")
-    piglets: bool = option(False, what=_ON_OFF, house=True, german="schweinchen")
+    poverty: bool = option(False, what=_ON_OFF, house=True, rule=True, german="armut")
+    throw_in: bool = option(False, what=_ON_OFF, house=True, rule=True, german="schmeissen")
+    piglets: bool = option(False, what=_ON_OFF, house=True, rule=True, german="schweinchen")
     bock: bool = option(False, what=_ON_OFF, house=True, german="bock")
     """Bock rounds: after a 120 : 120, re and kontra both called or a lost solo, the next 4
     games count double (a matter of the series, not of the engine)."""
-    nines: bool = option(True, what=_ON_OFF, house=True, german="neunen")
-    wedding_trick: str = option("first", values=WEDDING_TRICKS, house=True,
+    nines: bool = option(True, what=_ON_OFF, house=True, rule=True, german="neunen")
+    wedding_trick: str = option("first", values=WEDDING_TRICKS, house=True, rule=True,
                                 german="hochzeitsstich")  # fmt: skip
 
     @property
     def rules(self) -> Rules:
-        return Rules(
-            tournament=self.tournament,
-            lust_solo_leads=self.lust_solo_leads,
-            second_heart10_wins=self.second_heart10_wins,
-            nines=self.nines,
-            wedding_trick=self.wedding_trick,
-            piglets=self.piglets,
-            poverty=self.poverty,
-            throw_in=self.throw_in,
-        )
+        """The rules of a game at this table: every rule option, by its name."""
+        return Rules(**{name: getattr(self, name) for name in RULE_OPTIONS})
 
     def house_rules_on(self) -> list[str]:
         """The house rules that differ from the plain game."""
@@ -245,6 +241,31 @@ OPTIONS: Final[dict[str, Option]] = {
 }
 """Every table option's declaration, by name, in the order of ``/options``."""
 _TYPES: Final[dict[str, str]] = {f.name: str(f.type) for f in fields(TableOptions)}
+
+
+def rule_options(options: dict[str, Option]) -> tuple[str, ...]:
+    """The rule options of ``options``, checked against :class:`Rules`: each must name one
+    of its fields, and each of its fields must have its rule option (else the option would
+    do nothing, or the rule could not be chosen); :class:`TypeError` otherwise.
+
+    >>> rule_options({**OPTIONS, "jokers": Option(rule=True, house=True)})
+    Traceback (most recent call last):
+    ...
+    TypeError: rule options without a field of Rules: ['jokers']
+    """
+    names = tuple(name for name, decl in options.items() if decl.rule)
+    fields_ = [f.name for f in fields(Rules) if f.init]
+    stray = [n for n in names if n not in fields_]
+    if stray:
+        raise TypeError(f"rule options without a field of Rules: {stray}")
+    missing = [n for n in fields_ if n not in names]
+    if missing:
+        raise TypeError(f"Rules fields without a rule option: {missing}")
+    return names
+
+
+RULE_OPTIONS: Final = rule_options(OPTIONS)
+"""The options the engine plays (the fields of :class:`Rules`), checked at import."""
 HOUSE_RULES: Final[dict[str, str]] = {
     name: decl.german for name, decl in OPTIONS.items() if decl.house and decl.german
 }

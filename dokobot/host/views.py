@@ -4,11 +4,15 @@ the option list and the help list."""
 from __future__ import annotations
 
 import functools
+from typing import Any
 
+from ..ai.levels import OFFERED_LEVELS
 from ..engine.types import Phase, call_key
+from ..stats.book import BOARDS
 from .board import public_party_keys
 from .commands import COMMANDS
 from .i18n import card_text, render
+from .options import LANGUAGES, OPTIONS
 from .table import Table
 
 
@@ -65,8 +69,25 @@ def label(text: str, lang: str) -> str:
     return text
 
 
+def help_lists() -> dict[str, Any]:
+    """The lists the help texts name, filled in from their declarations when a text is
+    shown (a catalogue never restates them): ``{levels}``, ``{langs}``, ``{boards}``,
+    ``{options}`` (the options that are no house rules), ``{house_rules}`` and
+    ``{option_aliases}`` (other names ``/option`` takes)."""
+    return {
+        "levels": "|".join(OFFERED_LEVELS),
+        "langs": "|".join(LANGUAGES),
+        "boards": "|".join(BOARDS),
+        "options": [name for name, decl in OPTIONS.items() if not decl.house],
+        "house_rules": [name for name, decl in OPTIONS.items() if decl.house],
+        "option_aliases": [decl.german for decl in OPTIONS.values() if decl.german],
+    }
+
+
 def help_rows(lang: str) -> str:
     """The /help list: every declared command with its brief text, in ``lang``."""
+    lists = help_lists()
     return "\n".join(
-        f"/{spec.name_in(lang):<12} {render(lang, spec.brief_key)}" for spec in COMMANDS.values()
+        f"/{spec.name_in(lang):<12} {render(lang, spec.brief_key, lists)}"
+        for spec in COMMANDS.values()
     )

@@ -7,7 +7,7 @@ from ..context import Context, Host
 from ..events import Event
 from ..notes import Refusal
 from ..options import OPTIONS, TableOptions
-from ..views import help_rows
+from ..views import help_lists, help_rows
 
 
 def unknown(word: str) -> Refusal:
@@ -28,7 +28,8 @@ def option_help(router: Host, ctx: Context, word: str) -> list[Event]:
             raise Refusal("option_unknown_guess", name=name, guess=close)
         raise Refusal("option_unknown", name=name, names=", ".join(OPTIONS))
     options = ctx.table.options if ctx.table is not None else TableOptions()
-    return router._reply(ctx, decl.help_key, {"value": options.show(name)})
+    values = ", ".join(decl.values)
+    return router._reply(ctx, decl.help_key, {"value": options.show(name), "values": values})
 
 
 @command(
@@ -47,7 +48,7 @@ def help(router: Host, ctx: Context, args: list[str]) -> list[Event]:
         first = spec.name_in(lang)
         names = [first, *(a for a in spec.names if a != first)]
         aliases = ", ".join("/" + a for a in dict.fromkeys(names))
-        return router._reply(ctx, spec.help_key, {"aliases": aliases})
+        return router._reply(ctx, spec.help_key, {"aliases": aliases, **help_lists()})
     return router._reply(ctx, "help_list", {"commands": help_rows(lang)})
 
 
