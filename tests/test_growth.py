@@ -303,3 +303,51 @@ async def test_a_folded_new_series_restores_with_and_without_the_checkpoint(
     assert await _restart(store) == before
     await _game(svc)
     assert [r.series for r in svc.router.tables["c"].finished] == [1, 2]
+
+
+async def test_people_not_seated_leave_no_record_during_a_game() -> None:
+    """4,000 commands of people who are not seated (waiting-list places under changing
+    names, leaving them) and repeated option changes that change nothing: O(1) records."""
+    store = MemoryStore()
+    svc = Service(Router(seed=5), store)
+    await _seat(svc)
+    await svc.handle(_inp("u0", "anna", "/start"))
+    assert svc.router.tables["c"].running
+    before = len(store.load_journal("c"))
+    for i in range(1000):
+        joined = await svc.handle(_inp(f"w{i % 7}", f"name{i}", "/join"))
+        assert joined
+        await svc.handle(_inp("w9", f"mallory{i}", "/join"))  # one place, whatever the name
+        await svc.handle(_inp(f"w{(i + 3) % 7}", f"name{i}", "/leave"))
+        await svc.handle(_inp("u0", "anna", "/option language en"))
+    table = svc.router.tables["c"]
+    assert len(store.load_journal("c")) - before + len(table.journal) <= 2
+    assert [u for u, _ in table.waiting].count("w9") == 1
+    refused = await svc.handle(_inp("w9", "mallory", "/join"))
+    assert refused[0].text == "You are already waiting for a seat."
+    same = await svc.handle(_inp("u0", "anna", "/option language en"))
+    assert same[0].text == "Option language is already en; nothing changed."
+    await svc.handle(_inp("u0", "anna", "/option language de"))  # a change is a record
+    assert len(store.load_journal("c")) - before + len(table.journal) <= 3
+
+
+async def test_a_journal_with_records_that_are_recordless_now_still_restores() -> None:
+    """Journals written before: waiting-list places and no-op option changes were records;
+    they restore the same table, not a refusal."""
+    from dokobot.host.journal import cmd
+
+    store = MemoryStore()
+    svc = Service(Router(seed=6), store)
+    await _seat(svc)
+    await svc.handle(_inp("u0", "anna", "/start"))
+    old = [
+        cmd("w1", "erik", None, "/join"),
+        cmd("w1", "erik", None, "/leave"),
+        cmd("u0", "anna", 0, "/option language en"),
+    ]
+    store.append("c", [r.encode() for r in old])
+    svc2 = Service(Router(seed=99), store)
+    await svc2.start()
+    await svc2.load("c")
+    assert svc2.damaged == {}
+    assert svc2.router.tables["c"].running

@@ -117,7 +117,9 @@ class Table:
     away: set[int] = field(default_factory=set)
     """Seats whose person timed out: a computer player moves for them until they act."""
     waiting: list[tuple[str, str]] = field(default_factory=list)
-    """People waiting for a seat (user id, name), for /replace."""
+    """People waiting for a seat (user id, name), one place per person. Not journaled
+    while a game runs (nothing a person who is not seated types leaves a record): a
+    restart forgets who waited then; a ``state`` record keeps it between games."""
     bot_counter: int = 0
     ledger: Ledger = field(default_factory=Ledger)
     """Chip balances; the router may share one ledger among the tables of a server."""
@@ -154,9 +156,10 @@ class Table:
         if self.seat_of(user) is not None:
             raise Refusal("already_seated")
         if len(self.seats) >= 4:
-            if self.running and (user, name) not in self.waiting:
+            if self.running:  # one place per person, kept in memory only: no record
+                if any(w[0] == user for w in self.waiting):
+                    raise Refusal("already_waiting")
                 self.waiting.append((user, name))
-                self._log(cmd(user, name, None, "/join"))
                 return [Note(ALL, "waiting_for_seat", {"player": name})]
             if not self.running and any(s.standin_for == user for s in self.seats):
                 return self.replace(user, name, None)  # back to the seat kept for them
@@ -203,7 +206,6 @@ class Table:
         if seat is None:
             if waiting:
                 self.waiting.remove(waiting[0])
-                self._log(cmd(user, waiting[0][1], None, "/leave"))
                 return [Note(ALL, "left", {"player": waiting[0][1]})]
             raise Refusal("not_seated")
         info = self.seats[seat]
@@ -251,7 +253,10 @@ class Table:
         if self.running and clean != "language":
             raise Refusal("only_between_games")
         old = self.options
-        self.options = self.options.set(name, raw)
+        new = self.options.set(name, raw)
+        if new == old:  # changes nothing: no record, so repeating it cannot grow the journal
+            raise Refusal("option_unchanged", name=clean, value=old.show(clean))
+        self.options = new
         self._log(cmd(by_user, by, self.seat_of(by_user), f"/option {clean} {raw.strip()}"))
         notes = [Note(ALL, "option_set", {"name": clean, "value": self.options.show(clean)})]
         if clean == "mode":
