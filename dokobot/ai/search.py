@@ -656,7 +656,25 @@ class SearchPlayer:
     def _contract(self, obs: Observation, *, with_healthy: bool) -> Action | None:
         """The declaration to make (None: say healthy), chosen by greedy playouts over
         sampled deals among: healthy, a wedding (both ♣Q) and the two solos the hand evaluation
-        likes best. A solo must beat the best other choice by :data:`SOLO_MARGIN`."""
+        likes best (:meth:`plan_values`). A solo must beat the best other choice by
+        :data:`SOLO_MARGIN`."""
+        plans = self._plans(obs, with_healthy=with_healthy)
+        if not plans:
+            return reservation_choice(obs.hand, self.restrictions)[1]
+        if len(plans) == 1:
+            return plans[0]
+        valued = self.plan_values(obs, with_healthy=with_healthy)
+        values = [v for _, v in valued]
+        best = max(range(len(plans)), key=lambda i: values[i])
+        plan = plans[best]
+        if plan is not None and plan >= DECLARE_SOLO and obs.forced != obs.seat:
+            others = [values[i] for i, p in enumerate(plans) if p is None or p < DECLARE_SOLO]
+            if others and values[best] - max(others) < self.solo_margin:
+                return plans[values.index(max(others))]
+        return plan
+
+    def _plans(self, obs: Observation, *, with_healthy: bool) -> list[Action | None]:
+        """The plans :meth:`plan_values` compares (``None``: healthy)."""
         hand = obs.hand
         forced = obs.forced == obs.seat
         plans: list[Action | None] = []
@@ -670,11 +688,23 @@ class SearchPlayer:
             plans += [
                 DECLARE_SOLO + solo for solo in ranked[:2] if losers(hand, SCHEMES[solo]) <= limit
             ]
+        return plans
+
+    def plan_values(
+        self, obs: Observation, *, with_healthy: bool, salt: str = ""
+    ) -> list[tuple[Action | None, float]]:
+        """Each plan (``None``: healthy; a wedding; the two most promising solos) with its
+        expected score for ``obs.seat`` in points per game, including the gain of its best
+        opening call: greedy playouts over sampled deals of the unseen cards (``salt``: other
+        deals and playouts for an independent second estimate)."""
+        hand = obs.hand
+        forced = obs.forced == obs.seat
+        plans = self._plans(obs, with_healthy=with_healthy)
         if not plans:
-            return reservation_choice(hand, self.restrictions)[1]
-        if len(plans) == 1:
-            return plans[0]
-        rng = random.Random(f"{self.seed}|contract|{obs.seat}|{obs.dealer}|{hand}|{forced}")
+            return []
+        rng = random.Random(
+            f"{self.seed}|contract|{obs.seat}|{obs.dealer}|{hand}|{forced}" + salt
+        )
         seconds = self.budget_s * self.contract_factor
         fixed = max(1, int(seconds / _GREEDY_PLAYOUT_S) // (len(plans) * self.contract_worlds))
         budget = Budget(seconds, fixed if self.fixed else None)
@@ -717,13 +747,23 @@ class SearchPlayer:
                 # the plan's value with the best opening call (made at the first card)
                 gain = max(ev.mean(k) - self.call_margin for k in range(len(ev.levels)))
                 values[i] += self.contract_worlds * max(0.0, gain)
-        best = max(range(len(plans)), key=lambda i: values[i])
-        plan = plans[best]
-        if plan is not None and plan >= DECLARE_SOLO and not forced:
-            others = [values[i] for i, p in enumerate(plans) if p is None or p < DECLARE_SOLO]
-            if others and values[best] - max(others) < self.solo_margin * self.contract_worlds:
-                return plans[values.index(max(others))]
-        return plan
+        return [(plan, values[i] / self.contract_worlds) for i, plan in enumerate(plans)]
+
+    def card_values(self, obs: Observation, purpose: str = "values") -> dict[Action, float]:
+        """The expected score of each card ``obs.seat`` may play (one card of each pair of
+        twins), in points per game: the card search of :meth:`decide` with the whole budget
+        (another ``purpose``: other worlds and rollouts, an independent estimate)."""
+        stats = self._search(obs, purpose, 1.0)
+        return {a: stats.value(a, pooled=self.pooled) for a in stats.n}
+
+    def call_gain(self, obs: Observation, call: Action) -> float | None:
+        """The expected gain in points per game of making ``call`` now rather than not
+        (``None`` if ``obs.seat`` is not on turn or the search saw no rollout)."""
+        if obs.turn != obs.seat:
+            return None
+        ev = CallEval([call_level(call)])
+        self._search(obs, "call-gain", self.call_share, ev)
+        return ev.mean(0) if ev.n else None
 
     def _may_call(self, obs: Observation) -> bool:
         return not self.restrictions.no_calls and bool(self._candidate_calls(obs))
