@@ -1,0 +1,130 @@
+"""The game review (dokobot.ai.review): it marks a card that throws a game away, not the
+card that wins it, and it judges a seat only by what that seat could see."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+from dokobot.ai.arena import play_game
+from dokobot.ai.levels import make_player
+from dokobot.ai.review import MISTAKE, review_game
+from dokobot.engine import DEFAULT_RULES, Game, Phase, observe, score
+from dokobot.engine.cards import cards_of
+from dokobot.engine.types import is_card
+
+from .test_ai import _twin
+
+BUDGET = 0.05  # the review's fixed work per decision in these tests
+
+
+def _outcome(game: Game, seat: int, card: int, hands: list[int] | None = None) -> int:
+    """``seat``'s score if it plays ``card`` now and the rest of the game is forced (the
+    last trick), with the others holding ``hands`` (default: their real cards)."""
+    g = Game.from_hands(
+        game.rules,
+        game.dealer,
+        list(game.start_hands),
+        mandatory_owed=game.mandatory_owed,
+        forced_soloist=game.forced if game.forced >= 0 else None,
+    )
+    for s, a in game.log:
+        g.play(s, a)
+    if hands is not None:
+        g.hands = list(hands)
+    g.play(seat, card)
+    while g.phase is not Phase.FINISHED:
+        g.play(g.turn, next(iter(cards_of(g.hands[g.turn]))))
+    return score(g).scores[seat]
+
+
+def _decisive_position() -> tuple[Game, int, int, int]:
+    """A game of four ``normal`` players stopped in trick 11 at the last player of the
+    trick, whose two cards lead to scores at least 2 points apart however the three cards
+    still unseen lie: (game, seat, the good card, the bad card)."""
+    for seed in range(400):
+        players = [make_player("normal", seed=seed * 4 + s) for s in range(4)]
+        g = Game.deal(DEFAULT_RULES, seed % 4, seed)
+        while g.phase is not Phase.FINISHED:
+            seat = g.turn
+            if g.phase is Phase.PLAYING and len(g.tricks) == 10 and len(g.trick) == 3:
+                legal = [a for a in g.legal_actions() if is_card(a)]
+                cards = sorted({c & ~1 for c in legal})
+                if len(cards) == 2:
+                    a = next(c for c in legal if c & ~1 == cards[0])
+                    b = next(c for c in legal if c & ~1 == cards[1])
+                    unseen = [c for s in range(4) if s != seat for c in cards_of(g.hands[s])]
+                    diffs = []
+                    others = [s for s in range(4) if s != seat]
+                    for perm in itertools.permutations(unseen):
+                        hands = list(g.hands)
+                        for s, c in zip(others, perm, strict=True):
+                            hands[s] = 1 << c
+                        diffs.append(_outcome(g, seat, a, hands) - _outcome(g, seat, b, hands))
+                    if all(d >= 2 for d in diffs):
+                        return g, seat, a, b
+                    if all(d <= -2 for d in diffs):
+                        return g, seat, b, a
+            if g.phase is Phase.PLAYING and g.turn == seat:
+                call = players[seat].announce(observe(g, seat))
+                if call is not None:
+                    g.play(seat, call)
+            g.play(seat, players[seat].decide(observe(g, seat)))
+    raise AssertionError("no decisive position in 400 deals")
+
+
+def test_the_card_that_throws_the_game_away_is_marked_and_the_right_one_is_not() -> None:
+    g, seat, good, bad = _decisive_position()
+    index = len(g.log)
+    verdicts = {}
+    for card in (good, bad):
+        h = g.copy()
+        h.log = list(g.log)
+        h.play(seat, card)
+        review = review_game(h, seats=(seat,), budget_s=BUDGET, fixed=True, seed=3)
+        verdicts[card] = [m for m in review.mistakes if m.index == index]
+    assert verdicts[good] == []
+    assert len(verdicts[bad]) == 1
+    mistake = verdicts[bad][0]
+    assert mistake.kind == "card" and mistake.trick == 11
+    assert mistake.better is not None and mistake.better & ~1 == good & ~1
+    assert mistake.loss >= 2 - 0.01  # at least the smallest difference of the outcomes
+
+
+def test_a_review_never_reads_another_players_hand() -> None:
+    """Two games with the same history seen from one seat but other hidden hands get the
+    same review of that seat's decisions."""
+    rng = random.Random(11)
+    checked = 0
+    for seed in range(12):
+        players = [make_player("normal", seed=seed * 4 + s) for s in range(4)]
+        g = Game.deal(DEFAULT_RULES, seed % 4, seed)
+        for _ in range(rng.randrange(20, 40)):
+            if g.phase is Phase.FINISHED:
+                break
+            g.play(g.turn, players[g.turn].decide(observe(g, g.turn)))
+        if g.phase is not Phase.PLAYING:
+            continue
+        seat = g.turn
+        twin = _twin(g, seat, rng)
+        a = review_game(g, seats=(seat,), budget_s=BUDGET, fixed=True, seed=seed)
+        b = review_game(twin, seats=(seat,), budget_s=BUDGET, fixed=True, seed=seed)
+        assert (a.decisions, a.mistakes) == (b.decisions, b.mistakes)
+        assert a.decisions > 0
+        checked += 1
+        if checked == 3:
+            break
+    assert checked == 3
+
+
+def test_random_cards_are_marked_more_often_than_normal_play() -> None:
+    found = {}
+    for level in ("random", "normal"):
+        found[level] = 0
+        for seed in (1,):
+            players = [make_player(level, seed=seed * 4 + s) for s in range(4)]
+            game = play_game(players, seed=seed).game
+            review = review_game(game, budget_s=BUDGET, fixed=True, seed=seed)
+            assert all(m.loss >= MISTAKE for m in review.mistakes)
+            found[level] += len(review.mistakes)
+    assert found["random"] > found["normal"]
