@@ -16,7 +16,9 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import logging
 import os
+import re
 import socket
 import sqlite3
 import struct
@@ -35,6 +37,8 @@ from .base import (
     check_fold,
     new_web_key,
 )
+
+log = logging.getLogger(__name__)
 
 MAGIC: Final = b"SQLite format 3\x00"
 FILE_MODE: Final = 0o600
@@ -121,44 +125,144 @@ MIGRATIONS: Final[tuple[str, ...]] = (
 )
 
 
-def _lock_file(path: Path) -> int:
+_CREATED: Final = re.compile(r"CREATE TABLE (\w+)")
+
+
+def _tables(version: int) -> set[str]:
+    """The tables a store of schema ``version`` has (those its migrations made)."""
+    return {name for step in MIGRATIONS[:version] for name in _CREATED.findall(step)}
+
+
+def _lock_file(path: Path, shown: Path) -> int:
     """Hold ``PATH.lock`` for this process (released by the kernel when it dies); write
-    who holds it. :class:`StoreLocked` names the holder if another process has it."""
+    who holds it. :class:`StoreLocked` names the holder if another process has it. ``path``
+    is the store's real path (a symlink to it shares its lock), ``shown`` the name the
+    operator gave."""
     lock_path = path.with_name(path.name + ".lock")
     fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, FILE_MODE)
+    try:
+        # one made by an older dokobot may be readable by all: whoever can open it can hold it
+        os.fchmod(fd, FILE_MODE)
+    except PermissionError:
+        os.close(fd)
+        raise StoreError(
+            f"store {shown}: its lock file {lock_path} belongs to another user; only the "
+            "store's owner may run dokobot on it"
+        ) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another process"
         os.close(fd)
         raise StoreLocked(
-            f"store {path} is in use by {holder}; only one dokobot may use a store"
+            f"store {shown} is in use by {holder}; only one dokobot may use a store"
         ) from None
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"pid {os.getpid()} on host {socket.gethostname()}\n".encode(), 0)
     return fd
 
 
-def _check_file(path: Path) -> None:
-    """Refuse a file that cannot be a healthy store (cheap checks of the header)."""
+def _lock_inode(path: Path, shown: Path) -> int:
+    """Hold the store file itself: its device and inode, whatever name leads to it (a hard
+    link has a lock file of its own). The lock is ``flock``'s, which SQLite's own ``fcntl``
+    locks do not touch; the descriptor stays open as long as the store."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise StoreLocked(
+            f"store {shown} is in use by another dokobot process, which opened the same "
+            "file under another name (a link); only one dokobot may use a store"
+        ) from None
+    return fd
+
+
+def _is_a_file(path: Path) -> None:
+    """Refuse a store path that names something other than a file."""
+    if path.is_dir():
+        raise StoreError(f"store {path} is a directory; a store is a file (store.path)")
+    if path.exists() and not path.is_file():
+        raise StoreError(f"store {path} is not a regular file")
+
+
+def _check_file(path: Path, shown: Path) -> bool:
+    """Refuse a file that cannot be a healthy store (cheap checks of the header). False if
+    the header counts more pages than the file has: a checkpoint that stopped half way (a
+    full disk) leaves that while SQLite reads the store whole through its write-ahead log,
+    so only SQLite's own check (:func:`_check_pages`) tells it from a truncated file."""
     size = path.stat().st_size
     if size == 0:
         raise StoreDamaged(
-            f"store {path} is an empty file (0 bytes), which dokobot never leaves behind; "
+            f"store {shown} is an empty file (0 bytes), which dokobot never leaves behind; "
             "it may have been truncated. Restore it from a backup, or move it away to "
             "start with an empty store"
         )
     with path.open("rb") as fh:
         head = fh.read(100)
-    if len(head) < 100 or not head.startswith(MAGIC):
-        raise StoreDamaged(f"store {path} is not an SQLite database (damaged or another file)")
-    page_size = struct.unpack(">H", head[16:18])[0]
+    page_size = struct.unpack(">H", head[16:18])[0] if len(head) == 100 else 0
     page_size = 65536 if page_size == 1 else page_size
-    pages = struct.unpack(">I", head[28:32])[0]
-    if page_size < 512 or pages * page_size > size:
+    if not head.startswith(MAGIC) or page_size < 512:
+        raise StoreDamaged(f"store {shown} is not an SQLite database (damaged or another file)")
+    pages = int(struct.unpack(">I", head[28:32])[0])
+    return pages * page_size <= size
+
+
+def _check_pages(db: sqlite3.Connection, path: Path, shown: Path) -> None:
+    """SQLite's check of a store whose header counts more pages than its file has:
+    :class:`StoreDamaged` if it is truncated indeed."""
+    try:
+        found = [str(r[0]) for r in db.execute("PRAGMA quick_check(5)").fetchall()]
+    except sqlite3.DatabaseError as exc:
+        found = [str(exc)]
+    if found != ["ok"]:
         raise StoreDamaged(
-            f"store {path} is truncated ({size} bytes, its header says {pages * page_size})"
+            f"store {shown} is truncated ({path.stat().st_size} bytes, fewer than its header "
+            f"counts) and SQLite finds it damaged ({'; '.join(found)}); restore it from a backup"
         )
+
+
+def _heal(db: sqlite3.Connection, shown: Path) -> None:
+    """Write the write-ahead log into the store file (a checkpoint that a full disk stopped
+    half way); if that fails again, the store goes on through its log."""
+    try:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    except sqlite3.OperationalError as exc:
+        log.warning("store %s: its write-ahead log could not be written into the file (%s); "
+                    "it is used through the log until there is room", shown, exc)  # fmt: skip
+    else:
+        log.warning("store %s: finished a checkpoint that had stopped half way (a full "
+                    "disk?); nothing is lost", shown)  # fmt: skip
+
+
+def _check_schema(db: sqlite3.Connection, shown: Path, *, readonly: bool) -> int:
+    """The schema version of a store; :class:`StoreDamaged` if it is newer than this code,
+    lacks a table of its version, or is another program's database."""
+    version = int(db.execute("PRAGMA user_version").fetchone()[0])
+    if version > len(MIGRATIONS):
+        raise StoreDamaged(
+            f"store {shown} has schema version {version}, newer than this dokobot "
+            f"understands ({len(MIGRATIONS)}); upgrade dokobot to use it"
+        )
+    rows = db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+    tables = {str(r[0]) for r in rows if not str(r[0]).startswith("sqlite_")}
+    if version == 0 and tables:
+        names = ", ".join(sorted(tables)[:5])
+        raise StoreDamaged(
+            f"store {shown} is not a dokobot store: it is another program's SQLite database "
+            f"(tables {names}), which dokobot leaves as it is; give dokobot a file of its own"
+        )
+    lost = sorted(_tables(version) - tables)
+    if lost:
+        raise StoreDamaged(
+            f"store {shown} has lost its table(s) {', '.join(lost)}; restore it from a backup"
+        )
+    if readonly and version < len(MIGRATIONS):
+        raise StoreDamaged(
+            f"store {shown} has schema version {version}, this dokobot reads "
+            f"{len(MIGRATIONS)} only; start the bot once to migrate it"
+        )
+    return version
 
 
 def _create(path: Path) -> None:
@@ -196,8 +300,15 @@ def _migrate(db: sqlite3.Connection, version: int) -> None:
             db.execute(f"PRAGMA user_version = {i + 1}")
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            _rollback(db)
             raise
+
+
+def _rollback(db: sqlite3.Connection) -> None:
+    """Undo the transaction under way, if SQLite has not undone it itself: it does so on a
+    full disk, and a ROLLBACK then would fail and hide the real cause."""
+    if db.in_transaction:
+        db.execute("ROLLBACK")
 
 
 @contextlib.contextmanager
@@ -214,79 +325,81 @@ def _damage(path: Path) -> Iterator[None]:
 class SqliteStore(Store):
     """Journals in an SQLite file, written with ``synchronous=FULL`` in WAL mode.
 
-    One process per store (``PATH.lock``); the files are readable by their owner only. A
-    store that is damaged or newer than this code raises :class:`StoreDamaged`, another
-    process holding it :class:`StoreLocked`.
+    One writing process per store file: it holds ``PATH.lock`` (next to the real file, so a
+    symlink shares it) and the file itself (so does a hard link); the files are readable
+    by their owner only. Readers (``readonly``) take no lock. A store that is damaged, newer
+    than this code or another program's raises :class:`StoreDamaged`, another process
+    holding it :class:`StoreLocked`.
     """
 
     def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
-        """``readonly``: only read an existing store of this version, beside the process
-        that holds it (``dokobot export`` while the bot runs); no lock is taken."""
+        """``readonly``: only read an existing store of this version (SQLite's ``mode=ro``),
+        beside the process that writes it (``dokobot web``, ``stats``, ``export``); no lock
+        is taken, nothing is made."""
         self.path = Path(path)
         self._lock = threading.Lock()
         self._next: dict[str, int] = {}
         self.readonly = readonly
         """Opened only to read (no lock; writes fail)."""
+        self._lock_fds: list[int] = []
+        _is_a_file(self.path)
         if readonly:
-            self._lock_fd = -1
             self._db = self._open_readonly()
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock_fd = _lock_file(self.path)
+        real = self.path.resolve()
+        real.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._db = self._open()
+            self._lock_fds.append(_lock_file(real, self.path))
+            if not real.exists():
+                _create(real)
+            self._lock_fds.append(_lock_inode(real, self.path))
+            self._db = self._open(real)
         except BaseException:
-            os.close(self._lock_fd)
+            self._unlock()
             raise
+
+    def _unlock(self) -> None:
+        while self._lock_fds:
+            os.close(self._lock_fds.pop())
 
     def _open_readonly(self) -> sqlite3.Connection:
         path = self.path
         if not path.exists():
             raise StoreError(f"there is no store at {path}")
-        _check_file(path)
+        whole = _check_file(path, path)
         uri = f"file:{path.resolve()}?mode=ro"
         db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
         try:
-            version = int(db.execute("PRAGMA user_version").fetchone()[0])
+            if not whole:
+                _check_pages(db, path, path)
+            _check_schema(db, path, readonly=True)
         except sqlite3.DatabaseError as exc:
             db.close()
             raise StoreDamaged(f"store {path} is damaged ({exc})") from exc
-        if version != len(MIGRATIONS):
+        except BaseException:
             db.close()
-            raise StoreDamaged(
-                f"store {path} has schema version {version}, this dokobot reads "
-                f"{len(MIGRATIONS)} only; start the bot once to migrate it"
-            )
+            raise
         return db
 
-    def _open(self) -> sqlite3.Connection:
-        path = self.path
-        if path.exists():
-            _check_file(path)
-        else:
-            _create(path)
-        for f in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+    def _open(self, real: Path) -> sqlite3.Connection:
+        shown = self.path
+        whole = _check_file(real, shown)
+        for f in (real, real.with_name(real.name + "-wal"), real.with_name(real.name + "-shm")):
             with contextlib.suppress(FileNotFoundError):
                 os.chmod(f, FILE_MODE)
-        db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        db = sqlite3.connect(str(real), check_same_thread=False, isolation_level=None)
         try:
             db.execute("PRAGMA synchronous=FULL")
             db.execute("PRAGMA busy_timeout=5000")
+            if not whole:
+                _check_pages(db, real, shown)
+                _heal(db, shown)
             if db.execute("PRAGMA journal_mode=WAL").fetchone()[0] != "wal":
-                raise StoreDamaged(f"store {path}: cannot use write-ahead logging")
-            version = int(db.execute("PRAGMA user_version").fetchone()[0])
-            if version > len(MIGRATIONS):
-                raise StoreDamaged(
-                    f"store {path} has schema version {version}, newer than this dokobot "
-                    f"understands ({len(MIGRATIONS)}); upgrade dokobot to use it"
-                )
-            tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
-            if version >= 1 and "journal" not in tables:
-                raise StoreDamaged(f"store {path} has lost its journal table")
-            _migrate(db, version)
+                raise StoreDamaged(f"store {shown}: cannot use write-ahead logging")
+            _migrate(db, _check_schema(db, shown, readonly=False))
         except sqlite3.DatabaseError as exc:
             db.close()
-            raise StoreDamaged(f"store {path} is damaged ({exc})") from exc
+            raise StoreDamaged(f"store {shown} is damaged ({exc})") from exc
         except BaseException:
             db.close()
             raise
@@ -339,7 +452,7 @@ class SqliteStore(Store):
             )
             self._db.execute("COMMIT")
         except BaseException:
-            self._db.execute("ROLLBACK")
+            _rollback(self._db)
             for channel in ends:
                 self._next.pop(channel, None)
             raise
@@ -389,7 +502,7 @@ class SqliteStore(Store):
                 )
                 self._db.execute("COMMIT")
             except BaseException:
-                self._db.execute("ROLLBACK")
+                _rollback(self._db)
                 self._next.pop(channel, None)
                 raise
             self._next[channel] = start + 1
@@ -472,7 +585,7 @@ class SqliteStore(Store):
             )
 
     def nick_history(self, prefix: str) -> list[tuple[str, str]]:
-        with self._lock:
+        with self._lock, _damage(self.path):
             rows = self._db.execute("SELECT user, nick FROM nick_history ORDER BY seen").fetchall()
         return [(str(u), str(n)) for u, n in rows if str(n).startswith(prefix)]
 
@@ -499,10 +612,10 @@ class SqliteStore(Store):
                         "SELECT id, record FROM game_results WHERE channel = ? AND game = ?",
                         (game.channel, game.game),
                     ).fetchone()
-                    out.append(_record(row))
+                    out.append(_record(row, self.path))
                 self._db.execute("COMMIT")
             except BaseException:
-                self._db.execute("ROLLBACK")
+                _rollback(self._db)
                 raise
         return out
 
@@ -510,13 +623,13 @@ class SqliteStore(Store):
         self, server: str, *, after: int = 0, limit: int | None = None, tricks: bool = True
     ) -> list[FinishedGame]:
         record = "record" if tricks else "json_remove(record, '$.tricks', '$.row')"
-        with self._lock:
+        with self._lock, _damage(self.path):
             rows = self._db.execute(
                 f"SELECT id, {record} FROM game_results WHERE server = ? AND id > ? "
                 "ORDER BY id LIMIT ?",
                 (server, after, -1 if limit is None else limit),
             ).fetchall()
-        return [_record(r) for r in rows]
+        return [_record(r, self.path) for r in rows]
 
     def table_results(self, channel: str) -> list[FinishedGame]:
         with self._lock, _damage(self.path):
@@ -525,22 +638,22 @@ class SqliteStore(Store):
                 "WHERE channel = ? ORDER BY game",
                 (channel,),
             ).fetchall()
-        return [_record(r) for r in rows]
+        return [_record(r, self.path) for r in rows]
 
     def result(self, id: int) -> FinishedGame | None:
-        with self._lock:
+        with self._lock, _damage(self.path):
             row = self._db.execute(
                 "SELECT id, record FROM game_results WHERE id = ?", (id,)
             ).fetchone()
-        return None if row is None else _record(row)
+        return None if row is None else _record(row, self.path)
 
     def result_servers(self) -> list[str]:
-        with self._lock:
+        with self._lock, _damage(self.path):
             rows = self._db.execute("SELECT DISTINCT server FROM game_results ORDER BY server")
             return [str(r[0]) for r in rows.fetchall()]
 
     def web_page(self, server: str) -> tuple[str, bool]:
-        with self._lock:
+        with self._lock, _damage(self.path):
             if self.readonly:  # beside the running bot: its keys only (none yet: off)
                 row = self._db.execute(
                     "SELECT key, enabled FROM web_pages WHERE server = ?", (server,)
@@ -567,7 +680,7 @@ class SqliteStore(Store):
                 )
 
     def web_server(self, key: str) -> tuple[str, bool] | None:
-        with self._lock:
+        with self._lock, _damage(self.path):
             row = self._db.execute(
                 "SELECT server, enabled FROM web_pages WHERE key = ?", (key,)
             ).fetchone()
@@ -576,12 +689,17 @@ class SqliteStore(Store):
     def close(self) -> None:
         with self._lock:
             self._db.close()
-            if self._lock_fd >= 0:
-                os.close(self._lock_fd)
-                self._lock_fd = -1
+            self._unlock()
 
 
-def _record(row: tuple[object, ...]) -> FinishedGame:
+def _record(row: tuple[object, ...], path: Path) -> FinishedGame:
+    """The finished game of a ``game_results`` row; :class:`StoreDamaged` if its record is
+    not one."""
     from ..stats.record import FinishedGame
 
-    return FinishedGame.from_json(str(row[1]), id=int(str(row[0])))
+    try:
+        return FinishedGame.from_json(str(row[1]), id=int(str(row[0])))
+    except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+        raise StoreDamaged(
+            f"store {path}: the record of finished game {row[0]} is damaged ({exc!r:.100})"
+        ) from exc
