@@ -64,25 +64,34 @@ def _config(args: argparse.Namespace) -> Config | None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from .store import open_store
+    from .store import is_url, open_store
 
     config = _config(args)
     if config is None:
         return 2
-    if config.store_path != ":memory:" and not Path(config.store_path).is_file():
-        # Opening the store would create an empty one in the current directory.
+    where = config.store_path
+    if where != ":memory:" and not is_url(where) and not Path(where).exists():
         print(
-            f"dokobot export: no store at {config.store_path} (store.path of {config.source}); "
+            f"dokobot export: no store at {where} (store.path of {config.source}); "
             "only tables of `dokobot run` are stored, the console keeps nothing",
             file=sys.stderr,
         )
         return 2
-    store = open_store(config.store_path, readonly=True)  # the bot may be running
+    store = open_store(where, readonly=True)  # the bot may be running
     try:
         journal = store.load_journal(args.channel)
         channels = [] if journal else store.channels()
     finally:
         store.close()
+    from .host.journal import decode_journal
+    from .store import StoreDamaged
+    from .store.postgres import PostgresStore
+
+    try:
+        records = decode_journal(journal)
+    except ValueError as exc:
+        shown = store.url if isinstance(store, PostgresStore) else where  # no password
+        raise StoreDamaged(f"store {shown}: table {args.channel}: {exc}") from None
     if not journal:
         known = ", ".join(channels) or "none"
         print(
@@ -90,11 +99,9 @@ def cmd_export(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    from .host.journal import Record
     from .host.replay import RestoreError, export_lines, restore
     from .host.router import Router
 
-    records = [Record.decode(x) for x in journal]
     router = Router(seed=0)
     router.table(args.channel).scripted_bots = True
     try:
@@ -170,9 +177,6 @@ def cmd_stats(args: argparse.Namespace) -> int:
     from .stats import Stats
     from .store import open_store
 
-    if not Path(args.store).is_file():
-        print(f"dokobot stats: no store at {args.store}", file=sys.stderr)
-        return 2
     store = open_store(args.store, readonly=True)  # the bot may be running
     try:
         stats = Stats(store)
@@ -201,7 +205,7 @@ def cmd_web(args: argparse.Namespace) -> int:
     import asyncio
 
     from .stats import Stats
-    from .store import StoreLocked, open_store
+    from .store import open_store
     from .web import serve_web
 
     config = _config(args)
@@ -210,16 +214,13 @@ def cmd_web(args: argparse.Namespace) -> int:
     web = config.web
     host = args.host or web.host
     port = args.port or web.port
-    path = args.store or config.store_path
+    # read only, beside the bot that writes the store (and never making one)
+    store = open_store(args.store or config.store_path, readonly=True)
     try:
-        store = open_store(path)
-    except StoreLocked:  # the bot runs on this store: read beside it
-        store = open_store(path, readonly=True)
-    stats = Stats(store, web_url=args.base_url or web.base_url or f"http://{host}:{port}")
-    stats.warm()
-    for server in store.result_servers():
-        print(f"{server}: {stats.page_url(server) or '(turned off)'}", file=sys.stderr)
-    try:
+        stats = Stats(store, web_url=args.base_url or web.base_url or f"http://{host}:{port}")
+        stats.warm()  # reads every stored game: a damaged one stops the start
+        for server in store.result_servers():
+            print(f"{server}: {stats.page_url(server) or '(turned off)'}", file=sys.stderr)
         asyncio.run(serve_web(stats, host, port))
     except KeyboardInterrupt:
         pass

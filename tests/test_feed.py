@@ -9,9 +9,14 @@ from pathlib import Path
 import pytest
 from feed_harness import feed, kill_after_acks
 
+from dokobot import cli
+from dokobot.host.feed import CHANNEL
 from dokobot.host.replay import Replayer
 from dokobot.host.service import default_bot_factory
 from dokobot.host.table import command_for
+from dokobot.store import SqliteStore
+
+NAMES = ("anna", "ben", "carl", "dora")
 
 
 def _results(out: str) -> list[dict[str, object]]:
@@ -124,3 +129,39 @@ def test_feed_resumes_a_table_that_rests_at_its_checkpoint(tmp_path: Path) -> No
     out, err = rest.communicate(timeout=120)
     assert rest.returncode == 0, err
     assert _results(out) == expected and len(expected) == 2
+
+
+def test_a_store_fed_by_another_script_is_refused_and_a_feed_that_adds_nothing_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def script(seed: int, name: str) -> Path:
+        head = [f"!seed {seed}", "anna: /join", "ben: /join", "carl: /join", "dora: /join"]
+        path = tmp_path / name
+        path.write_text("\n".join(_play_script(head, set(NAMES), 1, bots=False)) + "\n")
+        return path
+
+    first, other = script(5, "a.doko"), script(6, "b.doko")
+    store = tmp_path / "s.sqlite3"
+    assert cli.main(["feed", str(first), "--store", str(store)]) == 0
+    capsys.readouterr()
+    stored = _journal(store)
+
+    assert cli.main(["feed", str(other), "--store", str(store)]) == 1
+    out, err = capsys.readouterr()
+    assert "ACK" not in out and "holds the lines 1–" in err and "another script" in err
+    assert _journal(store) == stored
+
+    assert cli.main(["feed", str(first), "--store", str(store)]) == 0
+    out, err = capsys.readouterr()
+    lines = first.read_text().splitlines()
+    assert out.split() == [w for n in range(1, len(lines) + 1) for w in ("ACK", str(n))]
+    assert "nothing was added" in err
+    assert _journal(store) == stored
+
+
+def _journal(path: Path) -> list[str]:
+    store = SqliteStore(path, readonly=True)
+    try:
+        return store.load_journal(CHANNEL)
+    finally:
+        store.close()

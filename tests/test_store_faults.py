@@ -4,21 +4,31 @@ readers beside the bot, and damaged or foreign files."""
 from __future__ import annotations
 
 import errno
+import json
 import logging
 import os
+import socket
+import sqlite3
 import struct
 import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from testdata import DATA
 
+from dokobot import cli
 from dokobot.host.events import Event, Input, Private, Public
+from dokobot.host.feed import CHANNEL, durable_line
 from dokobot.host.i18n import render
+from dokobot.host.journal import decode_journal
+from dokobot.host.replay import Replayer
 from dokobot.host.router import Router
 from dokobot.host.service import Service
 from dokobot.host.table import command_for
-from dokobot.store import SqliteStore
+from dokobot.store import SqliteStore, StoreLocked
 
 NAMES = ("anna", "ben", "carl", "dora")
 
@@ -131,3 +141,267 @@ async def test_a_full_disk_refuses_moves_and_the_store_heals_once_there_is_room(
     store = SqliteStore(path)
     assert len(store.load_journal("c")) == len(journal) + 1
     store.close()
+
+
+# ---------------------------------------------------------------- damaged and foreign stores
+
+TWO_GAMES = DATA / "default-1.doko"
+
+
+@pytest.fixture(scope="module")
+def healthy(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """A store with two finished games and a third dealt (fed, then closed)."""
+    lines = TWO_GAMES.read_text(encoding="utf-8").splitlines()
+    starts = [i for i, line in enumerate(lines) if line.endswith(": /start")]
+    script = tmp_path_factory.mktemp("healthy") / "two.doko"
+    script.write_text("\n".join(lines[: starts[2] + 1]) + "\n")
+    path = script.with_name("h.sqlite3")
+    assert cli.main(["feed", str(script), "--store", str(path)]) == 0
+    return path.read_bytes()
+
+
+def _damage(kind: str, path: Path, healthy: bytes) -> None:
+    if kind == "directory":
+        path.mkdir()
+        return
+    if kind == "foreign":
+        db = sqlite3.connect(path)
+        db.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)")
+        db.execute("INSERT INTO notes (text) VALUES ('mine')")
+        db.commit()
+        db.close()
+        return
+    path.write_bytes(healthy)
+    if kind == "malformed":  # every page after the first two: its header overwritten
+        data = bytearray(healthy)
+        for at in range(2 * 4096, len(data), 4096):
+            data[at : at + 64] = b"\xff" * 64
+        path.write_bytes(bytes(data))
+        return
+    change = {
+        "no_results_table": "DROP TABLE game_results",
+        "result_not_json": "UPDATE game_results SET record = '{not json' WHERE id = 1",
+        "result_not_a_game": "UPDATE game_results SET record = '{\"x\": 1}' WHERE id = 1",
+        "record_not_json": "UPDATE journal SET line = 'not json' WHERE seq = 5",
+        "record_of_no_kind": 'UPDATE journal SET line = \'{"k":"zzz"}\' WHERE seq = 5',
+    }[kind]
+    db = sqlite3.connect(path)
+    db.execute(change)
+    db.commit()
+    db.close()
+
+
+#: Per damage, the commands that must refuse it (the others do not read what is damaged).
+REFUSED: dict[str, tuple[str, ...]] = {
+    "malformed": ("stats", "web", "export", "feed", "run"),
+    "no_results_table": ("stats", "web", "export", "feed", "run"),
+    "result_not_json": ("stats", "web"),
+    "result_not_a_game": ("stats", "web"),
+    "record_not_json": ("export", "feed"),
+    "record_of_no_kind": ("export", "feed"),
+    "directory": ("stats", "web", "export", "feed", "run"),
+    "foreign": ("stats", "web", "export", "feed", "run"),
+}
+
+
+def _argv(command: str, path: Path, tmp_path: Path) -> list[str]:
+    config = tmp_path / "c.yaml"
+    config.write_text(f"store:\n  path: {path}\nirc:\n  host: 127.0.0.1\n  port: 9\n"
+                      "  channels: ['#doko']\n")  # fmt: skip
+    script = tmp_path / "s.doko"
+    script.write_text("anna: /join\n")
+    return {
+        "stats": ["stats", "--store", str(path)],
+        "web": ["web", "--store", str(path), "--port", "9"],
+        "export": ["export", "feed", "--config", str(config)],
+        "feed": ["feed", str(script), "--store", str(path)],
+        "run": ["run", "--config", str(config)],
+    }[command]
+
+
+@pytest.mark.parametrize(
+    ("kind", "command"), [(k, c) for k, commands in REFUSED.items() for c in commands]
+)
+def test_a_damaged_store_is_refused_with_a_message_not_a_traceback(
+    kind: str,
+    command: str,
+    healthy: bytes,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    path = tmp_path / "d.sqlite3"
+    _damage(kind, path, healthy)
+    data = path.read_bytes() if path.is_file() else b""
+    argv = _argv(command, path, tmp_path)
+    if command == "run":  # the chat adapters would start: a child process with a timeout
+        env = {k: v for k, v in os.environ.items() if k != "DOKOBOT_DISCORD_TOKEN"}
+        res = subprocess.run([sys.executable, "-m", "dokobot.cli", *argv], capture_output=True,
+                             text=True, timeout=60, env=env)  # fmt: skip
+        code, out, err = res.returncode, res.stdout, res.stderr
+    else:
+        served: list[object] = []
+
+        async def serve_web(*args: object) -> None:
+            served.append(args)
+
+        monkeypatch.setattr("dokobot.web.serve_web", serve_web)
+        code = cli.main(argv)
+        out, err = capsys.readouterr()
+        assert not served, "the web pages of a damaged store are not served"
+    assert code != 0, err
+    assert "Traceback" not in err and "ACK" not in out
+    assert str(path) in err or (command == "feed" and "damaged" in err), err
+    if path.is_file():
+        assert path.read_bytes() == data, "a damaged store is left as it is"
+    if kind == "foreign":
+        assert "not a dokobot store" in err
+
+
+def test_a_postgresql_store_that_lost_its_journal_table_is_refused(
+    pg_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import psycopg
+
+    from dokobot.store import open_store
+    from dokobot.store.postgres import safe_url
+
+    store = open_store(pg_url)
+    store.append("feed", ['{"k":"seed","text":"1"}'])
+    store.close()
+    with psycopg.connect(pg_url, password=os.environ["DOKOBOT_STORE_PASSWORD"]) as db:
+        db.execute("DROP TABLE journal")
+    for command in ("stats", "export", "feed"):
+        argv = _argv(command, Path("unused"), tmp_path)
+        argv = [pg_url if a == "unused" else a for a in argv]
+        (tmp_path / "c.yaml").write_text(f"store:\n  path: {pg_url}\n")
+        assert cli.main(argv) == 2, command
+        out, err = capsys.readouterr()
+        assert "Traceback" not in err and "ACK" not in out
+        assert f"store {safe_url(pg_url)} has lost its table(s) journal" in err, err
+
+
+# ---------------------------------------------------------------- one writer per file
+
+
+def test_a_second_writer_through_a_symlink_or_a_hard_link_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "real" / "doko.sqlite3"
+    store = SqliteStore(path)
+    try:
+        store.append("c", ['{"k":"seed","text":"1"}'])
+        symlink = tmp_path / "link.sqlite3"
+        symlink.symlink_to(path)
+        with pytest.raises(StoreLocked, match=f"in use by pid {os.getpid()}"):
+            SqliteStore(symlink)
+        hard = tmp_path / "hard.sqlite3"
+        os.link(path, hard)
+        with pytest.raises(StoreLocked, match="the same file under another name"):
+            SqliteStore(hard)
+        res = subprocess.run(
+            [sys.executable, "-m", "dokobot.cli", "feed", str(TWO_GAMES), "--store", str(hard)],
+            capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+        assert res.returncode == 2 and "ACK" not in res.stdout
+        assert "the same file under another name" in res.stderr and "Traceback" not in res.stderr
+        assert store.load_journal("c") == ['{"k":"seed","text":"1"}']  # nothing interleaved
+    finally:
+        store.close()
+    SqliteStore(symlink).close()  # free again
+
+
+def test_an_old_lock_file_readable_by_all_is_made_private(tmp_path: Path) -> None:
+    path = tmp_path / "doko.sqlite3"
+    SqliteStore(path).close()
+    lock = tmp_path / "doko.sqlite3.lock"
+    os.chmod(lock, 0o666)  # as an older dokobot under a lax umask left it
+    store = SqliteStore(path)
+    assert lock.stat().st_mode & 0o777 == 0o600
+    store.close()
+
+
+def test_readers_open_the_store_read_only_beside_the_bot(tmp_path: Path) -> None:
+    path = tmp_path / "doko.sqlite3"
+    store = SqliteStore(path)
+    store.append("feed", ['{"k":"seed","text":"1"}'])
+    store.close()
+    port = _free_port()
+    web = subprocess.Popen(
+        [sys.executable, "-m", "dokobot.cli", "web", "--store", str(path), "--port", str(port)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        _wait_for(port, web)
+        bot = SqliteStore(path)  # the bot starts beside the pages (it once found them locked)
+        try:
+            assert bot.append("feed", ['{"k":"seed","text":"2"}']) == 2
+            reader = SqliteStore(path, readonly=True)  # stats and export read beside both
+            assert len(reader.load_journal("feed")) == 2
+            with pytest.raises(sqlite3.OperationalError, match="readonly"):
+                reader.append("feed", ['{"k":"seed","text":"3"}'])
+            reader.close()
+        finally:
+            bot.close()
+        assert web.poll() is None
+    finally:
+        web.terminate()
+        web.communicate(timeout=10)
+
+
+def test_the_web_pages_of_a_store_that_is_not_there_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    typo = tmp_path / "typo.db"
+    assert cli.main(["web", "--store", str(typo), "--port", "9"]) == 2
+    assert f"there is no store at {typo}" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == [], "no store was made"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_for(port: int, proc: subprocess.Popen[str]) -> None:
+    for _ in range(200):
+        assert proc.poll() is None, proc.communicate()[1]
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise AssertionError(f"nothing listens on port {port}")
+
+
+def test_feed_acknowledges_only_the_lines_a_full_disk_took(small_disk: Path) -> None:
+    script = small_disk.parent / "two.doko"
+    lines = TWO_GAMES.read_text(encoding="utf-8").splitlines()
+    starts = [i for i, line in enumerate(lines) if line.endswith(": /start")]
+    script.write_text("\n".join(lines[: starts[2]]) + "\n")
+    path = small_disk / "f.sqlite3"
+    SqliteStore(path).close()  # made while there was room
+    filler = _fill(small_disk)
+    os.truncate(filler, filler.stat().st_size - 64 * 1024)  # room for a few lines only
+
+    def run(start: int) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "dokobot.cli", "feed", str(script), "--store", str(path),
+             "--from", str(start), "--json"],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+
+    res = run(1)
+    assert res.returncode == 1, res.stderr
+    acks = [int(x.split()[1]) for x in res.stdout.splitlines() if x.startswith("ACK ")]
+    assert acks == list(range(1, len(acks) + 1)) and 0 < len(acks) < starts[2]
+    assert f"line {acks[-1] + 1} was not stored" in res.stderr
+    assert f"--from {acks[-1] + 1}" in res.stderr
+    store = SqliteStore(path, readonly=True)  # what the store holds is what was acknowledged
+    assert durable_line(decode_journal(store.load_journal(CHANNEL)))[0] == acks[-1]
+    store.close()
+
+    filler.unlink()  # room again: the feed goes on where it stopped
+    res = run(acks[-1] + 1)
+    assert res.returncode == 0, res.stderr
+    rep = Replayer()
+    rep.run_text(script.read_text())
+    assert [json.loads(x) for x in res.stdout.splitlines() if x.startswith("{")] == rep.results()

@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any, Final
 
 from ..names import normalize_name
 
-__all__ = ["KINDS", "Record", "cmd", "normalize_name", "quote_name"]
+__all__ = ["KINDS", "Record", "cmd", "decode_journal", "normalize_name", "quote_name"]
 
 KINDS: Final = (
     "cmd",  # a person's accepted command (``text``), by ``user``; restored through the router
@@ -127,6 +128,24 @@ _FIELDS: Final = tuple((f.name, f.default) for f in fields(Record)[1:])
 """``(name, default)`` of every field after ``kind``, in order."""
 _encode: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 """``json.dumps`` with these options, without making an encoder per call."""
+
+
+def decode_journal(lines: Sequence[str], start: int = 0) -> list[Record]:
+    """The records of a stored journal whose first line is record ``start``; ``ValueError``
+    naming the first line that is no record.
+
+    >>> decode_journal(['{"k":"seed","text":"1"}', '{"k":"zzz"}'])
+    Traceback (most recent call last):
+    ...
+    ValueError: its record 1 is damaged (not a journal record: '{"k":"zzz"}')
+    """
+    out: list[Record] = []
+    for i, line in enumerate(lines, start):
+        try:
+            out.append(Record.decode(line))
+        except ValueError as exc:
+            raise ValueError(f"its record {i} is damaged ({exc})") from None
+    return out
 
 
 def cmd(user: str, name: str, seat: int | None, text: str) -> Record:

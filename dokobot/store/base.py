@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from ..stats.record import FinishedGame
@@ -61,6 +62,19 @@ class Summary:
 def check_fold(start: int, checkpoint: Checkpoint) -> None:
     if checkpoint.upto != start + 1:
         raise ValueError("a fold's checkpoint is taken right after the folded record")
+
+
+_CREATED: Final = re.compile(r"CREATE TABLE (?:IF NOT EXISTS )?(\w+)")
+
+
+def schema_tables(migrations: Sequence[str], version: int) -> set[str]:
+    """The tables a store of schema ``version`` has: those its first ``version``
+    ``migrations`` made (a store that lacks one is damaged).
+
+    >>> sorted(schema_tables(["CREATE TABLE a (x INT); CREATE TABLE b (y INT)", "DROP"], 1))
+    ['a', 'b']
+    """
+    return {name for step in migrations[:version] for name in _CREATED.findall(step)}
 
 
 def new_web_key() -> str:

@@ -43,6 +43,7 @@ from .base import (
     Summary,
     check_fold,
     new_web_key,
+    schema_tables,
 )
 from .scope import SHARD_PREFIX, Scope
 
@@ -321,6 +322,11 @@ class PostgresStore(Store):
                 f"store {self.url} has schema version {version}, this dokobot "
                 f"reads {len(MIGRATIONS)} only; start the bot once to migrate it"
             )
+        rows = db.execute("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")
+        lost = sorted(schema_tables(MIGRATIONS, version) - {str(r[0]) for r in rows.fetchall()})
+        if lost:
+            raise StoreDamaged(f"store {self.url} has lost its table(s) {', '.join(lost)}; "
+                               "restore it from a backup")  # fmt: skip
 
     def _acquire(self, db: psycopg.Connection[Any], wait_s: float) -> None:
         """Take the leases of :attr:`scope`, waiting up to ``wait_s`` for live holders."""

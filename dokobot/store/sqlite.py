@@ -18,7 +18,6 @@ import fcntl
 import json
 import logging
 import os
-import re
 import socket
 import sqlite3
 import struct
@@ -36,6 +35,7 @@ from .base import (
     Summary,
     check_fold,
     new_web_key,
+    schema_tables,
 )
 
 log = logging.getLogger(__name__)
@@ -123,14 +123,6 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     );
     """,
 )
-
-
-_CREATED: Final = re.compile(r"CREATE TABLE (\w+)")
-
-
-def _tables(version: int) -> set[str]:
-    """The tables a store of schema ``version`` has (those its migrations made)."""
-    return {name for step in MIGRATIONS[:version] for name in _CREATED.findall(step)}
 
 
 def _lock_file(path: Path, shown: Path) -> int:
@@ -252,7 +244,7 @@ def _check_schema(db: sqlite3.Connection, shown: Path, *, readonly: bool) -> int
             f"store {shown} is not a dokobot store: it is another program's SQLite database "
             f"(tables {names}), which dokobot leaves as it is; give dokobot a file of its own"
         )
-    lost = sorted(_tables(version) - tables)
+    lost = sorted(schema_tables(MIGRATIONS, version) - tables)
     if lost:
         raise StoreDamaged(
             f"store {shown} has lost its table(s) {', '.join(lost)}; restore it from a backup"
@@ -394,9 +386,10 @@ class SqliteStore(Store):
             if not whole:
                 _check_pages(db, real, shown)
                 _heal(db, shown)
+            version = _check_schema(db, shown, readonly=False)
             if db.execute("PRAGMA journal_mode=WAL").fetchone()[0] != "wal":
                 raise StoreDamaged(f"store {shown}: cannot use write-ahead logging")
-            _migrate(db, _check_schema(db, shown, readonly=False))
+            _migrate(db, version)
         except sqlite3.DatabaseError as exc:
             db.close()
             raise StoreDamaged(f"store {shown} is damaged ({exc})") from exc
