@@ -43,6 +43,10 @@ SMOKE: dict[str, tuple[str, tuple[str, ...]]] = {
         "--tables 5 --running 2 --games 2",
         ("restore_s", "tables", "games", "rss_mb"),
     ),
+    "review": (
+        "--deals 1 --budget 0.01 --strong-budget 0.01",
+        ("review_s_per_game", "mistakes_per_game random", "easy", "normal", "strong"),
+    ),
     "sees_all": (
         "--games 4 --procs 1 --only search_vs_heuristic --layouts single --fixed --budget 0.005",
         ("strong_vs_normal_ppg", "ci95", "worst_kind_lower", "budget_share_p50", "search_p95_s"),
