@@ -13,9 +13,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import __version__
+from . import __version__, languages
 from .ai.levels import OFFERED_LEVELS
-from .host.i18n import LANGS
 from .host.table import BotFactory
 
 if TYPE_CHECKING:
@@ -251,7 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--players", nargs="*", default=None, help="names of local players")
     c.add_argument("--bots", type=int, default=None, help="computer players (default: fill)")
     c.add_argument("--seed", type=int, default=None)
-    c.add_argument("--lang", default="en", choices=list(LANGS))
+    c.add_argument("--lang", default="en", choices=list(languages.codes()))
     c.add_argument("--level", default="normal", choices=list(OFFERED_LEVELS))
     c.set_defaults(func=cmd_console)
 

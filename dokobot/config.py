@@ -10,7 +10,7 @@ and the line.
 >>> parse_config("language: fr\\n", env={})
 Traceback (most recent call last):
 ...
-dokobot.config.ConfigError: config line 1: language: must be one of de, en
+dokobot.config.ConfigError: config line 1: language: must be one of en, de
 """
 
 from __future__ import annotations
@@ -24,8 +24,9 @@ from typing import Any
 
 import yaml
 
+from . import languages
 from .ai.search import DEFAULT_BUDGET_S
-from .host.options import BOT_LEVELS, LANGUAGES, OptionError, TableOptions
+from .host.options import BOT_LEVELS, OptionError, TableOptions
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +99,7 @@ class Config:
 
 
 _SCHEMA: dict[str, Any] = {
-    "language": ("choice", LANGUAGES),
+    "language": ("choice", languages.codes),
     "log_level": ("choice", ("DEBUG", "INFO", "WARNING", "ERROR")),
     "store": {"path": ("str", None), "url": ("str", None), "lease_s": ("float", (1.0, 600.0))},
     "bots": {
@@ -210,6 +211,7 @@ def _check(path: str, spec: Any, node: yaml.Node) -> Any:
             raise ConfigError(f"{_line(node)}{path}: must be true or false")
         return value
     if kind == "choice":
+        arg = arg() if callable(arg) else arg  # the registry's languages, as they are now
         if isinstance(value, bool) and "off" in arg:  # YAML reads a bare off as false
             value = "on" if value else "off"
         if str(value) not in arg:

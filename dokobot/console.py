@@ -21,9 +21,10 @@ import threading
 from collections.abc import Callable
 from typing import Final, TextIO
 
+from . import languages
+from .host.commands import find
 from .host.events import Event, Input, Private, Public
-from .host.i18n import LANGS, render
-from .host.router import ALIASES
+from .host.i18n import render
 from .host.service import Service
 
 CHANNEL = "console"
@@ -70,7 +71,7 @@ class Console:
         from the keyboard, where a command word without its ``/`` gets one and a line nobody
         answers (no command, not a card on the sender's turn) gets a hint."""
         bare = typed and text[0] not in "/!"
-        if bare and text.split()[0].lower() in ALIASES:
+        if bare and find(text.split()[0], self.language) is not None:
             text, bare = "/" + text, False
         events = await self.service.handle(Input(CHANNEL, self.user(name), name, text,
                                                  admin=True))  # fmt: skip
@@ -116,10 +117,11 @@ class Console:
     async def set_language(self, name: str, text: str) -> bool:
         """``/lang X`` in the console: one screen, so the table language follows too."""
         words = text.split()
-        if len(words) != 2 or ALIASES.get(words[0].lstrip("/!").lower()) != "lang":
+        spec = find(words[0].lstrip("/!"), self.language) if len(words) == 2 else None
+        if spec is None or spec.name != "lang":
             return False
         lang = words[1].lower()
-        if lang not in LANGS:
+        if lang not in languages.codes():
             return False
         await self.say(name, f"/option language {lang}", show=False)
         for player in self.players:

@@ -1,6 +1,6 @@
 """Issue 14: each command, option, bot level and language is declared once, and everything
 made from the declarations agrees with them: the router's dispatch and permission checks,
-/help, the Discord slash tree (names, German names, arguments, choices), the service's slow
+/help, the Discord slash tree (names in every language, arguments, choices), the service's slow
 commands, the config schema, /options and the CLI."""
 
 from __future__ import annotations
@@ -17,22 +17,23 @@ import discord
 import pytest
 from discord import Locale, app_commands
 
+from dokobot import languages
 from dokobot.adapters.discord.i18n import DokoTranslator
-from dokobot.adapters.discord.slash import PROMPTS, help_topics, slash_commands
+from dokobot.adapters.discord.slash import DECK, PROMPTS, help_topics, slash_commands
 from dokobot.ai.levels import LEVELS, OFFERED_LEVELS
 from dokobot.config import _SCHEMA, parse_config
 from dokobot.engine.scoring import SCORE_ITEMS
-from dokobot.host.commands import ALIASES, COMMANDS, ArgKind, Command, Phase, Who, find
+from dokobot.host.commands import COMMANDS, ArgKind, Command, Phase, Who, find
 from dokobot.host.events import Input
-from dokobot.host.i18n import LANGS, catalogue, render, slash_texts
+from dokobot.host.i18n import catalogue, render, slash_texts
 from dokobot.host.options import (
     BOT_LEVELS,
     HOUSE_RULES,
-    LANGUAGES,
     OPTIONS,
     RULE_OPTIONS,
     OptionError,
     TableOptions,
+    option_name,
 )
 from dokobot.host.router import Router
 from dokobot.host.service import SLOW_COMMANDS
@@ -42,6 +43,7 @@ from tests.discord_fake.server import command_problems
 
 ROOT = Path(__file__).resolve().parent.parent
 SEATS = ("anna", "ben", "carl", "dora")
+LANGS = languages.codes()
 
 
 class _Host:
@@ -90,27 +92,27 @@ def _texts(router: Router, user: str, line: str, dm: bool = False) -> list[str]:
 def test_every_name_of_every_command_is_routed_to_it() -> None:
     unknown = render("en", "unknown_command", {"word": "xyz"}).split("/xyz")[0]
     for spec in COMMANDS.values():
-        for name in spec.names:
-            assert find(name) is spec and find(name.upper()) is spec
+        for lang in LANGS:
+            for name in spec.names_for(lang):  # the language's names and the English ones
+                assert find(name, lang) is spec and find(name.upper(), lang) is spec
+        for name in {n for lang in LANGS for n in spec.names_in(lang)}:
             router = Router(seed=1)
             answer = _texts(router, "anna", f"/{name}") + _texts(router, "anna", f"!{name}")
             assert not any(t.startswith(unknown) for t in answer), (name, answer)
 
 
-def test_names_are_unique_lower_case_words() -> None:
-    names = [n for spec in COMMANDS.values() for n in spec.names]
-    assert len(names) == len(set(names)) == len(ALIASES)
-    assert all(re.fullmatch(r"[a-zß0-9]+", n) for n in names), names
+def test_names_are_unique_lower_case_words_in_each_language() -> None:
+    for lang in LANGS:
+        names = [n for spec in COMMANDS.values() for n in spec.names_in(lang)]
+        assert len(names) == len(set(names)), lang
+        assert all(re.fullmatch(r"\w+", n) and n == n.lower() for n in names), names
 
 
 def test_a_second_declaration_of_a_name_is_refused() -> None:
     from dokobot.host.commands import command
 
-    with pytest.raises(ValueError, match="taken"):
-        command("frobnicate", de="tisch", discord="x")(lambda *a: [])
     with pytest.raises(ValueError, match="twice"):
-        command("play", de="spielen2", discord="x")(lambda *a: [])
-    assert "frobnicate" not in COMMANDS
+        command("play", discord="x")(lambda *a: [])
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -122,15 +124,14 @@ def test_help_lists_every_command_by_its_name_in_the_language(lang: str) -> None
     assert listed == [spec.name_in(lang) for spec in COMMANDS.values()]
     for spec in COMMANDS.values():
         assert spec.brief_key in catalogue(lang) and spec.help_key in catalogue(lang)
-        explained = _texts(router, "anna", f"/help {spec.names[-1]}")[0]
+        explained = _texts(router, "anna", f"/help {spec.names_in(lang)[-1]}")[0]
         aliases = explained_aliases(spec, lang)
-        assert explained == render(lang, spec.help_key, {"aliases": aliases, **help_lists()})
+        assert explained == render(lang, spec.help_key, {"aliases": aliases, **help_lists(lang)})
         assert "{" not in explained, explained
 
 
 def explained_aliases(spec: Command, lang: str) -> str:
-    first = spec.name_in(lang)
-    return ", ".join("/" + a for a in dict.fromkeys([first, *spec.names]))
+    return ", ".join("/" + a for a in spec.names_for(lang))
 
 
 def test_the_help_order_is_the_declared_groups() -> None:
@@ -184,39 +185,53 @@ def test_slow_commands_are_the_declared_ones() -> None:
 def test_every_command_is_a_slash_command_or_says_why_not() -> None:
     tree = _tree()
     on_discord = {s.name for s in COMMANDS.values() if s.discord is not None}
-    assert set(tree) == on_discord | {PROMPTS[0]}
+    assert set(tree) == on_discord | {PROMPTS, DECK}
     for spec in COMMANDS.values():
         assert (spec.discord is None) == bool(spec.not_on_discord), spec.name
     assert [s.name for s in COMMANDS.values() if s.discord is None] == ["quit"]
     assert set(help_topics()) == on_discord
 
 
-def test_the_slash_tree_has_the_declared_names_arguments_and_german_names() -> None:
-    german = slash_texts("de")
+OTHERS = tuple(lang for lang in languages.REGISTRY if lang.code != languages.DEFAULT)
+
+
+def _localized(name: Any) -> dict[str, str]:
+    """What the payload should localize: ``name(code)`` for every other language."""
+    return {lang.discord: name(lang.code) for lang in OTHERS}
+
+
+def _described(english: str) -> dict[str, str]:
+    return {lang.discord: slash_texts(lang.code)[english] for lang in OTHERS}
+
+
+def test_the_slash_tree_has_the_declared_names_arguments_and_names_in_every_language() -> None:
     payloads = {p["name"]: p for p in _payloads()}
     assert command_problems(list(payloads.values())) == []
     for spec in COMMANDS.values():
         if spec.discord is None:
             continue
         p = payloads[spec.name]
-        assert p["name_localizations"] == {"de": spec.de}, spec.name
+        assert p["name_localizations"] == _localized(spec.name_in), spec.name
         assert p["description"] == spec.discord
-        assert p["description_localizations"] == {"de": german[spec.discord]}
+        assert p["description_localizations"] == _described(spec.discord)
         options = {o["name"]: o for o in p.get("options", [])}
         assert set(options) == {a.name for a in spec.args}, spec.name
         for arg in spec.args:
             o = options[arg.name]
-            assert o["name_localizations"] == {"de": arg.de}
-            assert o["description_localizations"] == {"de": german[arg.describe]}
+            named = {lang.discord: arg.name_in(lang.code, spec.name) for lang in OTHERS}
+            assert o["name_localizations"] == named
+            assert o["description_localizations"] == _described(arg.describe)
             assert bool(o.get("required")) == arg.required
             got = [(c["value"], c["name"]) for c in o.get("choices", [])]
+            if arg.suggest == "language":
+                assert got == [(lang.code, lang.name) for lang in languages.REGISTRY]
+                continue
             assert got == list(arg.choices), (spec.name, arg.name)
             for value, label in arg.choices:
-                de = next(c for c in o["choices"] if c["value"] == value)
-                if label in german:
-                    assert de["name_localizations"] == {"de": german[label]}
+                shown = next(c for c in o["choices"] if c["value"] == value)
+                assert shown["name_localizations"] == _described(label)
             assert bool(o.get("autocomplete")) == bool(arg.suggest)
-    assert payloads["prompts"]["name_localizations"] == {"de": PROMPTS[1]}
+    assert payloads["prompts"]["name_localizations"]["de"] == "aufforderungen"
 
 
 def test_every_english_text_of_the_slash_tree_is_translated_and_no_translation_is_stale() -> None:
@@ -273,7 +288,6 @@ def test_choices_come_from_the_declared_levels_languages_and_boards() -> None:
         return tuple(v for v, _ in next(a for a in COMMANDS[cmd].args if a.name == arg).choices)
 
     assert choices("join", "level") == OFFERED_LEVELS == BOT_LEVELS
-    assert set(choices("lang", "language")) == set(LANGS)
     assert choices("top", "board") == BOARDS
     german = asyncio.run(DokoTranslator().translate(
         app_commands.locale_str("healthy", de="gesund"), Locale.german, None))  # fmt: skip
@@ -299,13 +313,13 @@ def test_help_texts_name_the_declared_lists_filled_in_when_shown(lang: str) -> N
     (option,) = _texts(router, "anna", "/help option")
     for name, decl in OPTIONS.items():
         assert re.search(rf"\b{name}\b", option), (lang, name)
-        assert not decl.german or re.search(rf"\b{decl.german}\b", option), (lang, name)
+        assert re.search(rf"\b{option_name(name, lang)}\b", option), (lang, name)
     house = option[option.index(", ".join(HOUSE_RULES)) :]
     assert "tournament" not in house  # the house rules are listed apart
     (join,) = _texts(router, "anna", "/help join")
     assert "|".join(OFFERED_LEVELS) in join
     (lang_help,) = _texts(router, "anna", "/help lang")
-    assert "|".join(LANGUAGES) in lang_help
+    assert "|".join(LANGS) in lang_help
     (top,) = _texts(router, "anna", "/help top")
     assert "|".join(BOARDS) in top
     listing = "\n".join(_texts(router, "anna", "/help"))
@@ -344,12 +358,15 @@ def test_config_refuses_a_turn_timeout_that_option_refuses() -> None:
         parse_config("tables:\n  turn_timeout: 5\n", env={})
 
 
-def test_house_rules_are_the_options_declared_so_each_with_its_german_name() -> None:
+def test_house_rules_are_the_options_declared_so_each_with_its_name_in_every_language() -> None:
     assert list(HOUSE_RULES) == [n for n, d in OPTIONS.items() if d.house]
+    assert [option_name(n, "de") for n in HOUSE_RULES] == [
+        "armut", "schmeissen", "schweinchen", "bock", "neunen", "hochzeitsstich"]  # fmt: skip
     assert [n for n, d in OPTIONS.items() if not d.tournament] == list(HOUSE_RULES)
     plain = TableOptions()
-    for name, german in HOUSE_RULES.items():
-        assert TableOptions.canonical(german) == name
+    for name in HOUSE_RULES:
+        for lang in LANGS:
+            assert TableOptions.canonical(option_name(name, lang)) == name
         other = _other_value(name)
         plain.set(name, other)  # allowed outside tournament mode
         with pytest.raises(OptionError):
@@ -466,9 +483,11 @@ def test_bot_levels_and_languages_agree_everywhere() -> None:
 
     assert BOT_LEVELS == OFFERED_LEVELS and set(OFFERED_LEVELS) < set(LEVELS)
     assert tuple(_SCHEMA["bots"]["level"][1]) == OFFERED_LEVELS
-    assert set(_SCHEMA["language"][1]) == set(LANGUAGES) == set(LANGS)
+    assert _SCHEMA["language"][1]() == LANGS
     assert OPTIONS["bot_level"].values == OFFERED_LEVELS
-    assert set(OPTIONS["language"].values) == set(LANGS)
+    assert OPTIONS["language"].languages and OPTIONS["language"].values == ()
+    for lang in LANGS:
+        assert TableOptions().set("language", lang).language == lang
     parser = cli.build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     console = sub.choices["console"]
@@ -481,7 +500,8 @@ def test_flags_and_choices_are_declared_completely() -> None:
     for spec in COMMANDS.values():
         for arg in spec.args:
             assert (arg.kind is ArgKind.FLAG) == bool(arg.word), (spec.name, arg.name)
-            assert (arg.kind is ArgKind.CHOICE) == bool(arg.choices), (spec.name, arg.name)
+            chosen = bool(arg.choices) or arg.suggest == "language"
+            assert (arg.kind is ArgKind.CHOICE) == chosen, (spec.name, arg.name)
 
 
 def test_every_prompt_button_answers_its_prompt_and_calls_do_not() -> None:
@@ -517,7 +537,7 @@ def test_every_option_has_a_help_text_that_help_option_shows(lang: str) -> None:
         assert "{" not in shown[0]
         assert name in shown[0]
     assert "5" in _texts(router, "anna", "/help option stake")[0]
-    assert _texts(router, "anna", "/help option armut") == _texts(
+    assert _texts(router, "anna", f"/help option {option_name('poverty', 'de')}") == _texts(
         router, "anna", "/help option poverty"
     )
     guess = _texts(router, "anna", "/help option stak")

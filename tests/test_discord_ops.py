@@ -211,7 +211,8 @@ def test_every_text_the_adapter_uses_is_in_the_catalogues() -> None:
 
     from dokobot.adapters.discord.checks import NEEDED_PERMISSIONS
     from dokobot.adapters.discord.i18n import text
-    from dokobot.host.i18n import LANGS, catalogue
+    from dokobot.host.i18n import catalogue
+    from dokobot.languages import codes
 
     root = Path(__file__).resolve().parent.parent / "dokobot" / "adapters" / "discord"
     used: set[str] = set()
@@ -220,7 +221,7 @@ def test_every_text_the_adapter_uses_is_in_the_catalogues() -> None:
     used = {k for k in used if not k.endswith("_")}  # prefixes of computed keys, and those:
     used |= {"perm_" + name for name in NEEDED_PERMISSIONS} | {"prompts_dm", "prompts_here"}
     assert len(used) > 20
-    for lang in LANGS:
+    for lang in codes():
         missing = sorted(k for k in used if f"discord.{k}" not in catalogue(lang))
         assert missing == [], (lang, missing)
     assert text("board_trick", "de", n="3") == "Stich 3 von 12"

@@ -126,8 +126,8 @@ def test_help_lists_the_house_commands_in_german() -> None:
     help_text = " ".join(t for _, t in _texts(rep)[-2:])
     for word in ("/armut", "/nehmen", "/ablehnen", "/geben", "/schmeissen"):
         assert word in help_text, word
-    rep = _run(*SEATS, "anna: /help give")
-    assert "geben" in _texts(rep)[-1][1]
+    rep = _run(*SEATS, "anna: /lang de", "anna: /help give")  # German names, and English
+    assert "/geben, /give" in _texts(rep)[-1][1]
 
 
 # ------------------------------------------------------------------------------ poverty

@@ -364,8 +364,8 @@ def test_bare_cards_is_off_on_irc_channels_only() -> None:
     assert not options.for_channel("irc:net:#doko").bare_cards
     assert options.for_channel("discord:1").bare_cards
     assert options.set("bare_cards", "on").bare_cards
-    assert "bare_cards" in render("en", "help.option", help_lists())
-    assert "bare_cards" in render("de", "help.option", help_lists())
+    assert "bare_cards" in render("en", "help.option", help_lists("en"))
+    assert "bare_cards" in render("de", "help.option", help_lists("de"))
 
 
 def test_a_renamed_seat_survives_replay() -> None:

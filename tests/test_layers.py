@@ -6,7 +6,9 @@ package or a top-level module sits; a module of dokobot/ that no row names fails
 
 * base: the package itself (its version), ``bounded`` (size-bounded containers) and
   ``names`` (how player names are cleaned and compared): no rules, no I/O, no dokobot import;
-* ``engine``: the rules; ``ai``: the computer players, on the engine;
+* ``engine``: the rules; ``languages``: the registry of languages and their files (the words
+  people read and type; a card notation is data for the engine); ``ai``: the computer
+  players, on the engine;
 * ``stats``: statistics from finished-game records (it reads them through a protocol of its
   own, not the store's class); ``store``: the journal and the finished games, whose record
   type is the statistics' :class:`~dokobot.stats.FinishedGame`;
@@ -28,6 +30,7 @@ from test_import_cycles import _graph
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("dokobot", "dokobot.bounded", "dokobot.names"),
     ("dokobot.engine",),
+    ("dokobot.languages",),
     ("dokobot.ai",),
     ("dokobot.stats",),
     ("dokobot.store",),

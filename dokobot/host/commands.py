@@ -6,16 +6,22 @@ whether it needs a running game, whether it is slow, and how Discord shows it. T
 dispatch, ``/help``, the Discord slash tree and the service's slow commands are generated
 from :data:`COMMANDS`; ``tests/test_declarations.py`` checks that they agree.
 
-Adding a command is one declaration and one handler (plus ``brief.NAME`` and ``help.NAME``
-in both message catalogues)::
+Adding a command is one declaration and one handler, plus ``brief.NAME`` and ``help.NAME`` in
+the English message catalogue (other languages may follow) and its names in the languages'
+``words/CODE.yaml`` (English needs none: the declared name is English)::
 
-    @command("hand", de="blatt", aliases=("karten",), who=SEATED, phase=GAME,
-             discord="Show your hand (only you see it)")
+    @command("hand", who=SEATED, phase=GAME, discord="Show your hand (only you see it)")
     def hand(router: Router, ctx: Context, args: list[str]) -> list[Event]: ...
 
->>> spec = Command("healthy", "gesund", handler=lambda *a: [])
->>> spec.names, spec.name_in("de"), spec.brief_key, spec.help_key
-(('healthy', 'gesund'), 'gesund', 'brief.healthy', 'help.healthy')
+A command's name in a language, and every word that names it, come from the language's files
+(:mod:`dokobot.languages`): a word is looked up in the reader's language, then in English
+(the English names work everywhere), then in the others.
+
+>>> spec = Command("hand", handler=lambda *a: [])
+>>> spec.name_in("de"), spec.names_in("de"), spec.brief_key, spec.help_key
+('blatt', ('blatt', 'karten'), 'brief.hand', 'help.hand')
+>>> find("blatt", "en").name, find("hand", "de").name, find("karten", "it").name
+('hand', 'hand', 'hand')
 """
 
 from __future__ import annotations
@@ -25,6 +31,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Final, TypeVar
+
+from .. import languages
 
 if TYPE_CHECKING:
     from .context import Context, Host
@@ -71,11 +79,11 @@ class Arg:
     """
 
     name: str
-    de: str
-    """The German name (Discord shows it to German clients)."""
+    """Its English name; a language names it in its ``words`` file (``args: COMMAND.ARG``)."""
     kind: ArgKind
     describe: str
-    """What Discord shows under the argument (English; German in the adapter's table)."""
+    """What Discord shows under the argument (English; translated by the languages'
+    ``slash`` files)."""
     required: bool = False
     choices: tuple[tuple[str, str], ...] = ()
     """``(value, English label)`` pairs of a :attr:`ArgKind.CHOICE`."""
@@ -86,7 +94,12 @@ class Arg:
     """The range of an :attr:`ArgKind.NUMBER`."""
     suggest: str = ""
     """Where Discord's autocomplete takes suggestions: ``card`` (the sender's playable
-    cards), ``option`` (the option names), ``command`` (the command names)."""
+    cards), ``option`` (the option names), ``command`` (the command names); where a
+    :attr:`ArgKind.CHOICE` takes its choices: ``language`` (the registry's languages)."""
+
+    def name_in(self, lang: str, command: str) -> str:
+        """Its name in ``lang`` as an argument of ``command``."""
+        return languages.words(lang).args.get(f"{command}.{self.name}", self.name)
 
 
 Handler = Callable[["Host", "Context", list[str]], "list[Event]"]
@@ -99,12 +112,7 @@ class Command:
 
     name: str
     """The English name (the key of the catalogues' ``brief.NAME`` and ``help.NAME``)."""
-    de: str
-    """The German name, shown by German help and Discord's German clients (may equal
-    :attr:`name`, as for ``/re``)."""
     handler: Handler
-    aliases: tuple[str, ...] = ()
-    """More accepted names (any language)."""
     args: tuple[Arg, ...] = ()
     who: Who = Who.ANYONE
     changes: Who | None = None
@@ -132,14 +140,21 @@ class Command:
     """It answers a prompt (a reservation, a card, a poverty's question): its button is used
     up once the host accepts it, and a prompt kept for the sender is done."""
 
-    @property
-    def names(self) -> tuple[str, ...]:
-        """Every accepted name: English, German, then the aliases (without repeats)."""
-        return tuple(dict.fromkeys((self.name, self.de, *self.aliases)))
+    def names_in(self, lang: str) -> tuple[str, ...]:
+        """Its names in ``lang`` (from the language's words; English: the declared name
+        first), the first the one help and Discord show."""
+        own = languages.words(lang).commands.get(self.name, ())
+        if lang == languages.DEFAULT:
+            own = (self.name, *own)
+        return tuple(dict.fromkeys(own)) or (self.name,)
 
     def name_in(self, lang: str) -> str:
         """The name that help in ``lang`` shows."""
-        return self.de if lang == "de" else self.name
+        return self.names_in(lang)[0]
+
+    def names_for(self, lang: str) -> tuple[str, ...]:
+        """The names a reader of ``lang`` is shown: theirs, then the English ones."""
+        return tuple(dict.fromkeys((*self.names_in(lang), *self.names_in(languages.DEFAULT))))
 
     @property
     def brief_key(self) -> str:
@@ -152,8 +167,8 @@ class Command:
     def slash_text(self, values: dict[str, Any]) -> str:
         """The command text of a slash command's given ``values`` (by argument name).
 
-        >>> export = Command("export", "export", handler=print,
-        ...                  args=(Arg("csv", "csv", ArgKind.FLAG, "", word="csv"),))
+        >>> export = Command("export", handler=print,
+        ...                  args=(Arg("csv", ArgKind.FLAG, "", word="csv"),))
         >>> export.slash_text({"csv": True}), export.slash_text({"csv": False})
         ('/export csv', '/export')
         """
@@ -175,8 +190,6 @@ class Command:
 
 COMMANDS: Final[dict[str, Command]] = {}
 """Every declared command by English name, in the order of the help list."""
-ALIASES: Final[dict[str, str]] = {}
-"""Every accepted name (lower case) -> the command's English name."""
 
 F = TypeVar("F", bound=Handler)
 
@@ -184,8 +197,6 @@ F = TypeVar("F", bound=Handler)
 def command(
     name: str,
     *,
-    de: str,
-    aliases: tuple[str, ...] = (),
     args: tuple[Arg, ...] = (),
     who: Who = Who.ANYONE,
     changes: Who | None = None,
@@ -202,7 +213,7 @@ def command(
 
     def register(handler: F) -> F:
         spec = Command(
-            name, de, handler, aliases=aliases, args=args, who=who, changes=changes,
+            name, handler, args=args, who=who, changes=changes,
             phase=phase, channel_only=channel_only, secret=secret, slow=slow, discord=discord,
             not_on_discord=not_on_discord, slash_first_only=slash_first_only,
             answers_prompt=answers_prompt,
@@ -211,26 +222,42 @@ def command(
             raise ValueError(f"command {name} declared twice")
         if (discord is None) == (not not_on_discord):
             raise ValueError(f"command {name}: give a Discord description or a reason")
-        for alias in spec.names:
-            if ALIASES.get(alias, name) != name:
-                raise ValueError(f"command {name}: name {alias} is taken by {ALIASES[alias]}")
         COMMANDS[name] = spec
-        ALIASES.update({alias: name for alias in spec.names})
+        languages.forget()
         return handler
 
     return register
 
 
-def find(word: str) -> Command | None:
-    """The command that ``word`` (any accepted name, any case) names."""
-    name = ALIASES.get(word.lower())
+@languages.derived
+def language_names(lang: str) -> dict[str, str]:
+    """Every name of a command in ``lang`` (lower case) -> the command's English name."""
+    return {n: c.name for c in COMMANDS.values() for n in c.names_in(lang)}
+
+
+@languages.derived
+def aliases(lang: str = languages.DEFAULT) -> dict[str, str]:
+    """Every word a reader of ``lang`` may name a command by -> its English name: the
+    reader's own words first, then English, then the other languages'."""
+    out: dict[str, str] = {}
+    for code in reversed(languages.reading_order(lang)):
+        out.update(language_names(code))
+    return out
+
+
+def find(word: str, lang: str = languages.DEFAULT) -> Command | None:
+    """The command that ``word`` (any accepted name, any case) names for a reader of
+    ``lang``."""
+    name = aliases(lang).get(word.lower())
     return None if name is None else COMMANDS[name]
 
 
-def guess(word: str) -> str | None:
-    """The command a mistyped ``word`` probably means, if one is close enough."""
-    close = difflib.get_close_matches(word.lower(), list(ALIASES), n=1, cutoff=0.6)
-    return ALIASES[close[0]] if close else None
+def guess(word: str, lang: str = languages.DEFAULT) -> str | None:
+    """The command a mistyped ``word`` probably means, if one is close enough (its name in
+    ``lang``)."""
+    table = aliases(lang)
+    close = difflib.get_close_matches(word.lower(), list(table), n=1, cutoff=0.6)
+    return COMMANDS[table[close[0]]].name_in(lang) if close else None
 
 
 def prompt_answers() -> frozenset[str]:
@@ -250,3 +277,4 @@ def arrange(modules: tuple[str, ...]) -> None:
     ordered = sorted(COMMANDS.values(), key=lambda c: rank.get(c.handler.__module__, len(rank)))
     COMMANDS.clear()
     COMMANDS.update({c.name: c for c in ordered})
+    languages.forget()

@@ -1,8 +1,7 @@
-"""Message catalogues (``locales/de.yaml``, ``locales/en.yaml``) and rendering.
+"""Rendering messages from the languages' catalogues (``locales/CODE.yaml``).
 
-A language is its catalogue ``locales/LANG.yaml`` (the same keys as ``en.yaml``), its entry in
-:data:`LANGS` and :data:`_RANKS`, and, for Discord's command picker, ``locales/slash/LANG.yaml``
-(:func:`slash_texts`; English needs none).
+The languages and their files are :mod:`dokobot.languages`; a catalogue may lack keys (the
+English text is used then).
 
 Parameters may be plain values, :class:`Cards` (rendered with the reader's rank letters) or
 :class:`Term` (a catalogue word, e.g. a solo name).
@@ -18,17 +17,14 @@ Parameters may be plain values, :class:`Cards` (rendered with the reader's rank 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
-from importlib import resources
-from typing import Any, Final
+from typing import Any
 
-import yaml
-
+from .. import languages
 from ..engine.cards import N_CARDS, SUIT_SYMBOLS
+from ..languages import DEFAULT as DEFAULT_LANG
 
-LANGS: Final = ("en", "de")
-DEFAULT_LANG: Final = "en"
-_RANKS: Final = {"en": ("9", "J", "Q", "K", "10", "A"), "de": ("9", "B", "D", "K", "10", "A")}
+__all__ = ["DEFAULT_LANG", "Cards", "Term", "card_text", "catalogue", "render", "slash_texts",
+           "text"]  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,25 +52,11 @@ class Term:
     key: str
 
 
-@cache
 def catalogue(lang: str) -> dict[str, str]:
-    """The flat message table of ``lang``."""
-    text = resources.files("dokobot.host").joinpath(f"locales/{lang}.yaml").read_text("utf-8")
-    data = yaml.safe_load(text)
-    out: dict[str, str] = {}
-
-    def flatten(prefix: str, node: Any) -> None:
-        if isinstance(node, dict):
-            for k, v in node.items():
-                flatten(f"{prefix}.{k}" if prefix else str(k), v)
-        else:
-            out[prefix] = str(node)
-
-    flatten("", data)
-    return out
+    """The flat message table of ``lang`` (only its own texts)."""
+    return languages.messages(lang)
 
 
-@cache
 def slash_texts(lang: str) -> dict[str, str]:
     """The command picker's texts in ``lang`` (slash command and argument descriptions, choice
     labels), keyed by their English text as declared; empty for English.
@@ -82,22 +64,19 @@ def slash_texts(lang: str) -> dict[str, str]:
     >>> slash_texts("de")["Play a card"], slash_texts("en")
     ('Eine Karte spielen', {})
     """
-    if lang == DEFAULT_LANG or lang not in LANGS:
-        return {}
-    path = resources.files("dokobot.host").joinpath(f"locales/slash/{lang}.yaml")
-    data = yaml.safe_load(path.read_text("utf-8"))
-    return {str(k): str(v) for k, v in data.items()}
+    return languages.slash(lang)
 
 
-_CARD_TEXT: Final = {
-    lang: tuple(SUIT_SYMBOLS[(c >> 1) // 6] + ranks[(c >> 1) % 6] for c in range(N_CARDS))
-    for lang, ranks in _RANKS.items()
-}
+@languages.derived
+def card_names(lang: str) -> tuple[str, ...]:
+    """Every card (0-47) as ``lang`` shows it: the suit symbol and its rank letter."""
+    ranks = languages.get(lang).ranks
+    return tuple(SUIT_SYMBOLS[(c >> 1) // 6] + ranks[(c >> 1) % 6] for c in range(N_CARDS))
 
 
 def card_text(card: int, lang: str) -> str:
     """A card in the reader's notation (German: B for Bube, D for Dame)."""
-    return _CARD_TEXT.get(lang, _CARD_TEXT["en"])[card]
+    return card_names(lang)[card]
 
 
 def _value(value: Any, lang: str) -> str:
@@ -106,7 +85,7 @@ def _value(value: Any, lang: str) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
     if isinstance(value, Cards):
-        names = _CARD_TEXT.get(lang, _CARD_TEXT["en"])
+        names = card_names(lang)
         if value.numbers:
             shown = [f"{n}:{names[c]}" for n, c in zip(value.numbers, value.cards, strict=True)]
             gap = "  "
@@ -131,10 +110,10 @@ def _value(value: Any, lang: str) -> str:
 
 def text(lang: str, key: str) -> str:
     """The raw catalogue text of ``key`` (English if ``lang`` lacks it, else the key)."""
-    cat = catalogue(lang if lang in LANGS else DEFAULT_LANG)
+    cat = languages.messages(lang)
     if key in cat:
         return cat[key]
-    return catalogue(DEFAULT_LANG).get(key, key)
+    return languages.messages(DEFAULT_LANG).get(key, key)
 
 
 class _Params(dict[str, str]):

@@ -21,27 +21,34 @@ from dataclasses import dataclass, fields
 from decimal import Decimal
 from typing import Any, Final
 
+from .. import languages
 from ..ai.levels import OFFERED_LEVELS
 from ..engine.rules import WEDDING_TRICKS, Rules
-from .i18n import LANGS
 
 MODES: Final = ("free", "single", "fixed4", "duel")
-LANGUAGES: Final = tuple(sorted(LANGS))
 BOT_LEVELS: Final = OFFERED_LEVELS
 RATED: Final = ("auto", "on", "off")
 """Values of the option ``rated``: whether finished games count for the rating (``auto``:
 only games of four people)."""
 
-_TRUE: Final = {"on", "true", "yes", "1", "an", "ja", "ein"}
-_FALSE: Final = {"off", "false", "no", "0", "aus", "nein"}
+
+@languages.derived
+def yes_no() -> dict[str, bool]:
+    """Every language's words for on and off (``an``, ``sì``, ``ne``) -> the value."""
+    out: dict[str, bool] = {}
+    for code in reversed(languages.codes()):
+        w = languages.words(code)
+        out.update({word: False for word in w.no})
+        out.update({word: True for word in w.yes})
+    return out
 
 
 @dataclass(frozen=True, slots=True)
 class Option:
     """The declaration of one table option (the metadata of its :class:`TableOptions`
-    field, made by :func:`option`): the values it takes, its German name, whether it is a
-    house rule. Its type and default are the field's; its help text is the catalogues'
-    ``option_help.NAME``."""
+    field, made by :func:`option`): the values it takes, whether it is a house rule. Its type
+    and default are the field's; its help text is the catalogues' ``option_help.NAME``; its
+    names in other languages are the languages' words (``options:``)."""
 
     values: tuple[str, ...] = ()
     """The words of an option that takes one of a few (``mode``)."""
@@ -52,8 +59,6 @@ class Option:
     """0 is taken too (it turns the option off), below :attr:`low`."""
     what: str = ""
     """The values it takes, as the error message says (English)."""
-    german: str | None = None
-    """Its German name, accepted by ``/option`` (house rules)."""
     house: bool = False
     """A house rule (RULES §12)."""
     tournament: bool = True
@@ -63,7 +68,10 @@ class Option:
     name (see :attr:`TableOptions.rules`). Checked at import: a rule option without that
     field, or a field of ``Rules`` without its rule option, is refused."""
     synonyms: tuple[tuple[str, str], ...] = ()
-    """More words and the value each means (``rated on``)."""
+    """More words and the value each means (``rated on``); every language's yes and no
+    words mean ``on`` and ``off`` of an option that takes them (``rated``)."""
+    languages: bool = False
+    """It takes a language's code (the registry's, :mod:`dokobot.languages`)."""
     name: str = ""
     """The option's name (its field's)."""
 
@@ -104,7 +112,7 @@ class TableOptions:
     commission: float = option(0.0, low=0.0, high=50.0, what="a percentage from 0 to 50")
     lust_solo_leads: bool = option(False, what=_ON_OFF, rule=True)
     second_heart10_wins: bool = option(False, what=_ON_OFF, rule=True)
-    language: str = option("en", values=LANGUAGES)
+    language: str = option("en", languages=True)
     turn_timeout: int = option(
         0, low=10, high=3600, off=True, what="0 (off) or seconds from 10 to 3600"
     )
@@ -116,19 +124,15 @@ class TableOptions:
     :meth:`for_channel`), so chat such as ``11`` or ``ha`` never plays a card."""
     images: bool = option(True, what=_ON_OFF)
     """Show cards as pictures where the platform can (Discord)."""
-    rated: str = option(
-        "auto", values=RATED, synonyms=tuple((w, "on") for w in sorted(_TRUE))
-        + tuple((w, "off") for w in sorted(_FALSE)),
-    )  # fmt: skip
-    poverty: bool = option(False, what=_ON_OFF, house=True, rule=True, german="armut")
-    throw_in: bool = option(False, what=_ON_OFF, house=True, rule=True, german="schmeissen")
-    piglets: bool = option(False, what=_ON_OFF, house=True, rule=True, german="schweinchen")
-    bock: bool = option(False, what=_ON_OFF, house=True, german="bock")
+    rated: str = option("auto", values=RATED, synonyms=(("yes", "on"), ("no", "off")))
+    poverty: bool = option(False, what=_ON_OFF, house=True, rule=True)
+    throw_in: bool = option(False, what=_ON_OFF, house=True, rule=True)
+    piglets: bool = option(False, what=_ON_OFF, house=True, rule=True)
+    bock: bool = option(False, what=_ON_OFF, house=True)
     """Bock rounds: after a 120 : 120, re and kontra both called or a lost solo, the next 4
     games count double (a matter of the series, not of the engine)."""
-    nines: bool = option(True, what=_ON_OFF, house=True, rule=True, german="neunen")
-    wedding_trick: str = option("first", values=WEDDING_TRICKS, house=True, rule=True,
-                                german="hochzeitsstich")  # fmt: skip
+    nines: bool = option(True, what=_ON_OFF, house=True, rule=True)
+    wedding_trick: str = option("first", values=WEDDING_TRICKS, house=True, rule=True)
 
     @property
     def rules(self) -> Rules:
@@ -146,13 +150,14 @@ class TableOptions:
 
     @staticmethod
     def canonical(name: str) -> str:
-        """An option's name as typed (any case, ``-`` for ``_``, German) as the option.
+        """An option's name as typed (any case, ``-`` for ``_``, in any language) as the
+        option.
 
         >>> TableOptions.canonical("Armut"), TableOptions.canonical("throw-in")
         ('poverty', 'throw_in')
         """
         clean = name.strip().lower().replace("-", "_")
-        return OPTION_ALIASES.get(clean, clean)
+        return option_aliases().get(clean, clean)
 
     def is_rated(self, people: int) -> bool:
         """Whether a game of ``people`` people (the rest computer players) is rated."""
@@ -266,15 +271,30 @@ def rule_options(options: dict[str, Option]) -> tuple[str, ...]:
 
 RULE_OPTIONS: Final = rule_options(OPTIONS)
 """The options the engine plays (the fields of :class:`Rules`), checked at import."""
-HOUSE_RULES: Final[dict[str, str]] = {
-    name: decl.german for name, decl in OPTIONS.items() if decl.house and decl.german
-}
-"""The house-rule options (RULES §12) and their German names. Their defaults are the
-plain game; none may differ from it while ``tournament`` is on."""
-OPTION_ALIASES: Final[dict[str, str]] = {
-    decl.german: name for name, decl in OPTIONS.items() if decl.german
-}
-"""German option names accepted by ``/option``."""
+HOUSE_RULES: Final[tuple[str, ...]] = tuple(name for name, decl in OPTIONS.items() if decl.house)
+"""The house-rule options (RULES §12). Their defaults are the plain game; none may differ
+from it while ``tournament`` is on."""
+
+
+def option_name(name: str, lang: str) -> str:
+    """The name of option ``name`` in ``lang`` (its first word there, else the English)."""
+    return (languages.words(lang).options.get(name) or (name,))[0]
+
+
+@languages.derived
+def option_aliases() -> dict[str, str]:
+    """Every language's names of the options -> the option (``/option`` takes any)."""
+    out: dict[str, str] = {}
+    for code in reversed(languages.codes()):
+        for name, words in languages.words(code).options.items():
+            out.update({w.replace("-", "_"): name for w in words})
+    return out
+
+
+def option_values(name: str) -> tuple[str, ...]:
+    """The words option ``name`` takes, where it takes one of a few."""
+    decl = OPTIONS[name]
+    return languages.codes() if decl.languages else decl.values
 
 
 def whole_number(text: str) -> int | None:
@@ -298,10 +318,9 @@ def _parse(name: str, raw: str) -> Any:
     decl = OPTIONS[name]
     kind = _TYPES[name]
     if kind == "bool":
-        if raw in _TRUE:
-            return True
-        if raw in _FALSE:
-            return False
+        switch = yes_no().get(raw)
+        if switch is not None:
+            return switch
     elif kind == "int":
         n = whole_number(raw)
         if n is not None and (
@@ -316,9 +335,14 @@ def _parse(name: str, raw: str) -> Any:
         if decl.low <= value <= decl.high:
             return value
     else:
-        if raw in decl.values:
+        values = option_values(name)
+        if raw in values:
             return raw
-        synonym = dict(decl.synonyms).get(raw)
+        synonyms = dict(decl.synonyms)
+        switch = yes_no().get(raw)
+        if switch is not None:
+            raw = "yes" if switch else "no"
+        synonym = synonyms.get(raw)
         if synonym is not None:
             return synonym
-    raise _bad(name, decl.what or " | ".join(decl.values))
+    raise _bad(name, decl.what or " | ".join(values))

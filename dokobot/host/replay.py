@@ -30,6 +30,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import languages
 from ..engine.errors import NotationError
 from ..engine.game import hands_from_kinds
 from ..engine.notation import parse_cards
@@ -152,7 +153,7 @@ class Replayer:
                     raise ReplayError(lineno, f"expected NAME=CARDS after {quote_name(name)}")
                 cards, _, todo = todo[1:].partition(";")
                 try:
-                    given[name] = parse_cards(cards)
+                    given[name] = parse_cards(cards, languages.notations(languages.DEFAULT))
                 except NotationError as exc:
                     raise ReplayError(lineno, str(exc)) from exc
             names = table.names()

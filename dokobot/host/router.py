@@ -1,7 +1,7 @@
 """The command router: text in, events out, for every channel at once.
 
-It finds the declared command of a line (:mod:`.commands`; any of its English and German
-names), makes the checks its declaration asks for (:mod:`.permissions`: who, where, in
+It finds the declared command of a line (:mod:`.commands`; its names in the sender's
+language, in English, or in another language), makes the checks its declaration asks for (:mod:`.permissions`: who, where, in
 which phase), runs its handler (:mod:`.handlers`) against the table of the channel, and
 renders the table's notes in each reader's language. It never raises: a refusal or an
 internal error becomes a private message to the sender.
@@ -23,12 +23,13 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
+from .. import languages
 from ..engine.errors import NotationError
 from ..engine.notation import parse_kind
 from ..engine.types import Action, Phase
 from ..names import normalize_name
 from . import handlers, statcmds
-from .commands import ALIASES, COMMANDS, Command, find
+from .commands import COMMANDS, Command, aliases, find
 from .context import Context
 from .events import Choice, Event, Input, Private, Public
 from .handlers.actions import play
@@ -48,7 +49,6 @@ if TYPE_CHECKING:
     from .series import GameRecord
 
 __all__ = [
-    "ALIASES",
     "COMMANDS",
     "Command",
     "Context",
@@ -197,9 +197,10 @@ class Router:
             return []
         word = parts[0].lower()
         args = parts[1:]
-        spec = find(word)
+        lang = self.lang_of(ctx.inp.user, ctx.table)
+        spec = find(word, lang)
         if spec is None:
-            raise unknown(word)
+            raise unknown(word, lang)
         check(spec, ctx)
         return spec.handler(self, ctx, args)
 
@@ -313,10 +314,10 @@ def names_a_card(token: str) -> bool:
     """
     if token.isdigit():
         return len(token) <= 2
-    if token.lower() in ALIASES:
+    if token.lower() in aliases():
         return False
     try:
-        parse_kind(token)
+        parse_kind(token, languages.notations(languages.DEFAULT))
     except NotationError:
         return False
     return True

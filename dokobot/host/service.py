@@ -23,13 +23,13 @@ from ..stats.record import FinishedGame
 from ..store import Checkpoint, MemoryStore, Store
 from . import archive, checkpoint, fold
 from .board import board_view
-from .commands import slow_commands
+from .commands import aliases, slow_commands
 from .events import Board, Event, Input, Private, Public, draw_pictures, has_pictures_to_draw
 from .i18n import render
 from .journal import Record
 from .notes import ALL, Note, Refusal
 from .replay import RestoreError, restore
-from .router import ALIASES, Router, clean_name
+from .router import Router, clean_name
 from .series import GameRecord
 from .stakes import ZERO, Ledger, LedgerEntry
 from .table import BotFactory, Table
@@ -777,7 +777,7 @@ def _is_slow(text: str) -> bool:
     return (
         text.strip()[:1] in ("/", "!")
         and bool(words)
-        and (ALIASES.get(words[0].lower()) in SLOW_COMMANDS)
+        and (aliases().get(words[0].lower()) in SLOW_COMMANDS)
     )
 
 

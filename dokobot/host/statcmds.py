@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
+from .. import languages
 from ..engine.types import CALL_KEYS
 from ..stats import BOARDS, FinishedGame, PlayerStats, Stats, StatsBook
 from .events import Event, Private, Public
@@ -22,14 +23,25 @@ if TYPE_CHECKING:
     from .context import Context, Host
 
 TOP_SIZE: Final = 10
-BOARD_NAMES: Final[dict[str, str]] = {
-    "points": "points", "punkte": "points",
-    "rating": "rating", "wertung": "rating",
-    "games": "games", "spiele": "games",
-    "solo": "solo", "solos": "solo", "soli": "solo",
-}  # fmt: skip
-"""Words for the leaderboards of ``/top`` (English, German)."""
-CHART_WORDS: Final = ("chart", "grafik", "bild")
+
+
+@languages.derived
+def board_names() -> dict[str, str]:
+    """Every language's words for the leaderboards of ``/top`` -> the board."""
+    out = {board: board for board in ("points", "rating", "games", "solo")}
+    for code in reversed(languages.codes()):
+        values = languages.words(code).values
+        out.update({w: board for board in tuple(out.values()) for w in values.get(board, ())})
+    return out
+
+
+def is_chart_word(word: str) -> bool:
+    """Whether ``word`` asks for a chart (``chart`` or a language's word for it)."""
+    word = word.lower()
+    return word == "chart" or any(word in languages.words(c).values.get("chart", ())
+                                  for c in languages.codes())  # fmt: skip
+
+
 _MENTION: Final = re.compile(r"<@!?(\d+)>")
 """A Discord mention typed as a player's name."""
 SOLO_KINDS: Final = ("clubs", "spades", "hearts", "diamonds", "queens", "jacks", "fleshless")
@@ -127,7 +139,7 @@ def cmd_stats(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     stats = _stats(router)
     book = stats.book(_server(ctx))
     lang = router.lang_of(ctx.inp.user, ctx.table)
-    chart = bool(args) and args[-1].lower() in CHART_WORDS
+    chart = bool(args) and is_chart_word(args[-1])
     if chart:
         args = args[:-1]
     who = " ".join(args) if args else ctx.inp.user
@@ -190,7 +202,7 @@ def top_lines(book: StatsBook, board: str, user: str, lang: str) -> list[str]:
 def cmd_top(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     """``/top [points|rating|games|solo]``: the leaderboard, in the channel."""
     stats = _stats(router)
-    board = BOARD_NAMES.get(args[0].lower()) if args else "points"
+    board = board_names().get(args[0].lower()) if args else "points"
     if board is None or len(args) > 1:
         raise Refusal("stats.top_which", boards=" | ".join(BOARDS))
     table = ctx.table

@@ -6,13 +6,14 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from .. import languages
 from ..ai.levels import OFFERED_LEVELS
 from ..engine.types import Phase, call_key
 from ..stats.book import BOARDS
 from .board import public_party_keys
 from .commands import COMMANDS
 from .i18n import card_text, render
-from .options import LANGUAGES, OPTIONS
+from .options import OPTIONS, option_aliases, option_name
 from .table import Table
 
 
@@ -69,24 +70,29 @@ def label(text: str, lang: str) -> str:
     return text
 
 
-def help_lists() -> dict[str, Any]:
+def help_lists(lang: str) -> dict[str, Any]:
     """The lists the help texts name, filled in from their declarations when a text is
-    shown (a catalogue never restates them): ``{levels}``, ``{langs}``, ``{boards}``,
-    ``{options}`` (the options that are no house rules), ``{house_rules}`` and
-    ``{option_aliases}`` (other names ``/option`` takes)."""
+    shown to a reader of ``lang`` (a catalogue never restates them): ``{levels}``,
+    ``{langs}`` (the registry's), ``{boards}``, ``{options}`` (the options that are no house
+    rules), ``{house_rules}`` and ``{option_aliases}`` (other names ``/option`` takes: the
+    reader's own words for the options; for English readers the other languages' names of
+    the house rules)."""
+    own = [option_name(n, lang) for n in OPTIONS if option_name(n, lang) != n]
+    if lang == languages.DEFAULT:
+        own = [w for w, n in option_aliases().items() if OPTIONS[n].house and w != n]
     return {
         "levels": "|".join(OFFERED_LEVELS),
-        "langs": "|".join(LANGUAGES),
+        "langs": "|".join(languages.codes()),
         "boards": "|".join(BOARDS),
         "options": [name for name, decl in OPTIONS.items() if not decl.house],
         "house_rules": [name for name, decl in OPTIONS.items() if decl.house],
-        "option_aliases": [decl.german for decl in OPTIONS.values() if decl.german],
+        "option_aliases": own,
     }
 
 
 def help_rows(lang: str) -> str:
     """The /help list: every declared command with its brief text, in ``lang``."""
-    lists = help_lists()
+    lists = help_lists(lang)
     return "\n".join(
         f"/{spec.name_in(lang):<12} {render(lang, spec.brief_key, lists)}"
         for spec in COMMANDS.values()

@@ -21,8 +21,9 @@ from urllib.parse import unquote
 from aiohttp import web
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from .. import languages
 from ..engine.cards import N_CARDS
-from ..host.i18n import LANGS, Term, render, text
+from ..host.i18n import Term, render, text
 from ..host.series import signed
 from ..host.statcmds import player_lines
 from ..render.cards import card_png
@@ -78,12 +79,12 @@ _env = Environment(
 def _lang(request: web.Request) -> tuple[str, bool]:
     """(language, chosen in the address)."""
     asked = request.query.get("lang", "")
-    if asked in LANGS:
+    if asked in languages.codes():
         return asked, True
     header = request.headers.get("Accept-Language", "").lower()
     for part in header.split(","):
         code = part.split(";")[0].strip()[:2]
-        if code in LANGS:
+        if code in languages.codes():
             return code, False
     return "en", False
 
@@ -302,7 +303,7 @@ async def card_picture(request: web.Request) -> web.Response:
     """The face of one card (``/card/de/10.png``): no secret, the same for everybody."""
     lang = request.match_info["lang"]
     raw = request.match_info["card"]
-    if lang not in LANGS or raw not in _CARD_NAMES:
+    if lang not in languages.codes() or raw not in _CARD_NAMES:
         raise web.HTTPNotFound()
     png = await asyncio.to_thread(card_png, int(raw), lang)
     return web.Response(body=png, content_type="image/png",

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from markupsafe import Markup, escape
 
-from ..host.i18n import LANGS, card_text
+from .. import languages
+from ..host.i18n import card_text
 from ..render.cards import HEIGHT, WIDTH
 
 SCALE = 0.375
@@ -21,7 +22,7 @@ SCALE = 0.375
 def card_html(card: int, lang: str) -> Markup:
     """One card (0-47) as an HTML element."""
     label = escape(card_text(card, lang))
-    lang = lang if lang in LANGS else "en"
+    lang = languages.known(lang)
     return Markup(
         '<img class="card" src="/card/{}/{}.png" width="{}" height="{}" alt="{}" title="{}">'
     ).format(lang, card, round(WIDTH * SCALE), round(HEIGHT * SCALE), label, label)

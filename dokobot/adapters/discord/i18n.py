@@ -4,8 +4,8 @@ Everything here comes from the host's message catalogues (:mod:`dokobot.host.i18
 adapter's own words (the board, its buttons and notices) are the catalogues' ``discord.*``
 texts, and the command picker's descriptions and choice labels are translated by
 ``locales/slash/LANG.yaml``, keyed by the English text of the declarations. Command and
-argument names carry their German form from their declaration
-(:mod:`dokobot.host.commands`).
+argument names carry their form in every language (the languages' words files, see
+:mod:`dokobot.languages`); the Discord locale of each language is the registry's.
 
 The host renders every game text in the table's language; the adapter only needs words for
 its own buttons and notices, and the names and descriptions Discord shows in the command
@@ -30,7 +30,8 @@ from __future__ import annotations
 
 from discord import Locale, app_commands
 
-from dokobot.host.i18n import DEFAULT_LANG, LANGS, slash_texts
+from dokobot import languages
+from dokobot.host.i18n import DEFAULT_LANG, slash_texts
 from dokobot.host.i18n import text as catalogue_text
 
 
@@ -56,13 +57,18 @@ def text(key: str, lang: str, **fields: str) -> str:
 
 
 def lang_of(locale: Locale | None) -> str:
-    """The catalogue language of a Discord client's ``locale`` (its language part, e.g.
-    ``de`` of ``de``, ``en`` of ``en-US``), English for any other.
+    """The language of a Discord client's ``locale`` (the registry's Discord locales; a
+    regional one by its language part, ``en`` of ``en-GB``), English for any other.
 
     >>> lang_of(Locale.german), lang_of(Locale.american_english), lang_of(None)
     ('de', 'en', 'en')
-    >>> lang_of(Locale.french)
-    'en'
+    >>> lang_of(Locale.british_english), lang_of(Locale.french)
+    ('en', 'en')
     """
-    code = str(locale.value).split("-")[0] if locale is not None else DEFAULT_LANG
-    return code if code in LANGS else DEFAULT_LANG
+    if locale is None:
+        return DEFAULT_LANG
+    table = languages.by_discord()
+    value = str(locale.value)
+    return (
+        table.get(value) or table.get(value.split("-")[0]) or languages.known(value.split("-")[0])
+    )

@@ -6,9 +6,9 @@ arguments into the command's text (:meth:`~dokobot.host.commands.Command.slash_t
 hands it to the bot's ``run_command``, which answers the interaction. Only ``/prompts``
 (where a member's prompts come) is Discord's own.
 
-Names are :class:`~discord.app_commands.locale_str` carrying their German form (the
-declaration's), so German clients see ``/gesund``, ``/vorbehalt``, ``/hochzeit``; the
-descriptions and choice labels are translated by :mod:`.i18n`.
+Names are :class:`~discord.app_commands.locale_str` carrying their form in every language
+(the languages' words, :mod:`dokobot.languages`), so German clients see ``/gesund``, Italian
+ones ``/buono``; the descriptions and choice labels are translated by :mod:`.i18n`.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import discord
 from discord import app_commands
 from discord.app_commands import Choice, locale_str
 
+from dokobot import languages
 from dokobot.host import handlers
 from dokobot.host.commands import COMMANDS, Arg, ArgKind, Command
 from dokobot.host.i18n import DEFAULT_LANG, text
@@ -36,10 +37,11 @@ DECLARING: Final = handlers.MODULES
 """The modules whose declarations the slash tree is made of (imported: registered)."""
 OPTION_NAMES: Final[tuple[str, ...]] = tuple(TableOptions.names())
 
-PROMPTS: Final = ("prompts", "aufforderungen")
-"""Discord's own command (not a chat command): English and German name."""
-DECK: Final = ("deck", "kartenfarben")
-"""Discord's own command: the colours of a member's card pictures."""
+PROMPTS: Final = "prompts"
+"""Discord's own command (not a chat command); the languages name it in their words
+(``commands: prompts``), its argument ``where`` as ``args: prompts.where``."""
+DECK: Final = "deck"
+"""Discord\'s own command: the colours of a member\'s card pictures (named like ``prompts``)."""
 
 
 class SlashHost(Protocol):
@@ -69,8 +71,29 @@ def _suggest(current: str, names: tuple[str, ...]) -> list[Choice[str]]:
     return [Choice(name=n, value=n) for n in names if typed in n][:25]
 
 
-def _name(english: str, german: str) -> locale_str:
-    return locale_str(english, de=german)
+def _name(english: str, names: Callable[[str], str]) -> locale_str:
+    """A name Discord shows: ``english``, and ``names(code)`` in every other language."""
+    return locale_str(english, **{c: names(c) for c in languages.codes() if c != languages.DEFAULT})
+
+
+def _own(command: str, arg: str = "") -> locale_str:
+    """The name of one of Discord's own commands (or of its argument ``arg``), in every
+    language as its words name it (``commands: deck``, ``args: deck.colours``)."""
+    if arg:
+        return _name(arg, lambda c: languages.words(c).args.get(f"{command}.{arg}", arg))
+    return _name(command, lambda c: (languages.words(c).commands.get(command) or (command,))[0])
+
+
+def _arg_name(arg: Arg, command: str) -> locale_str:
+    return _name(arg.name, lambda code: arg.name_in(code, command))
+
+
+def _choices(arg: Arg) -> list[Choice[str]]:
+    """The choices of a :attr:`ArgKind.CHOICE` argument (``/lang``: the registry's languages,
+    each named in itself)."""
+    if arg.suggest == "language":
+        return [Choice(name=lang.name, value=lang.code) for lang in languages.REGISTRY]
+    return [Choice(name=locale_str(label), value=value) for value, label in arg.choices]
 
 
 def _annotation(arg: Arg) -> Any:
@@ -127,20 +150,16 @@ def slash_command(spec: Command, host: SlashHost) -> SlashCommand:
     callback.__signature__ = _parameters(spec.args)  # type: ignore[attr-defined]
     func: Any = callback
     if spec.args:
-        func = app_commands.rename(**{a.name: _name(a.name, a.de) for a in spec.args})(func)
+        func = app_commands.rename(**{a.name: _arg_name(a, spec.name) for a in spec.args})(func)
         func = app_commands.describe(**{a.name: locale_str(a.describe) for a in spec.args})(func)
-        choices = {
-            a.name: [Choice(name=locale_str(label), value=value) for value, label in a.choices]
-            for a in spec.args
-            if a.choices
-        }
+        choices = {a.name: _choices(a) for a in spec.args if a.kind is ArgKind.CHOICE}
         if choices:
             func = app_commands.choices(**choices)(func)
     command: SlashCommand = app_commands.command(
-        name=_name(spec.name, spec.de), description=locale_str(spec.discord)
+        name=_name(spec.name, spec.name_in), description=locale_str(spec.discord)
     )(func)
     for arg in spec.args:
-        if arg.suggest:
+        if arg.suggest and arg.kind is not ArgKind.CHOICE:
             command.autocomplete(arg.name)(_suggester(host, arg.suggest))
     return command
 
@@ -151,7 +170,7 @@ def prompts_command(host: SlashHost) -> SlashCommand:
     async def prompts(interaction: Interaction, where: Choice[str]) -> None:
         await host.set_prompts(interaction, where.value)
 
-    func: Any = app_commands.rename(where=_name("where", "wo"))(prompts)
+    func: Any = app_commands.rename(where=_own(PROMPTS, "where"))(prompts)
     func = app_commands.describe(where=locale_str("Where"))(func)
     func = app_commands.choices(
         where=[
@@ -160,7 +179,8 @@ def prompts_command(host: SlashHost) -> SlashCommand:
         ]
     )(func)
     command: SlashCommand = app_commands.command(
-        name=_name(*PROMPTS), description=locale_str("Where your prompts come: by DM or here")
+        name=_own(PROMPTS),
+        description=locale_str("Where your prompts come: by DM or here"),
     )(func)
     return command
 
@@ -172,7 +192,7 @@ def deck_command(host: SlashHost) -> SlashCommand:
     async def deck(interaction: Interaction, colours: Choice[str]) -> None:
         await host.set_deck(interaction, colours.value)
 
-    func: Any = app_commands.rename(colours=_name("colours", "farben"))(deck)
+    func: Any = app_commands.rename(colours=_own(DECK, "colours"))(deck)
     func = app_commands.describe(colours=locale_str("Colours"))(func)
     func = app_commands.choices(
         colours=[
@@ -181,7 +201,7 @@ def deck_command(host: SlashHost) -> SlashCommand:
         ]
     )(func)
     command: SlashCommand = app_commands.command(
-        name=_name(*DECK), description=locale_str("The colours of your card pictures")
+        name=_own(DECK), description=locale_str("The colours of your card pictures")
     )(func)
     return command
 

@@ -54,9 +54,9 @@ from typing import Any, Protocol
 
 import pydle  # type: ignore[import-untyped, import-not-found, unused-ignore]
 
+from dokobot.host.commands import aliases
 from dokobot.host.events import Event, Input, Private, Public
 from dokobot.host.i18n import render
-from dokobot.host.router import ALIASES
 from dokobot.store import Store
 
 from ... import bounded
@@ -855,7 +855,7 @@ class IrcAdapter:
 def _asks_for_help_list(text: str) -> bool:
     """Whether ``text`` is ``/help`` without a topic (any alias)."""
     words = text[1:].split() if text[:1] in "/!" else []
-    return len(words) == 1 and ALIASES.get(words[0].lower()) == "help"
+    return len(words) == 1 and aliases().get(words[0].lower()) == "help"
 
 
 async def run_irc(

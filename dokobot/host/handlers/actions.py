@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from ... import languages
 from ...engine.cards import card_ascii
 from ...engine.errors import IllegalAction, NotationError
 from ...engine.notation import parse_card, parse_kind
@@ -37,16 +38,18 @@ from ..options import whole_number
 from ..permissions import need_game, need_seat
 from ..table import Table, illegal_params, sorted_hand
 
-SOLO_NAMES: Final[dict[str, Solo]] = {
-    "clubs": Solo.CLUBS, "kreuz": Solo.CLUBS, "club": Solo.CLUBS,
-    "spades": Solo.SPADES, "pik": Solo.SPADES, "spade": Solo.SPADES,
-    "hearts": Solo.HEARTS, "herz": Solo.HEARTS, "heart": Solo.HEARTS,
-    "diamonds": Solo.DIAMONDS, "karo": Solo.DIAMONDS, "diamond": Solo.DIAMONDS,
-    "queens": Solo.QUEENS, "damen": Solo.QUEENS, "damensolo": Solo.QUEENS,
-    "jacks": Solo.JACKS, "buben": Solo.JACKS, "bubensolo": Solo.JACKS,
-    "fleshless": Solo.FLESHLESS, "fleischlos": Solo.FLESHLESS, "aces": Solo.FLESHLESS,
-    "asse": Solo.FLESHLESS,
-}  # fmt: skip
+
+@languages.derived
+def solo_names(lang: str) -> dict[str, Solo]:
+    """The words that name a solo for a reader of ``lang`` (their own first, then English
+    and the other languages', see :func:`dokobot.languages.reading_order`)."""
+    out: dict[str, Solo] = {}
+    for code in reversed(languages.reading_order(lang)):
+        solos = languages.words(code).solos
+        out.update({w: kind for kind in Solo for w in solos.get(kind.key, ())})
+    out.update({kind.key: kind for kind in Solo})
+    return out
+
 
 SOLO_TYPES: Final[tuple[tuple[str, str], ...]] = (
     ("diamonds", "Diamonds solo"),
@@ -67,47 +70,46 @@ def act(router: Host, ctx: Context, action: Action, text: str) -> list[Event]:
     return router.render_notes(table, table.act(seat, action, text), ctx.inp)
 
 
-def _simple(name: str, de: str, action: Action, discord: str,
-            aliases: tuple[str, ...] = (), answers_prompt: bool = True) -> None:  # fmt: skip
+def _simple(name: str, action: Action, discord: str, answers_prompt: bool = True) -> None:
     """Declare ``/name``: the sender does ``action``."""
 
     def handler(router: Host, ctx: Context, args: list[str]) -> list[Event]:
         return act(router, ctx, action, "/" + name)
 
     handler.__name__ = handler.__qualname__ = name
-    command(name, de=de, aliases=aliases, who=W.SEATED, phase=When.GAME,
+    command(name, who=W.SEATED, phase=When.GAME,
             discord=discord, answers_prompt=answers_prompt)(handler)  # fmt: skip
 
 
-_simple("healthy", "gesund", HEALTHY, "Say you have no reservation")
-_simple("reservation", "vorbehalt", RESERVATION, "Announce a reservation")
+_simple("healthy", HEALTHY, "Say you have no reservation")
+_simple("reservation", RESERVATION, "Announce a reservation")
 
 
 @command(
-    "solo", de="solo", who=W.SEATED, phase=When.GAME, discord="Declare a solo",
+    "solo", who=W.SEATED, phase=When.GAME, discord="Declare a solo",
     answers_prompt=True,
-    args=(Arg("type", "art", ArgKind.CHOICE, "Which solo", required=True, choices=SOLO_TYPES),),
+    args=(Arg("type", ArgKind.CHOICE, "Which solo", required=True, choices=SOLO_TYPES),),
 )  # fmt: skip
 def solo(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     if not args:
         raise Refusal("solo_which", types=Term("solo_types"))
-    kind = SOLO_NAMES.get(args[0].lower())
+    kind = solo_names(router.lang_of(ctx.inp.user, ctx.table)).get(args[0].lower())
     if kind is None:
         raise Refusal("solo_unknown", word=args[0], types=Term("solo_types"))
     return act(router, ctx, DECLARE_SOLO + kind, f"/solo {kind.key}")
 
 
-_simple("wedding", "hochzeit", DECLARE_WEDDING, "Declare a wedding (both ♣Q)")
-_simple("poverty", "armut", DECLARE_POVERTY, "Announce a poverty (house rule)")
-_simple("throw", "schmeissen", THROW_IN, "Throw in five nines or kings", ("schmeißen",))
-_simple("take", "nehmen", TAKE, "Take the poverty offered to you")
-_simple("decline", "ablehnen", DECLINE, "Decline the poverty offered to you")
+_simple("wedding", DECLARE_WEDDING, "Declare a wedding (both ♣Q)")
+_simple("poverty", DECLARE_POVERTY, "Announce a poverty (house rule)")
+_simple("throw", THROW_IN, "Throw in five nines or kings")
+_simple("take", TAKE, "Take the poverty offered to you")
+_simple("decline", DECLINE, "Decline the poverty offered to you")
 
 
 @command(
-    "give", de="geben", who=W.SEATED, phase=When.GAME, answers_prompt=True, secret=True,
+    "give", who=W.SEATED, phase=When.GAME, answers_prompt=True, secret=True,
     discord="Give cards in a poverty's exchange",
-    args=(Arg("cards", "karten", ArgKind.TEXT, "One to three cards, e.g. DA D10 HK",
+    args=(Arg("cards", ArgKind.TEXT, "One to three cards, e.g. DA D10 HK",
               required=True),),
 )  # fmt: skip
 def give(router: Host, ctx: Context, args: list[str]) -> list[Event]:
@@ -124,7 +126,7 @@ def give(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     cards: list[int] = []
     for token in args:
         try:
-            kind = parse_kind(token)
+            kind = parse_kind(token, languages.notations(router.lang_of(ctx.inp.user, table)))
         except NotationError as exc:
             raise Refusal("notation." + exc.reason, **exc.params) from exc
         card = kind * 2 if trial.hands[seat] >> (kind * 2) & 1 else kind * 2 + 1
@@ -140,8 +142,9 @@ def give(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     return events
 
 
-def card_of(table: Table, seat: int, token: str) -> int:
-    """The card of ``seat``'s hand that ``token`` names (a card or its number)."""
+def card_of(table: Table, seat: int, token: str, lang: str) -> int:
+    """The card of ``seat``'s hand that ``token`` (typed by a reader of ``lang``) names (a
+    card or its number)."""
     game = table.game
     if game is None:
         raise Refusal("no_game")
@@ -152,8 +155,9 @@ def card_of(table: Table, seat: int, token: str) -> int:
         if not 1 <= n <= len(order):
             raise Refusal("card_number_range", n=n, count=len(order))
         return order[n - 1]
+    notations = languages.notations(lang)
     try:
-        parse_kind(token)
+        parse_kind(token, notations)
     except NotationError as exc:
         params = dict(exc.params)
         if isinstance(params.get("candidates"), list):
@@ -161,14 +165,14 @@ def card_of(table: Table, seat: int, token: str) -> int:
             kinds = [parse_kind(name) for name in params["candidates"]]
             params["candidates"] = Cards(tuple([k * 2 for k in kinds]), separator=", ")
         raise Refusal("notation." + exc.reason, **params) from exc
-    return parse_card(token, hand)
+    return parse_card(token, hand, notations)
 
 
 @command(
-    "play", de="spiel", aliases=("spielen", "lege", "p"), who=W.SEATED, phase=When.GAME,
+    "play", who=W.SEATED, phase=When.GAME,
     answers_prompt=True,
     discord="Play a card",
-    args=(Arg("card", "karte", ArgKind.TEXT,
+    args=(Arg("card", ArgKind.TEXT,
               "The card, e.g. ♣Q, CQ, KrD or its position in your hand", required=True,
               suggest="card"),),
 )  # fmt: skip
@@ -176,19 +180,18 @@ def play(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     table, seat = need_seat(ctx)
     if not args:
         raise Refusal("play_which")
-    card = card_of(table, seat, " ".join(args))
+    card = card_of(table, seat, " ".join(args), router.lang_of(ctx.inp.user, table))
     return act(router, ctx, card, f"/play {card_ascii(card)}")
 
 
-def _call(name: str, de: str, action: Action, discord: str,
-          aliases: tuple[str, ...] = ()) -> None:  # fmt: skip
+def _call(name: str, action: Action, discord: str) -> None:
     """Declare the call ``/name`` (it answers no prompt: the turn goes on)."""
-    _simple(name, de, action, discord, aliases, answers_prompt=False)
+    _simple(name, action, discord, answers_prompt=False)
 
 
-_call("re", "re", CALL_RE, "Announce Re")
-_call("kontra", "kontra", CALL_KONTRA, "Announce Kontra", ("contra",))
-_call("no90", "keine90", CALL_NO90, "Announce no 90")
-_call("no60", "keine60", CALL_NO60, "Announce no 60")
-_call("no30", "keine30", CALL_NO30, "Announce no 30")
-_call("black", "schwarz", CALL_BLACK, "Announce black")
+_call("re", CALL_RE, "Announce Re")
+_call("kontra", CALL_KONTRA, "Announce Kontra")
+_call("no90", CALL_NO90, "Announce no 90")
+_call("no60", CALL_NO60, "Announce no 60")
+_call("no30", CALL_NO30, "Announce no 30")
+_call("black", CALL_BLACK, "Announce black")

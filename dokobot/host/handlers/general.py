@@ -10,9 +10,9 @@ from ..options import OPTIONS, TableOptions
 from ..views import help_lists, help_rows
 
 
-def unknown(word: str) -> Refusal:
+def unknown(word: str, lang: str) -> Refusal:
     """The refusal of an unknown command ``word`` (with a guess if one is close)."""
-    close = guess(word)
+    close = guess(word, lang)
     if close is not None:
         return Refusal("unknown_command_guess", word=word, guess=close)
     return Refusal("unknown_command", word=word)
@@ -33,27 +33,24 @@ def option_help(router: Host, ctx: Context, word: str) -> list[Event]:
 
 
 @command(
-    "help", de="hilfe", aliases=("h",), discord="Explain the commands",
-    args=(Arg("command", "befehl", ArgKind.TEXT, "A command to explain", suggest="command"),),
+    "help", discord="Explain the commands",
+    args=(Arg("command", ArgKind.TEXT, "A command to explain", suggest="command"),),
 )  # fmt: skip
 def help(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     lang = router.lang_of(ctx.inp.user, ctx.table)
     if args:
         word = args[0].lstrip("/!").lower()
-        spec = find(word)
+        spec = find(word, lang)
         if spec is None:
-            raise unknown(word)
+            raise unknown(word, lang)
         if spec.name == "option" and len(args) > 1:
             return option_help(router, ctx, args[1])
-        first = spec.name_in(lang)
-        names = [first, *(a for a in spec.names if a != first)]
-        aliases = ", ".join("/" + a for a in dict.fromkeys(names))
-        return router._reply(ctx, spec.help_key, {"aliases": aliases, **help_lists()})
+        aliases = ", ".join("/" + a for a in spec.names_for(lang))
+        return router._reply(ctx, spec.help_key, {"aliases": aliases, **help_lists(lang)})
     return router._reply(ctx, "help_list", {"commands": help_rows(lang)})
 
 
-@command("quit", de="beenden", aliases=("exit",),
-         not_on_discord="the console's own command (a chat table has /leave)")  # fmt: skip
+@command("quit", not_on_discord="the console's own command (a chat table has /leave)")  # fmt: skip
 def quit(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     """``/quit`` ends the console (the console handles it); in a chat it explains."""
     return router._reply(ctx, "quit_chat")

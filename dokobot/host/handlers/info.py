@@ -9,11 +9,11 @@ from ..notes import Refusal
 from ..options import whole_number
 from ..permissions import need_seat, need_table
 from ..series import series_csv
-from ..statcmds import CHART_WORDS, score_chart
+from ..statcmds import is_chart_word, score_chart
 from ..views import describe, last_trick
 
 
-@command("hand", de="blatt", aliases=("karten",), who=Who.SEATED, phase=Phase.GAME,
+@command("hand", who=Who.SEATED, phase=Phase.GAME,
          discord="Show your hand (only you see it)")  # fmt: skip
 def hand(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     table, seat = need_seat(ctx)
@@ -24,14 +24,14 @@ def hand(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     return router.render_notes(table, notes, ctx.inp)
 
 
-@command("table", de="tisch", discord="Show the table")
+@command("table", discord="Show the table")
 def table(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     t = need_table(ctx)
     lang = router.lang_of(ctx.inp.user, t)
     return router._reply(ctx, "table_view", {"view": describe(t, lang)})
 
 
-@command("last", de="letzter", aliases=("letzte",), discord="Show the last trick")
+@command("last", discord="Show the last trick")
 def last(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     t = need_table(ctx)
     played = last_trick(t, router.lang_of(ctx.inp.user, t))
@@ -42,13 +42,13 @@ def last(router: Host, ctx: Context, args: list[str]) -> list[Event]:
 
 
 @command(
-    "score", de="liste", aliases=("punkte", "stand"), slow=True, slash_first_only=True,
+    "score", slow=True, slash_first_only=True,
     discord="Show the score list",
     args=(
-        Arg("csv", "csv", ArgKind.FLAG, "As CSV (a file)", word="csv"),
-        Arg("chart", "grafik", ArgKind.FLAG, "The running totals of the series as a picture",
+        Arg("csv", ArgKind.FLAG, "As CSV (a file)", word="csv"),
+        Arg("chart", ArgKind.FLAG, "The running totals of the series as a picture",
             word="chart"),
-        Arg("game", "spiel", ArgKind.NUMBER, "A game number for its details"),
+        Arg("game", ArgKind.NUMBER, "A game number for its details"),
     ),
 )  # fmt: skip
 def score(router: Host, ctx: Context, args: list[str]) -> list[Event]:
@@ -56,7 +56,7 @@ def score(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     lang = router.lang_of(ctx.inp.user, t)
     if args and args[0].lower() == "csv":
         return [Private(t.channel, ctx.inp.user, series_csv(t), reply=True, kind="export")]
-    if args and args[0].lower() in CHART_WORDS:
+    if args and is_chart_word(args[0]):
         return score_chart(router, ctx, t, args[1:])
     number = whole_number(args[0]) if args else None
     if number is not None:
@@ -68,8 +68,7 @@ def score(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     return router._reply(ctx, note.key, note.params)
 
 
-@command("ledger", de="konto", aliases=("chips",),
-         discord="Show the chip balances of this server")  # fmt: skip
+@command("ledger", discord="Show the chip balances of this server")  # fmt: skip
 def ledger(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     t = need_table(ctx)
     note = t.ledger_note(router.lang_of(ctx.inp.user, t))

@@ -17,12 +17,12 @@ BOT_WORDS: tuple[str, ...] = ("bot", "computer", "ki")
 
 
 @command(
-    "join", de="mitspielen", aliases=("beitreten",), channel_only=True,
+    "join", channel_only=True,
     discord="Take a seat at the table in this channel",
     args=(
-        Arg("bot", "bot", ArgKind.FLAG, "Seat a computer player instead of yourself",
+        Arg("bot", ArgKind.FLAG, "Seat a computer player instead of yourself",
             word="bot"),
-        Arg("level", "stufe", ArgKind.CHOICE, "How strong the computer player is",
+        Arg("level", ArgKind.CHOICE, "How strong the computer player is",
             choices=tuple((v, v.capitalize()) for v in BOT_LEVELS)),
     ),
 )  # fmt: skip
@@ -50,7 +50,7 @@ def join(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     return router.render_notes(table, notes, ctx.inp)
 
 
-@command("leave", de="verlassen", aliases=("gehen",), discord="Leave the table")
+@command("leave", discord="Leave the table")
 def leave(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     table = need_table(ctx)
     notes = table.leave(ctx.inp.user)
@@ -60,8 +60,8 @@ def leave(router: Host, ctx: Context, args: list[str]) -> list[Event]:
 
 
 @command(
-    "replace", de="ersetzen", discord="Take a computer player's seat (between games)",
-    args=(Arg("player", "spieler", ArgKind.TEXT, "The computer player whose seat you take"),),
+    "replace", discord="Take a computer player's seat (between games)",
+    args=(Arg("player", ArgKind.TEXT, "The computer player whose seat you take"),),
 )  # fmt: skip
 def replace(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     table = need_table(ctx)
@@ -73,7 +73,7 @@ def replace(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     return router.render_notes(table, notes, ctx.inp)
 
 
-@command("start", de="los", who=Who.SEATED, channel_only=True, discord="Start the next game")
+@command("start", who=Who.SEATED, channel_only=True, discord="Start the next game")
 def start(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     table, _ = need_seat(ctx)
     return router.render_notes(table, table.start(ctx.inp.name, ctx.inp.user), ctx.inp)

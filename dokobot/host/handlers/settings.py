@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 
+from ... import languages
 from ..commands import Arg, ArgKind, Phase, Who, command
 from ..context import Context, Host
 from ..events import Event, Private
 from ..export import export_table
-from ..i18n import LANGS, text
 from ..notes import Refusal
 from ..options import OptionError, TableOptions
 from ..permissions import as_admin, need_seat, need_table, require
@@ -16,10 +16,10 @@ from ..series import series_csv
 
 
 @command(
-    "option", de="option", changes=Who.OWNER, discord="Show or change a table option",
+    "option", changes=Who.OWNER, discord="Show or change a table option",
     args=(
-        Arg("name", "name", ArgKind.TEXT, "Option name", required=True, suggest="option"),
-        Arg("value", "wert", ArgKind.TEXT, "New value (leave empty to show the current one)"),
+        Arg("name", ArgKind.TEXT, "Option name", required=True, suggest="option"),
+        Arg("value", ArgKind.TEXT, "New value (leave empty to show the current one)"),
     ),
 )  # fmt: skip
 def option(router: Host, ctx: Context, args: list[str]) -> list[Event]:
@@ -45,7 +45,7 @@ def option(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     return router.render_notes(table, notes, ctx.inp)
 
 
-@command("options", de="optionen", discord="List the table options")
+@command("options", discord="List the table options")
 def options(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     table = need_table(ctx)
     opts = table.options
@@ -54,19 +54,17 @@ def options(router: Host, ctx: Context, args: list[str]) -> list[Event]:
 
 
 @command(
-    "lang", de="sprache", aliases=("language",),
-    discord="Set the language of your own messages",
-    args=(Arg("language", "sprache", ArgKind.CHOICE, "Language", required=True,
-              choices=tuple((code, text(code, "language_name")) for code in sorted(LANGS))),),
+    "lang", discord="Set the language of your own messages",
+    args=(Arg("language", ArgKind.CHOICE, "Language", required=True, suggest="language"),),
 )  # fmt: skip
 def lang(router: Host, ctx: Context, args: list[str]) -> list[Event]:
-    if not args or args[0].lower() not in LANGS:
-        raise Refusal("lang_which", langs=" | ".join(LANGS))
+    if not args or args[0].lower() not in languages.codes():
+        raise Refusal("lang_which", langs=" | ".join(languages.codes()))
     router.langs[ctx.inp.user] = args[0].lower()
     return router._reply(ctx, "lang_set", {"lang": args[0].lower()})
 
 
-@command("abort", de="abbrechen", who=Who.SEATED, phase=Phase.GAME,
+@command("abort", who=Who.SEATED, phase=Phase.GAME,
          discord="Abort the current game")  # fmt: skip
 def abort(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     table, seat = need_seat(ctx)
@@ -74,9 +72,9 @@ def abort(router: Host, ctx: Context, args: list[str]) -> list[Event]:
 
 
 @command(
-    "export", de="export", aliases=("exportieren",), slow=True,
+    "export", slow=True,
     discord="Export the game record",
-    args=(Arg("csv", "csv", ArgKind.FLAG, "Export the score list as CSV instead", word="csv"),),
+    args=(Arg("csv", ArgKind.FLAG, "Export the score list as CSV instead", word="csv"),),
 )  # fmt: skip
 def export(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     """``/export``: the replay file; ``/export csv``: the score list as CSV."""

@@ -10,11 +10,11 @@ from ..events import Event
 
 
 @command(
-    "stats", de="statistik", slow=True,
+    "stats", slow=True,
     discord="Show statistics on this server (only you see them)",
     args=(
-        Arg("player", "spieler", ArgKind.TEXT, "Whose statistics (default: yours)"),
-        Arg("chart", "grafik", ArgKind.FLAG, "The rating over time as a picture", word="chart"),
+        Arg("player", ArgKind.TEXT, "Whose statistics (default: yours)"),
+        Arg("chart", ArgKind.FLAG, "The rating over time as a picture", word="chart"),
     ),
 )  # fmt: skip
 def stats(router: Host, ctx: Context, args: list[str]) -> list[Event]:
@@ -22,8 +22,8 @@ def stats(router: Host, ctx: Context, args: list[str]) -> list[Event]:
 
 
 @command(
-    "top", de="rangliste", slow=True, discord="Show the leaderboard of this server",
-    args=(Arg("board", "liste", ArgKind.CHOICE, "Ranked by what",
+    "top", slow=True, discord="Show the leaderboard of this server",
+    args=(Arg("board", ArgKind.CHOICE, "Ranked by what",
               choices=tuple((b, b.capitalize()) for b in BOARDS)),),
 )  # fmt: skip
 def top(router: Host, ctx: Context, args: list[str]) -> list[Event]:
@@ -31,8 +31,8 @@ def top(router: Host, ctx: Context, args: list[str]) -> list[Event]:
 
 
 @command(
-    "web", de="webseite", changes=Who.ADMIN, discord="Link to this server's web page",
-    args=(Arg("switch", "schalter", ArgKind.CHOICE, "Turn the page on or off (admins)",
+    "web", changes=Who.ADMIN, discord="Link to this server's web page",
+    args=(Arg("switch", ArgKind.CHOICE, "Turn the page on or off (admins)",
               choices=(("on", "On"), ("off", "Off"))),),
 )  # fmt: skip
 def web(router: Host, ctx: Context, args: list[str]) -> list[Event]:
