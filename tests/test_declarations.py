@@ -34,6 +34,7 @@ from dokobot.host.options import (
     OptionError,
     TableOptions,
     option_name,
+    option_values,
 )
 from dokobot.host.router import Router
 from dokobot.host.service import SLOW_COMMANDS
@@ -311,7 +312,7 @@ def test_help_texts_name_the_declared_lists_filled_in_when_shown(lang: str) -> N
     router = _seated_router()
     _texts(router, "anna", f"/lang {lang}")
     (option,) = _texts(router, "anna", "/help option")
-    for name, decl in OPTIONS.items():
+    for name in OPTIONS:
         assert re.search(rf"\b{name}\b", option), (lang, name)
         assert re.search(rf"\b{option_name(name, lang)}\b", option), (lang, name)
     house = option[option.index(", ".join(HOUSE_RULES)) :]
@@ -377,8 +378,9 @@ def _other_value(name: str) -> str:
     """A value of option ``name`` that is not its default."""
     plain = TableOptions()
     decl = OPTIONS[name]
-    if decl.values:
-        return next(v for v in decl.values if v != plain.show(name))
+    values = option_values(name)
+    if values:
+        return next(v for v in values if v != plain.show(name))
     if isinstance(plain.get(name), bool):
         return "off" if plain.get(name) else "on"
     return str(int(decl.high))
