@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from decimal import Decimal
 
 import pytest
@@ -189,3 +190,50 @@ def test_series_settlement_properties(
             assert st_.net[s] == -stake
         else:
             assert st_.net[s] >= 0
+
+
+async def test_a_stand_in_that_plays_a_whole_game_books_it_to_nobody() -> None:
+    """dora leaves during game 1 (she is billed and rated for it: she played part of it);
+    the stand-in plays game 2 from its deal on: no person is billed or rated for that seat
+    (the computer player's account is), and the record says three people, not rated."""
+    from dokobot.host.events import Input
+    from dokobot.host.router import Router
+    from dokobot.host.service import Service, default_bot_factory
+    from dokobot.host.table import command_for
+    from dokobot.store import MemoryStore
+
+    store = MemoryStore()
+    svc = Service(Router(seed=4, bot_factory=default_bot_factory()), store)
+    names = ("anna", "ben", "carl", "dora")
+    for i, n in enumerate(names):
+        await svc.handle(Input("c", f"u{i}", n, "/join"))
+    await svc.handle(Input("c", "u0", "anna", "/option mode single"))
+    await svc.handle(Input("c", "u0", "anna", "/option stake 2"))
+    table = svc.router.tables["c"]
+    for number in (1, 2):
+        started = await svc.handle(Input("c", "u0", "anna", "/start"))
+        assert table.running, [e.text for e in started]
+        game = table.game
+        assert game is not None
+        while table.running:
+            if number == 1 and len(game.log) == 10 and table.seats[3].standin_for is None:
+                await svc.handle(Input("c", "u3", "dora", "/leave"))
+            info = table.seats[game.turn]
+            if info.is_bot:  # the stand-in moves by itself
+                await asyncio.sleep(0.01)
+                continue
+            await svc.handle(Input("c", info.user, info.name, command_for(game.legal_actions()[0])))
+        if number == 1:
+            after_first = table.ledger.balance("u3")
+    assert table.ledger.balance("u3") == after_first
+    for _ in range(500):  # the last move was the stand-in's: its result is stored after it
+        stored = {g.game: g for g in store.results(table.ledger.server)}
+        if len(stored) == 2:
+            break
+        await asyncio.sleep(0.01)
+    assert [s.user for s in stored[1].seats][3] == "u3" and stored[1].rated
+    chips = [(g.row or {})["chips"][0] for g in (stored[1], stored[2])]
+    assert chips[0]["accounts"][3] == "u3" and chips[0]["net"][3] != "0.00"
+    assert chips[1]["accounts"][3] == "bot:dora"  # the computer player's, as any computer's
+    assert stored[2].seats[3].computer and "u3" not in [s.user for s in stored[2].seats]
+    assert not stored[2].rated

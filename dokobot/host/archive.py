@@ -131,9 +131,11 @@ def stored_record(game: FinishedGame) -> GameRecord:
 
 
 def seat_records(table: Table) -> tuple[SeatRecord, ...]:
+    """The seats of the game just finished: a stand-in stands for the person who left
+    during it, and for nobody (a computer player) if it played the whole game."""
     out = []
-    for s in table.seats:
-        if s.standin_for is not None:
+    for i, s in enumerate(table.seats):
+        if s.standin_for is not None and i not in table.standins:
             out.append(SeatRecord(s.standin_for, s.name))
         else:
             out.append(SeatRecord(s.user, s.name, s.is_bot, s.bot))

@@ -129,6 +129,9 @@ class Table:
     """In a duel game: the seats of the two people (fixed at the deal)."""
     multiplier: int = 1
     """The running game's score multiplier: 2 in a bock game (RULES §12.4)."""
+    standins: tuple[int, ...] = ()
+    """Seats a stand-in played from the deal of the running (or last) game on: the person
+    who left is neither billed nor rated for that game (it is the computer player's)."""
 
     # ---------------------------------------------------------------- seats
     def seat_of(self, user: str) -> int | None:
@@ -277,14 +280,18 @@ class Table:
         self.series = Series(number=self.series.number + 1)
         return [Note(ALL, "series_new", {"n": self.series.number})]
 
-    def account_of(self, seat: int) -> str | None:
+    def account_of(self, seat: int, *, game: bool = False) -> str | None:
         """The ledger account of a seat (a stand-in charges the person it replaces).
 
-        In a duel only the two people hold chips.
+        In a duel only the two people hold chips. ``game``: for the settlement of one game,
+        in which a stand-in that played the whole game charges no person: it is booked to
+        the computer player's own account, like any computer player's game.
         """
         info = self.seats[seat]
         if self.options.mode == "duel" and seat not in self.duel_people:
             return None
+        if game and seat in self.standins:
+            return info.user
         return info.standin_for or info.user
 
     # ---------------------------------------------------------------- game flow
@@ -357,6 +364,7 @@ class Table:
         self.abort_votes = set()
         self.last_trick = None
         self.multiplier = 2 if opts.bock and self.series.bock_left > 0 else 1
+        self.standins = tuple(i for i, s in enumerate(self.seats) if s.standin_for is not None)
         game = self.game
         self._log(cmd(by_user, by, self.seat_of(by_user), "/start"))
         names = self.names()
@@ -544,12 +552,13 @@ class Table:
         return notes
 
     # ---------------------------------------------------------------- chips
-    def _accounts(self) -> list[str | None]:
-        return [self.account_of(s) for s in range(4)]
+    def _accounts(self, *, game: bool = False) -> list[str | None]:
+        return [self.account_of(s, game=game) for s in range(4)]
 
     def _settle_game(self, rec: GameRecord) -> LedgerEntry:
+        accounts = self._accounts(game=True)
         entry = _chips.settle_game(
-            self.ledger, self.channel, self._accounts(), self.names(), rec, self.options
+            self.ledger, self.channel, accounts, self.names(), rec, self.options
         )
         self.settlements.append(entry)
         return entry
