@@ -67,7 +67,7 @@ async def test_discord_maps_stay_at_the_cap_and_forgotten_things_come_back(
     fake.users.extend(crowd)
     service = Service(Router(seed=1), MemoryStore())
     turn = (Choice("♣Q", "/play CQ"),)
-    async with running(make_client(service)) as client:
+    async with running(make_client(service, prompts_default="dm")) as client:
         assert isinstance(client, DiscordAdapter)
         await settle(fake, client, await fake.slash(anna, "lang", {"language": "de"}))
         assert service.language_of(f"discord:{anna.id}") == "de"
@@ -76,7 +76,7 @@ async def test_discord_maps_stay_at_the_cap_and_forgotten_things_come_back(
         await asyncio.wait_for(client.wait_idle(), 5)
         for user in crowd:
             await settle(fake, client, await fake.slash(user, "lang", {"language": "en"}))
-            await settle(fake, client, await fake.slash(user, "prompts", {"where": "here"}))
+            await settle(fake, client, await fake.slash(user, "prompts", {"where": "dm"}))
             await service.listener([Private(ch, f"discord:{user.id}", "Prompt", turn, kind="turn")])
             await asyncio.wait_for(client.wait_idle(), 5)
         sizes = _maps(client)

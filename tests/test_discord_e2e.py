@@ -288,6 +288,9 @@ class Driver:
         self.plays = 0
         self.hand_clicks: list[Interaction] = []
         self.background: list[Callable[[], Awaitable[None]]] = []
+        self.by_dm: set[int] = set()
+        self.chose_dm: list[FakeUser] = []
+        """Users who get their prompts by DM (``/prompts dm``, DMs not blocked)."""
 
     async def connect(self) -> DiscordAdapter:
         client = make_client(self.service)
@@ -301,6 +304,8 @@ class Driver:
         self.stack = contextlib.AsyncExitStack()
         self.service.inner = await swap(self.service.inner)
         client = await self.connect()
+        for user in self.chose_dm:  # a service without a store forgets the choice
+            await self.slash(user, "prompts", {"where": "dm"})
         self.cursor = len(self.fake.calls)  # what the restore sent is not a new prompt
         return client
 
@@ -355,11 +360,12 @@ class Driver:
                 if owner is not None:
                     prompt = (owner, message)
         self.cursor = len(self.fake.calls)
-        # a prompt for somebody whose DMs are blocked is not even tried again (10 minutes)
+        # a prompt that no message brought: for somebody whose prompts stay in the channel
+        # (the board names him) or whose DMs are blocked (not even tried again for 10 minutes)
         for event in self.service.events[self.event_cursor :]:
             if isinstance(event, Private) and event.choices and not event.reply:
                 user = next(u for u in self.fake.users if f"discord:{u.id}" == event.user)
-                if prompt is None and user.id in self.fake.blocked_dms:
+                if prompt is None and user.id not in self.by_dm:
                     prompt = (user, None)
         self.event_cursor = len(self.service.events)
         return prompt
@@ -431,6 +437,10 @@ async def play_full_game(fake: FakeDiscord, inner: ServiceLike, swap: Swap) -> N
 
         for user in fake.users:
             await driver.slash(user, "join")
+        for user in (anna, ben, carl):  # Dora keeps the default: prompts in the channel
+            await driver.slash(user, "prompts", {"where": "dm"})
+        driver.by_dm = {anna.id, ben.id}
+        driver.chose_dm = [anna, ben, carl]
         await driver.slash(anna, "start")
 
         # a slash command's private answer is ephemeral
@@ -471,11 +481,13 @@ async def play_full_game(fake: FakeDiscord, inner: ServiceLike, swap: Swap) -> N
     assert fake.unknown_routes == []
     assert fake.heartbeats > 0
 
-    # Carl blocks DMs: he was told so in the channel, with a mention, and played via My hand
-    notices = [m for m in fake.channel_messages() if carl.mention in m.content]
-    assert notices and "direct messages" in notices[0].content
+    # Carl blocks DMs and Dora's prompts stay in the channel: the board named them, with a
+    # mention, and they played via My cards
+    for user in (carl, dora):
+        assert any(user.mention in h for m in fake.channel_messages() for h in m.history)
+        assert any(i.user is user for i in driver.hand_clicks)
     assert fake.refused_dms(carl)
-    assert any(i.user is carl for i in driver.hand_clicks)
+    assert not fake.dms(dora)
 
     # every private answer to a user's own input was ephemeral (flags 64)
     for inp, events in service.inputs:
@@ -500,7 +512,8 @@ async def play_full_game(fake: FakeDiscord, inner: ServiceLike, swap: Swap) -> N
     # the channel shows every public event, in order, the plays and the final result
     public_texts = [e.text for e in service.events if isinstance(e, Public)]
     assert_shown_in_order(fake, public_texts)
-    assert len(fake.channel_messages()) < len(public_texts)  # one message per batch
+    calls = [m for m in fake.channel_messages() if "<@" in m.content]  # without a board
+    assert len(fake.channel_messages()) - len(calls) < len(public_texts)  # one per batch
     assert public_texts[-1] in plain(fake.channel_messages()[-1].content)
 
     # no hand ever appears in public, and no card button either
@@ -671,6 +684,8 @@ async def test_pushed_events_dms_and_the_fallback(fake: FakeDiscord) -> None:
     async with running(make_client(service)) as client:
         assert isinstance(client, DiscordAdapter)
         assert service.listener is not None
+        for user in (ben, carl):
+            await settle(fake, client, await fake.slash(user, "prompts", {"where": "dm"}))
         await service.listener(
             [
                 Public(ch, "Time is up for Dora."),
@@ -853,8 +868,11 @@ async def test_restored_events_admin_role_and_a_shared_listener(fake: FakeDiscor
     client = make_client(service, restored=restored, admin_role="doko-admin")
     async with running(client):
         assert service.started == 0
-        assert [m.content for m in fake.channel_messages()] == ["dokobot is back."]
-        assert [m.custom_ids for m in fake.dms(ben)] == [[f"doko:{fake.channel_id}:play CQ"]]
+        back, call = fake.channel_messages()
+        assert back.content == "dokobot is back."
+        # Ben's prompts stay in the channel (the default): a message names him, no DM
+        assert ben.mention in call.content and call.custom_ids == [f"doko:{fake.channel_id}:hand"]
+        assert fake.dms(ben) == []
         assert service.listener is not None
         await service.listener([Public(ch, "Bot1 plays ♣A.")])
         await asyncio.wait_for(client.wait_idle(), 5)

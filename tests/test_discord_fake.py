@@ -150,6 +150,7 @@ async def test_missing_send_messages_is_50013(
 async def test_opening_dms_too_fast_is_40003(
     fake: FakeDiscord, http: aiohttp.ClientSession
 ) -> None:
+    fake.speed = 1.0
     codes = []
     for _ in range(11):
         status, data = await send(http, "/users/@me/channels", {"recipient_id": fake.users[1].id})

@@ -112,7 +112,7 @@ async def test_dm_channels_are_opened_once_and_blocked_users_not_retried(
     fake.blocked_dms.add(carl.id)
     service = ScriptedService(lambda inp: [])
     turn = (Choice("♣Q", "/play CQ"),)
-    async with running(make_client(service)) as client:
+    async with running(make_client(service, prompts_default="dm")) as client:
         assert service.listener is not None
         for n in range(3):
             await service.listener(
@@ -140,7 +140,7 @@ async def test_admin_in_dms_comes_from_interaction_permissions(fake: FakeDiscord
     ben.permissions |= MANAGE_GUILD  # an admin who is not the owner
     service = ScriptedService(lambda inp: [])
     turn = (Choice("Re", "/re"),)
-    async with running(make_client(service)) as client:
+    async with running(make_client(service, prompts_default="dm")) as client:
         assert isinstance(client, DiscordAdapter)
         for user in (ben, carl):
             await settle(fake, client, await fake.slash(user, "table"))
@@ -252,7 +252,7 @@ async def test_more_than_128_dm_partners_do_not_reopen_dms(fake: FakeDiscord) ->
     people = [fake.snowflake() for _ in range(130)]
     service = ScriptedService(lambda inp: [])
     turn = (Choice("♣Q", "/play CQ"),)
-    async with running(make_client(service)) as client:
+    async with running(make_client(service, prompts_default="dm")) as client:
         assert service.listener is not None
         for rounds in range(2):
             await service.listener(
@@ -269,7 +269,7 @@ async def test_restored_games_get_a_board_and_marked_prompts(fake: FakeDiscord) 
     """As ``dokobot run`` restarts: the service restores the tables before the adapter
     connects, with boards on, and the adapter sends what it was given."""
     first = Service(Router(seed=3))
-    async with running(make_client(first)) as client:
+    async with running(make_client(first, prompts_default="dm")) as client:
         assert isinstance(client, DiscordAdapter)
         for user in fake.users:
             await settle(fake, client, await fake.slash(user, "join"))
@@ -280,7 +280,7 @@ async def test_restored_games_get_a_board_and_marked_prompts(fake: FakeDiscord) 
     service.boards = True
     restored = await service.start()
     try:
-        async with running(make_client(service, restored=restored)) as client:
+        async with running(make_client(service, restored=restored, prompts_default="dm")) as client:
             await asyncio.wait_for(client.wait_idle(), 5)
             game = service.router.tables[f"discord:{fake.channel_id}"].game
             user = service.router.tables[f"discord:{fake.channel_id}"].seats[game.turn].user

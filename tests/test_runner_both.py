@@ -321,6 +321,7 @@ async def test_serve_runs_discord_and_irc_in_one_process(
         # the same seating on both platforms
         discord = DiscordPlayer(fake, anna)
         await discord.slash("join")
+        await discord.slash("prompts", {"where": "dm"})  # this member plays from his DMs
         for _ in range(3):
             await discord.slash("join", {"bot": True, "level": "random"})
         await irc_command(zoe, "!join", f"{PLAYER} joined (1/4)")

@@ -39,13 +39,15 @@ import os
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final, Protocol
 
+import aiohttp
 import discord
 from discord import app_commands
 from discord.app_commands import Choice as AppChoice
 from discord.ext import commands
 
 from dokobot import bounded
-from dokobot.adapters.discord.board_messages import BoardMessages
+from dokobot.adapters.discord.board_messages import BOARD_INTERVAL, BoardMessages
+from dokobot.adapters.discord.budget import BOT_WIDE_RPS, RequestBudget
 from dokobot.adapters.discord.buttons import DokoButton, table_view, verb
 from dokobot.adapters.discord.checks import AdminChecks
 from dokobot.adapters.discord.delivery import (
@@ -136,7 +138,9 @@ class DiscordAdapter(AdminChecks, BoardMessages, PrivateDelivery, commands.Bot):
     is in, at once) or ``"off"`` (``True``/``False`` mean global/off). ``board_interval``: at
     most one edit of a board message per this many seconds; ``token_life``: how long an
     interaction can edit its messages (Discord: 15 minutes; "My cards" is kept up to date
-    that long). Other keyword arguments go to
+    that long). ``global_rps``: this process's share of the bot-wide request limit
+    (:mod:`.budget`). ``prompts_default``: where the prompts of a user who never chose with
+    ``/prompts`` go, ``"here"`` (the "My cards" panel; the board names him) or ``"dm"``. Other keyword arguments go to
     :class:`discord.ext.commands.Bot`.
 
     The adapter becomes the service's ``listener``; a listener that was set before keeps
@@ -154,10 +158,14 @@ class DiscordAdapter(AdminChecks, BoardMessages, PrivateDelivery, commands.Bot):
         admin_role: str | None = None,
         sync_commands: bool | str = True,
         defer_after: float = 1.5,
-        board_interval: float = 1.0,
+        board_interval: float = BOARD_INTERVAL,
         token_life: float = TOKEN_LIFE,
+        global_rps: float | None = BOT_WIDE_RPS,
+        prompts_default: str = "here",
         **options: Any,
     ) -> None:
+        self.budget = RequestBudget(global_rps)
+        options.setdefault("http_trace", self.budget.trace)
         options.setdefault("intents", discord.Intents(guilds=True))
         options.setdefault("allowed_mentions", discord.AllowedMentions.none())
         options.setdefault("help_command", None)
@@ -198,6 +206,11 @@ class DiscordAdapter(AdminChecks, BoardMessages, PrivateDelivery, commands.Bot):
         self._decks: Bounded[int, str] = Bounded(users)
         self._panels: Bounded[tuple[int, int], _Panel] = Bounded(users)
         self._images: Bounded[int, bool] = Bounded(channels)
+        self._unseen: Bounded[tuple[int, int], list[Private]] = Bounded(users)
+        self._calls_waiting: Bounded[int, list[int]] = Bounded(channels)
+        self._permission_reported: Bounded[int, bool] = Bounded(channels, ttl=3600.0)
+        self._background: set[asyncio.Task[None]] = set()
+        self._prompts_default = prompts_default
         self._busy = 0
         self._idle = asyncio.Event()
         self._idle.set()
@@ -477,6 +490,8 @@ class DiscordAdapter(AdminChecks, BoardMessages, PrivateDelivery, commands.Bot):
             self._user_lang[user] = value
         if word == "option" and words[1:2] == ["language"] and value and table is not None:
             self._lang[table] = value
+        if word in CONSUMING and user is not None and table is not None:
+            self._call_player(table, user, False)
         if word in CONSUMING and user is not None:
             for key in [k for k in self._pending if k[1] == user and table in (None, k[0])]:
                 del self._pending[key]
@@ -571,12 +586,14 @@ class DiscordAdapter(AdminChecks, BoardMessages, PrivateDelivery, commands.Bot):
         ``rest`` gets the message pieces of that channel still to send)."""
         if any(e.kind == "error" for e in batch.mine):
             reply.error = True
+        table = snowflake_of(inp.channel)
         if reply.button and reply.consume and not reply.error:
             await self._guarded(reply.use_up())
             message = reply.interaction.message
             if message is not None:
                 self._forget_prompt(message.id)
-        table = snowflake_of(inp.channel)
+            if table:
+                self._renew_panel(reply, table)
         if reply.button and verb(inp.text) == "hand" and not reply.error and table:
             await self._guarded(self._open_panel(batch.mine, reply, table))
         else:
@@ -612,6 +629,8 @@ class DiscordAdapter(AdminChecks, BoardMessages, PrivateDelivery, commands.Bot):
             await sending
         except discord.HTTPException as exc:
             log.warning("Discord refused a message: %s %s", exc.status, exc.text)
+        except (aiohttp.ClientError, OSError) as exc:
+            log.warning("a message did not reach Discord: %r", exc)
 
     def channel_lang(self, channel_id: int) -> str:
         """The language of the adapter's own words in a channel."""

@@ -4,15 +4,20 @@ most once per ``board_interval`` (a part of :class:`DiscordAdapter`)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
+import json
 import logging
 from typing import TYPE_CHECKING, Any, Final
 
+import aiohttp
 import discord
 from discord.ext import commands
 
 from dokobot.adapters.discord.board import TABLE_PICTURE, board_embed
+from dokobot.adapters.discord.i18n import text
 from dokobot.adapters.discord.interaction import _BoardMessage
+from dokobot.adapters.discord.messages import qualify
 from dokobot.bounded import Bounded
 from dokobot.host.board import BoardView
 from dokobot.render import TrickPicture, drawn, trick_png
@@ -21,6 +26,10 @@ log = logging.getLogger(__name__)
 
 NEWS: Final = 5
 """Latest public texts shown on a board."""
+BOARD_INTERVAL: Final = 1.5
+"""Seconds between two edits of one board (sooner when a trick is taken or the game ends)."""
+BOARD_TRIES: Final = 8
+"""Failed edits in a row after which a board is given up (the next game posts a new one)."""
 
 
 if TYPE_CHECKING:
@@ -34,6 +43,10 @@ class BoardMessages(_Base):
 
     _boards: Bounded[int, _BoardMessage]
     _board_interval: float
+    _calls_waiting: Bounded[int, list[int]]
+    _notified: Bounded[tuple[int, int], bool]
+    _background: set[asyncio.Task[None]]
+    _permission_reported: Bounded[int, bool]
 
     if TYPE_CHECKING:
 
@@ -43,72 +56,229 @@ class BoardMessages(_Base):
 
         def _hand_view(self, channel_id: int) -> discord.ui.View: ...
 
+        def channel_lang(self, channel_id: int) -> str: ...
+
     async def _show_board(self, channel_id: int, view: BoardView, texts: list[str]) -> None:
         board = self._boards.get(channel_id)
         if board is None or board.game_number != view.game_number:
             board = _BoardMessage(channel_id, view, news=[t for t in texts if t.strip()][-NEWS:])
+            board.calls = [u for u in self._calls_waiting.pop(channel_id, [])]
             self._boards[channel_id] = board
-            await self._post_board(board)  # in the channel's turn: a new game is news
+            try:  # in the channel's turn: a new game is news
+                await self._post_board(board)
+            except discord.HTTPException as exc:
+                log.warning("could not post a board: %s %s", exc.status, exc.text)
+                self._board_changed(board, view, [])  # the editor retries with backoff
             return
         self._board_changed(board, view, texts)
 
+    def _board_content(self, board: _BoardMessage) -> tuple[str, discord.AllowedMentions]:
+        """The board's text above the embed: the players called to open "My cards" (their
+        prompt found no live panel), and a notice; with the mentions it may ping."""
+        lang = board.view.language
+        lines = [board.notice] if board.notice else []
+        if board.calls:
+            mentions = " ".join(f"<@{u}>" for u in board.calls)
+            lines.append(text("board_call", lang, mentions=mentions))
+        users = [discord.Object(id=u) for u in board.calls]
+        return "\n".join(lines), discord.AllowedMentions(everyone=False, roles=False, users=users)
+
     async def _post_board(self, board: _BoardMessage) -> None:
-        """Send the board message (with "My cards"); on failure the next change retries."""
-        embed, file = await self._board_payload(board)
-        kwargs: dict[str, Any] = {"embed": embed, "view": self._hand_view(board.channel_id)}
-        if file is not None:
-            kwargs["file"] = file
+        """Send the board message (with "My cards")."""
+        embed, cards = self._board_embed(board)
+        content, mentions = self._board_content(board)
+        kwargs: dict[str, Any] = {
+            "embed": embed,
+            "view": self._hand_view(board.channel_id),
+            "allowed_mentions": mentions,
+        }
+        if content:
+            kwargs["content"] = content
+        if cards is not None:
+            kwargs["file"] = await self._picture_file(board)
         message = await self.get_partial_messageable(board.channel_id).send(**kwargs)
         board.message_id = message.id
+        board.shown = (_embed_key(embed), content, cards)
+        board.picture = cards
         board.last_edit = asyncio.get_running_loop().time()
 
     def _board_changed(self, board: _BoardMessage, view: BoardView, texts: list[str]) -> None:
         """Note a new state of ``board``; an editor task shows the latest one, at most one
-        edit per ``board_interval``."""
+        edit per ``board_interval``, at once when a trick is taken or the game ends."""
+        taken = not view.trick and view.last_trick and view.last_trick != board.view.last_trick
+        board.urgent = board.urgent or view.finished or bool(taken)
         board.view = view
         board.news = [*board.news, *(t for t in texts if t.strip())][-NEWS:]
+        self._board_dirty(board)
+
+    def _board_dirty(self, board: _BoardMessage) -> None:
         board.dirty = True
+        if board.urgent:
+            board.wake.set()
         if board.task is None or board.task.done():
             self._enter()
             board.task = asyncio.create_task(self._edit_board(board))
 
+    def _call_player(self, channel_id: int, user_id: int, called: bool) -> None:
+        """Name ``user_id`` on the board (``called``) or stop naming him."""
+        board = self._boards.get(channel_id)
+        if board is None:  # a channel without boards: a message names him, once
+            if not called:
+                self._notified.pop((channel_id, user_id), None)
+            elif (channel_id, user_id) not in self._notified:
+                self._notified[(channel_id, user_id)] = True
+                self._enter()
+                task = asyncio.create_task(self._call_message(channel_id, user_id))
+                self._background.add(task)
+                task.add_done_callback(self._background.discard)
+            return
+        if board.result_posted:
+            if called:  # the board of the next game names him
+                waiting = self._calls_waiting.setdefault(channel_id, [])
+                if user_id not in waiting:
+                    waiting.append(user_id)
+            elif user_id in self._calls_waiting.get(channel_id, []):
+                self._calls_waiting[channel_id].remove(user_id)
+            return
+        if called == (user_id in board.calls):
+            return
+        if called:
+            board.calls.append(user_id)
+        else:
+            board.calls.remove(user_id)
+        self._board_dirty(board)
+
+    async def _call_message(self, channel_id: int, user_id: int) -> None:
+        try:
+            lang = self.channel_lang(channel_id)
+            await self.get_partial_messageable(channel_id).send(
+                text("board_call", lang, mentions=f"<@{user_id}>"),
+                view=self._hand_view(channel_id),
+                allowed_mentions=discord.AllowedMentions(
+                    everyone=False, roles=False, users=[discord.Object(id=user_id)]
+                ),
+            )
+            self._prompts_on_board_of(channel_id, [user_id])
+        except (discord.HTTPException, aiohttp.ClientError, OSError) as exc:
+            log.warning("could not name a player in channel %s: %s", channel_id, exc)
+        finally:
+            self._leave()
+
     async def _edit_board(self, board: _BoardMessage) -> None:
         loop = asyncio.get_running_loop()
+        failures = 0
         try:
             while board.dirty:
                 wait = board.last_edit + self._board_interval - loop.time()
-                if wait > 0:
-                    await asyncio.sleep(wait)
+                if failures:
+                    wait = max(wait, min(30.0, self._board_interval * 2**failures))
+                if wait > 0 and not (board.urgent and not failures):
+                    board.wake.clear()
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(board.wake.wait(), wait)
                 board.dirty = False
+                board.urgent = False
                 try:
-                    if board.message_id is None:
-                        await self._post_board(board)
-                        continue
-                    embed, file = await self._board_payload(board)
-                    message = self.get_partial_messageable(board.channel_id).get_partial_message(
-                        board.message_id
-                    )
-                    await message.edit(embed=embed, attachments=[] if file is None else [file])
-                    board.edits += 1
-                except discord.HTTPException as exc:
-                    log.warning("could not show the board: %s %s", exc.status, exc.text)
+                    await self._show_latest(board)
+                    failures = 0
+                except discord.NotFound:
+                    failures = await self._board_lost(board, failures)
+                except discord.Forbidden as exc:
+                    await self._board_forbidden(board, exc)
+                    failures += 1
+                except (discord.HTTPException, aiohttp.ClientError, OSError) as exc:
+                    log.warning("could not show the board: %s", exc)
+                    board.dirty = True  # the latest state, once more, after a pause
+                    failures += 1
                 board.last_edit = loop.time()
+                if failures > BOARD_TRIES:
+                    log.error("giving up on the board of channel %s", board.channel_id)
+                    return
         except Exception:
             log.exception("editing the board failed")
         finally:
             self._leave()
 
-    async def _board_payload(
-        self, board: _BoardMessage
-    ) -> tuple[discord.Embed, discord.File | None]:
+    async def _show_latest(self, board: _BoardMessage) -> None:
+        """Post or edit the board with its latest state; never an identical edit, and the
+        picture uploaded only when its cards changed."""
+        if board.message_id is None:
+            await self._post_board(board)
+            self._prompts_on_board(board)
+            return
+        embed, cards = self._board_embed(board)
+        content, mentions = self._board_content(board)
+        key = (_embed_key(embed), content, cards)
+        if key == board.shown:
+            return
+        kwargs: dict[str, Any] = {"embed": embed, "content": content, "allowed_mentions": mentions}
+        if cards != board.picture:
+            kwargs["attachments"] = [] if cards is None else [await self._picture_file(board)]
+        channel = self.get_partial_messageable(board.channel_id)
+        await channel.get_partial_message(board.message_id).edit(**kwargs)
+        board.shown = key
+        board.picture = cards
+        board.edits += 1
+        self._prompts_on_board(board)
+
+    def _prompts_on_board(self, board: _BoardMessage) -> None:
+        self._prompts_on_board_of(board.channel_id, board.calls)
+
+    def _prompts_on_board_of(self, channel_id: int, users: list[int]) -> None:
+        """The players named in the channel have their call: their turn timers start now."""
+        hook = getattr(getattr(self, "service", None), "prompt_sent", None)
+        if not callable(hook):
+            return
+        for user in users:
+            try:
+                hook(qualify(channel_id), qualify(user))
+            except Exception:
+                log.exception("prompt_sent failed")
+
+    async def _board_lost(self, board: _BoardMessage, failures: int) -> int:
+        """The board message is gone (deleted, or its channel): post it again, once, with a
+        notice; a second loss ends the board."""
+        if board.reposted:
+            log.warning("the board of channel %s is gone again; not posted again", board.channel_id)
+            return BOARD_TRIES + 1
+        board.reposted = True
+        board.message_id = None
+        board.shown = None
+        board.picture = None
+        board.notice = text("board_again", board.view.language)
+        board.dirty = True
+        log.info("the board of channel %s was gone; posting it again", board.channel_id)
+        return failures
+
+    async def _board_forbidden(self, board: _BoardMessage, exc: discord.Forbidden) -> None:
+        """The bot lost a permission in the channel: said once, in the log and (if it may
+        still write there) in the channel."""
+        board.dirty = True
+        if board.channel_id in self._permission_reported:
+            return
+        self._permission_reported[board.channel_id] = True
+        log.error("Discord refuses the board in channel %s: %s", board.channel_id, exc.text)
+        with contextlib.suppress(discord.HTTPException):
+            notice = text("board_forbidden", board.view.language)
+            await self.get_partial_messageable(board.channel_id).send(notice)
+
+    def _board_embed(self, board: _BoardMessage) -> tuple[discord.Embed, TrickPicture | None]:
+        """The embed of the board and the cards its picture shows (None: no picture)."""
         view = board.view
         lang = view.language
         picture = view.images and bool(view.trick or view.last_trick)
         embed = board_embed(view, board.news, lang, picture=picture)
         if not picture:
             return embed, None
-        png = await drawn(trick_png, trick_picture(view))
-        return embed, discord.File(io.BytesIO(png), filename=TABLE_PICTURE)
+        return embed, trick_picture(view)
+
+    async def _picture_file(self, board: _BoardMessage) -> discord.File:
+        png = await drawn(trick_png, trick_picture(board.view))
+        return discord.File(io.BytesIO(png), filename=TABLE_PICTURE)
+
+
+def _embed_key(embed: discord.Embed) -> str:
+    return json.dumps(embed.to_dict(), sort_keys=True)
 
 
 def trick_picture(view: BoardView) -> TrickPicture:

@@ -7,10 +7,11 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final
 
+import aiohttp
 import discord
 from discord.ext import commands
 
@@ -19,6 +20,7 @@ from dokobot.adapters.discord.i18n import text
 from dokobot.adapters.discord.interaction import (
     DM_BLOCKED_FOR,
     PANEL_KINDS,
+    TOKEN_LIFE,
     _Panel,
     _Prompt,
     _Reply,
@@ -40,6 +42,16 @@ from dokobot.render.cards import deck_of
 
 log = logging.getLogger(__name__)
 
+PANEL_MARGIN: Final = 2 / 15
+"""A "My cards" panel in this last share of its token's life (2 of Discord's 15 minutes) no
+longer counts as live for a new prompt: the board names the player, so that he opens a fresh
+one."""
+UNSEEN: Final = 5
+"""Private texts kept for a user without a live panel, shown when he opens "My cards"."""
+DM_RETRIES: Final = (1.0, 2.0, 4.0)
+"""Seconds before each new try of a failed DM."""
+DM_RESTS: Final = 120.0
+"""Seconds no DM is tried for a user whose DM failed every try (403: ``DM_BLOCKED_FOR``)."""
 PROMPTS_PREFERENCE: Final = "discord_prompts"
 """The name under which the service keeps a user's ``/prompts`` choice (``"dm"``/``"here"``)."""
 DECK_PREFERENCE: Final = "deck"
@@ -68,6 +80,9 @@ class PrivateDelivery(_Base):
     _decks: Bounded[int, str]
     _notified: Bounded[tuple[int, int], bool]
     _prompts: Bounded[tuple[int, int], list[_Prompt]]
+    _unseen: Bounded[tuple[int, int], list[Private]]
+    _background: set[asyncio.Task[None]]
+    _prompts_default: str
     _user_language: Callable[[int], str | None]
 
     if TYPE_CHECKING:
@@ -79,6 +94,8 @@ class PrivateDelivery(_Base):
         def _hand_view(self, channel_id: int) -> discord.ui.View: ...
 
         def channel_lang(self, channel_id: int) -> str: ...
+
+        def _call_player(self, channel_id: int, user_id: int, called: bool) -> None: ...
 
         async def _guarded(self, sending: Awaitable[Any]) -> None: ...
 
@@ -121,20 +138,20 @@ class PrivateDelivery(_Base):
             )
 
     def _prompts_here(self, user_id: int) -> bool:
-        """Whether ``user_id`` chose ``/prompts here``: remembered here, else asked of the
-        service (which has it from the store); a user who never chose gets DMs."""
+        """Whether ``user_id``'s prompts stay in the channel ("My cards" and the board): all
+        but those who chose ``/prompts dm`` (remembered here, else asked of the service,
+        which has it from the store)."""
 
         def load(user: int) -> bool:
             service = getattr(self, "service", None)
-            return (
-                ask_service(service, "preference_of", qualify(user), PROMPTS_PREFERENCE) == "here"
-            )
+            chosen = ask_service(service, "preference_of", qualify(user), PROMPTS_PREFERENCE)
+            return (chosen or self._prompts_default) != "dm"
 
         try:
             return self._prompt_here.remembered(user_id, load)
         except Exception:
-            log.exception("could not read where a user's prompts go; by DM this time")
-            return False
+            log.exception("could not read where a user's prompts go; in the channel this time")
+            return True
 
     def _deck(self, user_id: int) -> str:
         """The deck ``user_id`` chose with ``/deck`` (remembered here, else asked of the
@@ -159,9 +176,10 @@ class PrivateDelivery(_Base):
         prompt = next((e for e in reversed(events) if e.choices), None)
         shown = next((e for e in reversed(events) if e.hand), None)
         lang = self._user_language(user_id) or self.channel_lang(table)
-        until = datetime.now(UTC) + timedelta(seconds=expires - asyncio.get_running_loop().time())
+        ends = int(time.time() + expires - asyncio.get_running_loop().time())
         texts = [format_text(e.text) for e in events if e.text.strip()]
-        texts.append("*" + text("panel_until", lang, time=until.strftime("%H:%M UTC")) + "*")
+        until = f"<t:{ends}:t> (<t:{ends}:R>)"  # Discord shows it in the reader's time zone
+        texts.append("*" + text("panel_until", lang, time=until) + "*")
         content = "\n".join(texts)[:MAX_MESSAGE]
         marker = self._markers.get(table) if prompt is not None else None
         view = choices_view(table, prompt.choices, marker) if prompt is not None else None
@@ -179,7 +197,7 @@ class PrivateDelivery(_Base):
         user's turn, the buttons of the legal cards and calls (also a prompt that a blocked
         DM could not bring). It is kept up to date while its token is valid."""
         user_id = reply.user_id
-        events = list(mine)
+        events = [*self._unseen.pop((table, user_id), []), *mine]
         pending = self._pending.get((table, user_id))
         if pending is not None and not any(e.choices for e in events):
             events.append(pending)
@@ -193,10 +211,38 @@ class PrivateDelivery(_Base):
         if sent is None:
             return
         self._panels[(table, user_id)] = _Panel(sent, reply.expires)
+        self._call_player(table, user_id, False)
         if view is not None:
+            self._prompt_delivered(table, user_id)
             self._add_prompt(
                 table, user_id, _Prompt(marker, sent.message_id, sent.strip, reply.expires)
             )
+
+    def _renew_panel(self, reply: _Reply, table: int) -> None:
+        """A press on the user's own "My cards" panel: its fresh interaction token keeps the
+        panel up to date for another 15 minutes."""
+        message = reply.interaction.message
+        panel = self._panels.get((table, reply.user_id))
+        if message is None or panel is None or panel.sent.message_id != message.id:
+            return
+        sent = _Sent(message.id, reply.interaction.edit_original_response)
+        self._panels[(table, reply.user_id)] = _Panel(sent, reply.expires)
+
+    def _panel_fresh(self, table: int, user_id: int) -> bool:
+        """Whether the user's panel can show prompts for a while yet (not near its end)."""
+        panel = self._panels.get((table, user_id))
+        now = asyncio.get_running_loop().time()
+        margin = PANEL_MARGIN * getattr(self, "_token_life", TOKEN_LIFE)
+        return panel is not None and panel.expires - now > margin
+
+    def _prompt_delivered(self, table: int, user_id: int) -> None:
+        """The user has his prompt: the host's turn timer starts now."""
+        hook = getattr(getattr(self, "service", None), "prompt_sent", None)
+        if callable(hook):
+            try:
+                hook(qualify(table), qualify(user_id))
+            except Exception:
+                log.exception("prompt_sent failed")
 
     async def _update_panel(self, event: Private) -> bool:
         """Show ``event`` in its user's live "My cards" panel; False if there is none."""
@@ -231,6 +277,9 @@ class PrivateDelivery(_Base):
         return self.get_partial_messageable(channel_id, type=discord.ChannelType.private)
 
     async def _send_dm(self, event: Private, reply: _Reply | None) -> None:
+        """A private event that answers no interaction of its user: into his live "My
+        cards" panel; else (by default) his prompt waits and the board names him, or with
+        ``/prompts dm`` by DM, retried with backoff."""
         user_id = snowflake_of(event.user)
         if user_id is None:
             log.debug("private event for a non-Discord user %r dropped", event.user)
@@ -239,65 +288,117 @@ class PrivateDelivery(_Base):
         self._remember(event, table)
         try:
             shown = await self._update_panel(event)
-        except discord.HTTPException as exc:
-            log.info("could not update a My cards panel: %s %s", exc.status, exc.text)
+        except (discord.HTTPException, aiohttp.ClientError, OSError) as exc:
+            log.info("could not update a My cards panel: %s", exc)
             shown = False
-        if shown and (not event.choices or self._prompts_here(user_id)):
+        here = self._prompts_here(user_id)
+        if shown and table:
+            if event.choices:
+                self._prompt_delivered(table, user_id)
+                self._call_player(table, user_id, not self._panel_fresh(table, user_id))
+            if not event.choices or here:
+                return
+        if here:
+            self._undelivered(event, user_id, table)
+            if reply is not None and reply.user_id == user_id:
+                await self._send_reply(event, reply, table)
             return
         loop = asyncio.get_running_loop()
         if self._dm_blocked.get(user_id, 0.0) > loop.time():
             await self._dm_refused(event, user_id, table, reply)
             return
-        pieces, file = render(event)
-        marker = self._marker_of(table, event)
-        view = choices_view(table, event.choices, marker)
         try:
-            dm = await self._dm(user_id)
-            if file is not None:
-                await dm.send(file=file)
-            message: discord.Message | None = None
-            for n, piece in enumerate(pieces):
-                if view is not None and n == len(pieces) - 1:
-                    message = await dm.send(piece, view=view)
-                else:
-                    await dm.send(piece)
-            if not pieces and view is not None:
-                message = await dm.send(view=view)
+            await self._dm_send(event, user_id, table)
         except discord.Forbidden as exc:
             log.info("DM to %s refused (%s)", user_id, exc.code)
             self._dm_blocked[user_id] = loop.time() + DM_BLOCKED_FOR
             await self._dm_refused(event, user_id, table, reply)
-        else:
-            self._pending.pop((table, user_id), None)
-            for key in [k for k in self._notified if k[1] == user_id]:
-                del self._notified[key]
-            if message is not None and table:
-                sent = message
-                self._add_prompt(
-                    table,
-                    user_id,
-                    _Prompt(marker, sent.id, lambda: sent.edit(view=None), float("inf"), event),
-                )
+        except (discord.HTTPException, aiohttp.ClientError, OSError) as exc:
+            log.info("DM to %s failed (%s); trying again", user_id, exc)
+            self._enter()
+            task = loop.create_task(self._dm_retry(event, user_id, table, reply))
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+
+    def _undelivered(self, event: Private, user_id: int, table: int) -> None:
+        """A private event its user has not seen: a prompt waits for "My cards" and the board
+        names him; other texts are shown when he opens "My cards"."""
+        if not table:
+            return
+        if event.choices:
+            self._pending[(table, user_id)] = event
+            self._call_player(table, user_id, True)
+        elif event.text.strip() and event.kind not in PANEL_KINDS:
+            unseen = self._unseen.get((table, user_id), [])
+            self._unseen[(table, user_id)] = [*unseen, event][-UNSEEN:]
+
+    async def _dm_send(self, event: Private, user_id: int, table: int) -> None:
+        pieces, file = render(event)
+        marker = self._marker_of(table, event)
+        view = choices_view(table, event.choices, marker)
+        dm = await self._dm(user_id)
+        if file is not None:
+            await dm.send(file=file)
+        message: discord.Message | None = None
+        for n, piece in enumerate(pieces):
+            if view is not None and n == len(pieces) - 1:
+                message = await dm.send(piece, view=view)
+            else:
+                await dm.send(piece)
+        if not pieces and view is not None:
+            message = await dm.send(view=view)
+        self._pending.pop((table, user_id), None)
+        for key in [k for k in self._notified if k[1] == user_id]:
+            del self._notified[key]
+        if event.choices and table:
+            self._prompt_delivered(table, user_id)
+            self._call_player(table, user_id, False)
+        if message is not None and table:
+            sent = message
+            self._add_prompt(
+                table,
+                user_id,
+                _Prompt(marker, sent.id, lambda: sent.edit(view=None), float("inf"), event),
+            )
+
+    async def _dm_retry(
+        self, event: Private, user_id: int, table: int, reply: _Reply | None
+    ) -> None:
+        """Try a failed DM again with backoff while its prompt is current; when it cannot be
+        sent, DMs to the user rest a while (no DM is opened on every prompt) and the prompt
+        takes the way without DMs (the board names him)."""
+        marker = self._marker_of(table, event)
+        loop = asyncio.get_running_loop()
+        try:
+            for delay in DM_RETRIES:
+                await asyncio.sleep(delay)
+                if marker is not None and self._markers.get(table) != marker:
+                    return  # the decision is past
+                try:
+                    await self._dm_send(event, user_id, table)
+                    return
+                except discord.Forbidden:
+                    self._dm_blocked[user_id] = loop.time() + DM_BLOCKED_FOR
+                    break
+                except (discord.HTTPException, aiohttp.ClientError, OSError) as exc:
+                    log.info("DM to %s failed again (%s)", user_id, exc)
+            else:
+                self._dm_blocked[user_id] = loop.time() + DM_RESTS
+            await self._dm_refused(event, user_id, table, None)
+        except Exception:
+            log.exception("could not deliver a DM")
+        finally:
+            self._leave()
 
     async def _dm_refused(
         self, event: Private, user_id: int, table: int, reply: _Reply | None
     ) -> None:
-        if event.choices and table:
-            self._pending[(table, user_id)] = event
+        """No DM for this user: the prompt waits for "My cards" and the board names him (an
+        interaction of his gets it at once)."""
         if reply is not None and reply.user_id == user_id:
             await self._send_reply(event, reply, table)
             return
-        if not table or (table, user_id) in self._notified:
-            return
-        self._notified[(table, user_id)] = True
-        lang = self.channel_lang(table)
-        await self.get_partial_messageable(table).send(
-            text("dm_blocked", lang, mention=f"<@{user_id}>"),
-            view=self._hand_view(table),
-            allowed_mentions=discord.AllowedMentions(
-                everyone=False, roles=False, users=[discord.Object(id=user_id)]
-            ),
-        )
+        self._undelivered(event, user_id, table)
 
     # -- superseded prompts --------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from dokobot.adapters.discord.i18n import text
 from dokobot.adapters.discord.messages import MAX_MESSAGE
 from dokobot.host.board import BoardView
 from dokobot.host.events import Board, Event, Input, Private
+from dokobot.render import TrickPicture
 
 log = logging.getLogger(__name__)
 
@@ -231,6 +232,17 @@ class _BoardMessage:
     task: asyncio.Task[None] | None = None
     last_edit: float = -1e9
     edits: int = 0
+    urgent: bool = False
+    """A trick was taken or the game ended: edit without waiting out the interval."""
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+    shown: tuple[str, str, TrickPicture | None] | None = None
+    """What the message shows (embed, text, picture): an identical edit is never sent."""
+    picture: TrickPicture | None = None
+    """The picture the message carries (uploaded again only when it changes)."""
+    calls: list[int] = field(default_factory=list)
+    """Users named on the board: their prompt found no live "My cards" panel."""
+    notice: str = ""
+    reposted: bool = False
 
     @property
     def game_number(self) -> int:
