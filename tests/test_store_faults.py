@@ -28,7 +28,7 @@ from dokobot.host.replay import Replayer
 from dokobot.host.router import Router
 from dokobot.host.service import Service
 from dokobot.host.table import command_for
-from dokobot.store import SqliteStore, StoreLocked
+from dokobot.store import SqliteStore, StoreError, StoreLocked
 
 NAMES = ("anna", "ben", "carl", "dora")
 
@@ -109,6 +109,8 @@ async def test_a_full_disk_refuses_moves_and_the_store_heals_once_there_is_room(
         else:
             await svc.handle(_inp("anna", "/start"))
     filler = _fill(small_disk)
+    with pytest.raises(StoreError, match=r"new\.sqlite3 cannot be opened \(.*(full|space)"):
+        SqliteStore(small_disk / "new.sqlite3")  # no room for a new store: said so
 
     played, journal = _played(svc), svc.store.load_journal("c")
     events = await _move(svc)
@@ -307,6 +309,19 @@ def test_a_second_writer_through_a_symlink_or_a_hard_link_is_refused(tmp_path: P
     finally:
         store.close()
     SqliteStore(symlink).close()  # free again
+
+
+def test_a_store_that_cannot_be_made_is_refused_with_a_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    path = blocker / "doko.sqlite3"
+    with pytest.raises(StoreError, match=f"store {path} cannot be opened"):
+        SqliteStore(path)
+    assert cli.main(["feed", str(TWO_GAMES), "--store", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert "ACK" not in out and f"store {path} cannot be opened" in err
 
 
 def test_an_old_lock_file_readable_by_all_is_made_private(tmp_path: Path) -> None:

@@ -334,21 +334,24 @@ class SqliteStore(Store):
         self.readonly = readonly
         """Opened only to read (no lock; writes fail)."""
         self._lock_fds: list[int] = []
-        _is_a_file(self.path)
-        if readonly:
-            self._db = self._open_readonly()
-            return
-        real = self.path.resolve()
-        real.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._lock_fds.append(_lock_file(real, self.path))
-            if not real.exists():
-                _create(real)
-            self._lock_fds.append(_lock_inode(real, self.path))
-            self._db = self._open(real)
-        except BaseException:
-            self._unlock()
-            raise
+            _is_a_file(self.path)
+            if readonly:
+                self._db = self._open_readonly()
+                return
+            real = self.path.resolve()
+            try:
+                real.parent.mkdir(parents=True, exist_ok=True)
+                self._lock_fds.append(_lock_file(real, self.path))
+                if not real.exists():
+                    _create(real)
+                self._lock_fds.append(_lock_inode(real, self.path))
+                self._db = self._open(real)
+            except BaseException:
+                self._unlock()
+                raise
+        except (OSError, sqlite3.Error) as exc:  # no room, no right, not a folder, ...
+            raise StoreError(f"store {self.path} cannot be opened ({exc})") from exc
 
     def _unlock(self) -> None:
         while self._lock_fds:
