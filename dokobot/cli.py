@@ -116,12 +116,16 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_console(args: argparse.Namespace) -> int:
     from .console import run_console
 
+    config = _config(args)
+    if config is None:
+        return 2
     return run_console(
         players=args.players,
         bots=args.bots,
         seed=args.seed,
-        lang=args.lang,
-        level=args.level,
+        lang=args.lang or config.language,
+        level=args.level or config.bot_level,
+        options=config.table_options(),
     )
 
 
@@ -140,7 +144,14 @@ def cmd_run(args: argparse.Namespace) -> int:
             )
         from .console import run_console
 
-        return run_console(players=[], bots=3, seed=None, lang=config.language, level="normal")
+        return run_console(
+            players=[],
+            bots=3,
+            seed=None,
+            lang=config.language,
+            level=config.bot_level,
+            options=config.table_options(),
+        )
     return run_adapters(config)
 
 
@@ -228,6 +239,9 @@ def cmd_web(args: argparse.Namespace) -> int:
     return 0
 
 
+CONFIG_HELP = "config file (default: $DOKOBOT_CONFIG, else dokobot.yaml or config.yaml)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="dokobot", description="Doppelkopf for chat channels.")
     p.add_argument("--version", action="version", version=f"dokobot {__version__}")
@@ -236,12 +250,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--config",
         dest="default_config",
         default=None,
+        metavar="FILE",
         help="config file of plain `dokobot` (the same as `dokobot run --config FILE`)",
     )
     sub = p.add_subparsers(dest="command")
 
     r = sub.add_parser("replay", help="replay a scripted command log")
-    r.add_argument("file")
+    r.add_argument("file", help="the replay file (.doko)")
     r.add_argument("--json", action="store_true", help="print one JSON object per finished game")
     r.add_argument("-q", "--quiet", action="store_true", help="print nothing but failures")
     r.set_defaults(func=cmd_replay)
@@ -249,25 +264,36 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("console", help="play in the terminal")
     c.add_argument("--players", nargs="*", default=None, help="names of local players")
     c.add_argument("--bots", type=int, default=None, help="computer players (default: fill)")
-    c.add_argument("--seed", type=int, default=None)
-    c.add_argument("--lang", default="en", choices=list(languages.codes()))
-    c.add_argument("--level", default="normal", choices=list(OFFERED_LEVELS))
+    c.add_argument("--seed", type=int, default=None, help="deal seed (the same games again)")
+    c.add_argument(
+        "--lang", default=None, choices=list(languages.codes()), help="language (default: the config's)"
+    )
+    c.add_argument(
+        "--level",
+        default=None,
+        choices=list(OFFERED_LEVELS),
+        help="computer players' level (default: the config's)",
+    )
+    c.add_argument("--config", default=os.environ.get("DOKOBOT_CONFIG"), metavar="FILE",
+                   help=CONFIG_HELP + "; its tables section sets the options")  # fmt: skip
     c.set_defaults(func=cmd_console)
 
     e = sub.add_parser("export", help="print a stored table as a replay file")
-    e.add_argument("channel")
-    e.add_argument("--config", default=os.environ.get("DOKOBOT_CONFIG"))
+    e.add_argument("channel", help="the table's channel id, e.g. discord:123 or irc:net:#doko")
+    e.add_argument("--config", default=os.environ.get("DOKOBOT_CONFIG"), metavar="FILE",
+                   help=CONFIG_HELP)  # fmt: skip
     e.set_defaults(func=cmd_export)
 
     f = sub.add_parser("feed", help="feed a script to a durable table, line by line (testing)")
-    f.add_argument("file")
+    f.add_argument("file", help="the script, one command line per line (.doko)")
     f.add_argument("--store", required=True, help="SQLite file")
     f.add_argument("--from", dest="start", type=int, default=1, help="first line to feed")
     f.add_argument("--json", action="store_true", help="print the results at the end")
     f.set_defaults(func=cmd_feed)
 
     sy = sub.add_parser("sync", help="upload the Discord slash commands and exit")
-    sy.add_argument("--config", default=os.environ.get("DOKOBOT_CONFIG"))
+    sy.add_argument("--config", default=os.environ.get("DOKOBOT_CONFIG"), metavar="FILE",
+                    help=CONFIG_HELP)  # fmt: skip
     sy.add_argument(
         "--guild", type=int, action="append", help="a server id (repeatable); default: global"
     )
@@ -279,7 +305,8 @@ def build_parser() -> argparse.ArgumentParser:
     st.set_defaults(func=cmd_stats)
 
     w = sub.add_parser("web", help="serve the web pages (leaderboards, players, games)")
-    w.add_argument("--config", default=os.environ.get("DOKOBOT_CONFIG"))
+    w.add_argument("--config", default=os.environ.get("DOKOBOT_CONFIG"), metavar="FILE",
+                   help=CONFIG_HELP)  # fmt: skip
     w.add_argument("--store", default=None, help="SQLite file (default: the config's)")
     w.add_argument("--host", default=None, help="address to listen on (default 127.0.0.1)")
     w.add_argument("--port", type=int, default=None, help="port (default 8080)")
@@ -287,7 +314,8 @@ def build_parser() -> argparse.ArgumentParser:
     w.set_defaults(func=cmd_web)
 
     run = sub.add_parser("run", help="serve the configured chat platforms")
-    run.add_argument("--config", default=os.environ.get("DOKOBOT_CONFIG"))
+    run.add_argument("--config", default=os.environ.get("DOKOBOT_CONFIG"), metavar="FILE",
+                     help=CONFIG_HELP)  # fmt: skip
     run.set_defaults(func=cmd_run)
     return p
 

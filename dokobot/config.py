@@ -97,6 +97,16 @@ class Config:
     def has_chat(self) -> bool:
         return self.discord is not None or self.irc is not None
 
+    def table_options(self) -> TableOptions:
+        """The options every new table starts with: the language, computer level and turn
+        timeout settings and the ``tables`` section (chat tables and the console alike)."""
+        defaults = TableOptions(
+            language=self.language, bot_level=self.bot_level, turn_timeout=self.turn_timeout
+        )
+        for name, word in self.tables.items():
+            defaults = defaults.set(name, word)
+        return defaults
+
 
 _SCHEMA: dict[str, Any] = {
     "language": ("choice", languages.codes),

@@ -19,16 +19,30 @@ import os
 import sys
 import threading
 from collections.abc import Callable
-from typing import Final, TextIO
+from typing import TextIO
 
 from . import languages
 from .host.commands import find
 from .host.events import Event, Input, Private, Public
 from .host.i18n import render
+from .host.options import TableOptions
 from .host.service import Service
 
 CHANNEL = "console"
-QUIT: Final = frozenset({"/quit", "/exit", "/beenden", "quit", "exit"})
+
+
+def is_quit(line: str, lang: str = languages.DEFAULT) -> bool:
+    """Whether ``line`` is the quit command alone, by any of its names for a reader of
+    ``lang``, with or without ``/`` or ``!`` (``quit``, ``/exit``, ``beenden``).
+
+    >>> is_quit("beenden", "de"), is_quit("/Quit"), is_quit("!exit"), is_quit("quit now")
+    (True, True, True, False)
+    >>> is_quit("")
+    False
+    """
+    words = line.split()
+    spec = find(words[0].lstrip("/!"), lang) if len(words) == 1 else None
+    return spec is not None and spec.name == "quit"
 
 
 def _default_name() -> str:
@@ -52,9 +66,11 @@ class Console:
         return f"console:{name}"
 
     def show(self, events: list[Event]) -> None:
+        local = {self.user(name) for name in self.players}
         for e in events:
             if isinstance(e, Public):
-                print(e.text, file=self.out)
+                if e.waits_for not in local:  # else the private question says it
+                    print(e.text, file=self.out)
             elif isinstance(e, Private):
                 name = e.user.split(":", 1)[-1]
                 prefix = f"[{name}] " if len(self.players) > 1 else ""
@@ -136,7 +152,7 @@ class Console:
                 print("", file=self.out)
                 return
             line = line.strip()
-            if line.lower() in QUIT:
+            if is_quit(line, self.language):
                 return
             if not line:
                 continue
@@ -187,8 +203,10 @@ def run_console(
     seed: int | None,
     lang: str = "en",
     level: str = "normal",
+    options: TableOptions | None = None,
 ) -> int:
-    """The ``dokobot console`` command."""
+    """The ``dokobot console`` command; ``options``: the table's options to start with (the
+    configuration's ``tables`` section)."""
     names = players or [_default_name()]
     if len(names) > 4 or len(set(names)) != len(names):
         print("dokobot console: give one to four different player names", file=sys.stderr)
@@ -198,7 +216,7 @@ def run_console(
         print("dokobot console: players and computer players must add up to four",
               file=sys.stderr)  # fmt: skip
         return 2
-    service = Service.in_memory(seed=seed, language=lang)
+    service = Service.in_memory(seed=seed, language=lang, options=options)
     console = Console(service, names)
     for name in names:
         service.router.langs[console.user(name)] = lang

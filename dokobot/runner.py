@@ -8,7 +8,6 @@ import logging
 import signal
 
 from .config import Config
-from .host.options import TableOptions
 from .host.router import Router
 from .host.service import Service, default_bot_factory
 from .store import Scope, StoreLocked, is_url, open_store
@@ -49,17 +48,10 @@ async def serve(config: Config) -> None:
                 loop.call_soon_threadsafe(main.cancel)
 
         store.on_lost = lost  # type: ignore[attr-defined]
-    defaults = TableOptions(
-        language=config.language,
-        bot_level=config.bot_level,
-        turn_timeout=config.turn_timeout,
-    )
-    for name, word in config.tables.items():
-        defaults = defaults.set(name, word)
     router = Router(
         bot_factory=default_bot_factory(config.search_budget),
         default_language=config.language,
-        default_options=defaults,
+        default_options=config.table_options(),
     )
     web = config.web
     if web.enabled or web.base_url:

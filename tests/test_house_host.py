@@ -91,9 +91,10 @@ def test_house_rules_are_refused_in_tournament_mode() -> None:
     # "refused while tournament is on"
     with pytest.raises(OptionError) as info:
         TableOptions(tournament=True).set("poverty", "on")
-    assert info.value.reason == "option_house_tournament"
-    with pytest.raises(OptionError):
+    assert info.value.reason == "option_house_in_tournament"
+    with pytest.raises(OptionError) as info:
         TableOptions(piglets=True).set("tournament", "on")
+    assert info.value.reason == "option_house_tournament"
     with pytest.raises(OptionError):
         TableOptions(tournament=True).set("nines", "off")
     # the plain values are fine

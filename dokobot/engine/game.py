@@ -603,6 +603,8 @@ class Game:
                 return ("poverty_too_many_trumps", {"trumps": POVERTY_MAX_TRUMPS})
             if not self.rules.throw_in:
                 return ("house_rule_off", {"rule": "throw_in"})
+            if not self.rules.nines:  # no nines in the deck: kings only
+                return ("throw_in_needs_kings", {"cards": THROW_IN_MIN})
             return ("throw_in_needs_cards", {"cards": THROW_IN_MIN})
         if action in (TAKE, DECLINE):
             if (
@@ -1059,6 +1061,7 @@ def _explain(reason: str, params: dict[str, Any], action: Action) -> str:
         "house_rule_off": "that house rule is off",
         "poverty_too_many_trumps": "a poverty allows at most 3 trumps",
         "throw_in_needs_cards": "throwing in needs 5 nines or 5 kings",
+        "throw_in_needs_kings": "throwing in without nines needs 5 kings",
         "not_asked_poverty": "nobody asks you to take a poverty now",
         "poverty_take_or_decline": "take or decline the poverty",
         "poverty_trumps_first": "all trumps must be passed",

@@ -62,6 +62,9 @@ class Public:
 
     channel: str
     text: str
+    waits_for: str | None = None
+    """The user this line says the table waits for; that user has the question in a
+    private message too (a console that shows both on one screen shows only that)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -71,7 +71,9 @@ def wedding_clarified_note(game: Game, names: list[str]) -> Note:
     if game.wedding_trick:
         partner = next(s for s in range(4) if s != game.declarer and game.re_seats >> s & 1)
         return Note(ALL, "wedding_partner", {"player": names[partner]})
-    return Note(ALL, "wedding_alone", {"player": names[game.declarer]})
+    kind = game.rules.wedding_trick  # which tricks could have found the partner
+    key = "wedding_alone" if kind == "first" else "wedding_alone_" + kind
+    return Note(ALL, key, {"player": names[game.declarer]})
 
 
 def contract_notes(game: Game, names: list[str]) -> list[Note]:

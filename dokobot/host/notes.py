@@ -24,6 +24,9 @@ class Note:
     kind: str = "info"
     choices: tuple[tuple[str, str], ...] = ()
     """(label key or text, command) pairs; labels starting with ``@`` are catalogue keys."""
+    waits_for: int | None = None
+    """A channel line that says the table waits for the person in this seat (who is asked
+    privately at the same time)."""
 
 
 class Refusal(Exception):

@@ -191,9 +191,16 @@ class TableOptions:
         new = dataclasses.replace(self, **{name: _parse(name, raw.strip().lower())})
         if new.tournament and new.not_in_tournament():
             rules = ", ".join(new.not_in_tournament())
-            raise OptionError(
-                "option_house_tournament",
-                f"house rules ({rules}) are not played in tournament mode",
+            if name == "tournament":  # the house rules are on: they go first
+                raise OptionError(
+                    "option_house_tournament",
+                    f"tournament mode plays no house rules: turn these off first: {rules}",
+                    name=name,
+                    rules=rules,
+                )
+            raise OptionError(  # tournament is on: it goes first
+                "option_house_in_tournament",
+                f"house rule {name} is not played in tournament mode",
                 name=name,
                 rules=rules,
             )
@@ -235,8 +242,16 @@ class TableOptions:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TableOptions:
-        known = {k: v for k, v in data.items() if k in cls.names()}
-        return cls(**known)
+        """The options of :meth:`as_dict`'s ``data`` (unknown names are skipped), each value
+        checked as ``/option`` checks it, so a stored or typed state is refused
+        (:class:`OptionError`) where ``/option`` refuses: tournament with house rules too."""
+        options = cls()
+        for name in cls.names():
+            if name in data:
+                value = data[name]
+                word = ("on" if value else "off") if isinstance(value, bool) else f"{value}"
+                options = options.set(name, word)
+        return options
 
 
 _PLAIN: Final = TableOptions()

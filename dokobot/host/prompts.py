@@ -33,6 +33,13 @@ HOUSE_COMMANDS: Final = {
     TAKE: "/take",
     DECLINE: "/decline",
 }
+RESERVE_TERMS: Final = {
+    DECLARE_WEDDING: "reserve.wedding",
+    DECLARE_POVERTY: "reserve.poverty",
+    THROW_IN: "reserve.throw",
+}
+"""The reservations besides a solo, as the declaration prompt names them (the command in
+the reader's language)."""
 HOUSE_CHOICES: Final = {
     DECLARE_POVERTY: "@choice.poverty",
     THROW_IN: "@choice.throw",
@@ -117,7 +124,10 @@ def prompt(game: Game | None, names: list[str], bots: list[bool]) -> list[Note]:
     waiting = seat >= len(bots) or not bots[seat]
     if game.phase is Phase.RESERVATIONS:
         return [
-            *([Note(ALL, "turn_reservation_public", {"player": names[seat]})] * waiting),
+            *(
+                [Note(ALL, "turn_reservation_public", {"player": names[seat]}, waits_for=seat)]
+                * waiting
+            ),
             Note(
                 seat,
                 "turn_reservation",
@@ -138,20 +148,22 @@ def prompt(game: Game | None, names: list[str], bots: list[bool]) -> list[Note]:
         choices[:0] = [(HOUSE_CHOICES[a], HOUSE_COMMANDS[a]) for a in house]
         # A forced solo has no reservation round: only its type is asked for.
         key = "turn_forced" if game.forced >= 0 else "turn_declaration"
+        public = key + "_public"
+        # Besides a solo, only what this player may declare, in the reader's words.
+        others = [Term(RESERVE_TERMS[a]) for a in RESERVE_TERMS if a in actions]
+        if key == "turn_declaration" and not others:
+            key = "turn_declaration_solo"
         private = [
             Note(
                 seat,
                 key,
-                {"types": Term("solo_types")},
+                {"types": Term("solo_types"), "others": others},
                 kind="reservation",
                 choices=tuple(choices),
             )
         ]
-        if house:
-            commands = " ".join(HOUSE_COMMANDS[a] for a in house)
-            private.append(Note(seat, "turn_declaration_house", {"commands": commands}))
         return [
-            *([Note(ALL, key + "_public", {"player": names[seat]})] * waiting),
+            *[Note(ALL, public, {"player": names[seat]}, waits_for=seat)] * waiting,
             *private,
         ]
     if game.phase is Phase.EXCHANGE:
@@ -186,7 +198,10 @@ def exchange_prompt(game: Game, names: list[str], waiting: bool) -> list[Note]:
     seat = game.turn
     if ex.taker < 0 and seat != ex.poor:
         return [
-            *([Note(ALL, "poverty_asked_public", {"player": names[seat]})] * waiting),
+            *(
+                [Note(ALL, "poverty_asked_public", {"player": names[seat]}, waits_for=seat)]
+                * waiting
+            ),
             Note(
                 seat,
                 "poverty_asked",

@@ -261,7 +261,10 @@ class Router:
         public_lang = table.options.language
         for note in notes:
             if note.to == ALL:
-                out.append(Public(table.channel, render(public_lang, note.key, note.params)))
+                text = render(public_lang, note.key, note.params)
+                waits = note.waits_for
+                user = table.seats[waits].user if waits is not None else None
+                out.append(Public(table.channel, text, waits_for=user))
                 continue
             if note.to >= len(table.seats):
                 continue

@@ -482,6 +482,9 @@ def value_lines(rec: GameRecord) -> list[tuple[str, dict[str, Any]]]:
         for party, item, pts in rec.components
     ]
     winner = Term("party." + (rec.winner or "nobody"))
+    if rec.multiplier > 1:  # a bock game: the items add up to the value before doubling
+        base = rec.value // rec.multiplier
+        out.append(("score.bock", {"base": base, "times": rec.multiplier, "value": rec.value}))
     out.append(("score.value", {"value": rec.value, "winner": winner}))
     out.append(("game_scores", {"scores": [f"{names[s]} {rec.scores[s]:+d}" for s in range(4)]}))
     return out

@@ -28,6 +28,7 @@ from .events import Board, Event, Input, Private, Public, draw_pictures, has_pic
 from .i18n import render
 from .journal import Record
 from .notes import ALL, Note, Refusal
+from .options import TableOptions
 from .replay import RestoreError, restore
 from .router import Router, clean_name
 from .series import GameRecord
@@ -128,11 +129,15 @@ class Service:
         bots: bool = True,
         bot_delay: float = 0.0,
         language: str = "en",
+        options: TableOptions | None = None,
     ) -> Service:
-        """A service with a fresh in-memory store (tests, the console)."""
+        """A service with a fresh in-memory store (tests, the console); ``options``: the
+        options new tables start with."""
         factory = default_bot_factory() if bots else None
-        return cls(Router(seed=seed, bot_factory=factory, default_language=language),
-                   bot_delay=bot_delay)  # fmt: skip
+        router = Router(
+            seed=seed, bot_factory=factory, default_language=language, default_options=options
+        )
+        return cls(router, bot_delay=bot_delay)
 
     def _with_board(self, channel: str, events: list[Event]) -> list[Event]:
         """``events`` and, if boards are wanted, the table's board after them."""

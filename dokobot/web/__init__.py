@@ -238,6 +238,12 @@ def game_view(g: FinishedGame, lang: str) -> dict[str, Any]:
         for c in r["components"]
     ]  # fmt: skip
     won_by = Term("party." + (r["winner"] or "nobody"))
+    times = int(r.get("multiplier", 1))
+    if times > 1:  # a bock game: the items add up to the value before doubling
+        value = sum_value(r)
+        components.append(
+            render(lang, "score.bock", {"base": value // times, "times": times, "value": value})
+        )
     components.append(render(lang, "score.value", {"value": sum_value(r), "winner": won_by}))
 
     def call_text(seat: int, key: str) -> str:
