@@ -266,7 +266,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--bots", type=int, default=None, help="computer players (default: fill)")
     c.add_argument("--seed", type=int, default=None, help="deal seed (the same games again)")
     c.add_argument(
-        "--lang", default=None, choices=list(languages.codes()), help="language (default: the config's)"
+        "--lang",
+        default=None,
+        choices=list(languages.codes()),
+        help="language (default: the config's)",
     )
     c.add_argument(
         "--level",

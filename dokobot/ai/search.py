@@ -702,9 +702,7 @@ class SearchPlayer:
         plans = self._plans(obs, with_healthy=with_healthy)
         if not plans:
             return []
-        rng = random.Random(
-            f"{self.seed}|contract|{obs.seat}|{obs.dealer}|{hand}|{forced}" + salt
-        )
+        rng = random.Random(f"{self.seed}|contract|{obs.seat}|{obs.dealer}|{hand}|{forced}" + salt)
         seconds = self.budget_s * self.contract_factor
         fixed = max(1, int(seconds / _GREEDY_PLAYOUT_S) // (len(plans) * self.contract_worlds))
         budget = Budget(seconds, fixed if self.fixed else None)

@@ -52,6 +52,14 @@ class Term:
     key: str
 
 
+@dataclass(frozen=True, slots=True)
+class CommandWord:
+    """A command as a reader types it in his language (``/armut`` for a German reader of
+    ``CommandWord("poverty")``)."""
+
+    name: str
+
+
 def catalogue(lang: str) -> dict[str, str]:
     """The flat message table of ``lang`` (only its own texts)."""
     return languages.messages(lang)
@@ -101,6 +109,9 @@ def _value(value: Any, lang: str) -> str:
         return "".join(out)
     if isinstance(value, Term):
         return text(lang, value.key)
+    if isinstance(value, CommandWord):
+        own = languages.words(lang).commands.get(value.name, ())
+        return "/" + (own[0] if own and lang != languages.DEFAULT else value.name)
     if isinstance(value, bool):
         return text(lang, "word.on" if value else "word.off")
     if isinstance(value, list | tuple):

@@ -24,7 +24,7 @@ from ..engine.types import (
     is_card,
     is_solo,
 )
-from .i18n import Cards, Term
+from .i18n import Cards, CommandWord, Term
 from .notes import ALL, Note, Refusal
 
 HOUSE_COMMANDS: Final = {
@@ -33,10 +33,10 @@ HOUSE_COMMANDS: Final = {
     TAKE: "/take",
     DECLINE: "/decline",
 }
-RESERVE_TERMS: Final = {
-    DECLARE_WEDDING: "reserve.wedding",
-    DECLARE_POVERTY: "reserve.poverty",
-    THROW_IN: "reserve.throw",
+RESERVE_COMMANDS: Final = {
+    DECLARE_WEDDING: CommandWord("wedding"),
+    DECLARE_POVERTY: CommandWord("poverty"),
+    THROW_IN: CommandWord("throw"),
 }
 """The reservations besides a solo, as the declaration prompt names them (the command in
 the reader's language)."""
@@ -150,7 +150,7 @@ def prompt(game: Game | None, names: list[str], bots: list[bool]) -> list[Note]:
         key = "turn_forced" if game.forced >= 0 else "turn_declaration"
         public = key + "_public"
         # Besides a solo, only what this player may declare, in the reader's words.
-        others = [Term(RESERVE_TERMS[a]) for a in RESERVE_TERMS if a in actions]
+        others = [word for a, word in RESERVE_COMMANDS.items() if a in actions]
         if key == "turn_declaration" and not others:
             key = "turn_declaration_solo"
         private = [
