@@ -111,9 +111,12 @@ irc:
 
 
 def discord_lines(fake: FakeDiscord, messages: list[Message] | None = None) -> list[str]:
-    """Every line of the public messages in the fake's channel."""
+    """Every line of the public messages in the fake's channel (and the latest of the
+    lobby, whose news shows what happened between games)."""
     found = fake.channel_messages() if messages is None else messages
-    return [line for m in found for line in plain(m.content).split("\n")]
+    lobby = [m for m in found if m.button(lambda c: c.endswith(":join"))]
+    texts = [plain(m.content) for m in found] + [plain(m.embed_text) for m in lobby]
+    return [line for content in texts for line in content.split("\n")]
 
 
 def irc_lines(client: IrcClient) -> list[str]:
@@ -390,7 +393,7 @@ async def test_serve_runs_discord_and_irc_in_one_process(
         assert sorted({who for who, _ in d_plays}) == ["Anna", "Bot1", "Bot2", "Bot3"]
         assert sum(who == "Anna" for who, _ in d_plays) == 12
         assert [p for p in d_plays if p[0] != "Anna"] == pushed[discord_table]
-        boards = [m for m in fake.channel_messages() if m.payload.get("embeds")]
+        boards = [m for m in fake.channel_messages() if m.button(lambda c: c.endswith(":hand"))]
         assert len(boards) == 1
         assert len(plays(discord_lines(fake))) <= 4  # no message per card (the result
         # message says how the last trick went)

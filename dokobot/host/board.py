@@ -153,3 +153,43 @@ def board_view(table: Table) -> BoardView | None:
         images=table.options.images,
         marks=("bock",) if table.multiplier > 1 else (),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyView:
+    """Who sits at a table (see :func:`lobby_view`): ``seats`` are (name, computer level)
+    in seat order, the level ``""`` for a person; ``owner`` is the owner's name (``""``
+    without one); ``running`` says whether a game is being played, ``game_number`` how many
+    games were started."""
+
+    channel: str
+    seats: tuple[tuple[str, str], ...]
+    owner: str
+    running: bool
+    game_number: int
+    language: str = "en"
+
+    @property
+    def full(self) -> bool:
+        return len(self.seats) >= 4
+
+
+def lobby_view(table: Table) -> LobbyView:
+    """The lobby of ``table``: names and computer levels, the owner, whether a game runs.
+
+    >>> from dokobot.host.table import Table
+    >>> t = Table(channel="c")
+    >>> _ = t.join("u1", "Anna"); _ = t.join_bot("Anna", "easy", "u1")
+    >>> v = lobby_view(t)
+    >>> v.seats, v.owner, v.running, v.full
+    ((('Anna', ''), ('Bot1', 'easy')), 'Anna', False, False)
+    """
+    owner = next((s.name for s in table.seats if s.user == table.owner), "")
+    return LobbyView(
+        channel=table.channel,
+        seats=tuple((s.name, s.bot or "") for s in table.seats),
+        owner=owner,
+        running=table.running,
+        game_number=table.game_number,
+        language=table.options.language,
+    )

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .board import BoardView
+    from .board import BoardView, LobbyView
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +119,21 @@ class Board:
         return ""
 
 
-Event = Public | Private | Board
+@dataclass(frozen=True, slots=True)
+class Lobby:
+    """Who sits at the table in ``channel`` and whether a game runs, after a batch of
+    events, for adapters that show one lobby message per table (sent with boards)."""
+
+    channel: str
+    view: LobbyView
+
+    @property
+    def text(self) -> str:
+        """A lobby has no text of its own (for code that reads every event's text)."""
+        return ""
+
+
+Event = Public | Private | Board | Lobby
 
 
 def draw_pictures(events: Sequence[Event]) -> list[Event]:

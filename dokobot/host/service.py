@@ -22,9 +22,18 @@ from ..stats import Stats
 from ..stats.record import FinishedGame
 from ..store import Checkpoint, MemoryStore, Store
 from . import archive, checkpoint, fold
-from .board import board_view
+from .board import board_view, lobby_view
 from .commands import aliases, slow_commands
-from .events import Board, Event, Input, Private, Public, draw_pictures, has_pictures_to_draw
+from .events import (
+    Board,
+    Event,
+    Input,
+    Lobby,
+    Private,
+    Public,
+    draw_pictures,
+    has_pictures_to_draw,
+)
 from .i18n import render
 from .journal import Record
 from .notes import ALL, Note, Refusal
@@ -140,12 +149,13 @@ class Service:
         return cls(router, bot_delay=bot_delay)
 
     def _with_board(self, channel: str, events: list[Event]) -> list[Event]:
-        """``events`` and, if boards are wanted, the table's board after them."""
+        """``events`` and, if boards are wanted, the table's board and lobby after them."""
         table = self.router.tables.get(channel)
         if not self.boards or table is None or not events:
             return events
         view = board_view(table)
-        return events if view is None else [*events, Board(channel, view)]
+        board = [] if view is None else [Board(channel, view)]
+        return [*events, *board, Lobby(channel, lobby_view(table))]
 
     def _history(self, table: Table) -> list[Record]:
         stored = [Record.decode(x) for x in self.store.load_journal(table.channel)]

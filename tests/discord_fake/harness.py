@@ -61,7 +61,7 @@ async def open_my_cards(
     fake: FakeDiscord, client: DiscordAdapter, user: Any
 ) -> tuple[Message, Interaction]:
     """``user`` presses "My cards" on the game's board message: the board and the press."""
-    [board] = [m for m in fake.channel_messages() if m.embeds]
+    [board] = [m for m in fake.channel_messages() if m.button(lambda c: c.endswith(":hand"))]
     my_cards = board.button(lambda c: c.endswith(":hand"))
     assert my_cards is not None
     return board, await settle(fake, client, await fake.click(user, board, my_cards))

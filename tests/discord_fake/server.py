@@ -175,6 +175,12 @@ class Message:
     def button(self, predicate: Callable[[str], bool]) -> str | None:
         return next((c for c in self.custom_ids if predicate(c)), None)
 
+    @property
+    def selects(self) -> list[Json]:
+        """The select menus of the message."""
+        rows = self.payload.get("components") or []
+        return [i for row in rows for i in row.get("components", []) if i.get("type") == 3]
+
 
 @dataclass
 class Interaction:
@@ -504,6 +510,17 @@ class FakeDiscord:
         had = message.custom_ids if not stale else message.first_custom_ids
         assert custom_id in had, (custom_id, had)
         data: Json = {"custom_id": custom_id, "component_type": 2}
+        dm = message.dm_user is not None
+        return await self._interact(3, user, message.channel_id, data, dm=dm, message=message)
+
+    async def choose(
+        self, user: FakeUser, message: Message, custom_id: str, values: list[str]
+    ) -> Interaction:
+        """``user`` picks ``values`` in the select menu ``custom_id`` on ``message``."""
+        [menu] = [m for m in message.selects if m.get("custom_id") == custom_id]
+        offered = [o["value"] for o in menu.get("options", [])]
+        assert all(v in offered for v in values), (values, offered)
+        data: Json = {"custom_id": custom_id, "component_type": 3, "values": values}
         dm = message.dm_user is not None
         return await self._interact(3, user, message.channel_id, data, dm=dm, message=message)
 

@@ -67,6 +67,8 @@ from dokobot.adapters.discord.interaction import (
     _sort,
     _Turns,
 )
+from dokobot.adapters.discord.lobby import LevelSelect, _LobbyMessage, result_components
+from dokobot.adapters.discord.lobby_messages import LobbyMessages
 from dokobot.adapters.discord.messages import join_texts, qualify, snowflake_of
 from dokobot.adapters.discord.slash import slash_commands
 from dokobot.bounded import Bounded
@@ -126,7 +128,7 @@ class _DokoTree(app_commands.CommandTree[discord.Client]):
 SYNC_MODES: Final = ("global", "guild", "off")
 
 
-class DiscordAdapter(AdminChecks, BoardMessages, PrivateDelivery, commands.Bot):
+class DiscordAdapter(AdminChecks, BoardMessages, LobbyMessages, PrivateDelivery, commands.Bot):
     """dokobot on Discord: slash commands and buttons for one host service.
 
     ``token`` defaults to the environment variable ``DOKOBOT_DISCORD_TOKEN``; it is only read by
@@ -198,6 +200,7 @@ class DiscordAdapter(AdminChecks, BoardMessages, PrivateDelivery, commands.Bot):
         self._choices: Bounded[tuple[str, str], tuple[Choice, ...]] = Bounded(users)
         self._markers: Bounded[int, tuple[int, int]] = Bounded(channels)
         self._boards: Bounded[int, _BoardMessage] = Bounded(channels)
+        self._lobbies: Bounded[int, _LobbyMessage] = Bounded(channels)
         self._prompts: Bounded[tuple[int, int], list[_Prompt]] = Bounded(users)
         self._dm_channels: Bounded[int, int] = Bounded(users)
         self._dm_blocked: Bounded[int, float] = Bounded(users, ttl=DM_BLOCKED_FOR)
@@ -221,7 +224,7 @@ class DiscordAdapter(AdminChecks, BoardMessages, PrivateDelivery, commands.Bot):
     # -- lifecycle -----------------------------------------------------------------------------
 
     async def setup_hook(self) -> None:
-        self.add_dynamic_items(DokoButton)
+        self.add_dynamic_items(DokoButton, LevelSelect)
         await self.tree.set_translator(DokoTranslator())
         for command in slash_commands(self):
             self.tree.add_command(command)
@@ -517,7 +520,7 @@ class DiscordAdapter(AdminChecks, BoardMessages, PrivateDelivery, commands.Bot):
                 self._lang[channel_id] = view.language
                 self._images[channel_id] = view.images
 
-    def _absorbed(self, channel: str, batch: _Batch) -> bool:
+    def _on_board(self, channel: str, batch: _Batch) -> bool:
         """Whether the channel's texts of ``batch`` go onto its board (not a new message)."""
         view = batch.boards.get(channel)
         channel_id = snowflake_of(channel)
@@ -527,6 +530,25 @@ class DiscordAdapter(AdminChecks, BoardMessages, PrivateDelivery, commands.Bot):
         if current is not None and current.game_number == view.game_number:
             return not current.result_posted and not view.finished
         return not view.finished
+
+    def _result_in(self, channel: str, batch: _Batch) -> bool:
+        """Whether ``batch`` ends the game whose board the channel shows: its texts are the
+        result, a message of its own with the buttons Next game and Score."""
+        view = batch.boards.get(channel)
+        channel_id = snowflake_of(channel)
+        if view is None or channel_id is None or not view.finished:
+            return False
+        board = self._boards.get(channel_id)
+        return (
+            board is not None and board.game_number == view.game_number and not board.result_posted
+        )
+
+    def _absorbed(self, channel: str, batch: _Batch) -> bool:
+        """Whether the channel's texts of ``batch`` go onto its board or its lobby (not a new
+        message): everything but a game's result, when the service sends boards."""
+        if self._on_board(channel, batch):
+            return True
+        return channel in batch.lobbies and not self._result_in(channel, batch)
 
     async def _deliver(
         self,
@@ -656,8 +678,15 @@ class DiscordAdapter(AdminChecks, BoardMessages, PrivateDelivery, commands.Bot):
             log.debug("public event for a non-Discord channel %r skipped", channel)
             return
         view = batch.boards.get(channel)
-        if view is not None and self._absorbed(channel, batch):
+        lobby = batch.lobbies.get(channel)
+        if view is not None and self._on_board(channel, batch):
             await self._show_board(channel_id, view, texts)
+            if lobby is not None:
+                await self._show_lobby(channel_id, lobby, [])
+            return
+        result = self._result_in(channel, batch)
+        if lobby is not None and not result:
+            await self._show_lobby(channel_id, lobby, texts)
             return
         if view is not None:
             board = self._boards.get(channel_id)
@@ -672,7 +701,12 @@ class DiscordAdapter(AdminChecks, BoardMessages, PrivateDelivery, commands.Bot):
             pieces = join_texts(texts)
         with_button = channel_id not in self._boards
         for n, piece in enumerate(pieces):
-            if with_button and n == len(pieces) - 1:
+            if result and n == len(pieces) - 1:
+                buttons = result_components(channel_id, self.channel_lang(channel_id))
+                await target.send(piece, view=buttons)
+            elif with_button and n == len(pieces) - 1:
                 await target.send(piece, view=self._hand_view(channel_id))
             else:
                 await target.send(piece)
+        if lobby is not None:
+            await self._show_lobby(channel_id, lobby, [])

@@ -15,8 +15,8 @@ import discord
 
 from dokobot.adapters.discord.i18n import text
 from dokobot.adapters.discord.messages import MAX_MESSAGE
-from dokobot.host.board import BoardView
-from dokobot.host.events import Board, Event, Input, Private
+from dokobot.host.board import BoardView, LobbyView
+from dokobot.host.events import Board, Event, Input, Lobby, Private
 from dokobot.render import TrickPicture
 
 log = logging.getLogger(__name__)
@@ -256,6 +256,7 @@ class _Batch:
     channels: tuple[str, ...]
     publics: dict[str, list[str]]
     boards: dict[str, BoardView]
+    lobbies: dict[str, LobbyView]
     mine: tuple[Private, ...]
     others: tuple[Private, ...]
 
@@ -264,6 +265,7 @@ def _sort(events: Sequence[Event], inp: Input | None) -> _Batch:
     channels: list[str] = []
     publics: dict[str, list[str]] = {}
     boards: dict[str, BoardView] = {}
+    lobbies: dict[str, LobbyView] = {}
     mine: list[Private] = []
     others: list[Private] = []
     for event in events:
@@ -277,9 +279,11 @@ def _sort(events: Sequence[Event], inp: Input | None) -> _Batch:
             channels.append(event.channel)
         if isinstance(event, Board):
             boards[event.channel] = event.view
+        elif isinstance(event, Lobby):
+            lobbies[event.channel] = event.view
         else:
             publics.setdefault(event.channel, []).append(event.text)
-    return _Batch(tuple(channels), publics, boards, tuple(mine), tuple(others))
+    return _Batch(tuple(channels), publics, boards, lobbies, tuple(mine), tuple(others))
 
 
 #: Channel permissions a table needs, by discord.py's names (see :meth:`missing_permissions`).

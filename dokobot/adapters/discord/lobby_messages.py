@@ -1,0 +1,62 @@
+"""The lobby message of each table: posted with the table's first batch, then edited in
+place whenever what it shows changes (a part of :class:`DiscordAdapter`)."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+import discord
+from discord.ext import commands
+
+from dokobot.adapters.discord.lobby import NEWS, _LobbyMessage, lobby_components, lobby_embed
+from dokobot.bounded import Bounded
+from dokobot.host.board import LobbyView
+
+log = logging.getLogger(__name__)
+
+if TYPE_CHECKING:
+    _Base = commands.Bot
+else:
+    _Base = object
+
+
+class LobbyMessages(_Base):
+    """Showing the lobbies (a part of :class:`DiscordAdapter`)."""
+
+    _lobbies: Bounded[int, _LobbyMessage]
+
+    def lobby_message(self, channel_id: int) -> int | None:
+        """The id of the lobby message in ``channel_id``, if one was sent."""
+        lobby = self._lobbies.get(channel_id)
+        return None if lobby is None else lobby.message_id
+
+    async def _show_lobby(self, channel_id: int, view: LobbyView, texts: list[str]) -> None:
+        """Show ``view`` (and ``texts`` as its latest news) on the lobby of the table in
+        ``channel_id``: post it the first time, edit it when what it shows changed."""
+        lobby = self._lobbies.get(channel_id)
+        if (lobby is None or lobby.message_id is None) and not texts:
+            return  # nothing new to say (e.g. after a restart): no new message for it
+        if lobby is None:
+            lobby = self._lobbies[channel_id] = _LobbyMessage(channel_id, view)
+        lobby.view = view
+        lobby.news = [*lobby.news, *(t for t in texts if t.strip())][-NEWS:]
+        shown = (view, tuple(lobby.news))
+        if shown == lobby.shown:
+            return
+        lang = view.language
+        embed = lobby_embed(view, lobby.news, lang)
+        components = lobby_components(channel_id, view, lang)
+        target = self.get_partial_messageable(channel_id)
+        if lobby.message_id is None:
+            message = await target.send(embed=embed, view=components)
+            lobby.message_id = message.id
+        else:
+            try:
+                await target.get_partial_message(lobby.message_id).edit(
+                    embed=embed, view=components
+                )
+            except discord.NotFound:  # deleted by someone: a fresh one
+                message = await target.send(embed=embed, view=components)
+                lobby.message_id = message.id
+        lobby.shown = shown

@@ -1,0 +1,125 @@
+"""The table flow on Discord: one lobby per table edited in place (Join, Leave, Start, a menu
+to add computer players), a result with Next game and Score, a series driven by buttons."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+from dokobot.adapters.discord import DiscordAdapter
+from dokobot.host.service import Service
+
+if str(Path(__file__).resolve().parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from discord_fake import FakeDiscord, FakeUser, Message, running
+from discord_fake.harness import settle
+
+
+def lobby_of(fake: FakeDiscord, client: DiscordAdapter) -> Message:
+    message_id = client.lobby_message(fake.channel_id)
+    assert message_id is not None
+    return fake.messages[message_id]
+
+
+def prompt_buttons(message: Message) -> list[str]:
+    return [c for c in message.custom_ids if not c.endswith(":hand")]
+
+
+async def play_by_buttons(
+    fake: FakeDiscord, client: DiscordAdapter, service: Service, people: list[FakeUser]
+) -> None:
+    """The people answer their prompts with buttons ("My cards" on the board, then the
+    panel's buttons) until the game is over."""
+    channel = f"discord:{fake.channel_id}"
+    board = [m for m in fake.channel_messages() if m.embeds][-1]
+    my_cards = board.button(lambda c: c.endswith(":hand"))
+    assert my_cards is not None
+    for person in people:
+        await settle(fake, client, await fake.click(person, board, my_cards))
+    for _ in range(300):
+        await asyncio.wait_for(service.idle(), 20)
+        await asyncio.wait_for(client.wait_idle(), 20)
+        table = service.router.tables[channel]
+        game = table.game
+        assert game is not None
+        if game.phase.name == "FINISHED":
+            return
+        user = next((p for p in people if f"discord:{p.id}" == table.seats[game.turn].user), None)
+        if user is None:
+            await asyncio.sleep(0.02)
+            continue
+        live = [m for m in fake.private_messages(user) if prompt_buttons(m)]
+        if not live:
+            await settle(fake, client, await fake.click(user, board, my_cards))
+            continue
+        prompt = live[-1]
+        pick = next(
+            (c for c in prompt_buttons(prompt) if c.endswith(":healthy") or ":play " in c),
+            prompt_buttons(prompt)[0],
+        )
+        await settle(fake, client, await fake.click(user, prompt, pick))
+    raise AssertionError("the game did not end")
+
+
+async def test_a_series_driven_by_buttons_lobby_add_computer_start_play_next_game(
+    fake: FakeDiscord,
+) -> None:
+    anna, ben = fake.users[0], fake.users[1]
+    service = Service.in_memory(seed=5)
+    channel = f"discord:{fake.channel_id}"
+    try:
+        async with running(DiscordAdapter(service, board_interval=0.05)) as client:
+            # Anna opens the table; the lobby is one message
+            await settle(fake, client, await fake.slash(anna, "join"))
+            lobby = lobby_of(fake, client)
+            assert fake.channel_messages() == [lobby]
+            assert "1. **" in lobby.embed_text and "Anna" in lobby.embed_text
+            join = lobby.button(lambda c: c.endswith(":join"))
+            assert join is not None
+            # Ben joins with the button: the same lobby is edited, no new message
+            pressed = await settle(fake, client, await fake.click(ben, lobby, join))
+            assert pressed.response_type in (6, 7) or pressed.ephemeral_messages
+            assert fake.channel_messages() == [lobby] and "Ben" in lobby.embed_text
+            # two computer players from the menu, at two levels
+            [menu] = lobby.selects
+            assert [o["value"] for o in menu["options"]] == ["random", "easy", "normal", "strong"]
+            for level in ("easy", "normal"):
+                await settle(
+                    fake, client, await fake.choose(anna, lobby, menu["custom_id"], [level])
+                )
+            seats = service.router.tables[channel].seats
+            assert [s.bot for s in seats] == [None, None, "easy", "normal"]
+            assert "computer (easy)" in lobby.embed_text and lobby.selects == []
+            assert fake.channel_messages() == [lobby]
+            # Start from the lobby
+            start = lobby.button(lambda c: c.endswith(":start"))
+            assert start is not None
+            await settle(fake, client, await fake.click(anna, lobby, start))
+            assert "Game 1 is being played" in lobby.embed_text
+            assert lobby.button(lambda c: c.endswith(":start")) is None
+            await play_by_buttons(fake, client, service, [anna, ben])
+            await asyncio.wait_for(client.wait_idle(), 10)
+            # the result carries Next game and Score
+            result = fake.channel_messages()[-1]
+            assert "Game 1 is over" in result.content
+            labels = [b["label"] for b in result.buttons]
+            assert labels == ["Next game", "Score"]
+            first_game = len(fake.channel_messages())
+            assert first_game <= 3, [m.content[:40] for m in fake.channel_messages()]
+            score = result.button(lambda c: c.endswith(":score"))
+            assert score is not None
+            shown = await settle(fake, client, await fake.click(ben, result, score))
+            assert any("Anna" in m.content for m in shown.ephemeral_messages)
+            after = result.button(lambda c: c.endswith(":start"))
+            assert after is not None
+            await settle(fake, client, await fake.click(anna, result, after))
+            assert service.router.tables[channel].game_number == 2
+            await play_by_buttons(fake, client, service, [anna, ben])
+            await asyncio.wait_for(client.wait_idle(), 10)
+            assert "Game 2 is over" in fake.channel_messages()[-1].content
+            assert len(fake.channel_messages()) - first_game <= 2  # a board and a result
+    finally:
+        await service.close()
+    assert fake.violations == []
