@@ -186,6 +186,9 @@ def _damage(kind: str, path: Path, healthy: bytes) -> None:
         "result_not_a_game": "UPDATE game_results SET record = '{\"x\": 1}' WHERE id = 1",
         "record_not_json": "UPDATE journal SET line = 'not json' WHERE seq = 5",
         "record_of_no_kind": 'UPDATE journal SET line = \'{"k":"zzz"}\' WHERE seq = 5',
+        # after the checkpoint: the table is restored from it and put on hold
+        "last_record_of_no_kind": 'UPDATE journal SET line = \'{"k":"zzz"}\' '
+        "WHERE seq = (SELECT MAX(seq) FROM journal)",
     }[kind]
     db = sqlite3.connect(path)
     db.execute(change)
@@ -201,6 +204,7 @@ REFUSED: dict[str, tuple[str, ...]] = {
     "result_not_a_game": ("stats", "web"),
     "record_not_json": ("export", "feed"),
     "record_of_no_kind": ("export", "feed"),
+    "last_record_of_no_kind": ("export", "feed"),
     "directory": ("stats", "web", "export", "feed", "run"),
     "foreign": ("stats", "web", "export", "feed", "run"),
 }

@@ -273,9 +273,12 @@ class Service:
 
     def _recover_result(self, channel: str) -> None:
         """Store the result of a table's last game if a stop came between its journal
-        lines and its result (a stored result is kept as it is)."""
+        lines and its result (a stored result is kept as it is). A table on hold writes
+        nothing: what it restored is not all of its journal."""
         table = self.router.tables.get(channel)
         if table is None or not table.finished or table.running or table.game is None:
+            return
+        if channel in self.damaged:
             return
         if table.finished[-1].number == table.game_number:
             self.store.add_result(_result(table, table.finished[-1]))
