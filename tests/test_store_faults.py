@@ -265,7 +265,10 @@ def test_a_damaged_store_is_refused_with_a_message_not_a_traceback(
 
 
 def test_a_postgresql_store_that_lost_its_journal_table_is_refused(
-    pg_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    pg_url: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     import psycopg
 
@@ -277,13 +280,26 @@ def test_a_postgresql_store_that_lost_its_journal_table_is_refused(
     store.close()
     with psycopg.connect(pg_url, password=os.environ["DOKOBOT_STORE_PASSWORD"]) as db:
         db.execute("DROP TABLE journal")
-    for command in ("stats", "export", "feed"):
+    served: list[object] = []
+
+    async def serve_web(*args: object) -> None:
+        served.append(args)
+
+    monkeypatch.setattr("dokobot.web.serve_web", serve_web)
+    for command in ("stats", "web", "export", "feed", "run"):
         argv = _argv(command, Path("unused"), tmp_path)
         argv = [pg_url if a == "unused" else a for a in argv]
-        (tmp_path / "c.yaml").write_text(f"store:\n  path: {pg_url}\n")
-        assert cli.main(argv) == 2, command
-        out, err = capsys.readouterr()
-        assert "Traceback" not in err and "ACK" not in out
+        config = tmp_path / "c.yaml"
+        config.write_text(config.read_text().replace("unused", pg_url))
+        if command == "run":
+            res = subprocess.run([sys.executable, "-m", "dokobot.cli", *argv],
+                                 capture_output=True, text=True, timeout=60)  # fmt: skip
+            code, out, err = res.returncode, res.stdout, res.stderr
+        else:
+            code = cli.main(argv)
+            out, err = capsys.readouterr()
+        assert code == 2, (command, err)
+        assert "Traceback" not in err and "ACK" not in out and not served
         assert f"store {safe_url(pg_url)} has lost its table(s) journal" in err, err
 
 
