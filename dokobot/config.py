@@ -54,6 +54,31 @@ class DiscordConfig:
     many shards as Discord recommends (if ``sharded``) or none."""
     shard_ids: tuple[int, ...] | None = None
     """The shards this process serves (``discord.shard_ids``); None: all of them."""
+    global_rps: float | None = None
+    """Requests per second this process may make with the bot token (``discord.global_rps``);
+    None: an equal share of Discord's 50 for the bot among its processes (:attr:`rps`)."""
+
+    @property
+    def processes(self) -> int:
+        """How many processes share the bot token: its shards over the shards of this one.
+
+        >>> DiscordConfig("t", shard_count=8, shard_ids=(2, 3)).processes
+        4
+        """
+        if self.shard_count is None or self.shard_ids is None:
+            return 1
+        return -(-self.shard_count // max(1, len(self.shard_ids)))
+
+    @property
+    def rps(self) -> float:
+        """This process's share of the bot-wide request limit.
+
+        >>> DiscordConfig("t", shard_count=8, shard_ids=(2, 3)).rps
+        12.5
+        """
+        from .adapters.discord.budget import default_rps
+
+        return self.global_rps if self.global_rps is not None else default_rps(self.processes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +150,7 @@ _SCHEMA: dict[str, Any] = {
         "sync_commands": ("choice", ("global", "guild", "off")),
         "shard_count": ("int", (1, 100000)),
         "shard_ids": ("intlist", None),
+        "global_rps": ("float", (0.1, 100000.0)),
     },
     "web": {
         "enabled": ("bool", None),
@@ -270,6 +296,7 @@ def parse_config(text: str, env: Mapping[str, str] | None = None, source: str = 
             sharded=bool(dsec.get("sharded", False)),
             admin_role=dsec.get("admin_role"),
             sync_commands=str(dsec.get("sync_commands", "global")),
+            global_rps=dsec.get("global_rps"),
         )
     irc_settings = None
     if data.get("irc"):

@@ -78,6 +78,7 @@ async def serve(config: Config) -> None:
                 restored=restored,
                 admin_role=config.discord.admin_role,
                 sync_commands=config.discord.sync_commands,
+                global_rps=config.discord.rps,
             )
         )
     if config.irc is not None:

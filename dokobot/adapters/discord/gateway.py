@@ -52,6 +52,7 @@ async def run_discord(
     sync_commands: str = "global",
     shard_count: int | None = None,
     shard_ids: Sequence[int] | None = None,
+    global_rps: float | None = None,
 ) -> None:
     """Run dokobot on Discord until cancelled or closed (for the command line).
 
@@ -60,7 +61,8 @@ async def run_discord(
     starts the service once for all adapters); without them the adapter calls
     ``service.start()`` itself. The caller owns ``service`` and closes it afterwards.
     ``shard_count`` and ``shard_ids``: the gateway shards of this process (one of several
-    processes of a big bot; see README "Scale").
+    processes of a big bot; see README "Scale"). ``global_rps``: this process's share of the
+    bot-wide request limit (None: count only).
     """
     adapter = create_adapter(
         service,
@@ -70,8 +72,12 @@ async def run_discord(
         restored=restored,
         admin_role=admin_role,
         sync_commands=sync_commands,
+        global_rps=global_rps,
     )
-    await adapter.serve()
+    try:
+        await adapter.serve()
+    finally:
+        log.info("%s", adapter.budget.report())
 
 
 class _NoTables:
