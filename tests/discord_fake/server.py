@@ -801,6 +801,12 @@ class FakeDiscord:
             if request.transport is not None:
                 request.transport.close()
             return web.Response(status=502)
+        if fault is not None and fault < 500:  # a refusal: Discord's JSON error
+            call.status = fault
+            opening = call.path == "/users/@me/channels"
+            call.response = _error(40003 if opening else 50035)
+            await self._notify()
+            return web.json_response(call.response, status=fault)
         if fault is not None:
             call.status = fault
             call.response = {"message": "upstream error", "code": 0}

@@ -52,6 +52,7 @@ from dokobot.adapters.discord.buttons import DokoButton, table_view, verb
 from dokobot.adapters.discord.checks import AdminChecks
 from dokobot.adapters.discord.delivery import (
     DECK_PREFERENCE,
+    DM_RETRIES,
     PROMPTS_PREFERENCE,
     PrivateDelivery,
 )
@@ -142,7 +143,7 @@ class DiscordAdapter(AdminChecks, BoardMessages, LobbyMessages, PrivateDelivery,
     interaction can edit its messages (Discord: 15 minutes; "My cards" is kept up to date
     that long). ``global_rps``: this process's share of the bot-wide request limit
     (:mod:`.budget`). ``prompts_default``: where the prompts of a user who never chose with
-    ``/prompts`` go, ``"here"`` (the "My cards" panel; the board names him) or ``"dm"``. Other keyword arguments go to
+    ``/prompts`` go, ``"here"`` (the "My cards" panel; the board names him) or ``"dm"``. ``dm_retries``: seconds before each new try of a failed DM. Other keyword arguments go to
     :class:`discord.ext.commands.Bot`.
 
     The adapter becomes the service's ``listener``; a listener that was set before keeps
@@ -164,6 +165,7 @@ class DiscordAdapter(AdminChecks, BoardMessages, LobbyMessages, PrivateDelivery,
         token_life: float = TOKEN_LIFE,
         global_rps: float | None = BOT_WIDE_RPS,
         prompts_default: str = "here",
+        dm_retries: tuple[float, ...] = DM_RETRIES,
         **options: Any,
     ) -> None:
         self.budget = RequestBudget(global_rps)
@@ -214,6 +216,7 @@ class DiscordAdapter(AdminChecks, BoardMessages, LobbyMessages, PrivateDelivery,
         self._permission_reported: Bounded[int, bool] = Bounded(channels, ttl=3600.0)
         self._background: set[asyncio.Task[None]] = set()
         self._prompts_default = prompts_default
+        self._dm_retries = dm_retries
         self._busy = 0
         self._idle = asyncio.Event()
         self._idle.set()

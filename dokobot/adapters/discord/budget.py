@@ -30,8 +30,9 @@ log = logging.getLogger(__name__)
 
 BOT_WIDE_RPS: Final = 50.0
 """Discord's bot-wide limit (requests per second per token) for bots that did not get more."""
-FREE_KINDS: Final = frozenset({"interaction", "webhook"})
-"""Request kinds that do not count toward the bot-wide limit."""
+FREE_KINDS: Final = frozenset({"interaction", "webhook", "gateway"})
+"""Request kinds that do not count toward the bot-wide limit (``gateway``: the websocket's
+own connection, not a REST request)."""
 
 
 def default_rps(processes: int | None) -> float:
@@ -96,7 +97,7 @@ class RequestBudget:
         context: SimpleNamespace,
         params: aiohttp.TraceRequestStartParams,
     ) -> None:
-        kind = self.kind_of(params.url.path)
+        kind = "gateway" if params.url.scheme in ("ws", "wss") else self.kind_of(params.url.path)
         self.counts[kind] += 1
         if kind in FREE_KINDS or self.rps is None:
             return

@@ -83,6 +83,7 @@ class PrivateDelivery(_Base):
     _unseen: Bounded[tuple[int, int], list[Private]]
     _background: set[asyncio.Task[None]]
     _prompts_default: str
+    _dm_retries: tuple[float, ...]
     _user_language: Callable[[int], str | None]
 
     if TYPE_CHECKING:
@@ -370,7 +371,7 @@ class PrivateDelivery(_Base):
         marker = self._marker_of(table, event)
         loop = asyncio.get_running_loop()
         try:
-            for delay in DM_RETRIES:
+            for delay in self._dm_retries:
                 await asyncio.sleep(delay)
                 if marker is not None and self._markers.get(table) != marker:
                     return  # the decision is past

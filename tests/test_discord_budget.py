@@ -1,0 +1,181 @@
+"""Discord as it really is: the bot token's request budget, prompts that are never lost, and a
+board that comes back (all in the strict fake, see tests/discord_fake/limits.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+
+from discord_fake import FakeDiscord, FakeUser, Message, running
+from discord_fake.harness import ScriptedService, make_client, seat_with_bots, settle
+
+from dokobot.adapters.discord import DiscordAdapter
+from dokobot.host.events import Choice, Event, Input, Private, Public
+from dokobot.host.service import Service
+
+
+def choice_ids(message: Message) -> list[str]:
+    return [c for c in message.custom_ids if not c.endswith(":hand")]
+
+
+def board_of(fake: FakeDiscord) -> Message:
+    return [m for m in fake.channel_messages() if m.embeds][-1]
+
+
+async def play_from_my_cards(
+    fake: FakeDiscord, client: DiscordAdapter, service: Service, user: FakeUser, moves: int = 400
+) -> int:
+    """``user`` plays (default prompts: the "My cards" panel, opened from the newest board
+    when he has no live prompt) until the game ends or ``moves`` clicks are made."""
+    channel = f"discord:{fake.channel_id}"
+    clicks = 0
+    for _ in range(600):
+        await asyncio.wait_for(service.idle(), 10)
+        await asyncio.wait_for(client.wait_idle(), 10)
+        table = service.router.tables[channel]
+        if table.game.phase.name == "FINISHED" or clicks >= moves:
+            return clicks
+        if table.seats[table.game.turn].user != f"discord:{user.id}":
+            await asyncio.sleep(0.02)
+            continue
+        live = [m for m in fake.private_messages(user) if choice_ids(m)]
+        if not live:
+            board = board_of(fake)
+            hand = board.button(lambda c: c.endswith(":hand"))
+            assert hand is not None
+            await settle(fake, client, await fake.click(user, board, hand))
+            continue
+        prompt = live[-1]
+        pick = next(
+            (c for c in choice_ids(prompt) if c.endswith(":healthy") or ":play " in c),
+            choice_ids(prompt)[0],
+        )
+        await settle(fake, client, await fake.click(user, prompt, pick))
+        clicks += 1
+    raise AssertionError("the game did not end")
+
+
+async def test_a_deleted_board_comes_back_once_with_a_notice_and_the_game_ends(
+    fake: FakeDiscord,
+) -> None:
+    anna = fake.users[0]
+    service = Service.in_memory(seed=5)
+    try:
+        async with running(make_client(service)) as client:
+            assert isinstance(client, DiscordAdapter)
+            await seat_with_bots(fake, client, anna)
+            await settle(fake, client, await fake.slash(anna, "start"))
+            first = board_of(fake)
+            await play_from_my_cards(fake, client, service, anna, moves=3)
+            first.deleted = True  # somebody deleted the board message
+            await play_from_my_cards(fake, client, service, anna)
+            await asyncio.wait_for(client.wait_idle(), 10)
+    finally:
+        await service.close()
+    boards = [m for m in fake.channel_messages() if m.embeds]
+    assert len(boards) == 1 and boards[0] is not first
+    again = boards[0]
+    assert "board message was gone" in again.history[0]
+    assert "Game over" in again.embed_text
+    # the lost board was posted again once: no edit went to the deleted message after its 404
+    gone = [c for c in fake.calls if c.path.endswith(f"/messages/{first.id}")]
+    assert [c.status for c in gone][-1] == 404 and sum(c.status == 404 for c in gone) == 1
+    assert fake.violations == []
+
+
+async def test_board_edits_are_coalesced_never_identical_and_counted(fake: FakeDiscord) -> None:
+    anna = fake.users[0]
+    service = Service.in_memory(seed=11)
+    try:
+        async with running(make_client(service, board_interval=0.3)) as client:
+            assert isinstance(client, DiscordAdapter)
+            await seat_with_bots(fake, client, anna)
+            await settle(fake, client, await fake.slash(anna, "start"))
+            board = board_of(fake)
+            # presses that change nothing on the board do not edit it
+            hand = board.button(lambda c: c.endswith(":hand"))
+            assert hand is not None
+            edits = board.edits
+            for _ in range(3):
+                await settle(fake, client, await fake.click(anna, board, hand))
+                await settle(fake, client, await fake.slash(anna, "table"))
+            await asyncio.sleep(0.4)
+            await asyncio.wait_for(client.wait_idle(), 10)
+            assert board.edits == edits
+            await play_from_my_cards(fake, client, service, anna)
+            await asyncio.wait_for(client.wait_idle(), 10)
+            budget = client.budget
+    finally:
+        await service.close()
+    shown = list(zip(board.history, board.embed_history, strict=True))
+    assert all(a != b for a, b in itertools.pairwise(shown))
+    # far fewer edits than moves: 48 cards and 4 reservations made at most 12 + 1 quick edits
+    patches = [c for c in fake.calls if c.method == "PATCH" and c.path.endswith(f"/{board.id}")]
+    gaps = [b.at - a.at for a, b in itertools.pairwise(patches)]
+    assert sum(gap < 0.28 for gap in gaps) <= 13, gaps
+    assert len(patches) < 52
+    # every request was counted: the fake saw as many as the budget
+    assert budget.counted == sum(c.counted for c in fake.calls)
+    assert budget.counts["interaction"] > 0 and budget.global_429s == 0
+    assert not fake.dms(anna)  # no DM by default
+    assert fake.violations == []
+
+
+async def test_a_global_429_is_counted_and_reported(fake: FakeDiscord) -> None:
+    ch = f"discord:{fake.channel_id}"
+    service = ScriptedService(lambda inp: [Public(ch, "ok")])
+    async with running(make_client(service)) as client:
+        assert isinstance(client, DiscordAdapter)
+        fake.global_limit = (1, 60.0)  # a bot over its bot-wide limit for a while
+        fake.speed = 1000.0  # ... that ends soon
+        assert service.listener is not None
+        await service.listener([Public(ch, "one"), Public("discord:0", "x")])
+        await service.listener([Public(ch, "two")])
+        await asyncio.wait_for(client.wait_idle(), 10)
+        assert client.budget.global_429s >= 1
+        assert "global 429s" in client.budget.report()
+    assert fake.global_429s == client.budget.global_429s
+    assert [m.content for m in fake.channel_messages()] == ["one", "two"]
+
+
+async def test_a_failed_dm_is_retried_and_a_lost_one_names_the_player(
+    fake: FakeDiscord,
+) -> None:
+    ch = f"discord:{fake.channel_id}"
+    ben, carl = fake.users[1], fake.users[2]
+    sent: list[tuple[str, str]] = []
+
+    class Timers(ScriptedService):
+        def prompt_sent(self, channel: str, user: str) -> None:
+            sent.append((channel, user))
+
+    def script(inp: Input) -> list[Event]:
+        return [Public(ch, f"{inp.name}: {inp.text}")]
+
+    service = Timers(script)
+    turn = (Choice("♣Q", "/play CQ"),)
+    client = make_client(service, prompts_default="dm", dm_retries=(0.05, 0.1, 0.2))
+    async with running(client):
+        assert isinstance(client, DiscordAdapter)
+        assert service.listener is not None
+        # Ben's DM meets a server error once: tried again, delivered, his timer starts then
+        refused = fake.inject_status  # a refusal that is not 403 (e.g. 40003)
+        refused(lambda c: c.path.endswith("/messages") and "components" in str(c.body), 400)
+        await service.listener([Private(ch, f"discord:{ben.id}", "Your turn.", turn, kind="turn")])
+        await fake.wait_for(lambda: bool(fake.dms(ben)), timeout=10)
+        await asyncio.wait_for(client.wait_idle(), 10)
+        assert [m.content for m in fake.dms(ben)] == ["Your turn."]
+        assert sent == [(ch, f"discord:{ben.id}")]
+        # Carl's DMs fail every time: the channel names him, and no DM is opened on every prompt
+        fake.inject_status(lambda c: c.path == "/users/@me/channels", 400, count=100)
+        for n in range(3):
+            text = f"Your turn {n}."
+            await service.listener([Private(ch, f"discord:{carl.id}", text, turn, kind="turn")])
+            await asyncio.wait_for(client.wait_idle(), 20)
+        opens = [c for c in fake.calls if c.path == "/users/@me/channels"]
+        carl_opens = [c for c in opens if c.body["recipient_id"] in (carl.id, str(carl.id))]
+        assert len(carl_opens) == 4  # the first prompt: one try and three more; then resting
+        calls = [m for m in fake.channel_messages() if carl.mention in m.content]
+        assert len(calls) == 1 and calls[0].custom_ids == [f"doko:{fake.channel_id}:hand"]
+        assert (ch, f"discord:{carl.id}") in sent
+    assert fake.violations == []
