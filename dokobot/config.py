@@ -10,7 +10,7 @@ and the line.
 >>> parse_config("language: fr\\n", env={})
 Traceback (most recent call last):
 ...
-dokobot.config.ConfigError: config line 1: language: must be one of en, de
+dokobot.config.ConfigError: config line 1: language: must be one of en, de, it, cs
 """
 
 from __future__ import annotations

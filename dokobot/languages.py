@@ -70,6 +70,8 @@ class Language:
 REGISTRY: Final[list[Language]] = [
     Language("en", "English", "9 J Q K 10 A", "en-US"),
     Language("de", "Deutsch", "9 B D K 10 A", "de"),
+    Language("it", "Italiano", "9 F D R 10 A", "it"),
+    Language("cs", "Čeština", "9 B D K 10 A", "cs"),
 ]
 """Every language, one line each (the first is the default)."""
 

@@ -62,8 +62,10 @@ def lang_of(locale: Locale | None) -> str:
 
     >>> lang_of(Locale.german), lang_of(Locale.american_english), lang_of(None)
     ('de', 'en', 'en')
-    >>> lang_of(Locale.british_english), lang_of(Locale.french)
-    ('en', 'en')
+    >>> lang_of(Locale.italian), lang_of(Locale.czech), lang_of(Locale.british_english)
+    ('it', 'cs', 'en')
+    >>> lang_of(Locale.french)
+    'en'
     """
     if locale is None:
         return DEFAULT_LANG

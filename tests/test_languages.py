@@ -1,0 +1,223 @@
+"""Italian and Czech, complete: whole games replayed in each (a wedding and a solo, cards
+typed in the language's notation, commands by their names in the language), every line to
+the players in their language; /help and /help option translated; a German player at an
+Italian table reads German in the same game."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterator
+
+import pytest
+
+from dokobot import languages
+from dokobot.engine.cards import CLUBS, QUEEN
+from dokobot.engine.deck import hands_from_kinds
+from dokobot.engine.types import Phase
+from dokobot.host.commands import COMMANDS
+from dokobot.host.events import Event, Private, Public
+from dokobot.host.i18n import catalogue
+from dokobot.host.replay import Replayer
+from dokobot.host.table import sorted_hand
+
+SEATS = ("anna", "ben", "carl", "dora")
+FIELD = re.compile(r"\{\w+\}")
+
+
+def english_fragments(lang: str) -> set[str]:
+    """The pieces of English catalogue texts (between the placeholders) that the catalogue
+    of ``lang`` says otherwise: any of them in a line to a reader of ``lang`` is English
+    that reached them."""
+    own = "\n".join(catalogue(lang).values())
+    out: set[str] = set()
+    for key, text in catalogue("en").items():
+        if key.startswith(("discord.", "web.", "console.")):
+            continue  # the adapters' and the pages' own words, tested with them
+        for piece in FIELD.split(text):
+            piece = piece.strip(" .,:;()!?'\n")
+            if len(re.findall(r"[A-Za-z]{3,}", piece)) >= 2 and piece not in own:
+                out.add(piece)
+    return out
+
+
+def typed(card: int, lang: str) -> str:
+    """``card`` as a player of ``lang`` types it: the language's first words for its suit
+    and rank (Italian ``fid``, Czech ``krd``)."""
+    w = languages.words(lang)
+    suit, rank = divmod(card >> 1, 6)
+    return w.suits[suit][0] + w.ranks[rank][0]
+
+
+def deal_line(seed: int) -> str:
+    """A ``!deal`` in which anna holds both ♣Q (she may announce a wedding)."""
+    kinds = [k for k in range(24) for _ in range(2)]
+    random.Random(seed).shuffle(kinds)
+    cq = CLUBS * 6 + QUEEN
+    rest = [k for k in kinds if k != cq]
+    hands = [[cq, cq, *rest[:10]], rest[10:22], rest[22:34], rest[34:46]]
+    masks = hands_from_kinds(hands)
+    from dokobot.engine.cards import card_ascii
+
+    return "!deal " + "; ".join(
+        f"{n}=" + " ".join(card_ascii(c) for c in sorted_hand(None, m))
+        for n, m in zip(SEATS, masks, strict=True)
+    )
+
+
+class Game:
+    """A replay written as it is played: each line is fed and kept."""
+
+    def __init__(self, langs: dict[str, str], table_lang: str) -> None:
+        self.langs = langs
+        self.rep = Replayer()
+        self.lines: list[str] = []
+        self.events: list[Event] = []
+        lang = langs["anna"]
+        self.say("anna", f"/{COMMANDS['join'].name_in(lang)}")  # the owner sets the language
+        option = COMMANDS["option"].name_in(lang)
+        self.say("anna", f"/{option} {self.option_word('language', lang)} {table_lang}")
+        for name in SEATS:
+            self.say(name, f"/{COMMANDS['lang'].name_in(langs[name])} {langs[name]}")
+            if name != "anna":
+                self.say(name, f"/{COMMANDS['join'].name_in(langs[name])}")
+
+    @staticmethod
+    def option_word(name: str, lang: str) -> str:
+        from dokobot.host.options import option_name
+
+        return option_name(name, lang)
+
+    def cmd(self, name: str, command: str) -> str:
+        return "/" + COMMANDS[command].name_in(self.langs[name])
+
+    def say(self, name: str, text: str) -> list[Event]:
+        line = f"{name}: {text}"
+        self.lines.append(line)
+        before = len(self.rep.transcript)
+        self.rep.run_text(line)
+        assert not self.rep.failures
+        new = [e for _, e in self.rep.transcript[before:]]
+        self.events += new
+        return new
+
+    def directive(self, line: str) -> None:
+        self.lines.append(line)
+        self.rep.run_text(line)
+
+    def play(self, contract: str) -> None:
+        """One game: anna announces ``contract`` (``wedding`` or ``solo``), the others are
+        healthy; every card is typed in its player's notation."""
+        table = self.rep.table
+        start = self.say("anna", self.cmd("anna", "start"))
+        assert table.game is not None, [e.text for e in start]
+        game = table.game
+        while game.phase is not Phase.FINISHED:
+            seat = game.turn
+            name = table.seats[seat].name
+            if game.phase is Phase.RESERVATIONS:
+                word = "reservation" if name == "anna" else "healthy"
+                self.say(name, self.cmd(name, word))
+            elif game.phase is Phase.DECLARATIONS:
+                if contract == "wedding":
+                    self.say(name, self.cmd(name, "wedding"))
+                else:
+                    solo = languages.words(self.langs[name]).solos["clubs"][0]
+                    self.say(name, f"{self.cmd(name, 'solo')} {solo}")
+            else:
+                card = sorted_hand(game, game.legal_cards(seat))[0]
+                answer = self.say(name, f"{self.cmd(name, 'play')} {typed(card, self.langs[name])}")
+                assert not any(isinstance(e, Private) and e.kind == "error" for e in answer), [
+                    e.text for e in answer
+                ]
+            game = table.game if table.game is not None else game
+
+    def to(self, name: str) -> Iterator[str]:
+        """Every text ``name`` read: the channel's and their own."""
+        user = self.rep.users.get(name) or f"replay:{name}"
+        for e in self.events:
+            if isinstance(e, Public) or (isinstance(e, Private) and e.user == user):
+                yield e.text
+
+
+def _full_game(lang: str) -> Game:
+    g = Game({n: lang for n in SEATS}, lang)
+    g.directive(deal_line(1))
+    g.play("wedding")
+    g.directive(deal_line(2))
+    g.play("solo")
+    return g
+
+
+@pytest.mark.parametrize("lang", ["it", "cs"])
+def test_a_whole_series_in_the_language_reads_no_english(lang: str) -> None:
+    g = _full_game(lang)
+    results = g.rep.results()
+    assert [r["type"] for r in results][:2] in (["wedding", "solo"], ["wedding_alone", "solo"])
+    for name in ("anna", "ben"):
+        g.say(name, g.cmd(name, "help"))
+        g.say(name, f"{g.cmd(name, 'help')} {COMMANDS['option'].name_in(lang)}")
+        for option in ("poverty", "tournament", "language"):
+            g.say(name, f"{g.cmd(name, 'help')} option {g.option_word(option, lang)}")
+        for command in ("play", "solo", "wedding", "score"):
+            g.say(name, f"{g.cmd(name, 'help')} {COMMANDS[command].name_in(lang)}")
+        g.say(name, g.cmd(name, "score"))
+        g.say(name, g.cmd(name, "table"))
+    english = english_fragments(lang)
+    assert len(english) > 200
+    texts = list(g.to("ben"))
+    assert len(texts) > 100
+    leaks = sorted({f for t in texts for f in english if f in t})
+    assert leaks == [], leaks
+    # and the language is really there: the seed's words
+    joined = "\n".join(texts)
+    words = {"it": ("Matrimonio", "Solo di fiori", "Buono", "presa"),
+             "cs": ("svatbu", "sólo kříže", "zdravá", "tah")}[lang]  # fmt: skip
+    for word in words:
+        assert word in joined, word
+
+
+@pytest.mark.parametrize("lang", ["it", "cs"])
+def test_the_replay_written_in_the_language_gives_the_same_games(lang: str) -> None:
+    g = _full_game(lang)
+    again = Replayer()
+    again.run_text("\n".join(g.lines))
+    assert not again.failures
+    assert again.results() == g.rep.results()
+    assert [e.text for _, e in again.transcript] == [e.text for e in g.events]
+
+
+def test_english_command_names_and_cards_work_at_an_italian_table() -> None:
+    g = Game({n: "it" for n in SEATS}, "it")
+    g.directive(deal_line(3))
+    g.say("anna", "/start")
+    g.say("anna", "/reservation")
+    for name in ("ben", "carl", "dora"):
+        g.say(name, "/healthy")
+    g.say("anna", "/wedding")
+    game = g.rep.table.game
+    assert game is not None and game.phase is Phase.PLAYING
+    from dokobot.engine.cards import card_ascii
+
+    seat = game.turn
+    card = sorted_hand(game, game.legal_cards(seat))[0]
+    answer = g.say(SEATS[seat], f"/play {card_ascii(card)}")
+    assert not any(isinstance(e, Private) and e.kind == "error" for e in answer)
+    assert len(game.trick) == 1
+
+
+def test_a_german_player_at_an_italian_table_reads_german() -> None:
+    langs = {"anna": "it", "ben": "de", "carl": "it", "dora": "it"}
+    g = Game(langs, "it")
+    g.directive(deal_line(1))
+    g.play("wedding")
+    ben = [e.text for e in g.events if isinstance(e, Private) and e.user == "replay:ben"]
+    carl = [e.text for e in g.events if isinstance(e, Private) and e.user == "replay:carl"]
+    assert any(t.startswith("Dein Blatt") or "Deine Karten" in t for t in ben), ben[:5]
+    assert any(t.startswith("La tua mano") for t in carl), carl[:5]
+    public = [e.text for e in g.events if isinstance(e, Public)]
+    assert any("Matrimonio" in t for t in public)
+    german = english_fragments("de")
+    italian_only = {f for f in english_fragments("it")}
+    assert not [t for t in ben if any(f in t for f in german)]
+    assert not [t for t in carl if any(f in t for f in italian_only)]
