@@ -221,3 +221,17 @@ def test_a_german_player_at_an_italian_table_reads_german() -> None:
     italian_only = {f for f in english_fragments("it")}
     assert not [t for t in ben if any(f in t for f in german)]
     assert not [t for t in carl if any(f in t for f in italian_only)]
+
+
+@pytest.mark.parametrize("lang", ["de", "it", "cs"])
+def test_the_shipped_languages_are_complete(lang: str) -> None:
+    """A catalogue may be partial (English fills in), but the shipped ones are not: every
+    English text, every command's and option's name and every solo has its own word."""
+    from dokobot.host.options import OPTIONS
+
+    assert sorted(set(catalogue("en")) - set(catalogue(lang))) == []
+    w = languages.words(lang)
+    assert sorted(set(COMMANDS) - set(w.commands)) == []
+    assert set(w.solos) == {"clubs", "spades", "hearts", "diamonds", "queens", "jacks", "fleshless"}
+    if lang != "de":  # German keeps the English names of most options
+        assert sorted(set(OPTIONS) - set(w.options)) == []
