@@ -10,7 +10,7 @@ from dokobot.host.journal import Record
 from dokobot.host.replay import Replayer
 from dokobot.host.router import Router
 from dokobot.host.service import Service
-from dokobot.host.table import command_for, sorted_hand
+from dokobot.host.table import Table, command_for, sorted_hand
 from dokobot.store import MemoryStore
 
 NAMES = ("anna", "ben", "carl", "dora")
@@ -98,20 +98,83 @@ async def test_export_of_1000_games_does_not_block_the_event_loop() -> None:
     await _game(svc)
     journal = [Record.decode(x) for x in store.load_journal("c")]
     first = next(i for i, r in enumerate(journal) if r.kind == "deal")
-    one_game = [r.encode() for r in journal[first:]]
-    for _ in range(999):
-        store.append("c", one_game)
+    # 999 copies of the game's records, stored the way the service stores a table's records
+    svc.router.tables["c"].journal.extend(journal[first:] * 999)
+    assert await svc.persist("c")
     loop_thread = threading.get_ident()
     threads: list[int] = []
     handle = svc.router.handle
 
-    def spy(inp: Input) -> list[Event]:
+    def spy(inp: Input, table: Table | None = None) -> list[Event]:
         if inp.text == "/export":
             threads.append(threading.get_ident())
-        return handle(inp)
+        return handle(inp, table)
 
     svc.router.handle = spy  # type: ignore[method-assign]
     events = await svc.handle(_inp("u0", "anna", "/export"))
     assert events[0].text.count("!deal") == 1000
     # the export (~0.7 s of work here) is built in a worker thread, never on the event loop
     assert threads and loop_thread not in threads
+
+
+class _GatedStore(MemoryStore):
+    """A store whose journal reads wait at a gate once it is closed: an export reading a
+    long history, held for as long as the test wants."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = threading.Event()
+        self.closed = False
+
+    def load_journal(self, channel: str, start: int = 0) -> list[str]:
+        if self.closed:
+            self.gate.wait(30)
+        return super().load_journal(channel, start)
+
+
+async def test_queued_exports_of_a_spectator_never_hold_up_a_move() -> None:
+    """30 /export of a spectator at once: two are taken (one answered at a time, from a
+    snapshot, without holding the table), 28 answered "busy" at once; a seated player's
+    move is answered while the exports still read; they then export what was there."""
+    import asyncio
+
+    from dokobot.host.slowlane import PER_TABLE, PER_USER
+
+    store = _GatedStore()
+    svc = Service(Router(seed=5), store)
+    for i, n in enumerate(NAMES):
+        await svc.handle(_inp(f"u{i}", n, "/join"))
+    await _game(svc)
+    await svc.handle(_inp("u0", "anna", "/start"))
+    table = svc.router.tables["c"]
+    game = table.game
+    assert game is not None and table.running
+    store.closed = True
+    try:
+        spam = [asyncio.create_task(svc.handle(_inp("u9", "zoe", "/export"))) for _ in range(30)]
+        others = [asyncio.create_task(svc.handle(_inp(f"s{i}", f"s{i}", "/export")))
+                  for i in range(PER_TABLE)]  # fmt: skip
+        await asyncio.sleep(0.1)
+        busy = [t for t in spam if t.done()]
+        assert len(busy) == 30 - PER_USER
+        assert all(t.result()[0].text.startswith("Busy with other requests") for t in busy)
+        full = [t for t in others if t.done()]  # the table's queue holds PER_TABLE at most
+        assert len(full) == PER_USER and all("Busy" in t.result()[0].text for t in full)
+        seat = game.turn
+        before = len(game.log)
+        move = svc.handle(_inp(table.seats[seat].user, table.seats[seat].name,
+                               command_for(game.legal_actions()[0])))  # fmt: skip
+        events = await asyncio.wait_for(move, timeout=10)
+        assert len(game.log) == before + 1
+        assert not any(getattr(e, "kind", "") == "error" for e in events)
+        assert not any(t.done() for t in spam if t not in busy), "the exports still read"
+    finally:
+        store.gate.set()
+    answers = [(await t)[0].text for t in [*spam, *others]]
+    exports = [text for text in answers if not text.startswith("Busy")]
+    assert len(exports) == PER_TABLE
+    for text in exports:
+        assert "running game is left out" in text
+        rep = Replayer()
+        rep.run_text(text)
+        assert rep.results() == [r.as_json() for r in table.finished]

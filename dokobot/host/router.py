@@ -135,12 +135,13 @@ class Router:
         return table.options.language if table else self.default_language
 
     # ---------------------------------------------------------------- entry point
-    def handle(self, inp: Input) -> list[Event]:
-        """Answer one input; never raises."""
+    def handle(self, inp: Input, table: Table | None = None) -> list[Event]:
+        """Answer one input; never raises. ``table``: answer it at this table (a reader's
+        snapshot, see :meth:`Table.snapshot`) instead of looking the table up."""
         try:
-            return self._handle(inp)
+            return self._handle(inp, table)
         except Refusal as r:
-            table = self.tables.get(inp.channel) or self._table_of_user(inp.user)
+            table = table or self.tables.get(inp.channel) or self._table_of_user(inp.user)
             return [self._private_text(inp, table, r.key, r.params, kind="error")]
         except Exception:
             log.exception("internal error on %r", inp.text[:80])
@@ -166,14 +167,16 @@ class Router:
             kind=kind,
         )
 
-    def _handle(self, inp: Input) -> list[Event]:
+    def _handle(self, inp: Input, given: Table | None = None) -> list[Event]:
         text = _CONTROL.sub("", inp.text).strip()
         if not text:
             return []
         if len(text) > MAX_LINE or inp.truncated:
             raise Refusal("too_long", limit=MAX_LINE)
         table: Table | None
-        if inp.dm or not inp.channel:
+        if given is not None:
+            table = given
+        elif inp.dm or not inp.channel:
             table = self._table_of_user(inp.user)
         else:
             table = self.table(inp.channel, inp.server)

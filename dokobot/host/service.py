@@ -41,6 +41,7 @@ from .options import TableOptions
 from .replay import RestoreError, restore
 from .router import Router, clean_name
 from .series import GameRecord
+from .slowlane import SlowLane
 from .stakes import ZERO, Ledger, LedgerEntry
 from .table import BotFactory, Table
 from .userlangs import StoredLanguages
@@ -129,6 +130,16 @@ class Service:
         self._results_done: dict[str, int] = {}
         """Per channel: the number of the table's last finished game that is in the store."""
         self._appends = GroupCommit(self.store)
+        self._lanes: dict[str, SlowLane] = {}
+        """Per table: its slow commands (bounded, one at a time)."""
+        self._stored: dict[str, int] = {}
+        """Per table in memory: how many records its stored journal holds (what a reader's
+        snapshot reads of it)."""
+        self._reading: dict[str, int] = {}
+        """Per table: slow commands reading a snapshot now (its journal is not folded
+        meanwhile, so the stored records they read stay as they were)."""
+        self._bounds: dict[int, int] = {}
+        """Per snapshot (by id): the stored records it stands on."""
 
     @classmethod
     def in_memory(
@@ -158,8 +169,11 @@ class Service:
         return [*events, *board, Lobby(channel, lobby_view(table))]
 
     def _history(self, table: Table) -> list[Record]:
-        stored = [Record.decode(x) for x in self.store.load_journal(table.channel)]
-        return stored + table.journal
+        lines = self.store.load_journal(table.channel)
+        bound = self._bounds.get(id(table))
+        if bound is not None:  # a snapshot: the records stored when it was taken
+            lines = lines[:bound]
+        return [Record.decode(x) for x in lines] + table.journal
 
     # ---------------------------------------------------------------- lifecycle
     async def start(self) -> list[Event]:
@@ -221,6 +235,7 @@ class Service:
                 log.warning("checkpoint of %s unreadable; replaying its journal", channel)
         start = cp.upto if base is not None and cp is not None else 0
         journal = await asyncio.to_thread(self.store.load_journal, channel, start)
+        self._stored[channel] = start + len(journal)
         ledgers = self.router.ledgers
         if private_ledger:
             self.router.ledgers = {}
@@ -360,6 +375,7 @@ class Service:
             self._used.pop(channel, None)
             self._checkpointed.pop(channel, None)
             self._between.pop(channel, None)
+            self._stored.pop(channel, None)
             self._lazy.add(channel)
 
     def _channel_of(self, inp: Input) -> str:
@@ -370,46 +386,97 @@ class Service:
     async def handle(self, inp: Input) -> list[Event]:
         """Answer one input (never raises)."""
         try:
-            channel = self._channel_of(inp)
-            async with self._channel(channel):
-                if channel in self.damaged:
-                    return [self._refusal(inp, "table_damaged")]
-                if channel in self._held and not await self._rebuild(channel):
-                    return [self._refusal(inp, "store_failed")]
-                if channel in self._lazy:
-                    await self._load(channel, private_ledger=True)
-                before = self.router.langs.get(inp.user)
-                if _is_slow(inp.text):  # may read a long history: off the event loop
-                    events = await asyncio.to_thread(self.router.handle, inp)
-                else:
-                    events = self.router.handle(inp)
-                events = self._with_board(channel, events)
-                self._used[channel] = time.monotonic()
-                if self._drop_if_empty(channel):
-                    pass  # nothing durable, nothing kept: a table exists once someone joins
-                else:
-                    links = await self._commit(channel)
-                    if links is None:
-                        return [self._refusal(inp, "store_failed")]
-                    events += links
-                after = self.router.langs.get(inp.user)
-                if after is not None and after != before:
-                    try:
-                        await asyncio.to_thread(self.store.set_language, inp.user, after)
-                    except Exception:
-                        log.exception("store: language of a user not saved; change undone")
-                        self.router.langs.pop(inp.user, None)
-                        if before is not None:
-                            self.router.langs[inp.user] = before
-                        return [self._refusal(inp, "store_failed")]
-            self._after_change(channel)
-            self._sweep()
-            if has_pictures_to_draw(events):
-                events = await asyncio.to_thread(draw_pictures, events)
-            return events
+            if _is_slow(inp.text):
+                return await self._handle_slow(inp)
+            return await self._handle(inp)
         except Exception:
             log.exception("service failed on input")
             return [self._refusal(inp, "internal_error")]
+
+    async def _handle_slow(self, inp: Input) -> list[Event]:
+        """A slow command: a place in the table's :class:`SlowLane` (else "busy"), then,
+        in turn, a snapshot of the table taken under its lock and read in a worker thread
+        without the lock, so that the table plays on meanwhile."""
+        channel = self._channel_of(inp)
+        lane = self._lanes.get(channel)
+        if lane is None:
+            lane = self._lanes[channel] = SlowLane()
+        if not lane.admit(inp.user):
+            return [self._refusal(inp, "slow_busy")]
+        try:
+            async with lane.turn:
+                return await self._read_snapshot(inp, channel)
+        finally:
+            lane.release(inp.user)
+            if lane.idle and self._lanes.get(channel) is lane:
+                del self._lanes[channel]
+
+    async def _read_snapshot(self, inp: Input, channel: str) -> list[Event]:
+        async with self._channel(channel):
+            if channel in self._lazy:
+                await self._load(channel, private_ledger=True)
+            table = self.router.tables.get(channel)
+            bound = self._stored.get(channel)
+            plain = channel in self.damaged or channel in self._held or inp.marker is not None
+            if table is None or bound is None or plain:
+                snapshot = None  # answered the ordinary way below
+            else:
+                snapshot = table.snapshot()
+                self._bounds[id(snapshot)] = bound
+                self._reading[channel] = self._reading.get(channel, 0) + 1
+                self._used[channel] = time.monotonic()
+        if snapshot is None:
+            return await self._handle(inp)
+        try:
+            events = await asyncio.to_thread(self.router.handle, inp, snapshot)
+        finally:
+            del self._bounds[id(snapshot)]
+            self._reading[channel] -= 1
+            if not self._reading[channel]:
+                del self._reading[channel]
+        if has_pictures_to_draw(events):
+            events = await asyncio.to_thread(draw_pictures, events)
+        return events
+
+    async def _handle(self, inp: Input) -> list[Event]:
+        """Answer one input under its table's lock."""
+        channel = self._channel_of(inp)
+        async with self._channel(channel):
+            if channel in self.damaged:
+                return [self._refusal(inp, "table_damaged")]
+            if channel in self._held and not await self._rebuild(channel):
+                return [self._refusal(inp, "store_failed")]
+            if channel in self._lazy:
+                await self._load(channel, private_ledger=True)
+            before = self.router.langs.get(inp.user)
+            if _is_slow(inp.text):  # may read a long history: off the event loop
+                events = await asyncio.to_thread(self.router.handle, inp)
+            else:
+                events = self.router.handle(inp)
+            events = self._with_board(channel, events)
+            self._used[channel] = time.monotonic()
+            if self._drop_if_empty(channel):
+                pass  # nothing durable, nothing kept: a table exists once someone joins
+            else:
+                links = await self._commit(channel)
+                if links is None:
+                    return [self._refusal(inp, "store_failed")]
+                events += links
+            after = self.router.langs.get(inp.user)
+            if after is not None and after != before:
+                try:
+                    await asyncio.to_thread(self.store.set_language, inp.user, after)
+                except Exception:
+                    log.exception("store: language of a user not saved; change undone")
+                    self.router.langs.pop(inp.user, None)
+                    if before is not None:
+                        self.router.langs[inp.user] = before
+                    return [self._refusal(inp, "store_failed")]
+        self._after_change(channel)
+        self._sweep()
+        if has_pictures_to_draw(events):
+            events = await asyncio.to_thread(draw_pictures, events)
+        return events
 
     def _refusal(self, inp: Input, key: str) -> Private:
         table = self.router.tables.get(self._channel_of(inp))
@@ -458,6 +525,7 @@ class Service:
         new = table.journal[:]
         if new:
             length = await self._appends.append(channel, [r.encode() for r in new])
+            self._stored[channel] = length
             self._known.add(channel)
             # The store holds them now; keeping them in memory too would grow every table
             # by ~100 KB over a long series.
@@ -484,17 +552,20 @@ class Service:
         first, count = self._between.get(channel, (length - len(new), 0))
         count += len(new)
         self._between[channel] = (first, count)
-        if count <= fold.FOLD_AFTER:
-            return length
+        if count <= fold.FOLD_AFTER or self._reading.get(channel):
+            return length  # (a reader's snapshot stands on these records: folded later)
+        self._stored.pop(channel, None)  # no snapshot while the journal is rewritten
         try:
             record = fold.state_record(table)
             state, settlements, users = checkpoint.dump(table)
             cp = Checkpoint(first + 1, checkpoint.version(), state, settlements, tuple(users))
             length = await asyncio.to_thread(self.store.fold, channel, first, record.encode(), cp)
         except Exception:
-            # Nothing lost: the records stay as they are (folded at the next try).
+            # Nothing lost: the records stay as they are (folded at the next try); the
+            # journal's length is known again after the next append.
             log.warning("between-games records of %s not folded", channel, exc_info=True)
             return length
+        self._stored[channel] = length
         self._between[channel] = (first, 1)
         return length
 

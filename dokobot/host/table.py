@@ -15,6 +15,8 @@ order, prompts, commands), :mod:`~dokobot.host.narration` (what the table is tol
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import random
 import secrets
 from collections.abc import Callable
@@ -149,6 +151,26 @@ class Table:
     @property
     def running(self) -> bool:
         return self.game is not None and self.game.phase is not Phase.FINISHED
+
+    def snapshot(self) -> Table:
+        """A copy for a reader in a worker thread (an export, the score list, statistics):
+        what it reads does not change while the table plays on. No computer players, no
+        next deal; the ledger is the shared one (readers only look up balances)."""
+        return dataclasses.replace(
+            self,
+            seats=[dataclasses.replace(s) for s in self.seats],
+            series=copy.deepcopy(self.series),
+            game=None if self.game is None else self.game.copy(),
+            next_deal=None,
+            abort_votes=set(self.abort_votes),
+            bots={},
+            bot_factory=None,
+            journal=list(self.journal),
+            finished=list(self.finished),
+            away=set(self.away),
+            waiting=list(self.waiting),
+            settlements=list(self.settlements),
+        )
 
     def _log(self, record: Record | str) -> None:
         """Journal ``record``; a string is a line of the replay format (a directive such as
