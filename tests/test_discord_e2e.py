@@ -700,7 +700,7 @@ async def test_pushed_events_dms_and_the_fallback(fake: FakeDiscord) -> None:
         assert ben_dm.content == "Your turn."
         assert ben_dm.custom_ids == [
             f"doko:{fake.channel_id}:play CQ",
-            f"doko:{fake.channel_id}:re",
+            f"doko:{fake.channel_id}:ask re",  # a call asks for a second press
         ]
         notices = [m for m in fake.channel_messages() if carl.mention in m.content]
         assert len(notices) == 1  # told once, not on every prompt
@@ -713,9 +713,12 @@ async def test_pushed_events_dms_and_the_fallback(fake: FakeDiscord) -> None:
         [prompt] = click.ephemeral_messages
         assert prompt.content.startswith("Your hand: ♣Q ♠A\nStill your turn.\n")
         assert prompt.flags & EPHEMERAL
-        # a call keeps the prompt, a card uses it up
-        call = await settle(fake, client, await fake.click(carl, prompt, prompt.custom_ids[1]))
-        assert call.response_type == 6 and prompt.custom_ids
+        # a call (asked, then confirmed) keeps the prompt, a card uses it up
+        ask = await settle(fake, client, await fake.click(carl, prompt, prompt.custom_ids[1]))
+        [question] = ask.ephemeral_messages
+        assert "Announce Re?" in question.content and prompt.custom_ids
+        call = await settle(fake, client, await fake.click(carl, question, question.custom_ids[0]))
+        assert call.response_type == 7 and question.custom_ids == [] and prompt.custom_ids
         card = await settle(fake, client, await fake.click(carl, prompt, prompt.custom_ids[0]))
         assert card.response_type == 7 and prompt.custom_ids == []
         again = await settle(

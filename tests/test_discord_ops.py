@@ -139,7 +139,7 @@ async def test_admin_in_dms_comes_from_interaction_permissions(fake: FakeDiscord
     anna, ben, carl, _ = fake.users
     ben.permissions |= MANAGE_GUILD  # an admin who is not the owner
     service = ScriptedService(lambda inp: [])
-    turn = (Choice("Re", "/re"),)
+    turn = (Choice("♣Q", "/play CQ"),)
     async with running(make_client(service, prompts_default="dm")) as client:
         assert isinstance(client, DiscordAdapter)
         for user in (ben, carl):

@@ -14,7 +14,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from discord_fake import FakeDiscord, FakeUser, Message, running
-from discord_fake.harness import settle
+from discord_fake.harness import open_my_cards, seat_with_bots, settle
 
 
 def lobby_of(fake: FakeDiscord, client: DiscordAdapter) -> Message:
@@ -123,3 +123,49 @@ async def test_a_series_driven_by_buttons_lobby_add_computer_start_play_next_gam
     finally:
         await service.close()
     assert fake.violations == []
+
+
+async def test_a_call_is_made_only_by_the_second_press(fake: FakeDiscord) -> None:
+    anna = fake.users[0]
+    service = Service.in_memory(seed=4)
+    channel = f"discord:{fake.channel_id}"
+    try:
+        async with running(DiscordAdapter(service, board_interval=0.05)) as client:
+            await seat_with_bots(fake, client, anna)
+            await settle(fake, client, await fake.slash(anna, "start"))
+            _, opened = await open_my_cards(fake, client, anna)
+            [panel] = opened.ephemeral_messages
+            game = service.router.tables[channel].game
+            assert game is not None
+            for _ in range(40):  # to Anna's first turn in the card play
+                await asyncio.wait_for(service.idle(), 10)
+                await asyncio.wait_for(client.wait_idle(), 10)
+                if panel.button(lambda c: ":ask " in c):
+                    break
+                healthy = panel.button(lambda c: c.endswith(":healthy"))
+                assert healthy is not None, panel.custom_ids
+                await settle(fake, client, await fake.click(anna, panel, healthy))
+            ask = panel.button(lambda c: ":ask " in c)
+            assert ask is not None, panel.custom_ids
+            label = next(b["label"] for b in panel.buttons if b["custom_id"] == ask)
+            assert label in ("Re", "Kontra")  # as players write them
+            # the first press asks, and changes nothing
+            first = await settle(fake, client, await fake.click(anna, panel, ask))
+            assert game.calls == [] and ask in panel.custom_ids
+            [question] = first.ephemeral_messages
+            assert question.ephemeral and label in question.content
+            [yes] = question.custom_ids
+            assert yes.endswith(":" + label.lower()) and f":{game_marker(client, fake)}:" in yes
+            # the second press makes the call
+            await settle(fake, client, await fake.click(anna, question, yes))
+            await asyncio.wait_for(service.idle(), 10)
+            assert [seat for seat, _ in game.calls] == [0]
+            assert question.custom_ids == []  # used up
+    finally:
+        await service.close()
+    assert fake.violations == []
+
+
+def game_marker(client: DiscordAdapter, fake: FakeDiscord) -> str:
+    game, decision = client._markers[fake.channel_id]
+    return f"{game}.{decision}"

@@ -139,6 +139,9 @@ class Command:
     answers_prompt: bool = False
     """It answers a prompt (a reservation, a card, a poverty's question): its button is used
     up once the host accepts it, and a prompt kept for the sender is done."""
+    confirm: bool = False
+    """It cannot be taken back (a call such as Re): an adapter's button for it asks for a
+    second press to confirm."""
 
     def names_in(self, lang: str) -> tuple[str, ...]:
         """Its names in ``lang`` (from the language's words; English: the declared name
@@ -208,6 +211,7 @@ def command(
     not_on_discord: str = "",
     slash_first_only: bool = False,
     answers_prompt: bool = False,
+    confirm: bool = False,
 ) -> Callable[[F], F]:
     """Declare the decorated handler as the command ``name`` (registered on import)."""
 
@@ -216,7 +220,7 @@ def command(
             name, handler, args=args, who=who, changes=changes,
             phase=phase, channel_only=channel_only, secret=secret, slow=slow, discord=discord,
             not_on_discord=not_on_discord, slash_first_only=slash_first_only,
-            answers_prompt=answers_prompt,
+            answers_prompt=answers_prompt, confirm=confirm,
         )  # fmt: skip
         if name in COMMANDS:
             raise ValueError(f"command {name} declared twice")
@@ -263,6 +267,11 @@ def guess(word: str, lang: str = languages.DEFAULT) -> str | None:
 def prompt_answers() -> frozenset[str]:
     """The commands that answer a prompt."""
     return frozenset(c.name for c in COMMANDS.values() if c.answers_prompt)
+
+
+def confirmed_commands() -> frozenset[str]:
+    """The commands whose buttons ask for a second press (:attr:`Command.confirm`)."""
+    return frozenset(c.name for c in COMMANDS.values() if c.confirm)
 
 
 def slow_commands() -> frozenset[str]:

@@ -48,7 +48,7 @@ from discord.ext import commands
 from dokobot import bounded
 from dokobot.adapters.discord.board_messages import BOARD_INTERVAL, BoardMessages
 from dokobot.adapters.discord.budget import BOT_WIDE_RPS, RequestBudget
-from dokobot.adapters.discord.buttons import DokoButton, table_view, verb
+from dokobot.adapters.discord.buttons import ASK, DokoButton, PersistentView, table_view, verb
 from dokobot.adapters.discord.checks import AdminChecks
 from dokobot.adapters.discord.delivery import (
     DECK_PREFERENCE,
@@ -73,7 +73,7 @@ from dokobot.adapters.discord.lobby_messages import LobbyMessages
 from dokobot.adapters.discord.messages import join_texts, qualify, snowflake_of
 from dokobot.adapters.discord.slash import slash_commands
 from dokobot.bounded import Bounded
-from dokobot.host.commands import prompt_answers
+from dokobot.host.commands import confirmed_commands, prompt_answers
 from dokobot.host.events import Choice, Event, Input, Private
 from dokobot.host.i18n import render as host_render
 from dokobot.render.cards import deck_of
@@ -318,6 +318,9 @@ class DiscordAdapter(AdminChecks, BoardMessages, LobbyMessages, PrivateDelivery,
         marker: tuple[int, int] | None = None,
     ) -> None:
         """Handle a click on a :class:`DokoButton` (called by the button)."""
+        if verb(command) == ASK:
+            await self._ask(interaction, table, command, label, marker)
+            return
         await self._handle(interaction, command, table=table, label=label, marker=marker)
 
     async def set_prompts(self, interaction: discord.Interaction[Any], where: str) -> None:
@@ -446,7 +449,7 @@ class DiscordAdapter(AdminChecks, BoardMessages, LobbyMessages, PrivateDelivery,
         reply = _Reply(
             interaction,
             button=button,
-            consume=button and verb(command) in CONSUMING,
+            consume=button and verb(command) in CONSUMING | confirmed_commands(),
             lang=self._user_language(interaction.user.id) or lang_of(interaction.locale),
             label=label,
             life=self._token_life,
@@ -467,6 +470,35 @@ class DiscordAdapter(AdminChecks, BoardMessages, LobbyMessages, PrivateDelivery,
         finally:
             if deferrer is not None:
                 deferrer.cancel()
+            self._leave()
+
+    async def _ask(
+        self,
+        interaction: discord.Interaction[Any],
+        table: int,
+        command: str,
+        label: str,
+        marker: tuple[int, int] | None,
+    ) -> None:
+        """A call's first press (``/ask re``): only its presser sees a question with one
+        button that makes the call; nothing reaches the host."""
+        self._enter()
+        lang = self._user_language(interaction.user.id) or lang_of(interaction.locale)
+        reply = _Reply(interaction, button=True, consume=False, lang=lang, life=self._token_life)
+        try:
+            call = "/" + command.split(maxsplit=1)[-1]
+            view = PersistentView()
+            yes = text("call_confirm_button", lang, call=label)
+            view.add_item(DokoButton(table, call, yes, discord.ButtonStyle.danger, marker=marker))
+            async with reply.guard:
+                sent = await reply.ephemeral(text("call_confirm", lang, call=label), view)
+            if sent is not None and marker is not None:  # it goes when the decision is past
+                prompt = _Prompt(marker, sent.message_id, sent.strip, reply.expires)
+                self._add_prompt(table, reply.user_id, prompt)
+        except Exception:
+            log.exception("asking to confirm %r failed", command)
+            await reply.fail()
+        finally:
             self._leave()
 
     async def _defer_later(self, reply: _Reply) -> None:

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Final, Protocol, runtime_checkable
 
 import discord
 
+from dokobot.host.commands import confirmed_commands
 from dokobot.host.events import Choice
 
 log = logging.getLogger(__name__)
@@ -51,7 +52,22 @@ _STYLES: dict[str, discord.ButtonStyle] = {
     "no30": discord.ButtonStyle.danger,
     "black": discord.ButtonStyle.danger,
     "hand": discord.ButtonStyle.primary,
+    "ask": discord.ButtonStyle.danger,
 }
+
+ASK: Final = "ask"
+"""The adapter's own command of a button that asks before a call (:func:`asking`)."""
+
+
+def asking(command: str) -> str:
+    """The command of the button for ``command``: a call's button asks for a second press
+    first (``/ask re``: the adapter answers it with a confirming button, the host never
+    sees it); any other command is itself.
+
+    >>> asking("/re"), asking("/play CQ")
+    ('/ask re', '/play CQ')
+    """
+    return f"/{ASK} {command.lstrip('/')}" if verb(command) in confirmed_commands() else command
 
 
 @runtime_checkable
@@ -196,7 +212,7 @@ def choices_view(
     >>> v = choices_view(7, [*cards, Choice("Re", "/re")])
     >>> [(c.custom_id, c.row) for c in v.children]  # doctest: +NORMALIZE_WHITESPACE
     [('doko:7:play CQ', 0), ('doko:7:play SA', 0), ('doko:7:play S9', 0), ('doko:7:play H9', 0),
-     ('doko:7:play D9', 0), ('doko:7:play DA', 1), ('doko:7:re', 2)]
+     ('doko:7:play D9', 0), ('doko:7:play DA', 1), ('doko:7:ask re', 2)]
     >>> v.timeout is None
     True
     """
@@ -223,7 +239,7 @@ def choices_view(
     for number, row in enumerate(rows):
         for choice in row:
             view.add_item(
-                DokoButton(table, choice.command, choice.label, row=number, marker=marker)
+                DokoButton(table, asking(choice.command), choice.label, row=number, marker=marker)
             )
     return view
 

@@ -70,7 +70,9 @@ def act(router: Host, ctx: Context, action: Action, text: str) -> list[Event]:
     return router.render_notes(table, table.act(seat, action, text), ctx.inp)
 
 
-def _simple(name: str, action: Action, discord: str, answers_prompt: bool = True) -> None:
+def _simple(
+    name: str, action: Action, discord: str, answers_prompt: bool = True, confirm: bool = False
+) -> None:
     """Declare ``/name``: the sender does ``action``."""
 
     def handler(router: Host, ctx: Context, args: list[str]) -> list[Event]:
@@ -78,7 +80,7 @@ def _simple(name: str, action: Action, discord: str, answers_prompt: bool = True
 
     handler.__name__ = handler.__qualname__ = name
     command(name, who=W.SEATED, phase=When.GAME,
-            discord=discord, answers_prompt=answers_prompt)(handler)  # fmt: skip
+            discord=discord, answers_prompt=answers_prompt, confirm=confirm)(handler)  # fmt: skip
 
 
 _simple("healthy", HEALTHY, "Say you have no reservation")
@@ -185,8 +187,9 @@ def play(router: Host, ctx: Context, args: list[str]) -> list[Event]:
 
 
 def _call(name: str, action: Action, discord: str) -> None:
-    """Declare the call ``/name`` (it answers no prompt: the turn goes on)."""
-    _simple(name, action, discord, answers_prompt=False)
+    """Declare the call ``/name`` (it answers no prompt: the turn goes on; it cannot be
+    taken back, so a button for it asks for a second press)."""
+    _simple(name, action, discord, answers_prompt=False, confirm=True)
 
 
 _call("re", CALL_RE, "Announce Re")
