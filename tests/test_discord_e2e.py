@@ -677,7 +677,7 @@ async def test_pushed_events_dms_and_the_fallback(fake: FakeDiscord) -> None:
         if inp.text == "/hand":
             return [Private(ch, inp.user, "Your hand: ♣Q ♠A", reply=True, kind="hand")]
         if inp.text == "/option language de":
-            return [Public(ch, "Die Sprache ist jetzt Deutsch.")]
+            return [Public(ch, "Die Sprache ist jetzt Deutsch.", lang="de")]
         return [Public(ch, f"{inp.name}: {inp.text}")]
 
     service = ScriptedService(script)
@@ -727,7 +727,7 @@ async def test_pushed_events_dms_and_the_fallback(fake: FakeDiscord) -> None:
         [hand] = again.ephemeral_messages
         assert hand.content.startswith("Your hand: ♣Q ♠A\n*") and hand.custom_ids == []
 
-        # the adapter's own words follow the table language
+        # the adapter's own words follow the language the host wrote the channel in
         option = {"name": "language", "value": "de"}
         await settle(fake, client, await fake.slash(anna, "option", option))
         last = fake.channel_messages()[-1]

@@ -235,3 +235,15 @@ def test_the_shipped_languages_are_complete(lang: str) -> None:
     assert set(w.solos) == {"clubs", "spades", "hearts", "diamonds", "queens", "jacks", "fleshless"}
     if lang != "de":  # German keeps the English names of most options
         assert sorted(set(OPTIONS) - set(w.options)) == []
+
+
+def test_events_carry_the_language_they_were_rendered_in() -> None:
+    g = Game({"anna": "it", "ben": "de", "carl": "cs", "dora": "it"}, "it")
+    g.directive(deal_line(4))
+    g.play("solo")
+    privates = [e for e in g.events if isinstance(e, Private)]
+    by_user = {"replay:ben": "de", "replay:carl": "cs", "replay:anna": "it", "replay:dora": "it"}
+    assert privates and all(e.lang == by_user[e.user] for e in privates)
+    publics = [e for e in g.events if isinstance(e, Public)]
+    assert publics[0].lang == "en"  # anna's join, before she set the table's language
+    assert len(publics) > 40 and all(e.lang == "it" for e in publics[2:])

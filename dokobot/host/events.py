@@ -3,8 +3,9 @@
 An adapter turns what a person typed or clicked into an :class:`Input` and hands it to the
 host; the host answers with a list of events. :class:`Public` goes to the channel,
 :class:`Private` to one person only (a DM, an IRC NOTICE, a Discord ephemeral reply).
-Both carry the text already rendered in the reader's language; an adapter only adds
-platform formatting. ``choices`` lists the commands the reader may send next (cards to play,
+Both carry the text already rendered in the reader's language, and that language
+(``lang``: the table's for :class:`Public`, the reader's for :class:`Private`), so an adapter
+writes its own words (buttons, notices) in it too; an adapter only adds platform formatting. ``choices`` lists the commands the reader may send next (cards to play,
 reservations, calls), so an adapter can show them as buttons.
 """
 
@@ -65,6 +66,9 @@ class Public:
     waits_for: str | None = None
     """The user this line says the table waits for; that user has the question in a
     private message too (a console that shows both on one screen shows only that)."""
+    lang: str = ""
+    """The language :attr:`text` is in (the table's): an adapter writes its own words to the
+    channel in it, without asking for or mirroring the table's options."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -165,6 +165,7 @@ class Router:
             render(lang, key, params),
             reply=True,
             kind=kind,
+            lang=lang,
         )
 
     def _handle(self, inp: Input, given: Table | None = None) -> list[Event]:
@@ -267,7 +268,7 @@ class Router:
                 text = render(public_lang, note.key, note.params)
                 waits = note.waits_for
                 user = table.seats[waits].user if waits is not None else None
-                out.append(Public(table.channel, text, waits_for=user))
+                out.append(Public(table.channel, text, waits_for=user, lang=public_lang))
                 continue
             if note.to >= len(table.seats):
                 continue

@@ -280,7 +280,7 @@ class Service:
         _keep_latest(table)
         if channel in self.damaged:
             text = render(table.options.language, "table_damaged")
-            return [Public(channel, text)]
+            return [Public(channel, text, lang=table.options.language)]
         if not table.running:
             return []
         notes = [Note(ALL, "restored"), *table.prompt()]
@@ -480,8 +480,10 @@ class Service:
 
     def _refusal(self, inp: Input, key: str) -> Private:
         table = self.router.tables.get(self._channel_of(inp))
-        text = render(self.router.lang_of(inp.user, table), key)
-        return Private(inp.channel, inp.user, text, reply=True, kind="error")
+        lang = self.router.lang_of(inp.user, table)
+        return Private(
+            inp.channel, inp.user, render(lang, key), reply=True, kind="error", lang=lang
+        )
 
     async def persist(self, channel: str) -> bool:
         """Write the channel's new journal lines to the store; False (and the table rebuilt
@@ -746,6 +748,12 @@ class Service:
             except Refusal:
                 return
             await self._commit(channel)
+
+    def channel_language(self, channel: str) -> str:
+        """The language of the table in ``channel`` (the default one where there is none):
+        what an adapter writes its own words to that channel in."""
+        table = self.router.tables.get(channel)
+        return table.options.language if table is not None else self.router.default_language
 
     def language_of(self, user: str) -> str | None:
         """The language ``user`` chose with /lang (kept in the store), if any."""

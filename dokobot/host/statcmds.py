@@ -64,7 +64,8 @@ def _reply(
     router: Host, ctx: Context, text: str, draw: Callable[[], bytes] | None = None
 ) -> list[Event]:
     channel = ctx.inp.channel or (ctx.table.channel if ctx.table else "")
-    return [Private(channel, ctx.inp.user, text, reply=True, kind="info", draw=draw)]
+    lang = router.lang_of(ctx.inp.user, ctx.table)
+    return [Private(channel, ctx.inp.user, text, reply=True, kind="info", draw=draw, lang=lang)]
 
 
 def _rating(p: PlayerStats) -> dict[str, Any]:
@@ -213,8 +214,8 @@ def cmd_top(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     if ctx.inp.dm:
         lines = top_lines(book, board, ctx.inp.user, router.lang_of(ctx.inp.user, table))
         return _reply(router, ctx, "\n".join(lines))
-    lines = top_lines(book, board, ctx.inp.user, table.options.language)
-    return [Public(table.channel, "\n".join(lines))]
+    lang = table.options.language
+    return [Public(table.channel, "\n".join(top_lines(book, board, ctx.inp.user, lang)), lang=lang)]
 
 
 def cmd_web(router: Host, ctx: Context, args: list[str]) -> list[Event]:
@@ -277,6 +278,7 @@ def game_links(router: Host, table: Table, games: list[FinishedGame]) -> list[Ev
     for game in games:
         url = router.stats.game_url(game)
         if url is not None:
-            text = render(table.options.language, "stats.game_link", {"n": game.game, "url": url})
-            out.append(Public(table.channel, text))
+            lang = table.options.language
+            text = render(lang, "stats.game_link", {"n": game.game, "url": url})
+            out.append(Public(table.channel, text, lang=lang))
     return out

@@ -73,8 +73,8 @@ from dokobot.adapters.discord.lobby_messages import LobbyMessages
 from dokobot.adapters.discord.messages import join_texts, qualify, snowflake_of
 from dokobot.adapters.discord.slash import slash_commands
 from dokobot.bounded import Bounded
-from dokobot.host.commands import confirmed_commands, prompt_answers
-from dokobot.host.events import Choice, Event, Input, Private
+from dokobot.host.commands import aliases, confirmed_commands, prompt_answers
+from dokobot.host.events import Choice, Event, Input, Private, Public
 from dokobot.host.i18n import render as host_render
 from dokobot.render.cards import deck_of
 
@@ -512,7 +512,7 @@ class DiscordAdapter(AdminChecks, BoardMessages, LobbyMessages, PrivateDelivery,
             log.exception("could not defer an interaction")
 
     def _note(self, inp: Input, events: Sequence[Event]) -> None:
-        """Learn from an accepted command: languages, a used-up pending prompt."""
+        """Learn from an accepted command: a used-up pending prompt."""
         refused = any(
             isinstance(e, Private) and e.reply and e.user == inp.user and e.kind == "error"
             for e in events
@@ -521,13 +521,7 @@ class DiscordAdapter(AdminChecks, BoardMessages, LobbyMessages, PrivateDelivery,
             return
         table = snowflake_of(inp.channel)
         user = snowflake_of(inp.user)
-        words = inp.text.lower().split()
-        word = verb(inp.text)
-        value = words[-1] if words and words[-1] in ("de", "en") else None
-        if word == "lang" and len(words) == 2 and value and user is not None:
-            self._user_lang[user] = value
-        if word == "option" and words[1:2] == ["language"] and value and table is not None:
-            self._lang[table] = value
+        word = aliases().get(verb(inp.text), "")  # a command by any of its names
         if word in CONSUMING and user is not None and table is not None:
             self._call_player(table, user, False)
         if word in CONSUMING and user is not None:
@@ -546,6 +540,19 @@ class DiscordAdapter(AdminChecks, BoardMessages, LobbyMessages, PrivateDelivery,
             log.exception("sending pushed events failed")
         finally:
             self._leave()
+
+    def _learn_languages(self, events: Sequence[Event]) -> None:
+        """The languages the host wrote in: a reader's (a private message carries it) and a
+        channel's (a public one does); the adapter's own words follow them."""
+        for event in events:
+            if isinstance(event, Private) and event.lang:
+                user = snowflake_of(event.user)
+                if user is not None:
+                    self._user_lang[user] = event.lang
+            elif isinstance(event, Public) and event.lang:
+                channel = snowflake_of(event.channel)
+                if channel is not None:
+                    self._lang[channel] = event.lang
 
     def _learn(self, batch: _Batch) -> None:
         for channel, view in batch.boards.items():
@@ -602,6 +609,7 @@ class DiscordAdapter(AdminChecks, BoardMessages, LobbyMessages, PrivateDelivery,
         their buttons.
         """
         batch = _sort(events, inp)
+        self._learn_languages(events)
         self._learn(batch)
         tickets = {channel: self._turns_of(channel).take() for channel in batch.channels}
         rest: dict[str, list[str]] = {}  # message pieces left after a public response

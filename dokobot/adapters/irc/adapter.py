@@ -657,17 +657,16 @@ class IrcAdapter:
                 await asyncio.sleep(0.05)
             if key in self.joined:
                 channel_id = self.prefix + key
-                text = render(self._language(channel_id), "irc_rejoined", {"by": by})
-                self._queue_event(Public(channel_id, text))
+                lang = self._language(channel_id)
+                text = render(lang, "irc_rejoined", {"by": by})
+                self._queue_event(Public(channel_id, text, lang=lang))
                 return
 
     def _language(self, channel_id: str) -> str:
-        """The language of the table in ``channel_id`` (the host's default, else English)."""
-        router = getattr(self.service, "router", None)
-        table = getattr(router, "tables", {}).get(channel_id)
-        if table is not None:
-            return str(table.options.language)
-        return str(getattr(router, "default_language", "en"))
+        """The language of the table in ``channel_id``, as the host says (English for a
+        host that cannot say)."""
+        ask = getattr(self.service, "channel_language", None)
+        return str(ask(channel_id)) if callable(ask) else "en"
 
     # -- input --------------------------------------------------------------------------
 
@@ -779,11 +778,7 @@ class IrcAdapter:
             log.warning("IRC: could not write an export: %s", type(exc).__name__)
             return None
         url = self.settings.export_url.rstrip("/") + "/" + name
-        router = getattr(self.service, "router", None)
-        lang_of = getattr(router, "lang_of", None)
-        table = getattr(router, "tables", {}).get(event.channel)
-        lang = str(lang_of(event.user, table)) if callable(lang_of) else "en"
-        return render(lang, "irc_export_link", {"url": url})
+        return render(event.lang or "en", "irc_export_link", {"url": url})
 
     def _channel_target(self, channel_id: str) -> str | None:
         if not channel_id.startswith(self.prefix):

@@ -55,7 +55,8 @@ def score(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     t = need_table(ctx)
     lang = router.lang_of(ctx.inp.user, t)
     if args and args[0].lower() == "csv":
-        return [Private(t.channel, ctx.inp.user, series_csv(t), reply=True, kind="export")]
+        return [Private(t.channel, ctx.inp.user, series_csv(t), reply=True, kind="export",
+                        lang=lang)]  # fmt: skip
     if args and is_chart_word(args[0]):
         return score_chart(router, ctx, t, args[1:])
     number = whole_number(args[0]) if args else None

@@ -84,4 +84,5 @@ def export(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     else:
         lines = router.history(table) if router.history is not None else table.journal
         out = export_table(table, lines, running=table.running)
-    return [Private(table.channel, ctx.inp.user, out, reply=True, kind="export")]
+    lang = router.lang_of(ctx.inp.user, table)
+    return [Private(table.channel, ctx.inp.user, out, reply=True, kind="export", lang=lang)]
