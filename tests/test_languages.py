@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -247,3 +248,86 @@ def test_events_carry_the_language_they_were_rendered_in() -> None:
     publics = [e for e in g.events if isinstance(e, Public)]
     assert publics[0].lang == "en"  # anna's join, before she set the table's language
     assert len(publics) > 40 and all(e.lang == "it" for e in publics[2:])
+
+
+# ---------------------------------------------------------------------------- a language is data
+
+SYNTHETIC_MESSAGES = """\
+# A made-up language: only a few texts; English fills in the rest.
+your_hand: "Yer booty: {cards}"
+card_played: "{player} slaps down {card}"
+lang_set: "Arr, pirate it be."
+language_name: "Pirate"
+solo:
+  clubs: "clover solo"
+brief:
+  play: "slap down a card"
+"""
+SYNTHETIC_WORDS = """\
+commands:
+  join: [boardship]
+  start: [hoist]
+  healthy: [shipshape]
+  reservation: [parley]
+  wedding: [marry]
+  solo: [lonewolf]
+  play: [slap]
+  lang: [tongue]
+  help: [halp]
+args:
+  play.card: plunder
+solos:
+  clubs: [clover]
+cards:
+  suits:
+    clubs: [cl, clover]
+    spades: [pk, pike]
+    hearts: [ht, heart]
+    diamonds: [gm, gem]
+  ranks:
+    ace: [x, ace]
+    ten: ["10", ten]
+    king: [r, rex]
+    queen: [w, wench]
+    jack: [v, varlet]
+    nine: ["9", nine]
+  fillers: [o]
+"""
+
+
+def test_a_language_added_from_files_in_a_folder_plays_a_whole_game(tmp_path: Path) -> None:
+    """Adding a language is its files plus one registry line: here both come from a test
+    folder, and a wedding and a solo are played in it."""
+    (tmp_path / "words").mkdir()
+    (tmp_path / "xp.yaml").write_text(SYNTHETIC_MESSAGES, encoding="utf-8")
+    (tmp_path / "words" / "xp.yaml").write_text(SYNTHETIC_WORDS, encoding="utf-8")
+    line = languages.Language("xp", "Pirate", "9 V W R 10 X", "fr", folder=tmp_path)
+    assert "xp" not in languages.codes()
+    with languages.added(line):
+        assert "xp" in languages.codes()
+        g = Game({n: "xp" for n in SEATS}, "xp")
+        g.directive(deal_line(1))
+        g.play("wedding")
+        g.directive(deal_line(2))
+        g.play("solo")
+        assert [r["type"] for r in g.rep.results()][:2][1] == "solo"
+        texts = list(g.to("ben"))
+        assert any(t.startswith("Yer booty: ") for t in texts)
+        assert any(" slaps down ♣W" in t or " slaps down " in t for t in texts)
+        assert any("clover solo" in t for t in texts)
+        assert any(t.startswith("Game 1") for t in texts)  # a text it lacks: English
+        shown = " ".join(t for t in texts if t.startswith("Yer booty: "))
+        assert set(re.findall(r"[♣♠♥♦](10|\w)", shown)) <= {"9", "V", "W", "R", "10", "X"}
+        assert "slap" in g.lines[-1] or any(": /slap " in ln for ln in g.lines)
+        # help lists the commands by the language's names, English where it has none
+        g.say("ben", "/halp")
+        listing = g.events[-1].text
+        assert "/slap" in listing and "slap down a card" in listing and "/leave" in listing
+        # Discord's command picker names the commands in its locale
+        from test_declarations import _payloads
+
+        payloads = {p["name"]: p for p in _payloads()}
+        assert payloads["play"]["name_localizations"]["fr"] == "slap"
+        assert payloads["hand"]["name_localizations"]["fr"] == "hand"
+    assert "xp" not in languages.codes()  # and gone again with its line
+    assert languages.words("xp").commands == languages.words("en").commands
