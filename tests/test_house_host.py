@@ -619,3 +619,55 @@ def test_a_poverty_declared_before_a_losing_wedding_names_the_poor_player() -> N
     assert any(t.startswith("dora announces a poverty") for t in public), public
     assert any(t == "dora has passed 3 cards." for t in public), public
     assert not any("anna announces" in t or "wedding" in t.lower() for t in public), public
+
+
+_DECLARED = {
+    # poverty beats anna's wedding; aborted in the exchange
+    "poverty": ["dora: /reservation", "anna: /reservation", "ben: /healthy", "carl: /healthy",
+                "dora: /armut", "anna: /wedding"],
+    # aborted while the declarations go on: anna's wedding was never told
+    "declaring": ["dora: /healthy", "anna: /reservation", "ben: /reservation",
+                  "carl: /healthy", "anna: /wedding"],
+    # ben's solo beats anna's wedding; aborted in the card play
+    "solo": ["dora: /healthy", "anna: /reservation", "ben: /reservation", "carl: /healthy",
+             "anna: /wedding", "ben: /solo queens"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(_DECLARED))
+def test_an_aborted_game_exports_no_declaration_the_table_never_learned(case: str) -> None:
+    """anna's wedding lost (or was still hidden) when the game was aborted: over many games
+    the export shows her a random declaration that loses the same way, not always her
+    wedding, nor always both ♣Q; every export replays to the same result."""
+    from dokobot.engine.notation import parse_cards
+
+    shown = []
+    queens = []
+    for seed in range(24):
+        hands = {0: "CQ CQ", 3: "DA D10 HJ C10 CA CA CK CK SA SA SK HA"} if case == "poverty" else {
+            0: "CQ CQ"}  # fmt: skip
+        lines = [*SEATS, "anna: /option poverty on", "!dealer carl", _deal(hands, seed=seed),
+                 "anna: /start", *_DECLARED[case]]  # fmt: skip
+        rep = _run(*lines)
+        game = rep.table.game
+        assert game is not None
+        if case == "solo":  # two cards of the card play
+            for _ in range(2):
+                seat = game.turn
+                card = card_str(game.legal_actions()[0])
+                rep.run_text(f"{('anna', 'ben', 'carl', 'dora')[seat]}: /play {card}")
+        rep.run_text("anna: /abort\nben: /abort\ncarl: /abort")
+        assert not rep.table.running and not rep.failures
+        out = export_lines("replay", rep.table.journal)
+        again = Replayer()
+        again.run_lines(out)
+        assert not again.failures and again.results() == rep.results()
+        said = [line for line in out if line.startswith("anna: /") and line.split()[1] in
+                ("/wedding", "/poverty", "/solo")]  # fmt: skip
+        assert len(said) == 1
+        shown.append(said[0])
+        deal = next(line for line in out if line.startswith("!deal "))
+        anna = deal[len("!deal anna=") :].split(";")[0]
+        queens.append(parse_cards(anna).count(parse_cards("CQ")[0]) == 2)
+    assert shown.count("anna: /wedding") < len(shown) - 3, shown
+    assert queens.count(True) < len(queens) - 3, queens

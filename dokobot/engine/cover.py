@@ -7,8 +7,11 @@ the voids it showed, the ♣Q facts of the public parties, every reservation, de
 call it made stays legal, and in a poverty the count of trumps that came back. Everything
 else is dealt at random, so the cover tells nothing about the real hands. The passed and
 returned cards of a poverty are private to two players: the cover makes them up too, and
-shows made-up ``/give`` actions instead of the real ones. Every cover is checked by replaying
-the game's log (with the shown gives) on it.
+shows made-up ``/give`` actions instead of the real ones. So are the declarations the table
+never learned (one that lost to a better one, or all of them when the game was aborted before
+the declarations were over): the cover shows a random one instead (a wedding, a poverty or a
+solo) that loses in the same way. Every cover is checked by replaying the game's log (with
+the shown actions) on it.
 
 >>> from dokobot.engine.types import HEALTHY
 >>> g = Game.deal(DEFAULT_RULES, 3, seed=11)
@@ -16,8 +19,8 @@ the game's log (with the shown gives) on it.
 ...     g.play(s, HEALTHY)
 >>> for _ in range(5):
 ...     g.play(g.turn, g.legal_actions()[0])
->>> hands, gives = cover(g, random.Random(1))
->>> sum(h.bit_count() for h in hands), hands != list(g.start_hands), gives
+>>> hands, shown = cover(g, random.Random(1))
+>>> sum(h.bit_count() for h in hands), hands != list(g.start_hands), shown
 (48, True, [])
 """
 
@@ -30,22 +33,66 @@ from .game import _KINGS, _NINES, _NORMAL_TRUMPS, POVERTY_CARDS, POVERTY_MAX_TRU
 from .observation import observe
 from .order import TRUMP
 from .rules import DEFAULT_RULES
-from .types import DECLARE_POVERTY, DECLARE_WEDDING, TAKE, Action, Seat
+from .types import (
+    DECLARE_POVERTY,
+    DECLARE_SOLO,
+    DECLARE_WEDDING,
+    N_SOLOS,
+    TAKE,
+    THROW_IN,
+    Action,
+    GameType,
+    Seat,
+    is_solo,
+)
 
-__all__ = ["DEFAULT_RULES", "Gives", "cover", "cover_deal"]
+__all__ = ["DEFAULT_RULES", "Shown", "cover", "cover_deal"]
 
-Gives = list[tuple[Seat, Card]]
-"""The cards of a poverty's ``/give`` actions as a cover shows them, in the log's order."""
+Shown = list[tuple[Seat, Action]]
+"""The actions a cover shows instead of the real ones, in the log's order: every give of a
+poverty's exchange (a card) and every declaration the table never learned."""
+Log = list[tuple[Seat, Action]]
 
 
-def cover(game: Game, rng: random.Random, tries: int = 400) -> tuple[list[Mask], Gives]:
-    """A cover of ``game`` (see the module): start hands, and the gives of a poverty's
-    exchange to show instead of the real ones (empty without a poverty)."""
+def cover(game: Game, rng: random.Random, tries: int = 400) -> tuple[list[Mask], Shown]:
+    """A cover of ``game`` (see the module): start hands, and the actions to show instead
+    of the real ones."""
     if game.exchange is not None:
         return _poverty_cover(game, rng, tries)
     if not game.tricks and not game.trick:
-        return _unplayed_cover(game, rng, tries), []
+        return _unplayed_cover(game, rng, tries)
+    if _hidden_declarations(game) and game.game_type is GameType.SOLO:
+        return _played_cover(game, rng, tries)
     return cover_deal(game, rng, tries), []
+
+
+def _is_declaration(action: Action) -> bool:
+    return action in (DECLARE_WEDDING, DECLARE_POVERTY, THROW_IN) or is_solo(action)
+
+
+def _hidden_declarations(game: Game) -> list[int]:
+    """Indices into ``game.log`` of the declarations the table never learned: all but the
+    one that decided the game (a throw-in ends the game at once and is always told)."""
+    return [i for i, (seat, action) in enumerate(game.log)
+            if _is_declaration(action) and action != THROW_IN and seat != game.declarer]  # fmt: skip
+
+
+def _disguised(game: Game, rng: random.Random) -> Log:
+    """``game.log`` with a random declaration (a wedding, a poverty, a solo of any kind)
+    in place of each hidden one."""
+    log = list(game.log)
+    kinds = [DECLARE_WEDDING, DECLARE_SOLO] + [DECLARE_POVERTY] * game.rules.poverty
+    for i in _hidden_declarations(game):
+        kind = rng.choice(kinds)
+        log[i] = (
+            log[i][0],
+            DECLARE_SOLO + rng.randrange(N_SOLOS) if kind == DECLARE_SOLO else kind,
+        )
+    return log
+
+
+def _shown(log: Log, indices: list[int]) -> Shown:
+    return [log[i] for i in sorted(indices)]
 
 
 def cover_deal(game: Game, rng: random.Random, tries: int = 400) -> list[Mask]:
@@ -84,11 +131,25 @@ def _replays(game: Game, start: list[Mask], log: list[tuple[Seat, Action]] | Non
             g.play(seat, action)
     except ValueError:
         return False
-    return True
+    return _public_state(g) == _public_state(game)
 
 
-def _declared(game: Game, action: Action) -> list[Seat]:
-    return [seat for seat, a in game.log if a == action]
+def _public_state(game: Game) -> tuple[object, ...]:
+    """Where a game stands as the table knows it: whose turn, the contract and its
+    declarer (a silent wedding is a normal game to the table)."""
+    silent = game.game_type in (GameType.NORMAL, GameType.SILENT_WEDDING)
+    return (game.turn, game.solo, None if silent else (game.game_type, game.declarer),
+            game.cancelled, len(game.tricks))  # fmt: skip
+
+
+def _declared(log: Log, action: Action) -> list[Seat]:
+    return [seat for seat, a in log if a == action]
+
+
+def _caps(log: Log) -> list[int]:
+    """Per seat the most trumps it may hold: three if it declared a poverty."""
+    poor = _declared(log, DECLARE_POVERTY)
+    return [POVERTY_MAX_TRUMPS if s in poor else 99 for s in range(4)]
 
 
 def _cards(mask: Mask) -> list[Card]:
@@ -132,23 +193,55 @@ def _deal_rest(
     return hands
 
 
-def _unplayed_cover(game: Game, rng: random.Random, tries: int) -> list[Mask]:
+def _unplayed_cover(game: Game, rng: random.Random, tries: int) -> tuple[list[Mask], Shown]:
     """A game without a poverty that ended before the card play: declared weddings keep
     both ♣Q; a thrower gets five kings or five nines, which of the two at random."""
     deck = game.rules.deck
     everyone = [deck] * 4
+    hidden = _hidden_declarations(game)
     for _ in range(tries):
+        log = _disguised(game, rng)
         fixed = [0, 0, 0, 0]
-        for seat in _declared(game, DECLARE_WEDDING):
+        for seat in _declared(log, DECLARE_WEDDING):
             fixed[seat] |= CLUB_QUEENS
         if game.cancelled == "thrown":
             pool = _NINES & deck if _NINES & deck and rng.random() < 0.5 else _KINGS
             fixed[game.declarer] |= sum(1 << c for c in rng.sample(_cards(pool), 5))
-        caps = [POVERTY_MAX_TRUMPS if s in _declared(game, DECLARE_POVERTY) else 99
-                for s in range(4)]  # fmt: skip
-        hands = _deal_rest(rng, deck, fixed, everyone, game.rules.hand_size, caps)
-        if hands is not None and _replays(game, hands):
-            return hands
+        hands = _deal_rest(rng, deck, fixed, everyone, game.rules.hand_size, _caps(log))
+        if hands is not None and _replays(game, hands, log):
+            return hands, _shown(log, hidden)
+    raise ValueError("no deal agrees with this game's public facts")
+
+
+def _voids_allowed(game: Game) -> list[Mask]:
+    """Per seat the cards it may hold: none of a class it has shown void in."""
+    spectator = observe(game, -1)
+    allowed = [game.rules.deck] * 4
+    scheme = spectator.scheme
+    for s in range(4):
+        for c in range(5):
+            if spectator.voids[s] >> c & 1:
+                allowed[s] &= ~scheme.class_mask[TRUMP if c >= TRUMP else c]
+    return allowed
+
+
+def _played_cover(game: Game, rng: random.Random, tries: int) -> tuple[list[Mask], Shown]:
+    """A solo ended during the card play whose losing declarations were never told: the
+    unplayed cards dealt around the cards played and the voids shown, the made-up
+    declarations' demands met (a wedding's ♣Q, a poverty's few trumps)."""
+    deck = game.rules.deck
+    played = _played_by(game)
+    unplayed = deck & ~(played[0] | played[1] | played[2] | played[3])
+    allowed = _voids_allowed(game)
+    hidden = _hidden_declarations(game)
+    for _ in range(tries):
+        log = _disguised(game, rng)
+        fixed = played[:]
+        for seat in _declared(log, DECLARE_WEDDING):
+            fixed[seat] |= CLUB_QUEENS & unplayed
+        hands = _deal_rest(rng, deck, fixed, allowed, game.rules.hand_size, _caps(log))
+        if hands is not None and _replays(game, hands, log):
+            return hands, _shown(log, hidden)
     raise ValueError("no deal agrees with this game's public facts")
 
 
@@ -178,7 +271,7 @@ def _passed(rng: random.Random, source: Mask, trumps: int) -> list[Card] | None:
     return rng.sample(t, trumps) + rng.sample(p, POVERTY_CARDS - trumps)
 
 
-def _poverty_cover(game: Game, rng: random.Random, tries: int) -> tuple[list[Mask], Gives]:
+def _poverty_cover(game: Game, rng: random.Random, tries: int) -> tuple[list[Mask], Shown]:
     """A cover of a poverty game (taken or not, ended in the exchange or in the card play).
 
     Public are the poor player, who declined and who took, whether the poor player's
@@ -191,9 +284,11 @@ def _poverty_cover(game: Game, rng: random.Random, tries: int) -> tuple[list[Mas
     assert ex is not None
     poor_steps, taker_steps = _exchange_steps(game)
     at_once = not poor_steps and ex.passed.bit_count() == POVERTY_CARDS
-    caps = [POVERTY_MAX_TRUMPS if s in _declared(game, DECLARE_POVERTY) else 99 for s in range(4)]
-    weddings = _declared(game, DECLARE_WEDDING)
+    hidden = _hidden_declarations(game)
     for _ in range(tries):
+        log = _disguised(game, rng)
+        caps = _caps(log)
+        weddings = _declared(log, DECLARE_WEDDING)
         trumps = POVERTY_CARDS if at_once else rng.randrange(POVERTY_CARDS)
         if ex.trumps_back >= 0:
             made = _after_exchange(game, rng, trumps, caps, weddings)
@@ -202,17 +297,14 @@ def _poverty_cover(game: Game, rng: random.Random, tries: int) -> tuple[list[Mas
         if made is None:
             continue
         start, passed, returned = made
-        log = list(game.log)
-        gives: Gives = []
         for steps, seat, cards in (
             (poor_steps, ex.poor, passed),
             (taker_steps, ex.taker, returned),
         ):
             for i, card in zip(steps, cards, strict=False):
                 log[i] = (seat, card)
-                gives.append((seat, card))
         if _replays(game, start, log):
-            return start, gives
+            return start, _shown(log, [*hidden, *poor_steps, *taker_steps])
     raise ValueError("no deal agrees with this game's public facts")
 
 
@@ -255,15 +347,9 @@ def _after_exchange(
     ex = game.exchange
     assert ex is not None
     deck = game.rules.deck
-    spectator = observe(game, -1)
     played = _played_by(game)
     unplayed = deck & ~(played[0] | played[1] | played[2] | played[3])
-    allowed = [deck] * 4
-    scheme = spectator.scheme
-    for s in range(4):
-        for c in range(5):
-            if spectator.voids[s] >> c & 1:
-                allowed[s] &= ~scheme.class_mask[TRUMP if c >= TRUMP else c]
+    allowed = _voids_allowed(game)
     fixed = played[:]
     for seat in weddings:
         if seat != ex.taker:

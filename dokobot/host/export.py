@@ -7,8 +7,11 @@ and the router must not import what imports the router.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Final
 
+from ..engine.types import DECLARE_POVERTY, DECLARE_SOLO, DECLARE_WEDDING
 from .journal import Record, quote_name
+from .prompts import command_for
 from .table import Table
 
 
@@ -62,15 +65,20 @@ def export_lines(channel: str, journal: list[Record], *, running: bool = False) 
     return out
 
 
-_CARD_VERBS = ("/give", "/play")
+_CARD_VERBS: Final = ("/give", "/play")
 """How a journal writes a card action (a give in a poverty's exchange may be a /play)."""
+_DECLARATION_VERBS: Final = frozenset(
+    command_for(a).split()[0] for a in (DECLARE_WEDDING, DECLARE_POVERTY, DECLARE_SOLO)
+)
+"""How a journal writes a declaration (``/solo KIND`` for every solo)."""
 
 
 def _covers(journal: list[Record]) -> dict[int, Record]:
     """The records to show instead of real ones, by index: the deal record before each
     ``cover`` record (a game that ended unplayed) as a deal with the cover's hands, and the
-    ``/give`` records of that game with the cards the cover shows (``SEAT:CARD`` words in
-    order; a cover of an older version names only the poor player's cards, its ``seat``)."""
+    actions of that game the cover shows instead of the real ones: per seat its first card
+    actions (``SEAT:CARD`` words, a poverty's gives; a cover of an older version names only
+    the poor player's cards, its ``seat``) and its declaration (``SEAT@ACTION``)."""
     out: dict[int, Record] = {}
     last_deal: int | None = None
     for i, rec in enumerate(journal):
@@ -78,16 +86,25 @@ def _covers(journal: list[Record]) -> dict[int, Record]:
             last_deal = i
         elif rec.kind == "cover" and last_deal is not None:
             out[last_deal] = Record("deal", names=rec.names, hands=rec.hands)
-            shown: dict[int, list[str]] = {}
+            cards: dict[int, list[str]] = {}
+            declared: dict[int, str] = {}
             for word in rec.text.split():
+                seat, at, action = word.partition("@")
+                if at:
+                    declared[int(seat)] = command_for(int(action))
+                    continue
                 seat, _, card = word.rpartition(":")
-                shown.setdefault(int(seat) if seat else rec.seat, []).append(card)
+                cards.setdefault(int(seat) if seat else rec.seat, []).append(card)
             for j in range(last_deal + 1, i):  # a seat's first card actions are its gives
                 old = journal[j]
                 verb = old.text.split(" ", 1)[0]
-                cards = shown.get(old.seat, [])
-                if old.kind in ("cmd", "move") and verb in _CARD_VERBS and cards:
-                    out[j] = replace(old, text=f"{verb} {cards.pop(0)}", action=-1)
+                mine = cards.get(old.seat, [])
+                if old.kind not in ("cmd", "move"):
+                    continue
+                if verb in _CARD_VERBS and mine:
+                    out[j] = replace(old, text=f"{verb} {mine.pop(0)}", action=-1)
+                elif verb in _DECLARATION_VERBS and old.seat in declared:
+                    out[j] = replace(old, text=declared.pop(old.seat), action=-1)
             last_deal = None
     return out
 

@@ -677,11 +677,13 @@ class Table:
 
     def _log_cover(self, game: Game) -> None:
         """Journal the cover of ``game``, which ended unplayed: the hands an export shows
-        instead of the real ones, and (a poverty) the gives it shows instead of the real
-        ones of the poor player and the taker, as ``SEAT:CARD`` words in the log's order."""
-        hands, gives = cover(game, random.Random(secrets.randbits(64)))
+        instead of the real ones, and the actions it shows instead of the real ones, in the
+        log's order: a poverty's gives as ``SEAT:CARD``, the declarations the table never
+        learned as ``SEAT@ACTION``."""
+        hands, shown = cover(game, random.Random(secrets.randbits(64)))
+        words = [f"{seat}:{card_ascii(a)}" if is_card(a) else f"{seat}@{a}" for seat, a in shown]
         self._log(Record(
-            "cover", text=" ".join(f"{seat}:{card_ascii(c)}" for seat, c in gives),
+            "cover", text=" ".join(words),
             names=tuple(self.names()),
             hands=tuple(" ".join(card_ascii(c) for c in sorted_hand(None, h)) for h in hands),
         ))  # fmt: skip
