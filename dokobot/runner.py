@@ -10,7 +10,7 @@ import signal
 from .config import Config
 from .host.router import Router
 from .host.service import Service, default_bot_factory
-from .store import Scope, StoreLocked, is_url, open_store
+from .store import Scope, Store, StoreLocked, is_url, open_store
 
 log = logging.getLogger("dokobot")
 
@@ -28,26 +28,34 @@ def scope_of(config: Config) -> Scope:
     return Scope(shard_count=count, shard_ids=shard_ids, irc_networks=networks)
 
 
+def stop_when_fenced(store: Store) -> list[str]:
+    """Cancel the running task as soon as ``store`` finds this process fenced (another
+    process took its servers over, or a reshard ended its epoch); the list it returns gets
+    the reason then. Call it from that task."""
+    taken: list[str] = []
+    main = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+
+    def lost(reason: str) -> None:  # a store thread
+        taken.append(reason)
+        if main is not None:
+            loop.call_soon_threadsafe(main.cancel)
+
+    store.on_lost = lost  # type: ignore[attr-defined]
+    return taken
+
+
 async def serve(config: Config) -> None:
     """Start the service and every configured adapter; run until cancelled."""
     scope = scope_of(config)
     taken: list[str] = []
-    """Why this process must stop: another one took over its servers."""
     store = await asyncio.to_thread(
         open_store, config.store_path, scope=scope, lease_s=config.store_lease_s
     )
     where = repr(store) if is_url(config.store_path) else config.store_path
     if is_url(config.store_path):
         log.info("serving %s from %s", scope.describe(), where)
-        main = asyncio.current_task()
-        loop = asyncio.get_running_loop()
-
-        def lost(reason: str) -> None:  # the heartbeat thread: another process took over
-            taken.append(reason)
-            if main is not None:
-                loop.call_soon_threadsafe(main.cancel)
-
-        store.on_lost = lost  # type: ignore[attr-defined]
+        taken = stop_when_fenced(store)
     router = Router(
         bot_factory=default_bot_factory(config.search_budget),
         default_language=config.language,

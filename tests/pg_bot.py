@@ -1,16 +1,23 @@
-"""A bot process for the fault tests: a :class:`Service` on PostgreSQL serving Discord shard
-SHARD of COUNT, playing TABLES tables (four players whose moves this process chooses at
-random, through :meth:`Service.handle` like chat input) until killed or MOVES actions.
+"""A bot process for the fault tests: a :class:`Service` on PostgreSQL serving Discord shards
+SHARDS (comma separated) of COUNT, playing TABLES tables per shard (four players whose moves
+this process chooses at random, through :meth:`Service.handle` like chat input) until killed
+or MOVES actions.
 
-    python tests/pg_bot.py URL SHARD COUNT TABLES MOVES
+    python tests/pg_bot.py URL SHARDS COUNT TABLES MOVES [SPAN]
+
+With SPAN, it plays instead the tables of the Discord servers 1 … SPAN (ids ``g << 22``)
+that belong to its shards: processes of another shard count share those tables (a reshard).
 
 Prints ``RESTORED n`` after the start (tables restored from the store) and
-``ACK channel length`` after each acknowledged action (stored before it is printed).
+``ACK channel length digest`` after each acknowledged action (stored before it is printed;
+``digest`` names the last record stored). When the store finds the process fenced, it stops
+with exit code 2 and ``FENCED reason`` on stderr, as ``dokobot run`` does.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import random
 import sys
 
@@ -18,7 +25,8 @@ from dokobot.host.events import Input
 from dokobot.host.router import Router
 from dokobot.host.service import Service
 from dokobot.host.table import command_for
-from dokobot.store import Scope, open_store
+from dokobot.runner import stop_when_fenced
+from dokobot.store import Append, Scope, open_store
 from dokobot.store.scope import shard_of
 
 NAMES = ("anna", "ben", "carl", "dora")
@@ -34,6 +42,10 @@ def guilds(shard: int, count: int, n: int) -> list[int]:
     return out
 
 
+def digest(line: str) -> str:
+    return hashlib.sha256(line.encode()).hexdigest()[:16]
+
+
 def next_input(svc: Service, channel: str, server: str, rng: random.Random) -> Input:
     table = svc.router.tables.get(channel)
     if table is None or len(table.seats) < 4:
@@ -47,30 +59,48 @@ def next_input(svc: Service, channel: str, server: str, rng: random.Random) -> I
     return Input(channel, seat.user, seat.name, text, server=server)
 
 
-async def main(url: str, shard: int, count: int, tables: int, moves: int) -> None:
-    scope = Scope(shard_count=count, shard_ids=(shard,))
+async def main(
+    url: str, shards: tuple[int, ...], count: int, tables: int, moves: int, span: int | None
+) -> int:
+    scope = Scope(shard_count=count, shard_ids=shards)
     store = await asyncio.to_thread(open_store, url, scope=scope, lease_s=2.0)
+    taken = stop_when_fenced(store)
     append_many = store.append_many
 
-    def acked(appends: list[tuple[str, list[str]]]) -> list[int | Exception]:
+    def acked(appends: list[Append]) -> list[int | Exception]:
         results = append_many(appends)
-        for (channel, _), n in zip(appends, results, strict=True):
-            if isinstance(n, int):
-                print(f"ACK {channel} {n}", flush=True)
+        for (channel, lines, _), n in zip(appends, results, strict=True):
+            if isinstance(n, int) and lines:
+                print(f"ACK {channel} {n} {digest(lines[-1])}", flush=True)
         return results
 
     store.append_many = acked  # type: ignore[method-assign,assignment]
-    svc = Service(Router(seed=shard), store)
-    await svc.start()
-    print(f"RESTORED {len(svc.router.tables)}", flush=True)
-    rng = random.Random()
-    chans = [(f"discord:{g + 1}", f"discord:{g}") for g in guilds(shard, count, tables)]
-    for _ in range(moves):
-        for channel, server in chans:
-            await svc.handle(next_input(svc, channel, server, rng))
-    await svc.close()
+    svc = Service(Router(seed=shards[0]), store)
+    try:
+        await svc.start()
+        print(f"RESTORED {len(svc.router.tables)}", flush=True)
+        rng = random.Random()
+        if span is None:
+            ids = [g for shard in shards for g in guilds(shard, count, tables)]
+        else:
+            ids = [g << 22 for g in range(1, span + 1) if scope.owns(f"discord:{g << 22}")]
+        chans = [(f"discord:{g + 1}", f"discord:{g}") for g in ids]
+        for _ in range(moves):
+            for channel, server in chans:
+                await svc.handle(next_input(svc, channel, server, rng))
+    except asyncio.CancelledError:
+        if not taken:
+            raise
+    finally:
+        await svc.close()
+    if taken:
+        print(f"FENCED {taken[0]}", file=sys.stderr, flush=True)
+        return 2
+    return 0
 
 
 if __name__ == "__main__":
-    url, shard, count, tables, moves = sys.argv[1:6]
-    asyncio.run(main(url, int(shard), int(count), int(tables), int(moves)))
+    url, shards, count, tables, moves = sys.argv[1:6]
+    span = int(sys.argv[6]) if len(sys.argv) > 6 else None
+    ids = tuple(int(s) for s in shards.split(","))
+    sys.exit(asyncio.run(main(url, ids, int(count), int(tables), int(moves), span)))

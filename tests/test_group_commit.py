@@ -14,7 +14,7 @@ from dokobot.host.i18n import render
 from dokobot.host.router import Router
 from dokobot.host.service import GroupCommit, Service
 from dokobot.host.table import command_for
-from dokobot.store import Checkpoint, MemoryStore
+from dokobot.store import Append, Checkpoint, MemoryStore
 
 CHANNELS = ("c1", "c2", "c3", "c4", "c5")
 
@@ -31,8 +31,8 @@ class CountingStore(MemoryStore):
         self.entered = threading.Event()
         self.fail_all = False
 
-    def append_many(self, appends: Sequence[tuple[str, list[str]]]) -> list[int | Exception]:
-        self.calls.append([channel for channel, _ in appends])
+    def append_many(self, appends: Sequence[Append]) -> list[int | Exception]:
+        self.calls.append([channel for channel, *_ in appends])
         self.entered.set()
         if self.gate is not None:
             self.gate.wait(5)

@@ -110,7 +110,7 @@ def _acks(lines: list[str]) -> dict[str, int]:
     out: dict[str, int] = {}
     for line in lines:
         if line.startswith("ACK "):
-            _, channel, n = line.split()
+            _, channel, n, _ = line.split()
             out[channel] = max(out.get(channel, 0), int(n))
     return out
 
@@ -276,11 +276,11 @@ def test_after_a_restart_of_postgresql_the_first_writes_succeed(
     try:
         line = '{"k":"note","text":"x"}'
         with ThreadPoolExecutor(4) as pool:  # several connections in the pool
-            list(pool.map(lambda i: store.append_many([(f"c{i}", [line])] * 20), range(4)))
+            list(pool.map(lambda i: store.append_many([(f"c{i}", [line], None)] * 20), range(4)))
         pg_server.stop()
         pg_server.start()
         with ThreadPoolExecutor(4) as pool:
-            results = list(pool.map(lambda i: store.append_many([(f"c{i}", [line])]), range(4)))
+            results = list(pool.map(lambda i: store.append_many([(f"c{i}", [line], 20)]), range(4)))
         assert results == [[21]] * 4
         assert store.append("c0", [line]) == 22
     finally:

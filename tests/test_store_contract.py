@@ -24,6 +24,7 @@ from dokobot.store import (
     Checkpoint,
     SqliteStore,
     Store,
+    StoreConflict,
     StoreDamaged,
     StoreLocked,
     is_url,
@@ -97,11 +98,11 @@ def test_appends_of_several_tables_are_written_together(store_location: str) -> 
     try:
         store.append("c", [_line(0)])
         lengths = store.append_many(
-            [("c", [_line(1), _line(2)]), ("d", [_line(9)]), ("c", [_line(3)])]
+            [("c", [_line(1), _line(2)], 1), ("d", [_line(9)], None), ("c", [_line(3)], None)]
         )
         assert lengths == [3, 1, 4]
         assert store.append("c", [_line(4)]) == 5
-        assert store.append_many([("d", [_line(8)])]) == [2]
+        assert store.append_many([("d", [_line(8)], 1)]) == [2]
     finally:
         store.close()
     store = _open(store_location)
@@ -116,12 +117,31 @@ def test_appends_of_several_tables_are_written_together(store_location: str) -> 
 def test_a_bad_append_among_several_refuses_only_itself(store: Store, store_location: str) -> None:
     bad = "\x00" if is_url(store_location) else object()
     results = store.append_many(
-        [("c", [_line(0)]), ("d", [_line(1), bad]), ("e", [_line(2)])]  # type: ignore[list-item]
+        [("c", [_line(0)], 0), ("d", [_line(1), bad], 0), ("e", [_line(2)], None)]  # type: ignore[list-item]
     )
     assert results[0] == 1 and results[2] == 1
     assert isinstance(results[1], Exception)
     assert store.load_journal("d") == [] and store.channels() == ["c", "e"]
-    assert store.append_many([("d", [_line(1)]), ("c", [_line(3)])]) == [1, 2]
+    assert store.append_many([("d", [_line(1)], 0), ("c", [_line(3)], 1)]) == [1, 2]
+
+
+def test_an_append_names_its_position_and_a_wrong_one_writes_nothing(store: Store) -> None:
+    """The idempotency key (table, position): an append at a position that is not where
+    the journal ends is refused and writes nothing (a retry of an append that was stored
+    is never written twice), alone or among others."""
+    assert store.append("c", [_line(0), _line(1)], 0) == 2
+    with pytest.raises(StoreConflict):
+        store.append("c", [_line(1)], 1)  # the same append again: stored already
+    with pytest.raises(StoreConflict):
+        store.append("c", [_line(5)], 3)
+    with pytest.raises(StoreConflict):
+        store.append("new", [_line(5)], 1)
+    results = store.append_many([("c", [_line(9)], 1), ("d", [_line(3)], 0), ("c", [], 2)])
+    assert isinstance(results[0], StoreConflict) and results[1:] == [1, 2]
+    assert store.load_journal("c") == [_line(0), _line(1)]
+    assert store.append("c", [_line(2)], 2) == 3
+    assert store.load_journal("c") == [_line(0), _line(1), _line(2)]
+    assert store.load_journal("new") == [] and store.channels() == ["c", "d"]
 
 
 def test_sqlite_commits_the_appends_of_several_tables_once(tmp_path: Path) -> None:
@@ -129,7 +149,7 @@ def test_sqlite_commits_the_appends_of_several_tables_once(tmp_path: Path) -> No
     statements: list[str] = []
     store._db.set_trace_callback(statements.append)
     try:
-        assert store.append_many([(f"t{i}", [_line(i)]) for i in range(5)]) == [1] * 5
+        assert store.append_many([(f"t{i}", [_line(i)], 0) for i in range(5)]) == [1] * 5
     finally:
         store.close()
     assert sum(s.strip().upper() == "COMMIT" for s in statements) == 1

@@ -3,7 +3,12 @@
 :meth:`Service.handle` answers one input. Inputs of one channel are handled one at a
 time; channels do not wait for each other. An action counts only once it is stored: it is
 applied to the live table, and if the store write fails the table is rebuilt from the store
-(as a restart would) and the sender is told that nothing was changed. Computer players and turn timeouts act in background tasks;
+(as a restart would) and the sender is told that nothing was changed. Every append names
+the position it writes at (its idempotency key with the table): when the store lost the
+answer of a commit it reads that position back, so the sender hears the truth (counted, not
+counted, or not known yet while the store cannot be read; the table then waits for the
+store). Computer players and turn timeouts act in background tasks; a computer player whose
+move could not be stored tries again by itself until the store is back;
 what they say reaches the adapter through :attr:`Service.listener`. Slow work (computer
 players' search, store writes) runs in worker threads, never on the event loop.
 """
@@ -20,7 +25,7 @@ from typing import Any, Final
 
 from ..stats import Stats
 from ..stats.record import FinishedGame
-from ..store import Checkpoint, MemoryStore, Store
+from ..store import Checkpoint, MemoryStore, Store, StoreUnknown
 from . import archive, checkpoint, fold
 from .board import board_view, lobby_view
 from .commands import aliases, slow_commands
@@ -140,6 +145,13 @@ class Service:
         meanwhile, so the stored records they read stay as they were)."""
         self._bounds: dict[int, int] = {}
         """Per snapshot (by id): the stored records it stands on."""
+        self._recovering: dict[str, asyncio.Task[None]] = {}
+        """Per table: the task that waits for the store after a refused write."""
+        self._retry_wait: dict[str, float] = {}
+        """Per table whose writes are refused: how long its next recovery waits."""
+        self._unknown: set[str] = set()
+        """Held tables whose last write's outcome is not known yet: when the store is back,
+        their rebuild tells the channel where the game stands."""
 
     @classmethod
     def in_memory(
@@ -185,6 +197,7 @@ class Service:
         """
         events: list[Event] = []
         current = checkpoint.version()
+        self.store.watch_loop(asyncio.get_running_loop())
         for summary in await asyncio.to_thread(self.store.summaries):
             channel, cp = summary.channel, summary.checkpoint
             self._known.add(channel)
@@ -300,9 +313,10 @@ class Service:
 
     async def close(self) -> None:
         self._closed = True
-        for task in [*self._bot_tasks.values(), *self._timers.values()]:
+        tasks = [*self._bot_tasks.values(), *self._timers.values(), *self._recovering.values()]
+        for task in tasks:
             task.cancel()
-        for task in [*self._bot_tasks.values(), *self._timers.values()]:
+        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         if self._warming is not None:  # a worker thread cannot be stopped: let it finish
@@ -444,8 +458,12 @@ class Service:
         async with self._channel(channel):
             if channel in self.damaged:
                 return [self._refusal(inp, "table_damaged")]
-            if channel in self._held and not await self._rebuild(channel):
-                return [self._refusal(inp, "store_failed")]
+            rebuilt: list[Event] = []
+            if channel in self._held:
+                again = await self._rebuild(channel)
+                if again is None:
+                    return [self._refusal(inp, "store_failed")]
+                rebuilt = again
             if channel in self._lazy:
                 await self._load(channel, private_ledger=True)
             before = self.router.langs.get(inp.user)
@@ -453,14 +471,14 @@ class Service:
                 events = await asyncio.to_thread(self.router.handle, inp)
             else:
                 events = self.router.handle(inp)
-            events = self._with_board(channel, events)
+            events = rebuilt + self._with_board(channel, events)
             self._used[channel] = time.monotonic()
             if self._drop_if_empty(channel):
                 pass  # nothing durable, nothing kept: a table exists once someone joins
             else:
                 links = await self._commit(channel)
-                if links is None:
-                    return [self._refusal(inp, "store_failed")]
+                if isinstance(links, str):
+                    return [self._refusal(inp, links)]
                 events += links
             after = self.router.langs.get(inp.user)
             if after is not None and after != before:
@@ -488,35 +506,80 @@ class Service:
     async def persist(self, channel: str) -> bool:
         """Write the channel's new journal lines to the store; False (and the table rebuilt
         from the store) if that failed."""
-        return await self._commit(channel) is not None
+        return not isinstance(await self._commit(channel), str)
 
-    async def _commit(self, channel: str) -> list[Event] | None:
+    async def _commit(self, channel: str) -> list[Event] | str:
         """Store what changed in ``channel``: the events that follow from it (links to
-        finished games' pages), or None if the write failed and the change was undone."""
+        finished games' pages), or, if the write failed and the change was undone, the
+        refusal to tell its sender (``store_unknown`` when the store cannot say whether it
+        was stored: the table is rebuilt from the store once it answers)."""
         try:
-            return await self._persist(channel)
+            links = await self._persist(channel)
+        except StoreUnknown:
+            log.exception("store write in %s: not known whether it was stored; the table "
+                          "waits for the store", channel)  # fmt: skip
+            self._hold(channel)
+            self._unknown.add(channel)
+            self._recover_soon(channel)
+            return "store_unknown"
         except Exception:
             log.exception("store write failed in %s; the change is undone", channel)
             await self._rebuild(channel)
-            return None
+            self._recover_soon(channel)
+            return "store_failed"
+        self._retry_wait.pop(channel, None)
+        return links
 
-    async def _rebuild(self, channel: str) -> bool:
-        """Replace the table of ``channel`` by what the store holds (False: the store could
-        not be read; the channel stays on hold)."""
+    def _hold(self, channel: str) -> None:
+        """Take the table of ``channel`` out of memory until it is rebuilt from the store;
+        every input there is refused until then."""
         old = self.router.tables.pop(channel, None)
         if old is not None:
             _forget_settlements(old)
         for user in [u for u, ch in self.router.user_table.items() if ch == channel]:
             del self.router.user_table[user]
         self._held.add(channel)
+
+    def _recover_soon(self, channel: str) -> None:
+        """After a refused write: rebuild the table (if it is held) once the store answers,
+        then let its computer players move again, without waiting for anybody to type."""
+        task = self._recovering.get(channel)
+        if self._closed or (task is not None and not task.done()):
+            return
+        self._recovering[channel] = asyncio.get_running_loop().create_task(self._recover(channel))
+
+    async def _recover(self, channel: str) -> None:
+        while not self._closed:
+            wait = self._retry_wait.get(channel, RETRY_FIRST_S)
+            self._retry_wait[channel] = min(2 * wait, RETRY_MAX_S)
+            await asyncio.sleep(wait)
+            events: list[Event] = []
+            async with self._channel(channel):
+                if channel in self._held:
+                    rebuilt = await self._rebuild(channel)
+                    if rebuilt is None:
+                        continue  # the store is still down
+                    events = rebuilt
+            await self._emit(events)
+            self._after_change(channel)
+            return
+
+    async def _rebuild(self, channel: str) -> list[Event] | None:
+        """Replace the table of ``channel`` by what the store holds: the events that say
+        where its game stands if its last write's outcome was not known (None: the store
+        could not be read; the channel stays on hold)."""
+        self._hold(channel)
         try:
-            await self._load(channel, private_ledger=False)
+            events = await self._load(channel, private_ledger=False)
         except Exception:
             log.exception("store cannot be read; table %s is on hold", channel)
             self.router.tables.pop(channel, None)
-            return False
+            return None
         self._held.discard(channel)
-        return True
+        if channel in self._unknown:  # what the store holds is the truth: say it
+            self._unknown.discard(channel)
+            return self._with_board(channel, events)
+        return []
 
     async def _persist(self, channel: str) -> list[Event]:
         """Store the new journal lines, then the games finished by them; the links to
@@ -526,13 +589,14 @@ class Service:
             return []
         new = table.journal[:]
         if new:
-            length = await self._appends.append(channel, [r.encode() for r in new])
+            at = self._stored.get(channel, 0)
+            length = await self._appends.append(channel, [r.encode() for r in new], at)
             self._stored[channel] = length
             self._known.add(channel)
             # The store holds them now; keeping them in memory too would grow every table
             # by ~100 KB over a long series.
             del table.journal[: len(new)]
-            length = await self._fold(channel, table, new, length)
+            length = self._stored[channel] = await self._fold(channel, table, new, length)
             # The results of finished games first, the checkpoint after them: a table that
             # rests at a checkpoint has every result stored.
             links = await self._store_results(channel, table)
@@ -648,17 +712,22 @@ class Service:
         self._arm_timer(channel, table)
 
     async def _run_bots(self, channel: str) -> None:
+        """Let the computer players of ``channel`` move while it is their turn. A move the
+        store refused was undone: :meth:`_recover` starts them again once the store is back
+        (nobody has to type)."""
         while not self._closed:
             if self.bot_delay:
                 await asyncio.sleep(self.bot_delay)
             async with self._channel(channel):
+                if channel not in self.router.tables:
+                    return
                 decision = await asyncio.to_thread(self.router.bot_decide, channel)
                 if decision is None:
                     return
                 events = self._with_board(channel, self.router.bot_apply(channel, *decision))
                 links = await self._commit(channel)
-                if links is None:
-                    return  # undone; the computer players try again after the next input
+                if isinstance(links, str):
+                    return
                 events += links
             await self._emit(events)
             table = self.router.tables[channel]
@@ -696,7 +765,7 @@ class Service:
             notes = [table.mark_away(seat)]
             events = self._with_board(channel, self.router.render_notes(table, notes, None))
             links = await self._commit(channel)
-            if links is None:
+            if isinstance(links, str):
                 return
             events += links
         await self._emit(events)
@@ -798,16 +867,16 @@ class GroupCommit:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self._pending: list[tuple[str, list[str], asyncio.Future[int]]] = []
+        self._pending: list[tuple[str, list[str], int | None, asyncio.Future[int]]] = []
         self._writes: set[asyncio.Task[None]] = set()
         self._scheduled = False
 
-    async def append(self, channel: str, lines: list[str]) -> int:
-        """:meth:`Store.append` of ``lines``, sharing the store's transaction with the
-        appends of other tables that are ready now."""
+    async def append(self, channel: str, lines: list[str], at: int | None = None) -> int:
+        """:meth:`Store.append` of ``lines`` (at position ``at``), sharing the store's
+        transaction with the appends of other tables that are ready now."""
         loop = asyncio.get_running_loop()
         done: asyncio.Future[int] = loop.create_future()
-        self._pending.append((channel, lines, done))
+        self._pending.append((channel, lines, at, done))
         self._schedule(loop)
         return await done
 
@@ -820,31 +889,33 @@ class GroupCommit:
         self._scheduled = False
         # an append whose caller was cancelled is not written: its records are still in
         # the table's journal, so the table's next write takes them
-        batch = [p for p in self._pending if not p[2].done()]
+        batch = [p for p in self._pending if not p[3].done()]
         self._pending.clear()
         if batch:
             task = asyncio.get_running_loop().create_task(self._write(batch))
             self._writes.add(task)
 
-    async def _write(self, batch: list[tuple[str, list[str], asyncio.Future[int]]]) -> None:
+    async def _write(
+        self, batch: list[tuple[str, list[str], int | None, asyncio.Future[int]]]
+    ) -> None:
         results: list[int | Exception]
         try:
             results = await asyncio.to_thread(
-                self.store.append_many, [(channel, lines) for channel, lines, _ in batch]
+                self.store.append_many, [(channel, lines, at) for channel, lines, at, _ in batch]
             )
             if len(results) != len(batch):
                 raise RuntimeError("the store answered a different number of appends")
         except Exception as exc:
             results = [exc] * len(batch)
         except BaseException:  # the loop stops: nobody waits for an answer any more
-            for _, _, done in batch:
+            for *_, done in batch:
                 done.cancel()
             raise
         finally:
             task = asyncio.current_task()
             if task is not None:
                 self._writes.discard(task)
-        for (_, _, done), result in zip(batch, results, strict=True):
+        for (*_, done), result in zip(batch, results, strict=True):
             if done.done():
                 continue
             if isinstance(result, Exception):
@@ -877,6 +948,11 @@ def _is_slow(text: str) -> bool:
         and (aliases().get(words[0].lower()) in SLOW_COMMANDS)
     )
 
+
+RETRY_FIRST_S: Final = 0.5
+"""A computer player whose move the store refused tries again after this long, then after
+twice as long each time, up to :data:`RETRY_MAX_S`."""
+RETRY_MAX_S: Final = 5.0
 
 KEEP_GAMES: Final = 12
 """Finished games a table keeps in memory once they are stored (the score list shows as

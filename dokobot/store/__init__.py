@@ -10,12 +10,15 @@ restart most of the replaying.
 from __future__ import annotations
 
 from .base import (
+    Append,
     Checkpoint,
     MemoryStore,
     Store,
+    StoreConflict,
     StoreDamaged,
     StoreError,
     StoreLocked,
+    StoreUnknown,
     Summary,
 )
 from .scope import Scope
@@ -47,14 +50,17 @@ def open_store(
 
 
 __all__ = [
+    "Append",
     "Checkpoint",
     "MemoryStore",
     "Scope",
     "SqliteStore",
     "Store",
+    "StoreConflict",
     "StoreDamaged",
     "StoreError",
     "StoreLocked",
+    "StoreUnknown",
     "Summary",
     "is_url",
     "open_store",

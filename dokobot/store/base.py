@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import secrets
@@ -26,6 +27,22 @@ class StoreLocked(StoreError):
 
 class StoreDamaged(StoreError):
     """The store file is not a healthy dokobot store (truncated, garbage, too new)."""
+
+
+class StoreConflict(StoreError):
+    """An append named a position (its idempotency key) that is not where the table's
+    journal ends: nothing was written (another writer, or the retry of an append that was
+    stored)."""
+
+
+class StoreUnknown(StoreError):
+    """The answer to a write was lost (the connection dropped at the commit) and the store
+    could not be read back: whether the write was stored is not known yet."""
+
+
+Append = tuple[str, list[str], "int | None"]
+"""One append of :meth:`Store.append_many`: ``(channel, lines, at)``, ``at`` as in
+:meth:`Store.append`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,22 +104,47 @@ class Store(ABC):
     the async service calls them from worker threads."""
 
     @abstractmethod
-    def append(self, channel: str, lines: list[str]) -> int:
+    def append(self, channel: str, lines: list[str], at: int | None = None) -> int:
         """Durably add ``lines`` to the journal of ``channel`` (all or nothing); the number
-        of records the journal holds now."""
+        of records the journal holds now.
 
-    def append_many(self, appends: Sequence[tuple[str, list[str]]]) -> list[int | Exception]:
-        """Several tables' :meth:`append` at once, e.g. ``[(channel, lines), …]``: per
+        ``at`` is the append's idempotency key with ``channel``: the lines become records
+        ``at``, ``at + 1``, … and the append is refused (:class:`StoreConflict`, nothing
+        written) unless the journal holds exactly ``at`` records. A backend that can lose
+        the answer of a commit reads the records at ``(channel, at)`` back and answers
+        what is true: the length if they are stored, an error if they are not, and
+        :class:`StoreUnknown` only while it cannot tell."""
+
+    def append_many(self, appends: Sequence[Append]) -> list[int | Exception]:
+        """Several tables' :meth:`append` at once, e.g. ``[(channel, lines, at), …]``: per
         append, the number of records its journal holds now, or the error that refused
-        it (nothing of it was written). A backend commits them in one transaction (one
-        flush to disk for all); this default appends them one at a time."""
+        it (nothing of it was written, unless it is :class:`StoreUnknown`). A backend
+        commits them in one transaction (one flush to disk for all); this default appends
+        them one at a time."""
         out: list[int | Exception] = []
-        for channel, lines in appends:
+        for channel, lines, at in appends:
             try:
+                self.check_position(channel, at)
                 out.append(self.append(channel, lines))
             except Exception as exc:
                 out.append(exc)
         return out
+
+    def check_position(self, channel: str, at: int | None) -> None:
+        """Raise :class:`StoreConflict` unless the journal of ``channel`` holds ``at``
+        records (None: any number)."""
+        if at is None:
+            return
+        held = self._length(channel)
+        if held != at:
+            raise StoreConflict(f"table {channel} holds {held} records, not {at}: not written")
+
+    def _length(self, channel: str) -> int:
+        return len(self.load_journal(channel))
+
+    def watch_loop(self, loop: asyncio.AbstractEventLoop) -> None:  # noqa: B027 - optional
+        """The event loop of the process that uses this store: a backend with leases renews
+        them only while this loop answers (a wedged process loses them)."""
 
     @abstractmethod
     def load_journal(self, channel: str, start: int = 0) -> list[str]:
@@ -217,15 +259,21 @@ class MemoryStore(Store):
         self._result_keys: dict[tuple[str, int], FinishedGame] = {}
         self._web: dict[str, tuple[str, bool]] = {}
 
-    def append(self, channel: str, lines: list[str]) -> int:
+    def append(self, channel: str, lines: list[str], at: int | None = None) -> int:
         with self._lock:
             journal = self._journals.setdefault(channel, [])
+            if at is not None and at != len(journal):
+                raise StoreConflict(f"table {channel} holds {len(journal)} records, not {at}")
             journal.extend(lines)
             return len(journal)
 
     def load_journal(self, channel: str, start: int = 0) -> list[str]:
         with self._lock:
             return list(self._journals.get(channel, [])[start:])
+
+    def _length(self, channel: str) -> int:
+        with self._lock:
+            return len(self._journals.get(channel, ()))
 
     def save_checkpoint(self, channel: str, checkpoint: Checkpoint) -> None:
         with self._lock:

@@ -5,11 +5,25 @@ with ``synchronous_commit=on`` before it returns; the schema is versioned (``MIG
 and a database made by a newer dokobot is refused.
 
 One writer per table: a process holds a lease (a row of ``leases``) on each key of its
-:class:`~dokobot.store.scope.Scope` and renews it every ``lease_s / 3`` seconds. Every append
-checks, in its own transaction, that the process still holds its leases (the row is locked
-``FOR SHARE``, so a takeover waits for appends in flight and then sees them). A lease is
-taken over when it has expired, or at once when its holder's connections are gone (a killed
-process); while the holder lives, a second process for the same keys refuses to start.
+:class:`~dokobot.store.scope.Scope` and renews it every ``lease_s / 3`` seconds, but only
+while its event loop answers (:meth:`PostgresStore.watch_loop`): a wedged or paused process
+loses its leases. A Discord lease names its shard count (``discord:shard:I/N``), the
+*epoch*; a start with another count (a reshard) begins a new epoch and deletes every lease
+of the old one. Every write of a table (an append, a fold, a checkpoint, a result) checks,
+in its own transaction, that the process holds all its leases in the current epoch and the
+lease of the table's own shard (``(guild >> 22) % N``, from the table's server); settings
+are written only by a process that holds its leases. The rows are locked ``FOR SHARE``, so
+a takeover waits for the writes in flight and then sees them. A lease is taken over when
+it has expired, or at once when its holder's connections are gone (a killed process); while
+the holder lives, a second process for the same keys refuses to start. A process that finds
+itself fenced writes nothing more and calls :attr:`PostgresStore.on_lost`.
+
+Every append names its position (``at``, its idempotency key with the table). When the
+answer of its commit is lost (the connection dropped), the store reads the records at that
+position back and answers the truth; :class:`~dokobot.store.StoreUnknown` only while the
+database cannot be read. When the database cannot be reached, the store remembers it is
+down: every call fails at once (no connection waits) while a background probe waits for
+the database to come back.
 
 The password comes from ``DOKOBOT_STORE_PASSWORD`` (or libpq's own ``PGPASSWORD`` and
 ``.pgpass``); it is never part of a repr or a log line.
@@ -17,6 +31,7 @@ The password comes from ``DOKOBOT_STORE_PASSWORD`` (or libpq's own ``PGPASSWORD`
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -35,11 +50,14 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg_pool import ConnectionPool
 
 from .base import (
+    Append,
     Checkpoint,
     Store,
+    StoreConflict,
     StoreDamaged,
     StoreError,
     StoreLocked,
+    StoreUnknown,
     Summary,
     check_fold,
     new_web_key,
@@ -57,7 +75,13 @@ WRITERS: Final = 2
 """Writer threads per process: while one waits for its commit, the other gathers the next
 appends."""
 LEASE_LOST: Final = "DKL01"
-"""SQLSTATE of an append by a process that no longer holds its leases."""
+"""SQLSTATE of a write by a process that no longer holds its leases (in the current epoch)."""
+NOT_SERVED: Final = "DKL02"
+"""SQLSTATE of a write of a table whose shard this process does not hold."""
+CONFLICT: Final = "DKC01"
+"""SQLSTATE of an append whose position is not where the table's journal ends."""
+PROBE_S: Final = 0.5
+"""While the database is down: how often the background probe tries to reach it."""
 
 #: Migrations: entry i brings the schema from version i to i + 1.
 MIGRATIONS: Final[tuple[str, ...]] = (
@@ -157,6 +181,105 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         PRIMARY KEY ("user", name)
     );
     """,
+    # 4: the fence per table and epoch. The epoch is the Discord shard count that the lease
+    # keys (discord:shard:I/N) of the current processes name; a start with another count
+    # (a reshard) makes a new epoch and deletes every lease of the old one. Every write of a
+    # table checks, in its transaction, that this process holds its leases in the current
+    # epoch and the lease of the table's own shard; an append also names the position it
+    # expects to write at (its idempotency key: table and position).
+    """
+    CREATE TABLE shard_epoch (
+        one BOOLEAN PRIMARY KEY DEFAULT true CHECK (one),
+        shard_count INTEGER NOT NULL
+    );
+    -- the lease key of a server in an epoch: dokobot.store.scope.Scope.key_of in SQL
+    CREATE FUNCTION dokobot_lease_key(p_server TEXT, p_shards INTEGER) RETURNS TEXT AS $$
+        SELECT CASE
+            WHEN split_part(p_server, ':', 1) = 'discord' THEN
+                'discord:shard:' || mod(CASE WHEN substr(p_server, 9) ~ '^[0-9]+$'
+                    THEN div(substr(p_server, 9)::numeric, 4194304) ELSE 0 END,
+                    p_shards)::text || '/' || p_shards::text
+            WHEN split_part(p_server, ':', 1) = 'irc' AND length(p_server) > 4 THEN
+                'irc:' || split_part(substr(p_server, 5), ':', 1)
+            ELSE 'local'
+        END
+    $$ LANGUAGE sql IMMUTABLE;
+    -- the server of a table: its server record, else its channel without the last part
+    CREATE FUNCTION dokobot_server_of(p_channel TEXT, p_server TEXT) RETURNS TEXT AS $$
+        SELECT COALESCE(NULLIF(p_server, ''), CASE WHEN strpos(p_channel, ':') > 0
+            THEN regexp_replace(p_channel, ':[^:]*$', '') ELSE p_channel END)
+    $$ LANGUAGE sql IMMUTABLE;
+    -- this process holds every lease it took, in the current epoch (DKL01 if not); the epoch
+    CREATE FUNCTION dokobot_fence_process(p_owner TEXT, p_keys INTEGER, p_shards INTEGER)
+                                          RETURNS INTEGER AS $$
+    DECLARE
+        held INTEGER;
+        epoch INTEGER;
+    BEGIN
+        SELECT count(*) INTO held FROM (
+            SELECT 1 FROM leases WHERE owner = p_owner FOR SHARE) AS mine;
+        SELECT shard_count INTO epoch FROM shard_epoch FOR SHARE;
+        IF held <> p_keys OR (p_shards IS NOT NULL AND epoch IS DISTINCT FROM p_shards) THEN
+            RAISE EXCEPTION 'this process no longer holds its leases (another took over)'
+                USING ERRCODE = 'DKL01';
+        END IF;
+        RETURN epoch;
+    END
+    $$ LANGUAGE plpgsql;
+    -- the table's shard in the current epoch is one of this process's leases (DKL02 if not)
+    CREATE FUNCTION dokobot_fence_table(p_owner TEXT, p_epoch INTEGER, p_channel TEXT,
+                                        p_server TEXT) RETURNS VOID AS $$
+    DECLARE
+        k TEXT := dokobot_lease_key(dokobot_server_of(p_channel, p_server), p_epoch);
+    BEGIN
+        PERFORM 1 FROM leases WHERE key = k AND owner = p_owner FOR SHARE;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION 'table % belongs to %, which this process does not hold',
+                p_channel, COALESCE(k, 'a Discord shard') USING ERRCODE = 'DKL02';
+        END IF;
+    END
+    $$ LANGUAGE plpgsql;
+    -- both fences for a write of one table (a checkpoint, a fold, a result)
+    CREATE FUNCTION dokobot_fence(p_owner TEXT, p_keys INTEGER, p_shards INTEGER,
+                                  p_channel TEXT) RETURNS VOID AS $$
+        SELECT dokobot_fence_table(p_owner, dokobot_fence_process(p_owner, p_keys, p_shards),
+            p_channel, (SELECT server FROM tables WHERE channel = p_channel))
+    $$ LANGUAGE sql;
+    DROP FUNCTION dokobot_append(TEXT, INTEGER, TEXT[], INTEGER[], TEXT[], TEXT[]);
+    CREATE FUNCTION dokobot_append(p_owner TEXT, p_keys INTEGER, p_shards INTEGER,
+                                   p_channels TEXT[], p_ats INTEGER[], p_counts INTEGER[],
+                                   p_lines TEXT[], p_servers TEXT[]) RETURNS INTEGER[] AS $$
+    DECLARE
+        epoch INTEGER := dokobot_fence_process(p_owner, p_keys, p_shards);
+        start INTEGER;
+        srv TEXT;
+        pos INTEGER := 1;
+        lengths INTEGER[] := '{}';
+    BEGIN
+        FOR i IN 1 .. cardinality(p_channels) LOOP
+            INSERT INTO tables (channel, length, server) VALUES (p_channels[i], 0, p_servers[i])
+                ON CONFLICT (channel) DO NOTHING;
+            SELECT length, server INTO start, srv FROM tables WHERE channel = p_channels[i]
+                FOR UPDATE;
+            PERFORM dokobot_fence_table(p_owner, epoch, p_channels[i],
+                                        COALESCE(p_servers[i], srv));
+            IF p_ats[i] IS NOT NULL AND p_ats[i] <> start THEN
+                RAISE EXCEPTION 'table % holds % records, not %: nothing written',
+                    p_channels[i], start, p_ats[i] USING ERRCODE = 'DKC01';
+            END IF;
+            INSERT INTO journal (channel, seq, line)
+                SELECT p_channels[i], start + o - 1, l
+                FROM unnest(p_lines[pos:pos + p_counts[i] - 1]) WITH ORDINALITY AS t(l, o);
+            UPDATE tables SET length = start + p_counts[i],
+                              server = COALESCE(p_servers[i], server)
+                WHERE channel = p_channels[i];
+            lengths := lengths || (start + p_counts[i]);
+            pos := pos + p_counts[i];
+        END LOOP;
+        RETURN lengths;
+    END
+    $$ LANGUAGE plpgsql;
+    """,
 )
 
 
@@ -200,7 +323,8 @@ class PostgresStore(Store):
     ``lease_s``: how long a lease lasts without renewal (a dead process's servers are
     taken over after at most this long). ``wait_s``: how long a start waits for a live
     holder of its leases to let go before it refuses (default ``lease_s``). ``readonly``:
-    read beside the running bots, hold no lease, write nothing.
+    read beside the running bots, hold no lease, write nothing. ``resolve_s``: how long
+    an append whose answer was lost tries to read back whether it was stored.
     """
 
     def __init__(
@@ -213,6 +337,7 @@ class PostgresStore(Store):
         readonly: bool = False,
         pool_size: int = 8,
         password: str | None = None,
+        resolve_s: float = 5.0,
     ) -> None:
         self.url = safe_url(url)
         """The database, without the password."""
@@ -222,14 +347,23 @@ class PostgresStore(Store):
         self.owner = f"dokobot {socket.gethostname()[:24]} pid {os.getpid()} {secrets.token_hex(3)}"
         """Names this process in ``leases`` and as its connections' application_name."""
         self._keys = self.scope.keys()
+        self._shards = self.scope.shard_count if self.scope.shard_ids is not None else None
+        self.resolve_s = resolve_s
         self.on_lost: Callable[[str], None] | None = None
-        """Called (from the heartbeat thread) when another process took a lease over."""
+        """Called (from a store thread, once) when this process finds itself fenced: another
+        process took a lease over, or a reshard ended its epoch."""
         self.lost: str | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._down = threading.Event()
+        """Set while the database is known to be unreachable (see :meth:`_probe`)."""
+        self._probing = threading.Lock()
         password = password if password is not None else os.environ.get(PASSWORD_ENV) or None
         extra: dict[str, Any] = {
             "application_name": self.owner,
             "connect_timeout": 5,
-            "options": "-c synchronous_commit=on",
+            # a transaction left open by a paused process does not hold its locks for ever
+            "options": "-c synchronous_commit=on "
+            f"-c idle_in_transaction_session_timeout={max(1000, int(lease_s * 1000))}",
             # a database that vanished (no TCP reset) fails a write in seconds, not minutes
             "keepalives_idle": 5,
             "keepalives_interval": 2,
@@ -357,6 +491,8 @@ class PostgresStore(Store):
                         "expires = excluded.expires",
                         (self.owner, self.lease_s, list(self._keys)),
                     )
+                    if self._shards is not None:
+                        self._begin_epoch(db, other_counts, ours)
                     return
             what = ", ".join(f"{k} (held by {o})" for k, o in blockers)
             if time.monotonic() >= deadline:
@@ -370,9 +506,59 @@ class PostgresStore(Store):
                 warned = True
             time.sleep(min(0.25, wait_s / 4 or 0.25))
 
+    def _begin_epoch(self, db: psycopg.Connection[Any], other_counts: str, ours: str) -> None:
+        """Make this process's shard count the current epoch; a reshard deletes every lease
+        of the old epoch (their holders are gone or expired: see :meth:`_acquire`), so an
+        old process that comes back is fenced."""
+        old = db.execute(
+            "DELETE FROM leases WHERE key LIKE %s AND key NOT LIKE %s RETURNING key, owner",
+            (other_counts, ours),
+        ).fetchall()
+        if old:
+            log.warning("reshard to %d shards: the leases of the old epoch (%s) end",
+                        self._shards, ", ".join(f"{k} of {o}" for k, o in old))  # fmt: skip
+        db.execute(
+            "INSERT INTO shard_epoch (one, shard_count) VALUES (true, %s) "
+            "ON CONFLICT (one) DO UPDATE SET shard_count = excluded.shard_count",
+            (self._shards,),
+        )
+
+    def watch_loop(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Renew the leases only while ``loop`` answers: before each renewal the heartbeat
+        asks the loop to run a callback, and skips the renewal when it does not run within
+        ``lease_s / 6`` (a wedged or paused process lets its leases run out)."""
+        self._loop = loop
+
+    def _loop_answers(self) -> bool:
+        loop = self._loop
+        if loop is None:
+            return True
+        answered = threading.Event()
+        try:
+            loop.call_soon_threadsafe(answered.set)
+        except RuntimeError:  # the loop is closed
+            return False
+        return answered.wait(self.lease_s / 6)
+
+    def _fenced(self, reason: str) -> None:
+        """This process is fenced: say so once and tell :attr:`on_lost`."""
+        if self.lost is not None:
+            return
+        self.lost = reason
+        log.error("store %s: %s; this process writes nothing more", self.url, reason)
+        if self.on_lost is not None:
+            self.on_lost(reason)
+
     def _renew(self) -> None:
-        """Heartbeat thread: renew the leases every ``lease_s / 3`` seconds."""
+        """Heartbeat thread: renew the leases every ``lease_s / 3`` seconds while the event
+        loop answers."""
         while not self._stop.wait(self.lease_s / 3):
+            if self.lost is not None:
+                return
+            if not self._loop_answers():
+                log.warning("store %s: the event loop does not answer; leases not renewed",
+                            self.url)  # fmt: skip
+                continue
             try:
                 if self._lease_db is None or self._lease_db.closed:
                     self._lease_db = psycopg.connect(self._conninfo.reveal(), autocommit=True)
@@ -389,20 +575,86 @@ class PostgresStore(Store):
                 if self._lease_db is not None:
                     self._lease_db.close()
                 continue
-            if held != len(self._keys) and self.lost is None:
-                self.lost = f"another dokobot took over {self.scope.describe()}"
-                log.error("store %s: %s; this process writes nothing more", self.url, self.lost)
-                if self.on_lost is not None:
-                    self.on_lost(self.lost)
+            if held != len(self._keys):
+                self._fenced(f"another dokobot took over {self.scope.describe()}")
 
     @contextmanager
     def _db(self) -> Iterator[psycopg.Connection[Any]]:
-        with self._pool.connection() as db:
-            yield db
+        """A pooled connection; fails at once while the database is known to be down, and
+        notes it down when no connection can be had."""
+        if self._down.is_set():
+            raise StoreError(f"store {self.url}: the database cannot be reached (retrying)")
+        try:
+            conn = self._pool.getconn()
+        except psycopg.Error as exc:
+            self._mark_down()
+            raise StoreError(f"store {self.url}: no connection ({_first_line(exc)})") from None
+        try:
+            with conn:
+                yield conn
+        finally:
+            self._pool.putconn(conn)
+
+    def _mark_down(self) -> None:
+        """Note that the database cannot be reached, and probe for it in the background."""
+        if self._closing or not self._probing.acquire(blocking=False):
+            return
+        self._down.set()
+        log.warning("store %s: the database cannot be reached; refusing at once until "
+                    "it answers again", self.url)  # fmt: skip
+        threading.Thread(target=self._probe, name="dokobot-probe", daemon=True).start()
+
+    def _probe(self) -> None:
+        """Try to reach the database every :data:`PROBE_S` seconds; once it answers, drop
+        the pool's dead connections and accept calls again."""
+        try:
+            while True:
+                try:
+                    with psycopg.connect(self._conninfo.reveal(), autocommit=True,
+                                         connect_timeout=2) as db:  # fmt: skip
+                        db.execute("SELECT 1")
+                except psycopg.Error:
+                    if self._stop.wait(PROBE_S):
+                        return
+                    continue
+                self._pool.check()
+                log.warning("store %s: the database answers", self.url)
+                return
+        finally:
+            self._down.clear()
+            self._probing.release()
+
+    def is_down(self) -> bool:
+        """Whether the database is known to be unreachable now."""
+        return self._down.is_set()
 
     def _writable(self) -> None:
         if self.readonly:
             raise StoreError(f"store {self.url} was opened to read only")
+
+    @contextmanager
+    def _fenced_write(self, channel: str | None) -> Iterator[psycopg.Connection[Any]]:
+        """A transaction that first checks the fence: this process holds its leases in the
+        current epoch and (for a table's ``channel``) the lease of the table's shard."""
+        self._writable()
+        if self.lost is not None:
+            raise StoreLocked(f"store {self.url}: {self.lost}")
+        try:
+            with self._db() as db, db.transaction():
+                if channel is None:
+                    db.execute("SELECT dokobot_fence_process(%s, %s, %s)",
+                               (self.owner, len(self._keys), self._shards))  # fmt: skip
+                else:
+                    db.execute("SELECT dokobot_fence(%s, %s, %s, %s)",
+                               (self.owner, len(self._keys), self._shards, channel))  # fmt: skip
+                yield db
+        except psycopg.Error as exc:
+            if exc.sqlstate == LEASE_LOST:
+                self._fenced(f"another dokobot took over {self.scope.describe()}")
+                raise StoreLocked(f"store {self.url}: {self.lost}") from None
+            if exc.sqlstate == NOT_SERVED:
+                raise StoreLocked(f"store {self.url}: {_first_line(exc)}") from None
+            raise
 
     def schema_version(self) -> int:
         with self._db() as db:
@@ -410,7 +662,7 @@ class PostgresStore(Store):
         return int(row[0]) if row else 0
 
     # ---------------------------------------------------------------- journals
-    def append(self, channel: str, lines: list[str]) -> int:
+    def append(self, channel: str, lines: list[str], at: int | None = None) -> int:
         """Hand the lines to a writer thread and wait until they are committed. The writers
         commit the appends of several tables that arrive together in one transaction (one
         WAL flush for all); an append is still all or nothing, and returns only once it
@@ -421,31 +673,34 @@ class PostgresStore(Store):
                 row = db.execute(
                     "SELECT length FROM tables WHERE channel = %s", (channel,)
                 ).fetchone()
-            return 0 if row is None else int(row[0])
+            length = 0 if row is None else int(row[0])
+            if at is not None and at != length:
+                raise StoreConflict(f"table {channel} holds {length} records, not {at}")
+            return length
         if self._closing:
             raise StoreError(f"store {self.url} is closed")
-        req = _Append(channel, lines)
+        req = _Append(channel, lines, at)
         self._appends.put(req)
         req.done.wait()
         if req.error is not None:
             raise req.error
         return req.length
 
-    def append_many(self, appends: Sequence[tuple[str, list[str]]]) -> list[int | Exception]:
+    def append_many(self, appends: Sequence[Append]) -> list[int | Exception]:
         """Every append in one round trip and one transaction, written by this thread (the
         caller gathered them already); as :meth:`append`, each is all or nothing."""
         self._writable()
         if self._closing:
             raise StoreError(f"store {self.url} is closed")
-        reqs = [_Append(channel, lines) for channel, lines in appends if lines]
+        reqs = [_Append(channel, lines, at) for channel, lines, at in appends if lines]
         if reqs:
             self._write(reqs)
         out: list[int | Exception] = []
         written = iter(reqs)
-        for channel, lines in appends:
+        for channel, lines, at in appends:
             if not lines:
                 try:
-                    out.append(self.append(channel, lines))
+                    out.append(self.append(channel, lines, at))
                 except Exception as exc:
                     out.append(exc)
                 continue
@@ -472,24 +727,46 @@ class PostgresStore(Store):
             self._write(batch)
 
     def _write(self, batch: list[_Append]) -> None:
+        if self.lost is not None:
+            for req in batch:
+                req.error = StoreLocked(f"store {self.url}: {self.lost}")
+                req.done.set()
+            return
         try:
             with self._db() as db:
-                row = db.execute(
-                    "SELECT dokobot_append(%s, %s, %b, %b, %b, %b)",
-                    (self.owner, len(self._keys), [r.channel for r in batch],
-                     [len(r.lines) for r in batch], [x for r in batch for x in r.lines],
-                     [_server_in(r.lines) for r in batch]),
-                ).fetchone()  # fmt: skip
+                try:
+                    row = db.execute(
+                        "SELECT dokobot_append(%s, %s, %s, %b, %b, %b, %b, %b)",
+                        (self.owner, len(self._keys), self._shards, [r.channel for r in batch],
+                         [r.at for r in batch], [len(r.lines) for r in batch],
+                         [x for r in batch for x in r.lines],
+                         [_server_in(r.lines) for r in batch]),
+                    ).fetchone()  # fmt: skip
+                except psycopg.OperationalError as exc:
+                    if _answer_lost(exc):
+                        raise _AnswerLost(exc) from exc
+                    raise
+        except _AnswerLost as lost:
+            self._resolve(batch, lost.exc)
+            return
         except Exception as exc:
-            lost = isinstance(exc, psycopg.Error) and exc.sqlstate == LEASE_LOST
-            if len(batch) > 1 and not lost and not isinstance(exc, psycopg.OperationalError):
+            state = exc.sqlstate if isinstance(exc, psycopg.Error) else None
+            if state == LEASE_LOST:
+                self._fenced(f"another dokobot took over {self.scope.describe()}")
+            elif len(batch) > 1 and not isinstance(exc, (psycopg.OperationalError, StoreError)):
                 for req in batch:  # one bad append does not refuse the others
                     self._write([req])
                 return
             for req in batch:
                 req.error = (
-                    StoreLocked(f"store {self.url}: another process took over its servers")
-                    if lost
+                    StoreLocked(f"store {self.url}: {self.lost}")
+                    if state == LEASE_LOST
+                    else StoreLocked(f"store {self.url}: {_first_line(exc)}")
+                    if state == NOT_SERVED
+                    else StoreConflict(f"store {self.url}: {_first_line(exc)}")
+                    if state == CONFLICT
+                    else exc
+                    if isinstance(exc, StoreError)
                     else StoreError(f"store {self.url}: not written ({_first_line(exc)})")
                 )
                 req.done.set()
@@ -498,6 +775,62 @@ class PostgresStore(Store):
         for req, length in zip(batch, row[0], strict=True):
             req.length = int(length)
             req.done.set()
+
+    def _resolve(self, batch: list[_Append], exc: Exception) -> None:
+        """The answer of ``batch``'s commit was lost: read back, per append, whether its
+        records are at its position, for up to :attr:`resolve_s` seconds (waiting for the
+        lost transaction to end first). Stored: its length; not stored: an error; not known
+        (the database cannot be read): :class:`StoreUnknown`."""
+        log.warning("store %s: the answer of a commit was lost (%s); reading back",
+                    self.url, _first_line(exc))  # fmt: skip
+        deadline = time.monotonic() + self.resolve_s
+        while True:
+            try:
+                with psycopg.connect(self._conninfo.reveal(), autocommit=True, connect_timeout=2,
+                                     options=f"-c statement_timeout={int(self.resolve_s * 1000)}"
+                                     ) as db:  # fmt: skip
+                    for req in batch:
+                        if not req.done.is_set():
+                            self._read_back(db, req, exc)
+                            req.done.set()
+                return
+            except psycopg.Error:
+                if time.monotonic() >= deadline:
+                    break
+                time.sleep(0.25)
+        self._mark_down()
+        for req in batch:
+            if not req.done.is_set():
+                req.error = StoreUnknown(
+                    f"store {self.url}: the answer was lost ({_first_line(exc)}) and the "
+                    "database cannot be read: whether it was stored is not known yet"
+                )
+                req.done.set()
+
+    def _read_back(self, db: psycopg.Connection[Any], req: _Append, exc: Exception) -> None:
+        if req.at is None:
+            req.error = StoreUnknown(f"store {self.url}: the answer was lost "
+                                     f"({_first_line(exc)}); the append named no position")  # fmt: skip
+            return
+        with db.transaction(force_rollback=True):
+            # wait for the lost transaction to end, if it still runs: it holds (or inserts)
+            # the table's row until then
+            db.execute(
+                "INSERT INTO tables (channel, length) VALUES (%s, 0) ON CONFLICT DO NOTHING",
+                (req.channel,),
+            )
+            db.execute("SELECT 1 FROM tables WHERE channel = %s FOR UPDATE", (req.channel,))
+            rows = db.execute(
+                "SELECT line FROM journal WHERE channel = %s AND seq >= %s AND seq < %s "
+                "ORDER BY seq",
+                (req.channel, req.at, req.at + len(req.lines)),
+            ).fetchall()
+        if [str(r[0]) for r in rows] == req.lines:
+            log.warning("store %s: the append at %s of %s was stored", self.url, req.at,
+                        req.channel)  # fmt: skip
+            req.length = req.at + len(req.lines)
+        else:
+            req.error = StoreError(f"store {self.url}: not written ({_first_line(exc)})")
 
     def load_journal(self, channel: str, start: int = 0) -> list[str]:
         with self._db() as db:
@@ -508,9 +841,8 @@ class PostgresStore(Store):
         return [str(r[0]) for r in rows]
 
     def save_checkpoint(self, channel: str, checkpoint: Checkpoint) -> None:
-        self._writable()
         cp = checkpoint
-        with self._db() as db:
+        with self._fenced_write(channel) as db:
             db.execute(
                 "INSERT INTO checkpoints VALUES (%s, %s, %s, %s, %s, %s) "
                 "ON CONFLICT (channel) DO UPDATE SET upto = excluded.upto, "
@@ -521,16 +853,9 @@ class PostgresStore(Store):
             )
 
     def fold(self, channel: str, start: int, line: str, checkpoint: Checkpoint) -> int:
-        self._writable()
         check_fold(start, checkpoint)
         cp = checkpoint
-        with self._db() as db, db.transaction():
-            held = db.execute(
-                "SELECT count(*) FROM (SELECT 1 FROM leases WHERE owner = %s FOR SHARE) AS m",
-                (self.owner,),
-            ).fetchone()
-            if held is None or int(held[0]) != len(self._keys):
-                raise StoreLocked(f"store {self.url}: another process took over its servers")
+        with self._fenced_write(channel) as db:
             row = db.execute(
                 "SELECT length FROM tables WHERE channel = %s FOR UPDATE", (channel,)
             ).fetchone()
@@ -588,8 +913,7 @@ class PostgresStore(Store):
 
     # ---------------------------------------------------------------- users
     def set_language(self, user: str, lang: str) -> None:
-        self._writable()
-        with self._db() as db:
+        with self._fenced_write(None) as db:
             db.execute(
                 'INSERT INTO user_settings ("user", language) VALUES (%s, %s) '
                 'ON CONFLICT ("user") DO UPDATE SET language = excluded.language',
@@ -609,8 +933,7 @@ class PostgresStore(Store):
         return None if row is None else str(row[0])
 
     def set_preference(self, user: str, name: str, value: str) -> None:
-        self._writable()
-        with self._db() as db:
+        with self._fenced_write(None) as db:
             db.execute(
                 'INSERT INTO user_prefs ("user", name, value) VALUES (%s, %s, %s) '
                 'ON CONFLICT ("user", name) DO UPDATE SET value = excluded.value',
@@ -625,8 +948,7 @@ class PostgresStore(Store):
         return None if row is None else str(row[0])
 
     def remember_nick(self, user: str, nick: str) -> None:
-        self._writable()
-        with self._db() as db:
+        with self._fenced_write(None) as db:
             db.execute(
                 'INSERT INTO nick_history (nick_key, nick, "user", seen) '
                 "VALUES (lower(%s), %s, %s, nextval('nick_seen')) "
@@ -642,8 +964,7 @@ class PostgresStore(Store):
 
     # ---------------------------------------------------------------- game results
     def add_result(self, game: FinishedGame) -> FinishedGame:
-        self._writable()
-        with self._db() as db, db.transaction():
+        with self._fenced_write(game.channel) as db:
             # one insert per server at a time: ids of a server are in commit order, so a
             # reader that asks for the ids after the last one it saw misses none
             db.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (game.server,))
@@ -694,13 +1015,20 @@ class PostgresStore(Store):
             return [str(r[0]) for r in rows.fetchall()]
 
     def web_page(self, server: str) -> tuple[str, bool]:
-        with self._db() as db:
-            if not self.readonly:
+        if not self.readonly and self.lost is None:
+            with self._db() as db:
+                row = db.execute(
+                    "SELECT key, enabled FROM web_pages WHERE server = %s", (server,)
+                ).fetchone()
+            if row is not None:
+                return str(row[0]), bool(row[1])
+            with self._fenced_write(None) as db:
                 db.execute(
                     "INSERT INTO web_pages (server, key, enabled) VALUES (%s, %s, true) "
                     "ON CONFLICT DO NOTHING",
                     (server, new_web_key()),
                 )
+        with self._db() as db:
             row = db.execute(
                 "SELECT key, enabled FROM web_pages WHERE server = %s", (server,)
             ).fetchone()
@@ -709,7 +1037,7 @@ class PostgresStore(Store):
     def set_web_enabled(self, server: str, enabled: bool) -> None:
         self._writable()
         self.web_page(server)
-        with self._db() as db:
+        with self._fenced_write(None) as db:
             if enabled:
                 db.execute("UPDATE web_pages SET enabled = true WHERE server = %s", (server,))
             else:
@@ -761,14 +1089,23 @@ class _Secret(str):
         return str.__str__(self)
 
 
+class _AnswerLost(Exception):
+    """The connection dropped after a write was sent: it may or may not be committed."""
+
+    def __init__(self, exc: psycopg.OperationalError) -> None:
+        super().__init__(str(exc))
+        self.exc = exc
+
+
 class _Append:
     """One :meth:`PostgresStore.append` waiting for a writer thread."""
 
-    __slots__ = ("channel", "done", "error", "length", "lines")
+    __slots__ = ("at", "channel", "done", "error", "length", "lines")
 
-    def __init__(self, channel: str, lines: list[str]) -> None:
+    def __init__(self, channel: str, lines: list[str], at: int | None) -> None:
         self.channel = channel
         self.lines = lines
+        self.at = at
         self.done = threading.Event()
         self.error: Exception | None = None
         self.length = 0
@@ -785,6 +1122,12 @@ def _check_idle(conn: psycopg.Connection[Any]) -> None:
     if poll.poll(0):
         conn.close()  # so that the pool drops it
         raise psycopg.OperationalError("the server closed the connection")
+
+
+def _answer_lost(exc: psycopg.OperationalError) -> bool:
+    """Whether ``exc`` may have come after the commit: the connection dropped (no answer,
+    a connection error) or the server ended the session (an operator, a crash, a stop)."""
+    return exc.sqlstate is None or exc.sqlstate[:2] in ("08", "57")
 
 
 def _first_line(exc: BaseException) -> str:

@@ -27,8 +27,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from .base import (
+    Append,
     Checkpoint,
     Store,
+    StoreConflict,
     StoreDamaged,
     StoreError,
     StoreLocked,
@@ -404,11 +406,11 @@ class SqliteStore(Store):
     def schema_version(self) -> int:
         return int(self._db.execute("PRAGMA user_version").fetchone()[0])
 
-    def append(self, channel: str, lines: list[str]) -> int:
+    def append(self, channel: str, lines: list[str], at: int | None = None) -> int:
         with self._lock:
-            return self._append_all([(channel, lines)])[0]
+            return self._append_all([(channel, lines, at)])[0]
 
-    def append_many(self, appends: Sequence[tuple[str, list[str]]]) -> list[int | Exception]:
+    def append_many(self, appends: Sequence[Append]) -> list[int | Exception]:
         """Every append in one transaction (one flush to disk); if that fails, each is
         tried on its own, so that a bad one refuses only itself."""
         with self._lock:
@@ -417,14 +419,20 @@ class SqliteStore(Store):
             except Exception as exc:
                 if len(appends) == 1:
                     return [exc]
-        return super().append_many(appends)
+        out: list[int | Exception] = []
+        for channel, lines, at in appends:
+            try:
+                out.append(self.append(channel, lines, at))
+            except Exception as exc:
+                out.append(exc)
+        return out
 
-    def _append_all(self, appends: Sequence[tuple[str, list[str]]]) -> list[int]:
-        """Append each ``(channel, lines)`` in one transaction (the lock is held)."""
+    def _append_all(self, appends: Sequence[Append]) -> list[int]:
+        """Append each ``(channel, lines, at)`` in one transaction (the lock is held)."""
         lengths: list[int] = []
         rows: list[tuple[str, int, str]] = []
         ends: dict[str, int] = {}
-        for channel, lines in appends:
+        for channel, lines, at in appends:
             seq = ends.get(channel)
             if seq is None:
                 seq = self._next.get(channel)
@@ -433,6 +441,8 @@ class SqliteStore(Store):
                     "SELECT COALESCE(MAX(seq), -1) + 1 FROM journal WHERE channel = ?", (channel,)
                 ).fetchone()
                 seq = int(row[0])
+            if at is not None and at != seq:
+                raise StoreConflict(f"table {channel} holds {seq} records, not {at}: not written")
             rows += [(channel, seq + i, line) for i, line in enumerate(lines)]
             ends[channel] = seq + len(lines)
             lengths.append(seq + len(lines))

@@ -1,0 +1,372 @@
+"""The fence per table and epoch on PostgreSQL (a reshard, a wedged process, a table of
+another shard), an answer lost at the commit, and a database that is down."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from typing import Any
+
+import psycopg
+import pytest
+from pg_server import PASSWORD, PgServer
+
+from dokobot.host.events import Event, Input, Public
+from dokobot.host.i18n import render
+from dokobot.host.router import Router
+from dokobot.host.service import Service, default_bot_factory
+from dokobot.host.table import command_for
+from dokobot.stats.record import FinishedGame
+from dokobot.store import Checkpoint, Scope, StoreLocked, open_store
+from dokobot.store.postgres import PostgresStore
+from dokobot.store.scope import shard_of
+
+NAMES = ("anna", "ben", "carl", "dora")
+
+
+def _line(i: int) -> str:
+    return json.dumps({"k": "cmd", "user": "u", "name": "n", "text": f"/play {i}"})
+
+
+def _guild(shard: int, count: int) -> int:
+    return next(g << 22 for g in range(1, 100) if shard_of(g << 22, count) == shard)
+
+
+def _server_line(server: str) -> str:
+    return json.dumps({"k": "server", "text": server})
+
+
+def _result(channel: str, server: str) -> FinishedGame:
+    return FinishedGame.from_json(json.dumps({
+        "server": server, "channel": channel, "game": 1, "series": 1, "finished_at": 1.5,
+        "seats": [["u:a", "a", False, None]], "result": {"points": [120, 120]},
+        "tricks": [], "calls": [], "rated": True,
+    }))  # fmt: skip
+
+
+def test_the_sql_lease_key_is_the_scopes(pg_url: str) -> None:
+    """The table's shard in SQL is Discord's formula, as :meth:`Scope.key_of` has it."""
+    servers = ["discord", "discord:", "discord:x1", "irc", "irc:", "irc:libera", "irc:net:x",
+               "local", "feed", "", "discordx:5", "console:1"]  # fmt: skip
+    servers += [f"discord:{(g << 22) + g}" for g in (0, 1, 2, 3, 7, 1000, 2**40 + 3)]
+    servers += ["discord:9223372036854775807", "discord:99999999999999999999999"]
+    store = PostgresStore(pg_url, lease_s=2)
+    try:
+        with store._db() as db:
+            for count in (1, 2, 3, 4, 16):
+                scope = Scope(shard_count=count)
+                sql = [
+                    db.execute("SELECT dokobot_lease_key(%s, %s)", (s, count)).fetchone()[0]  # type: ignore[index]
+                    for s in servers
+                ]
+                assert sql == [scope.key_of(s) for s in servers], count
+    finally:
+        store.close()
+
+
+def test_a_reshard_fences_every_write_of_the_old_epoch(pg_url: str) -> None:
+    """A process of shard count 2 that stopped renewing (paused) past its lease: a process
+    of shard count 4 takes over, and every write of the old one is refused (append, fold,
+    checkpoint, result, settings); it learns it is fenced."""
+    server = f"discord:{_guild(1, 4)}"
+    channel = f"{server}:1"
+    old = PostgresStore(pg_url, scope=Scope(shard_count=2, shard_ids=(0, 1)), lease_s=1)
+    told: list[str] = []
+    old.on_lost = told.append
+    assert old.append(channel, [_server_line(server), _line(0)], 0) == 2
+    old._stop.set()  # no more renewals: as if paused
+    new = PostgresStore(pg_url, scope=Scope(shard_count=4, shard_ids=(0, 1, 2, 3)), lease_s=1,
+                        wait_s=5)  # fmt: skip
+    try:
+        cp = Checkpoint(2, "v", b"s", b"", ())
+        writes: list[Any] = [
+            lambda: old.append(channel, [_line(1)], 2),
+            lambda: old.append_many([(channel, [_line(1)], 2)])[0],
+            lambda: old.save_checkpoint(channel, cp),
+            lambda: old.fold(channel, 1, _line(1), cp),
+            lambda: old.add_result(_result(channel, server)),
+            lambda: old.set_language("u:a", "de"),
+            lambda: old.set_preference("u:a", "discord_prompts", "dm"),
+            lambda: old.remember_nick("u:a", "irc:net:a"),
+            lambda: old.set_web_enabled(server, False),
+        ]
+        for write in writes:
+            with pytest.raises(StoreLocked, match="another dokobot took over"):
+                result = write()
+                if isinstance(result, Exception):
+                    raise result
+        assert told == ["another dokobot took over Discord shards 0, 1 of 2"]
+        assert new.load_journal(channel) == [_server_line(server), _line(0)]
+        assert new.load_checkpoint(channel) is None and new.table_results(channel) == []
+        assert new.language("u:a") is None and new.preference("u:a", "discord_prompts") is None
+        assert new.append(channel, [_line(1)], 2) == 3  # the new epoch writes
+    finally:
+        new.close()
+        old.close()
+
+
+def test_a_table_of_a_shard_the_process_does_not_hold_is_not_written(pg_url: str) -> None:
+    """The fence is per table: the lease of the table's own shard, not any lease."""
+    mine, theirs = f"discord:{_guild(0, 2)}", f"discord:{_guild(1, 2)}"
+    zero = PostgresStore(pg_url, scope=Scope(shard_count=2, shard_ids=(0,)), lease_s=2)
+    one = PostgresStore(pg_url, scope=Scope(shard_count=2, shard_ids=(1,)), lease_s=2)
+    try:
+        assert one.append(f"{theirs}:5", [_server_line(theirs)], 0) == 1
+        with pytest.raises(StoreLocked, match=r"discord:shard:1/2, which this process does"):
+            zero.append(f"{theirs}:5", [_line(0)], 1)
+        with pytest.raises(StoreLocked, match="discord:shard:1/2"):
+            zero.append(f"{theirs}:6", [_server_line(theirs)], 0)
+        with pytest.raises(StoreLocked, match="discord:shard:1/2"):
+            zero.save_checkpoint(f"{theirs}:5", Checkpoint(1, "v", b"s", b"", ()))
+        with pytest.raises(StoreLocked, match="discord:shard:1/2"):
+            zero.add_result(_result(f"{theirs}:5", theirs))
+        assert zero.append(f"{mine}:5", [_server_line(mine)], 0) == 1
+        assert zero.lost is None, "a table of another shard does not fence the process"
+        assert one.load_journal(f"{theirs}:5") == [_server_line(theirs)]
+        assert one.load_journal(f"{theirs}:6") == []
+    finally:
+        zero.close()
+        one.close()
+
+
+async def test_a_wedged_event_loop_lets_its_leases_run_out(pg_url: str) -> None:
+    """The leases are renewed only while the process's event loop answers: a process whose
+    loop is stuck is taken over after ``lease_s``, and learns it once the loop runs."""
+    scope = Scope(irc_networks=("net",))
+    old = await asyncio.to_thread(PostgresStore, pg_url, scope=scope, lease_s=1)
+    told = threading.Event()
+    old.on_lost = lambda reason: told.set()
+    old.watch_loop(asyncio.get_running_loop())
+    taken: list[object] = []
+
+    def take_over() -> None:
+        try:
+            taken.append(PostgresStore(pg_url, scope=scope, lease_s=1, wait_s=6))
+        except Exception as exc:
+            taken.append(exc)
+
+    thief = threading.Thread(target=take_over)
+    thief.start()
+    deadline = time.monotonic() + 10
+    while thief.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.1)  # the event loop is wedged: it answers nothing
+    thief.join()
+    assert isinstance(taken[0], PostgresStore), taken
+    try:
+        await asyncio.to_thread(told.wait, 5)
+        assert told.is_set() and old.lost is not None
+        with pytest.raises(StoreLocked):
+            await asyncio.to_thread(old.append, "irc:net:#doko", [_line(0)], 0)
+    finally:
+        taken[0].close()
+        await asyncio.to_thread(old.close)
+
+
+# ------------------------------------------------------------------ an answer lost at commit
+async def _seat_four(svc: Service, channel: str = "c") -> None:
+    for n in NAMES:
+        await svc.handle(Input(channel, f"u:{n}", n, "/join"))
+    await svc.handle(Input(channel, "u:anna", "anna", "/start"))
+
+
+def _next_move(svc: Service, channel: str = "c") -> Input:
+    table = svc.router.tables[channel]
+    game = table.game
+    assert game is not None
+    seat = table.seats[game.turn]
+    return Input(channel, seat.user, seat.name, command_for(game.legal_actions()[0]))
+
+
+def _log_length(svc: Service, channel: str = "c") -> int:
+    game = svc.router.tables[channel].game
+    assert game is not None
+    return len(game.log)
+
+
+def _admin(pg_server: PgServer) -> psycopg.Connection[Any]:
+    return psycopg.connect(pg_server.url(), password=PASSWORD, autocommit=True)
+
+
+def _backend(admin: psycopg.Connection[Any], where: str, timeout: float = 10) -> int:
+    """The pid of the backend running ``dokobot_append`` that ``where`` describes."""
+    deadline = time.monotonic() + timeout
+    while True:
+        row = admin.execute(
+            "SELECT pid FROM pg_stat_activity WHERE query LIKE 'SELECT dokobot_append%%' "
+            f"AND {where}"
+        ).fetchone()
+        if row is not None:
+            return int(row[0])
+        assert time.monotonic() < deadline, "the append never got there"
+        time.sleep(0.02)
+
+
+def _sync_rep(admin: psycopg.Connection[Any], standby: str) -> None:
+    """Commits wait for a standby named ``standby`` (that never comes) or, with '', not."""
+    if standby:
+        admin.execute(f"ALTER SYSTEM SET synchronous_standby_names = '{standby}'")
+    else:
+        admin.execute("ALTER SYSTEM RESET synchronous_standby_names")
+    admin.execute("SELECT pg_reload_conf()")
+
+
+async def test_an_action_committed_whose_answer_was_lost_counts_and_is_told_so(
+    pg_server: PgServer, pg_url: str
+) -> None:
+    """The commit is written, then its session is ended before the answer leaves (the
+    commit waits for a standby; the backend is terminated, as a crash at the commit would):
+    the store reads the records at the append's position back and the player hears that
+    the move counted, never "could not be saved"."""
+    store = open_store(pg_url, lease_s=5.0)
+    svc = Service(Router(seed=8), store)
+    await svc.start()
+    await _seat_four(svc)
+    move = _next_move(svc)
+    stored, before = len(store.load_journal("c")), _log_length(svc)
+    admin = _admin(pg_server)
+    try:
+        _sync_rep(admin, "nobody")
+        answer = asyncio.create_task(svc.handle(move))
+        pid = await asyncio.to_thread(_backend, admin, "wait_event = 'SyncRep'")
+        admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+    finally:
+        _sync_rep(admin, "")
+        admin.close()
+    events = await answer
+    assert render("en", "store_failed") not in [getattr(e, "text", "") for e in events]
+    assert any(isinstance(e, Public) for e in events), events
+    assert _log_length(svc) == before + 1
+    assert len(store.load_journal("c")) == stored + 1
+    again = await svc.handle(move)  # the player repeats it: refused, after the truth
+    assert len(store.load_journal("c")) == stored + 1 and _log_length(svc) == before + 1
+    assert render("en", "store_failed") not in [getattr(e, "text", "") for e in again]
+    await svc.handle(_next_move(svc))
+    assert len(store.load_journal("c")) == stored + 2
+    await svc.close()
+
+
+async def test_an_action_whose_session_ended_before_the_commit_is_refused(
+    pg_server: PgServer, pg_url: str
+) -> None:
+    """The same lost answer, but the transaction had not committed (its session ended while
+    it waited for a lock): the read-back finds nothing at its position, the player hears
+    that nothing was changed, and the move then counts once."""
+    store = open_store(pg_url, lease_s=5.0)
+    svc = Service(Router(seed=8), store)
+    await svc.start()
+    await _seat_four(svc)
+    move = _next_move(svc)
+    stored, before = len(store.load_journal("c")), _log_length(svc)
+    admin = psycopg.connect(pg_url, password=PASSWORD)
+    try:
+        admin.execute("SELECT 1 FROM tables WHERE channel = 'c' FOR UPDATE")
+        answer = asyncio.create_task(svc.handle(move))
+        watcher = _admin(pg_server)
+        pid = await asyncio.to_thread(_backend, watcher, "wait_event_type = 'Lock'")
+        watcher.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        watcher.close()
+        await asyncio.sleep(0.3)
+    finally:
+        admin.rollback()
+        admin.close()
+    events = await answer
+    assert [getattr(e, "text", "") for e in events] == [render("en", "store_failed")]
+    assert len(store.load_journal("c")) == stored and _log_length(svc) == before
+    events = await svc.handle(move)
+    assert any(isinstance(e, Public) for e in events)
+    assert len(store.load_journal("c")) == stored + 1 and _log_length(svc) == before + 1
+    await svc.close()
+
+
+async def test_an_answer_lost_while_the_database_stops_is_not_known_then_told(
+    pg_server: PgServer, pg_url: str
+) -> None:
+    """PostgreSQL stops at the commit: the store cannot read back, so the player hears that
+    it is not known yet (not "nothing was changed"); when the database is back, the channel
+    is told where the game stands, which holds the move (it had committed)."""
+    store = PostgresStore(pg_url, lease_s=5.0, resolve_s=1.0)
+    svc = Service(Router(seed=8), store)
+    pushed: list[Event] = []
+
+    async def listener(events: list[Event]) -> None:
+        pushed.extend(events)
+
+    svc.listener = listener
+    await svc.start()
+    await _seat_four(svc)
+    move = _next_move(svc)
+    stored = len(store.load_journal("c"))
+    admin = _admin(pg_server)
+    try:
+        _sync_rep(admin, "nobody")
+        answer = asyncio.create_task(svc.handle(move))
+        await asyncio.to_thread(_backend, admin, "wait_event = 'SyncRep'")
+    finally:
+        admin.close()
+    await asyncio.to_thread(pg_server.stop)
+    try:
+        events = await answer
+        assert [getattr(e, "text", "") for e in events] == [render("en", "store_unknown")]
+    finally:
+        await asyncio.to_thread(pg_server.start)
+        admin = _admin(pg_server)
+        _sync_rep(admin, "")
+        admin.close()
+    deadline = time.monotonic() + 30
+    while not any(isinstance(e, Public) for e in pushed):
+        assert time.monotonic() < deadline, "the channel was never told"
+        await asyncio.sleep(0.1)
+    assert len(store.load_journal("c")) == stored + 1, "it had committed"
+    assert "c" in svc.router.tables and svc.router.tables["c"].running
+    await svc.close()
+
+
+# ------------------------------------------------------------------ a database that is down
+async def test_while_the_database_is_down_refusals_are_quick_and_bots_resume_by_themselves(
+    pg_server: PgServer, pg_url: str
+) -> None:
+    """Once the store knows the database is down, every action is refused within a second
+    (no connection waits); a table whose computer players could not store their move plays
+    on by itself when the database is back, without anybody typing."""
+    store = PostgresStore(pg_url, lease_s=5.0)
+    svc = Service(Router(seed=2, bot_factory=default_bot_factory()), store)
+    await svc.start()
+    await svc.handle(Input("c", "u:anna", "anna", "/join"))
+    for _ in range(3):
+        await svc.handle(Input("c", "u:anna", "anna", "/join bot random"))
+    await svc.handle(Input("c", "u:anna", "anna", "/start"))
+    await svc.handle(Input("d", "u:ben", "ben", "/join"))
+    table = svc.router.tables["c"]
+    while True:  # anna moves, and then the computer players must (after 2 s)
+        await svc.idle()
+        svc.bot_delay = 2.0
+        await svc.handle(_next_move(svc))
+        if table.bot_to_move() is not None:
+            break
+        svc.bot_delay = 0.0
+    stored = len(store.load_journal("c"))
+    await asyncio.to_thread(pg_server.stop)  # before the computer players' move
+    try:
+        await svc.handle(Input("d", "u:ben", "ben", "/leave"))  # finds it down
+        took = []
+        for _ in range(3):
+            started = time.monotonic()
+            events = await svc.handle(Input("d", "u:ben", "ben", "/leave"))
+            took.append(time.monotonic() - started)
+            assert [getattr(e, "text", "") for e in events] == [render("en", "store_failed")]
+        assert max(took) < 1.0, took
+        await asyncio.sleep(3)  # the computer players' move is refused meanwhile
+        assert len(svc._bot_tasks) == 0 or all(t.done() for t in svc._bot_tasks.values())
+    finally:
+        await asyncio.to_thread(pg_server.start)
+    deadline = time.monotonic() + 30
+    while store.is_down() or len(store.load_journal("c")) <= stored:  # nobody types
+        assert time.monotonic() < deadline, "the computer players did not resume"
+        await asyncio.sleep(0.2)
+    svc.bot_delay = 0.0
+    await svc.idle()
+    table = svc.router.tables["c"]
+    assert table.running and table.bot_to_move() is None, "until anna must move"
+    await svc.close()
