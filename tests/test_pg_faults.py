@@ -8,11 +8,14 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
+from pg_bot import digest as _digest
 from pg_server import PgServer
 
 from dokobot.host.events import Input, Private, Public
@@ -20,7 +23,7 @@ from dokobot.host.i18n import render
 from dokobot.host.router import Router
 from dokobot.host.service import Service
 from dokobot.host.table import command_for
-from dokobot.store import Scope, StoreError, StoreLocked, open_store
+from dokobot.store import MemoryStore, Scope, StoreError, StoreLocked, open_store
 from dokobot.store.postgres import PostgresStore
 
 HERE = Path(__file__).resolve().parent
@@ -285,3 +288,112 @@ def test_after_a_restart_of_postgresql_the_first_writes_succeed(
         assert store.append("c0", [line]) == 22
     finally:
         store.close()
+
+
+class _Reader:
+    """Collects a process's output lines in a thread (so a paused process never blocks the
+    test)."""
+
+    def __init__(self, proc: subprocess.Popen[str]) -> None:
+        self.proc = proc
+        self.lines: list[str] = []
+        self.err: list[str] = []
+        self._threads = [
+            threading.Thread(target=self._read, args=(proc.stdout, self.lines), daemon=True),
+            threading.Thread(target=self._read, args=(proc.stderr, self.err), daemon=True),
+        ]
+        for t in self._threads:
+            t.start()
+
+    @staticmethod
+    def _read(stream: Any, into: list[str]) -> None:
+        for line in stream:
+            into.append(line.rstrip("\n"))
+
+    def acks(self) -> list[tuple[str, int, str]]:
+        return [(c, int(n), d) for _, c, n, d in
+                (x.split() for x in list(self.lines) if x.startswith("ACK "))]  # fmt: skip
+
+    def wait_for(self, acks: int, timeout: float = 120) -> None:
+        deadline = time.monotonic() + timeout
+        while len(self.acks()) < acks:
+            assert self.proc.poll() is None, "\n".join(self.err)
+            assert time.monotonic() < deadline, "the process does not play"
+            time.sleep(0.05)
+
+    def finish(self, timeout: float = 180) -> int:
+        code = self.proc.wait(timeout=timeout)
+        for t in self._threads:
+            t.join(timeout=10)
+        return code
+
+
+def _span_bot(url: str, shards: str, count: int, span: int, moves: int) -> _Reader:
+    return _Reader(subprocess.Popen(
+        [sys.executable, str(HERE / "pg_bot.py"), url, shards, str(count), "0", str(moves),
+         str(span)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    ))  # fmt: skip
+
+
+def test_a_paused_process_is_fenced_by_a_reshard_and_every_journal_replays(
+    pg_url: str, request: pytest.FixtureRequest
+) -> None:
+    """A process of shard count 2 is paused (SIGSTOP) past its lease while it plays; two
+    processes of shard count 4 take its tables over (a reshard) and play; the old one is
+    resumed (SIGCONT): it writes nothing more and stops with exit 2. Every action
+    acknowledged by any of them is in the final journals, at the position it was
+    acknowledged at (none lost, none acknowledged twice), and every journal replays."""
+    slow = bool(request.config.getoption("--slow"))
+    span, moves = (16, 120) if slow else (8, 25)
+    old = _span_bot(pg_url, "0,1", 2, span, 100_000)
+    new: list[_Reader] = []
+    try:
+        old.wait_for(5 * span)  # seated and playing at every table
+        old.proc.send_signal(signal.SIGSTOP)
+        time.sleep(3.0)  # past its lease (2 s): it renews nothing while paused
+        new = [_span_bot(pg_url, s, 4, span, moves) for s in ("0,1", "2,3")]
+        for proc in new:
+            proc.wait_for(3 * span // 2)
+        old.proc.send_signal(signal.SIGCONT)
+        assert old.finish(timeout=60) == 2, "\n".join(old.err)
+        assert any(x.startswith("FENCED another dokobot took over Discord shards 0, 1 of 2")
+                   for x in old.err), old.err  # fmt: skip
+        assert not any("Traceback" in x for x in old.err), "\n".join(old.err)
+        for proc in new:
+            assert proc.finish() == 0, "\n".join(proc.err)
+    finally:
+        for proc in [old, *new]:
+            if proc.proc.poll() is None:
+                proc.proc.send_signal(signal.SIGCONT)
+                proc.proc.kill()
+                proc.proc.wait()
+    for proc in new:  # each restores the running games of its half of the tables
+        restored = int(proc.lines[0].removeprefix("RESTORED "))
+        assert 0 < restored <= span // 2
+
+    acks = [a for proc in [old, *new] for a in proc.acks()]
+    positions = [(c, n) for c, n, _ in acks]
+    assert len(positions) == len(set(positions)), "an action was acknowledged twice"
+    reader = PostgresStore(pg_url, readonly=True)
+    try:
+        journals = {c: reader.load_journal(c) for c in {c for c, _, _ in acks}}
+    finally:
+        reader.close()
+    assert len(journals) == span
+    for channel, n, digest in acks:
+        journal = journals[channel]
+        assert n <= len(journal) and _digest(journal[n - 1]) == digest, (channel, n)
+
+    async def replay() -> None:
+        memory = MemoryStore()
+        for channel, journal in journals.items():
+            memory.append(channel, journal)
+        svc = Service(Router(seed=1), memory)
+        await svc.start()
+        assert svc.damaged == {}
+        assert sorted(svc.router.tables) == sorted(journals)
+        await svc.close()
+
+    asyncio.run(replay())

@@ -189,10 +189,13 @@ def _admin(pg_server: PgServer) -> psycopg.Connection[Any]:
     return psycopg.connect(pg_server.url(), password=PASSWORD, autocommit=True)
 
 
-def _backend(admin: psycopg.Connection[Any], where: str, timeout: float = 10) -> int:
-    """The pid of the backend running ``dokobot_append`` that ``where`` describes."""
-    deadline = time.monotonic() + timeout
-    while True:
+def _backend(
+    admin: psycopg.Connection[Any], where: str, answer: asyncio.Task[Any] | None = None
+) -> int | None:
+    """The pid of the backend running ``dokobot_append`` that ``where`` describes (None if
+    ``answer`` came first)."""
+    deadline = time.monotonic() + 10
+    while answer is None or not answer.done():
         row = admin.execute(
             "SELECT pid FROM pg_stat_activity WHERE query LIKE 'SELECT dokobot_append%%' "
             f"AND {where}"
@@ -201,6 +204,24 @@ def _backend(admin: psycopg.Connection[Any], where: str, timeout: float = 10) ->
             return int(row[0])
         assert time.monotonic() < deadline, "the append never got there"
         time.sleep(0.02)
+    return None
+
+
+async def _move_at_commit(
+    svc: Service, admin: psycopg.Connection[Any]
+) -> tuple[Input, asyncio.Task[list[Event]], int, int, int]:
+    """A move whose commit waits for the standby (the setting reaches the server's
+    processes a moment after the reload: moves before that commit as usual): the move, its
+    answer to come, the append's backend, the journal's length and the game's before it."""
+    for _ in range(50):
+        move = _next_move(svc)
+        stored, before = len(svc.store.load_journal("c")), _log_length(svc)
+        answer = asyncio.create_task(svc.handle(move))
+        pid = await asyncio.to_thread(_backend, admin, "wait_event = 'SyncRep'", answer)
+        if pid is not None:
+            return move, answer, pid, stored, before
+        await answer
+    raise AssertionError("no commit waited for the standby")
 
 
 def _sync_rep(admin: psycopg.Connection[Any], standby: str) -> None:
@@ -223,13 +244,10 @@ async def test_an_action_committed_whose_answer_was_lost_counts_and_is_told_so(
     svc = Service(Router(seed=8), store)
     await svc.start()
     await _seat_four(svc)
-    move = _next_move(svc)
-    stored, before = len(store.load_journal("c")), _log_length(svc)
     admin = _admin(pg_server)
     try:
         _sync_rep(admin, "nobody")
-        answer = asyncio.create_task(svc.handle(move))
-        pid = await asyncio.to_thread(_backend, admin, "wait_event = 'SyncRep'")
+        move, answer, pid, stored, before = await _move_at_commit(svc, admin)
         admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
     finally:
         _sync_rep(admin, "")
@@ -296,13 +314,10 @@ async def test_an_answer_lost_while_the_database_stops_is_not_known_then_told(
     svc.listener = listener
     await svc.start()
     await _seat_four(svc)
-    move = _next_move(svc)
-    stored = len(store.load_journal("c"))
     admin = _admin(pg_server)
     try:
         _sync_rep(admin, "nobody")
-        answer = asyncio.create_task(svc.handle(move))
-        await asyncio.to_thread(_backend, admin, "wait_event = 'SyncRep'")
+        _, answer, _, stored, _ = await _move_at_commit(svc, admin)
     finally:
         admin.close()
     await asyncio.to_thread(pg_server.stop)
