@@ -138,7 +138,7 @@ async def test_queued_exports_of_a_spectator_never_hold_up_a_move() -> None:
     move is answered while the exports still read; they then export what was there."""
     import asyncio
 
-    from dokobot.host.slowlane import PER_TABLE, PER_USER
+    from dokobot.host.slowlane import PER_TABLE, PER_USER, SLOW_THREAD
 
     store = _GatedStore()
     svc = Service(Router(seed=5), store)
@@ -173,6 +173,8 @@ async def test_queued_exports_of_a_spectator_never_hold_up_a_move() -> None:
     answers = [(await t)[0].text for t in [*spam, *others]]
     exports = [text for text in answers if not text.startswith("Busy")]
     assert len(exports) == PER_TABLE
+    # answered by the slow commands' own worker threads, never those that store moves
+    assert {t.name.split("_")[0] for t in threading.enumerate()} >= {SLOW_THREAD}
     for text in exports:
         assert "running game is left out" in text
         rep = Replayer()

@@ -18,9 +18,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final
 
 from ..stats import Stats
@@ -46,7 +48,7 @@ from .options import TableOptions
 from .replay import RestoreError, restore
 from .router import Router, clean_name
 from .series import GameRecord
-from .slowlane import SlowLane
+from .slowlane import SLOW_THREAD, SLOW_WORKERS, SlowLane
 from .stakes import ZERO, Ledger, LedgerEntry
 from .table import BotFactory, Table
 from .userlangs import StoredLanguages
@@ -152,6 +154,9 @@ class Service:
         self._unknown: set[str] = set()
         """Held tables whose last write's outcome is not known yet: when the store is back,
         their rebuild tells the channel where the game stands."""
+        self._slow_pool = ThreadPoolExecutor(SLOW_WORKERS, thread_name_prefix=SLOW_THREAD)
+        """The worker threads of the slow commands, apart from those that store moves: a
+        flood of exports at many tables never keeps a write of another table waiting."""
 
     @classmethod
     def in_memory(
@@ -313,6 +318,7 @@ class Service:
 
     async def close(self) -> None:
         self._closed = True
+        self._slow_pool.shutdown(wait=False)
         tasks = [*self._bot_tasks.values(), *self._timers.values(), *self._recovering.values()]
         for task in tasks:
             task.cancel()
@@ -442,7 +448,10 @@ class Service:
         if snapshot is None:
             return await self._handle(inp)
         try:
-            events = await asyncio.to_thread(self.router.handle, inp, snapshot)
+            loop = asyncio.get_running_loop()
+            events = await loop.run_in_executor(
+                self._slow_pool, functools.partial(self.router.handle, inp, snapshot)
+            )
         finally:
             del self._bounds[id(snapshot)]
             self._reading[channel] -= 1

@@ -23,6 +23,10 @@ PER_TABLE: Final = 8
 """Slow commands a table takes at once (waiting or being answered)."""
 PER_USER: Final = 2
 """Slow commands one person may have waiting or being answered at one table."""
+SLOW_WORKERS: Final = 2
+"""Worker threads that answer slow commands (of all tables)."""
+SLOW_THREAD: Final = "dokobot-slow"
+"""The name prefix of those threads."""
 
 
 class SlowLane:
