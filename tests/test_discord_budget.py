@@ -19,7 +19,7 @@ def choice_ids(message: Message) -> list[str]:
 
 
 def board_of(fake: FakeDiscord) -> Message:
-    return [m for m in fake.channel_messages() if m.embeds][-1]
+    return [m for m in fake.channel_messages() if m.button(lambda c: c.endswith(":hand"))][-1]
 
 
 async def play_from_my_cards(
@@ -72,7 +72,7 @@ async def test_a_deleted_board_comes_back_once_with_a_notice_and_the_game_ends(
             await asyncio.wait_for(client.wait_idle(), 10)
     finally:
         await service.close()
-    boards = [m for m in fake.channel_messages() if m.embeds]
+    boards = [m for m in fake.channel_messages() if m.button(lambda c: c.endswith(":hand"))]
     assert len(boards) == 1 and boards[0] is not first
     again = boards[0]
     assert "board message was gone" in again.history[0]

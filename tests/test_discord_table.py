@@ -4,10 +4,14 @@ to add computer players), a result with Next game and Score, a series driven by 
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
+import time
 from pathlib import Path
 
 from dokobot.adapters.discord import DiscordAdapter
+from dokobot.host.events import Input
+from dokobot.host.options import TableOptions
 from dokobot.host.service import Service
 
 if str(Path(__file__).resolve().parent) not in sys.path:
@@ -169,3 +173,55 @@ async def test_a_call_is_made_only_by_the_second_press(fake: FakeDiscord) -> Non
 def game_marker(client: DiscordAdapter, fake: FakeDiscord) -> str:
     game, decision = client._markers[fake.channel_id]
     return f"{game}.{decision}"
+
+
+async def test_the_board_shows_the_deadline_and_a_computer_stands_in_after_it(
+    fake: FakeDiscord,
+) -> None:
+    anna, ben = fake.users[0], fake.users[1]
+    # a one-second clock (the option takes 10 s or more; a table's defaults may be shorter)
+    service = Service.in_memory(seed=4, options=TableOptions(turn_timeout=1))
+    channel = f"discord:{fake.channel_id}"
+    try:
+        async with running(DiscordAdapter(service, board_interval=0.05)) as client:
+            await settle(fake, client, await fake.slash(anna, "join"))
+            await settle(fake, client, await fake.slash(ben, "join"))
+            for _ in range(2):
+                await settle(fake, client, await fake.slash(anna, "join", {"bot": True}))
+            began = time.time()
+            await settle(fake, client, await fake.slash(anna, "start"))
+            table = service.router.tables[channel]
+            game = table.game
+            assert game is not None and game.turn == 0  # Anna's turn: she does nothing
+            board = next(m for m in fake.channel_messages() if m.button(lambda c: ":hand" in c))
+            [stamp] = re.findall(r"<t:(\d+):R>", board.embed_text)
+            assert began + 1 <= int(stamp) <= time.time() + 2.5  # twice the timeout
+            assert "A computer player stands in <t:" in board.embed_text
+            # after the deadline a computer player moves for Anna; the board says so
+            await fake.wait_for(lambda: 0 in table.away, timeout=6)
+            await asyncio.wait_for(service.idle(), 10)
+            await fake.wait_for(lambda: "Computer stands in for" in board.embed_text, 5)
+            # Ben's turn comes, he is reminded and idle: the board offers Anna (the owner)
+            # a button that lets a computer player stand in for him at once
+            await fake.wait_for(lambda: game.turn == 1 and 1 not in table.away, 10)
+            await fake.wait_for(lambda: board.button(lambda c: c.endswith(":standin")), 5)
+            standin = board.button(lambda c: c.endswith(":standin"))
+            assert standin is not None and any("Ben" in b["label"] for b in board.buttons)
+            refused = await settle(fake, client, await fake.click(ben, board, standin))
+            assert 1 not in table.away and refused.ephemeral_messages  # not the owner
+            await settle(fake, client, await fake.click(anna, board, standin))
+            assert 1 in table.away
+    finally:
+        await service.close()
+    assert fake.violations == []
+
+
+def test_discord_tables_have_a_clock_by_default() -> None:
+    from dokobot.host.router import Router
+
+    router = Router(seed=1)
+    for name in ("anna", "ben"):
+        router.handle(Input("discord:1", f"discord:{name}", name, "/join"))
+        router.handle(Input("irc:#doko", f"irc:{name}", name, "/join"))
+    assert router.tables["discord:1"].options.turn_timeout == 30
+    assert router.tables["irc:#doko"].options.turn_timeout == 0

@@ -71,6 +71,12 @@ class BoardView:
     """The table's language (``language`` option)."""
     images: bool = True
     """The table's ``images`` option: show cards as pictures too."""
+    deadline: int | None = None
+    """With ``turn_timeout`` on: when (Unix seconds) a computer player stands in for the
+    person whose turn it is."""
+    idle: bool = False
+    """The person whose turn it is was reminded already (the owner may let a computer
+    player stand in at once: ``/standin``)."""
 
     @property
     def marker(self) -> tuple[int, int]:

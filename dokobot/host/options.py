@@ -232,9 +232,18 @@ class TableOptions:
 
     def for_channel(self, channel: str) -> TableOptions:
         """These options as the defaults of a new table in ``channel`` (platform id
-        ``irc:…``, ``discord:…``): IRC channels do not take bare cards."""
+        ``irc:…``, ``discord:…``): IRC channels do not take bare cards; Discord tables have
+        a turn clock (:data:`DISCORD_TURN_TIMEOUT`) unless one was configured.
+
+        >>> TableOptions().for_channel("discord:1").turn_timeout
+        30
+        >>> TableOptions().for_channel("irc:#doko").turn_timeout
+        0
+        """
         if channel.startswith("irc:") and self.bare_cards:
             return dataclasses.replace(self, bare_cards=False)
+        if channel.startswith("discord:") and not self.turn_timeout:
+            return dataclasses.replace(self, turn_timeout=DISCORD_TURN_TIMEOUT)
         return self
 
     def as_dict(self) -> dict[str, Any]:
@@ -253,6 +262,10 @@ class TableOptions:
                 options = options.set(name, word)
         return options
 
+
+DISCORD_TURN_TIMEOUT: Final = 30
+"""Seconds of a Discord table's turn clock: a reminder after 30 s, a computer player stands
+in after 60 s (a person walks away from a phone more often than from a terminal)."""
 
 _PLAIN: Final = TableOptions()
 

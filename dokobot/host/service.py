@@ -97,6 +97,11 @@ class Service:
         self._locks: dict[str, asyncio.Lock] = {}
         self._bot_tasks: dict[str, asyncio.Task[None]] = {}
         self._timers: dict[str, asyncio.Task[None]] = {}
+        self._turns: dict[str, tuple[tuple[int, int], float]] = {}
+        """Per channel: the turn (game number, moves) waiting for a person and when it began
+        (wall clock), for the deadline a board shows."""
+        self._reminded: dict[str, tuple[int, int]] = {}
+        """Per channel: the turn whose person was reminded (a board offers a stand-in)."""
         self._closed = False
         self._warming: asyncio.Task[None] | None = None
         """Reading the stored games into the statistics after a start."""
@@ -182,8 +187,26 @@ class Service:
         if not self.boards or table is None or not events:
             return events
         view = board_view(table)
+        if view is not None:
+            deadline, idle = self._clock(channel, table)
+            view = dataclasses.replace(view, deadline=deadline, idle=idle)
         board = [] if view is None else [Board(channel, view)]
         return [*events, *board, Lobby(channel, lobby_view(table))]
+
+    def _clock(self, channel: str, table: Table) -> tuple[int | None, bool]:
+        """(When a computer player stands in for the person whose turn it is, as Unix
+        seconds, or None; whether that person was reminded already) with ``turn_timeout``
+        on: the turn's reminder comes after the timeout, the stand-in after twice it."""
+        game = table.game
+        timeout = table.options.turn_timeout
+        if not timeout or game is None or not table.running or table.bot_to_move() is not None:
+            return None, False
+        marker = (table.game_number, len(game.log))
+        turn = self._turns.get(channel)
+        if turn is None or turn[0] != marker:
+            turn = self._turns[channel] = (marker, time.time())
+        deadline = int(turn[1] + 2 * timeout) if table.options.standin else None
+        return deadline, self._reminded.get(channel) == marker
 
     def _history(self, table: Table) -> list[Record]:
         lines = self.store.load_journal(table.channel)
@@ -764,7 +787,8 @@ class Service:
         if table is None or not self._still(table, marker):
             return
         notes = [Note(seat, "timeout_reminder", {"seconds": int(delay)}, kind="info")]
-        await self._emit(self.router.render_notes(table, notes, None))
+        self._reminded[channel] = marker
+        await self._emit(self._with_board(channel, self.router.render_notes(table, notes, None)))
         await asyncio.sleep(delay)
         if not table.options.standin:
             return

@@ -71,6 +71,8 @@ def board_embed(
     lines.append(f"{text('board_table', lang)}: {cards}")
     if view.turn is not None:
         lines.append(text("board_waiting", lang, player=f"**{names(_seated(view, view.turn))}**"))
+        if view.deadline is not None:  # Discord shows it as "in 42 seconds", counting down
+            lines.append(text("board_deadline", lang, when=f"<t:{view.deadline}:R>"))
     embed.description = _cut("\n".join(lines), MAX_DESCRIPTION)
     contract = _contract(view, lang)
     if contract:

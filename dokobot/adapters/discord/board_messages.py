@@ -15,6 +15,7 @@ import discord
 from discord.ext import commands
 
 from dokobot.adapters.discord.board import TABLE_PICTURE, board_embed
+from dokobot.adapters.discord.buttons import DokoButton
 from dokobot.adapters.discord.i18n import text
 from dokobot.adapters.discord.interaction import _BoardMessage
 from dokobot.adapters.discord.messages import qualify
@@ -89,7 +90,7 @@ class BoardMessages(_Base):
         content, mentions = self._board_content(board)
         kwargs: dict[str, Any] = {
             "embed": embed,
-            "view": self._hand_view(board.channel_id),
+            "view": self._board_buttons(board),
             "allowed_mentions": mentions,
         }
         if content:
@@ -98,6 +99,7 @@ class BoardMessages(_Base):
             kwargs["file"] = await self._picture_file(board)
         message = await self.get_partial_messageable(board.channel_id).send(**kwargs)
         board.message_id = message.id
+        board.standin = _idle_name(board.view)
         board.shown = (_embed_key(embed), content, cards)
         board.picture = cards
         board.last_edit = asyncio.get_running_loop().time()
@@ -209,17 +211,31 @@ class BoardMessages(_Base):
         embed, cards = self._board_embed(board)
         content, mentions = self._board_content(board)
         key = (_embed_key(embed), content, cards)
-        if key == board.shown:
+        idle = _idle_name(board.view)
+        if key == board.shown and idle == board.standin:
             return
         kwargs: dict[str, Any] = {"embed": embed, "content": content, "allowed_mentions": mentions}
+        if idle != board.standin:
+            kwargs["view"] = self._board_buttons(board)
         if cards != board.picture:
             kwargs["attachments"] = [] if cards is None else [await self._picture_file(board)]
         channel = self.get_partial_messageable(board.channel_id)
         await channel.get_partial_message(board.message_id).edit(**kwargs)
         board.shown = key
+        board.standin = idle
         board.picture = cards
         board.edits += 1
         self._prompts_on_board(board)
+
+    def _board_buttons(self, board: _BoardMessage) -> discord.ui.View:
+        """ "My cards", and once the person whose turn it is was reminded, a button that
+        lets a computer player stand in for them (``/standin``, the owner's)."""
+        buttons = self._hand_view(board.channel_id)
+        name = _idle_name(board.view)
+        if name is not None:
+            label = text("board_standin", board.view.language, player=name)
+            buttons.add_item(DokoButton(board.channel_id, "/standin", label))
+        return buttons
 
     def _prompts_on_board(self, board: _BoardMessage) -> None:
         self._prompts_on_board_of(board.channel_id, board.calls)
@@ -275,6 +291,13 @@ class BoardMessages(_Base):
     async def _picture_file(self, board: _BoardMessage) -> discord.File:
         png = await drawn(trick_png, trick_picture(board.view))
         return discord.File(io.BytesIO(png), filename=TABLE_PICTURE)
+
+
+def _idle_name(view: BoardView) -> str | None:
+    """The name of the person whose turn it is once reminded (a stand-in is offered)."""
+    if not view.idle or view.turn is None or view.finished or view.turn >= len(view.seats):
+        return None
+    return view.seats[view.turn]
 
 
 def _embed_key(embed: discord.Embed) -> str:

@@ -239,6 +239,8 @@ class _BoardMessage:
     """What the message shows (embed, text, picture): an identical edit is never sent."""
     picture: TrickPicture | None = None
     """The picture the message carries (uploaded again only when it changes)."""
+    standin: str | None = None
+    """The name on the board's stand-in button (for an idle person), None: no such button."""
     calls: list[int] = field(default_factory=list)
     """Users named on the board: their prompt found no live "My cards" panel."""
     notice: str = ""

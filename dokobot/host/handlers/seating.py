@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 from ...names import normalize_name
-from ..commands import Arg, ArgKind, Who, command
+from ..commands import Arg, ArgKind, Phase, Who, command
 from ..context import Context, Host
 from ..events import Event
 from ..notes import Refusal
@@ -77,3 +77,20 @@ def replace(router: Host, ctx: Context, args: list[str]) -> list[Event]:
 def start(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     table, _ = need_seat(ctx)
     return router.render_notes(table, table.start(ctx.inp.name, ctx.inp.user), ctx.inp)
+
+
+@command(
+    "standin", who=Who.OWNER, phase=Phase.GAME, channel_only=True,
+    discord="A computer player stands in for the person whose turn it is",
+)  # fmt: skip
+def standin(router: Host, ctx: Context, args: list[str]) -> list[Event]:
+    """The owner lets a computer player move for an idle person (until the person acts)."""
+    table = need_table(ctx)
+    game = table.game
+    if game is None or not table.running:
+        raise Refusal("no_game")
+    seat = game.turn
+    info = table.seats[seat]
+    if info.is_bot or seat in table.away or info.user == ctx.inp.user:
+        raise Refusal("standin_nobody")
+    return router.render_notes(table, [table.mark_away(seat)], ctx.inp)
