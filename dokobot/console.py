@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from . import languages
-from .host.commands import find
+from .host.commands import find, guess
 from .host.events import Event, Input, Private, Public
 from .host.i18n import render
 from .host.options import TableOptions
@@ -94,7 +94,13 @@ class Console:
         if bare and not events:
             router = self.service.router
             lang = router.lang_of(self.user(name), router.tables.get(CHANNEL))
-            events = [Private(CHANNEL, self.user(name), render(lang, "console.bare_line"))]
+            word = text.split()[0]
+            close = guess(word.lower(), lang)  # a mistyped command: the same hint as with /
+            if close is not None:
+                hint = render(lang, "unknown_command_guess", {"word": word, "guess": close})
+            else:
+                hint = render(lang, "console.bare_line")
+            events = [Private(CHANNEL, self.user(name), hint)]
         if show:
             self.show([e for e in events if e != hide])
         await self.service.idle()

@@ -188,7 +188,7 @@ def test_duel_needs_two_people_and_two_computers() -> None:
     events = rep.feed(0, "anna", "/start")
     assert texts(events) == [
         "Duel mode needs exactly two people and two computer players; "
-        "seated: 3 people, 1 computer players."
+        "seated: people 3, computer players 1."
     ]
     assert rep.table.game is None
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -174,3 +176,82 @@ def test_a_table_record_in_a_replay_is_refused_where_option_refuses() -> None:
     rep = Replayer()
     rep.run_text("!table " + json.dumps(good))
     assert not rep.failures
+
+
+def test_a_forced_solo_is_announced_as_forced() -> None:
+    rep = _replay("\n".join([*(f"{n}: /join" for n in ("anna", "ben", "carl", "dora")),
+                             "!dealer dora", "anna: /option tournament on",
+                             "anna: /option series_length 4"]))  # fmt: skip
+    asked = [e for e in rep.feed(0, "anna", "/start") if isinstance(e, Private)]
+    forced = next(e.user for e in asked if e.kind == "reservation").split(":")[-1]
+    public = [e.text for e in rep.feed(0, forced, "/solo clubs") if isinstance(e, Public)]
+    (contract,) = [t for t in public if " plays a " in t]
+    assert "forced solo" in contract and "(mandatory solo)" not in contract
+
+
+def test_give_with_several_cards_prompts_once_and_counts_what_is_left() -> None:
+    rep = _replay(_until(HOUSE / "poverty.doko", "ben: /take"))
+    (first,) = [t for t in _private(rep, "replay:ben") if "give back" in t]
+    assert first.startswith("Cards to give back: 3") and "more" not in first
+    start = len(rep.transcript)
+    rep.run_text("ben: /give C9 C9 CJ")
+    assert not [t for t in _private(rep, "replay:ben", start) if "give back" in t]
+
+
+def test_typo_hints_are_as_good_without_the_slash(tmp_path: Path) -> None:
+    res = _run("console", "--seed", "3", stdin="hlep\n/hlep\n", cwd=tmp_path)
+    assert res.stdout.count("Did you mean /help?") == 2, res.stdout
+
+
+# ---------------------------------------------------------------- words, plurals, pictures
+def test_the_score_items_have_the_rules_names() -> None:
+    from dokobot.engine.scoring import SCORE_ITEMS
+    from dokobot.host.i18n import catalogue
+
+    rules = (Path(__file__).parent.parent / "docs" / "rules.md").read_text(encoding="utf-8")
+    scoring = rules[rules.index("## 8.") : rules.index("## 9.")]
+    labels = {item: catalogue("en")["item." + item] for item in SCORE_ITEMS}
+    for item, label in labels.items():
+        assert label in scoring, (item, label)
+    # "played against 90" is the item of docs/rules.md (120 against no 90), not under 90
+    assert "against" not in labels["under_90"]
+    assert labels["reached_120_against_no90"].startswith("played against 90")
+
+
+COUNT_NOUNS = re.compile(
+    r"\{(\w+)\} (?:(?!je |per )\w+ )?(games|cards|players|tricks|points|chips|Spiele|Spielen|Karten|Spieler"
+    r"|Stiche|Punkte)\b|\((s|n|e)\)"
+)
+NEVER_ONE = {"cards": "a call needs at least 5 cards in hand", "length": "a series has 4+ games"}
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_no_text_glues_a_count_to_a_plural(lang: str) -> None:
+    """ "1 frühere Spiele", "card(s)", "Als Re 1 Spiele": counts stand after a colon."""
+    from dokobot.host.i18n import catalogue
+
+    for key, text in catalogue(lang).items():
+        for m in COUNT_NOUNS.finditer(text):
+            assert m.group(1) in NEVER_ONE, (lang, key, text)
+
+
+def test_the_score_list_marks_the_totals() -> None:
+    rep = _replay((HOUSE / "bock.doko").read_text(encoding="utf-8") + "\nanna: /score")
+    sheet = _private(rep, "replay:anna", len(rep.transcript) - 1)[-1].splitlines()
+    header = next(i for i, line in enumerate(sheet) if line.startswith("#"))
+    over, names = sheet[header - 1], sheet[header]
+    assert over.index("|") == names.index("|")
+    assert "running totals" in over[over.index("|") :] and "this game" in over[: over.index("|")]
+
+
+def test_the_charts_count_games_in_whole_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dokobot.stats import charts
+
+    figures: list[Any] = []
+    monkeypatch.setattr(charts, "_png", lambda fig: figures.append(fig) or b"")
+    charts.rating_chart([(0.0, 25.0, 8.0), (1.0, 26.0, 7.0)], title="", xlabel="", ylabel="")
+    charts.totals_chart([1, 2, 3], [(1, -1, 0, 0)] * 3, list("abcd"), title="", xlabel="",
+                        ylabel="")  # fmt: skip
+    for fig in figures:
+        ticks = fig.axes[0].get_xticks()
+        assert len(ticks) and all(float(t).is_integer() for t in ticks), ticks

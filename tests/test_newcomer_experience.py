@@ -338,7 +338,7 @@ def test_8_value_items_are_not_labelled_like_announcements() -> None:
         for key, label in items.items():
             assert label not in calls, (lang, key, label)
     assert catalogue("de")["item.under_90"].startswith("gegen 90 gespielt")
-    assert catalogue("en")["item.under_90"].startswith("played against 90")
+    assert catalogue("en")["item.under_90"] == "opponents under 90"  # docs/rules.md's words
     assert catalogue("de")["item.no90_called"] == "keine 90 angesagt"
 
 

@@ -253,7 +253,7 @@ def test_stats_command_answers_privately(played: Service) -> None:
     chart = _ask(played, "replay:anna", "/stats ben chart")
     assert isinstance(chart[0], Private)
     assert chart[0].image is not None and chart[0].image.startswith(b"\x89PNG")
-    assert "Rating of ben after 4 rated games" in chart[0].text
+    assert "Rating of ben: " in chart[0].text and "rated games: 4)" in chart[0].text
 
 
 def test_top_command_in_the_channel_with_own_place(played: Service) -> None:

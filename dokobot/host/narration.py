@@ -82,6 +82,8 @@ def contract_notes(game: Game, names: list[str]) -> list[Note]:
     if game.game_type is GameType.SOLO:
         assert game.solo is not None
         key = "contract_solo_mandatory" if game.mandatory else "contract_solo"
+        if game.forced >= 0:  # a forced solo is owed, not chosen: it says so
+            key = "contract_solo_forced"
         notes = [
             Note(
                 ALL,

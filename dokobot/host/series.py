@@ -428,7 +428,11 @@ def score_sheet(
         ["", "", text(lang, "score.total"), "", *([""] * len(players)), "|"]
         + [signed(running[n]) for n in players]
     )
-    lines += _grid(rows, left={1, 2})
+    grid = _grid(rows, left={1, 2})
+    # over the two blocks of names: which are this game's scores, which the running totals
+    bar = grid[0].index("|")
+    over = text(lang, "score.col.scores").rjust(bar - 1) + " | " + text(lang, "score.col.totals")
+    lines += [over, *grid]
     if marks:
         lines.append(text(lang, "score.legend"))
     return lines

@@ -25,6 +25,14 @@ def _figure() -> tuple[Figure, Axes]:
     return fig, ax
 
 
+def _games_axis(ax: Axes, label: str) -> None:
+    """The x axis counts games: whole numbers only (no tick at 1.25)."""
+    from matplotlib.ticker import MaxNLocator
+
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel(label)
+
+
 def _png(fig: Figure) -> bytes:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", bbox_inches="tight")
@@ -48,7 +56,7 @@ def totals_chart(
         ax.step(xs, ys, where="post", label=name, color=_COLOURS[seat % 4], linewidth=2)
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_title(title)
-    ax.set_xlabel(xlabel)
+    _games_axis(ax, xlabel)
     ax.set_ylabel(ylabel)
     ax.legend(loc="best")
     return _png(fig)
@@ -66,6 +74,6 @@ def rating_chart(
     ax.fill_between(xs, lo, hi, color=_COLOURS[0], alpha=0.2)
     ax.plot(xs, mu, color=_COLOURS[0], linewidth=2)
     ax.set_title(title)
-    ax.set_xlabel(xlabel)
+    _games_axis(ax, xlabel)
     ax.set_ylabel(ylabel)
     return _png(fig)

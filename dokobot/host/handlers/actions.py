@@ -138,8 +138,10 @@ def give(router: Host, ctx: Context, args: list[str]) -> list[Event]:
             raise Refusal("illegal." + exc.reason, **illegal_params(trial, exc)) from exc
         cards.append(card)
     events: list[Event] = []
-    for card in cards:
+    for i, card in enumerate(cards, 1):
         notes = table.act(seat, card, f"/give {card_ascii(card)}")
+        if i < len(cards):  # one prompt, after the last card given, not one per card
+            notes = [n for n in notes if not (n.to == seat and n.kind == "turn")]
         events += router.render_notes(table, notes, ctx.inp)
     return events
 
