@@ -94,8 +94,10 @@ class Console:
         if bare and not events:
             router = self.service.router
             lang = router.lang_of(self.user(name), router.tables.get(CHANNEL))
-            word = text.split()[0]
-            close = guess(word.lower(), lang)  # a mistyped command: the same hint as with /
+            words = text.split()
+            word = words[0]
+            # one mistyped word: the same hint as with the /; a longer line is chat
+            close = guess(word.lower(), lang) if len(words) == 1 else None
             if close is not None:
                 hint = render(lang, "unknown_command_guess", {"word": word, "guess": close})
             else:

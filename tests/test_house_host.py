@@ -321,7 +321,7 @@ def test_bock_games_double_scores_and_chips_and_do_not_stack() -> None:
     net = table.settlements[-1].settlement.net
     assert [float(x) for x in net] == [-6.0, -6.0, 6.0, 6.0]
     sheet = table.score_note("en").params["sheet"]
-    assert "×2" in sheet.splitlines()[3] and "×2" not in sheet.splitlines()[2]
+    assert "×2" in sheet.splitlines()[4] and "×2" not in sheet.splitlines()[3]
     assert any("Bock! Bock games to come: 4" in t for _, t in _texts(rep))
     assert any("Bock game: every score counts double" in t for _, t in _texts(rep))
 

@@ -148,10 +148,11 @@ def test_forced_conformance_file_score_list_and_csv() -> None:
     assert lines[0] == (
         "Score list, series 1 (tournament): 4 of 4 games counted; mandatory solos owed: nobody"
     )
-    header = lines[1].split()
+    assert lines[1].split() == ["this", "game", "|", "running", "totals"]
+    header = lines[2].split()
     assert header[:4] == ["#", "dealer", "game", "pts"]
     assert header[4:] == ["anna", "ben", "carl", "dora", "|", "anna", "ben", "carl", "dora"]
-    assert "♦ solo!" in lines[2] and "-12" in lines[2]
+    assert "♦ solo!" in lines[3] and "-12" in lines[3]
     assert lines[-2].split()[0] == "Totals"
     assert lines[-1] == "* mandatory solo  ! forced solo"
     # Every row has the same column layout: the bars line up.
@@ -188,11 +189,11 @@ def test_score_list_of_a_long_series_shows_the_last_games() -> None:
     note = rep.table.score_note("en", last=5)
     lines = render("en", note.key, note.params).splitlines()
     assert lines[0] == "Score list, series 1, games played: 15"
-    assert lines[1] == "(10 earlier games not shown)"
-    numbers = [line.split()[0] for line in lines[3:8]]
+    assert lines[1] == "(earlier games not shown: 10)"
+    numbers = [line.split()[0] for line in lines[4:9]]
     assert numbers == ["11", "12", "13", "14", "15"]
-    assert lines[8].split()[0] == "Totals"
-    totals = [int(x) for x in lines[8].split()[-4:]]
+    assert lines[9].split()[0] == "Totals"
+    totals = [int(x) for x in lines[9].split()[-4:]]
     assert totals == rep.table.series.totals
     assert sum(totals) == 0
 

@@ -245,7 +245,7 @@ def played() -> Service:
 def test_stats_command_answers_privately(played: Service) -> None:
     events = _ask(played, "replay:anna", "/stats")
     assert len(events) == 1 and isinstance(events[0], Private) and events[0].reply
-    assert "Statistics of anna" in events[0].text and "4 games" in events[0].text
+    assert "Statistics of anna" in events[0].text and "Games: 4," in events[0].text
     other = _ask(played, "replay:anna", "/statistik ben")
     assert "Statistics of ben" in other[0].text
     unknown = _ask(played, "replay:anna", "/stats zoe")
@@ -260,7 +260,7 @@ def test_top_command_in_the_channel_with_own_place(played: Service) -> None:
     events = _ask(played, "replay:carl", "/top")
     assert len(events) == 1 and isinstance(events[0], Public)
     lines = events[0].text.splitlines()
-    assert lines[0].startswith("Leaderboard by points (4 players, 4 games)")
+    assert lines[0].startswith("Leaderboard by points (players: 4, games: 4)")
     assert len(lines) == 1 + 4 + 1 and lines[-1].startswith("Your place: ")
     for board in ("rating", "games", "solo", "punkte"):
         assert isinstance(_ask(played, "replay:carl", f"/rangliste {board}")[0], Public)
@@ -273,7 +273,7 @@ def test_top_command_in_the_channel_with_own_place(played: Service) -> None:
 def test_score_chart(played: Service) -> None:
     events = _ask(played, "replay:anna", "/score chart 1")
     assert isinstance(events[0], Private) and events[0].image is not None
-    assert events[0].text.startswith("Series 1 after 4 games: ")
+    assert events[0].text.startswith("Series 1 after game 4: ")
     assert "no finished game" in _ask(played, "replay:anna", "/score chart 9")[0].text
     assert "Which series" in _ask(played, "replay:anna", "/score chart x")[0].text
 

@@ -84,7 +84,7 @@ async def test_pages_in_chromium(site: tuple[Service, str], tmp_path: Path) -> N
         assert await rows.count() == 1 + 4
         heading = await page.locator("h1").inner_text()
         assert heading == "Leaderboard"
-        assert "48 finished games, 4 players" in await page.locator(".sub").inner_text()
+        assert "Finished games: 48, players: 4" in await page.locator(".sub").inner_text()
         first = await rows.nth(1).locator("td").all_inner_texts()
         book = service.router.stats.book("feed")  # type: ignore[union-attr]
         best = book.board("points")[0]
@@ -97,7 +97,7 @@ async def test_pages_in_chromium(site: tuple[Service, str], tmp_path: Path) -> N
         await page.goto(board)
         await page.locator("#leaderboard a", has_text=best.name).click()
         figures = await page.locator("#figures").inner_text()
-        assert f"Statistics of {best.name}" in figures and "48 games" in figures
+        assert f"Statistics of {best.name}" in figures and "Games: 48," in figures
         assert await page.locator("img").count() == 1  # the rating chart
         # a game, trick by trick
         resp = await page.goto(f"{board}game/{with_calls.id}")
@@ -253,7 +253,7 @@ async def test_dokobot_run_serves_the_pages_when_enabled(tmp_path: Path) -> None
     task = asyncio.create_task(serve(config))
     try:
         status, html = await _get(f"http://127.0.0.1:{port}/s/{key}/")
-        assert status == 200 and "1 finished games, 4 players" in html
+        assert status == 200 and "Finished games: 1, players: 4" in html
         status, _ = await _get(f"http://127.0.0.1:{port}/s/{key}/game/1")
         assert status == 200
         assert (await _get(f"http://127.0.0.1:{port}/"))[0] == 404
