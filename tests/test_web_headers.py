@@ -89,3 +89,22 @@ async def test_the_game_page_has_no_inline_script(client: tuple[TestClient, str,
     assert "<script>" not in html and "<style>" not in html and " on" + "click=" not in html
     js = await c.get("/static/game.js")
     assert "javascript" in js.headers["Content-Type"]
+
+
+async def test_a_request_aiohttp_cannot_parse_gets_the_headers_too(
+    client: tuple[TestClient, str, int],
+) -> None:
+    """Answered before any handler or middleware runs (400): no versions, the same headers."""
+    import asyncio
+
+    c, _, _ = client
+    for raw in (b"GARBAGE\r\n\r\n", b"GET /\x00 HTTP/1.1\r\nHost: x\r\n\r\n",
+                b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n"):  # fmt: skip
+        reader, writer = await asyncio.open_connection(c.host, c.port)
+        writer.write(raw)
+        await writer.drain()
+        head = (await asyncio.wait_for(reader.read(4000), 10)).decode(errors="replace")
+        writer.close()
+        status, *lines = head.split("\r\n\r\n")[0].split("\r\n")
+        assert " 400 " in status, status
+        _check(dict(line.split(": ", 1) for line in lines), repr(raw))

@@ -19,6 +19,7 @@ from typing import Any, Final
 from urllib.parse import unquote
 
 from aiohttp import web
+from aiohttp.web_protocol import RequestHandler
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from .. import languages
@@ -48,6 +49,25 @@ STATIC: Final = Path(__file__).with_name("static")
 """The script and the style sheet of the pages (no inline script: the policy forbids it)."""
 MAX_ID: Final = (1 << 63) - 1
 """The largest game id a store can hold; a larger one is no game."""
+
+
+def _harden_protocol_errors() -> None:
+    """Answers aiohttp makes before any handler or middleware runs (a request it cannot
+    parse: 400) carry :data:`HEADERS` too. Wraps aiohttp's error answer once per process."""
+    original = RequestHandler.handle_error
+    if getattr(original, "dokobot", False):
+        return
+
+    def handle_error(self: RequestHandler, *args: Any, **kwargs: Any) -> web.StreamResponse:
+        response = original(self, *args, **kwargs)
+        response.headers.update(HEADERS)
+        return response
+
+    handle_error.dokobot = True  # type: ignore[attr-defined]
+    RequestHandler.handle_error = handle_error  # type: ignore[method-assign]
+
+
+_harden_protocol_errors()
 
 
 @web.middleware
