@@ -6,11 +6,15 @@ import asyncio
 import contextlib
 import logging
 import signal
+from typing import TYPE_CHECKING
 
 from .config import Config
 from .host.router import Router
 from .host.service import Service, default_bot_factory
 from .store import Scope, Store, StoreLocked, is_url, open_store
+
+if TYPE_CHECKING:
+    from .adapters.discord.handoff import Handoff
 
 log = logging.getLogger("dokobot")
 
@@ -43,6 +47,20 @@ def stop_when_fenced(store: Store) -> list[str]:
 
     store.on_lost = lost  # type: ignore[attr-defined]
     return taken
+
+
+def _handoff(config: Config, store: object) -> Handoff | None:
+    """With several processes on PostgreSQL, DM presses (Discord sends them all to shard 0)
+    are handed to the process that holds their table."""
+    from .store.postgres import PostgresStore
+
+    if config.discord is None or config.discord.processes < 2:
+        return None
+    if not isinstance(store, PostgresStore):
+        return None
+    from .adapters.discord.handoff import Handoff
+
+    return Handoff(store.conninfo())
 
 
 async def serve(config: Config) -> None:
@@ -87,6 +105,7 @@ async def serve(config: Config) -> None:
                 admin_role=config.discord.admin_role,
                 sync_commands=config.discord.sync_commands,
                 global_rps=config.discord.rps,
+                handoff=_handoff(config, service.store),
             )
         )
     if config.irc is not None:

@@ -805,6 +805,11 @@ class Service:
         self._after_change(channel)
 
     # ---------------------------------------------------------------- adapter hooks
+    def holds(self, channel: str) -> bool:
+        """Whether this process holds the table of ``channel`` (in memory or in its store,
+        not yet loaded); with several processes, another one holds the others."""
+        return channel in self.router.tables or channel in self._lazy
+
     def prompt_sent(self, channel: str, user: str) -> None:
         """An adapter reports that the prompt for ``user`` at ``channel`` really left now
         (it may have waited in a send queue): the turn timer starts again from here."""

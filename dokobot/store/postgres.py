@@ -420,6 +420,11 @@ class PostgresStore(Store):
                                                daemon=True)  # fmt: skip
             self._heartbeat.start()
 
+    def conninfo(self) -> str:
+        """How to connect to this database, password included (for a process's own extra
+        connections, e.g. LISTEN; never to be logged)."""
+        return self._conninfo.reveal()
+
     def __repr__(self) -> str:
         return f"PostgresStore({self.url!r}, scope={self.scope.describe()!r})"
 

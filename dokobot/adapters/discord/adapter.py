@@ -56,6 +56,8 @@ from dokobot.adapters.discord.delivery import (
     PROMPTS_PREFERENCE,
     PrivateDelivery,
 )
+from dokobot.adapters.discord.handed import HandedPresses
+from dokobot.adapters.discord.handoff import Handoff
 from dokobot.adapters.discord.i18n import DokoTranslator, lang_of, text
 from dokobot.adapters.discord.interaction import (
     DM_BLOCKED_FOR,
@@ -129,7 +131,9 @@ class _DokoTree(app_commands.CommandTree[discord.Client]):
 SYNC_MODES: Final = ("global", "guild", "off")
 
 
-class DiscordAdapter(AdminChecks, BoardMessages, LobbyMessages, PrivateDelivery, commands.Bot):
+class DiscordAdapter(
+    AdminChecks, BoardMessages, LobbyMessages, PrivateDelivery, HandedPresses, commands.Bot
+):
     """dokobot on Discord: slash commands and buttons for one host service.
 
     ``token`` defaults to the environment variable ``DOKOBOT_DISCORD_TOKEN``; it is only read by
@@ -143,7 +147,8 @@ class DiscordAdapter(AdminChecks, BoardMessages, LobbyMessages, PrivateDelivery,
     interaction can edit its messages (Discord: 15 minutes; "My cards" is kept up to date
     that long). ``global_rps``: this process's share of the bot-wide request limit
     (:mod:`.budget`). ``prompts_default``: where the prompts of a user who never chose with
-    ``/prompts`` go, ``"here"`` (the "My cards" panel; the board names him) or ``"dm"``. ``dm_retries``: seconds before each new try of a failed DM. Other keyword arguments go to
+    ``/prompts`` go, ``"here"`` (the "My cards" panel; the board names him) or ``"dm"``. ``dm_retries``: seconds before each new try of a failed DM. ``handoff``: with several
+    processes, DM presses for tables of another process go to it (:mod:`.handoff`). Other keyword arguments go to
     :class:`discord.ext.commands.Bot`.
 
     The adapter becomes the service's ``listener``; a listener that was set before keeps
@@ -166,6 +171,7 @@ class DiscordAdapter(AdminChecks, BoardMessages, LobbyMessages, PrivateDelivery,
         global_rps: float | None = BOT_WIDE_RPS,
         prompts_default: str = "here",
         dm_retries: tuple[float, ...] = DM_RETRIES,
+        handoff: Handoff | None = None,
         **options: Any,
     ) -> None:
         self.budget = RequestBudget(global_rps)
@@ -217,6 +223,7 @@ class DiscordAdapter(AdminChecks, BoardMessages, LobbyMessages, PrivateDelivery,
         self._background: set[asyncio.Task[None]] = set()
         self._prompts_default = prompts_default
         self._dm_retries = dm_retries
+        self._handoff = handoff
         self._busy = 0
         self._idle = asyncio.Event()
         self._idle.set()
@@ -234,6 +241,8 @@ class DiscordAdapter(AdminChecks, BoardMessages, LobbyMessages, PrivateDelivery,
         if self.service.listener != self._host_listener:
             self._previous_listener = self.service.listener
             self.service.listener = self._host_listener
+        if self._handoff is not None:
+            await self._handoff.start(self._handed_over)
         if self._sync_commands == "global":
             await self.sync_commands()
         if self._restored is not None:
@@ -279,6 +288,8 @@ class DiscordAdapter(AdminChecks, BoardMessages, LobbyMessages, PrivateDelivery,
         for board in self._boards.values():
             if board.task is not None:
                 board.task.cancel()
+        if self._handoff is not None:
+            await self._handoff.close()
         await super().close()
 
     async def serve(self) -> None:
@@ -318,8 +329,11 @@ class DiscordAdapter(AdminChecks, BoardMessages, LobbyMessages, PrivateDelivery,
         marker: tuple[int, int] | None = None,
     ) -> None:
         """Handle a click on a :class:`DokoButton` (called by the button)."""
-        if verb(command) == ASK:
+        if verb(command) == ASK:  # answered here: nothing reaches the host
             await self._ask(interaction, table, command, label, marker)
+            return
+        if self._held_elsewhere(interaction, table):
+            await self._hand_over(interaction, table, command, label, marker)
             return
         await self._handle(interaction, command, table=table, label=label, marker=marker)
 

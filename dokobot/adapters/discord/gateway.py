@@ -11,6 +11,7 @@ import discord
 from discord.ext import commands
 
 from dokobot.adapters.discord.adapter import DiscordAdapter, Listener, ServiceLike, resolve_token
+from dokobot.adapters.discord.handoff import Handoff
 from dokobot.host.events import Event, Input
 
 log = logging.getLogger(__name__)
@@ -53,6 +54,7 @@ async def run_discord(
     shard_count: int | None = None,
     shard_ids: Sequence[int] | None = None,
     global_rps: float | None = None,
+    handoff: Handoff | None = None,
 ) -> None:
     """Run dokobot on Discord until cancelled or closed (for the command line).
 
@@ -62,7 +64,8 @@ async def run_discord(
     ``service.start()`` itself. The caller owns ``service`` and closes it afterwards.
     ``shard_count`` and ``shard_ids``: the gateway shards of this process (one of several
     processes of a big bot; see README "Scale"). ``global_rps``: this process's share of the
-    bot-wide request limit (None: count only).
+    bot-wide request limit (None: count only). ``handoff``: DM presses for other processes'
+    tables go to them through PostgreSQL (:mod:`.handoff`).
     """
     adapter = create_adapter(
         service,
@@ -73,6 +76,7 @@ async def run_discord(
         admin_role=admin_role,
         sync_commands=sync_commands,
         global_rps=global_rps,
+        handoff=handoff,
     )
     try:
         await adapter.serve()

@@ -162,11 +162,8 @@ class _Reply:
             await interaction.delete_original_response()
 
     def _used(self) -> str:
-        """The text of a used-up prompt: what it said, and the button that was pressed."""
         message = self.interaction.message
-        before = message.content if message is not None else ""
-        label = discord.utils.escape_markdown(self.label)
-        return (f"{before}\n→ {label}" if label else before)[:MAX_MESSAGE]
+        return used_text(message.content if message is not None else "", self.label)
 
     async def fail(self) -> None:
         """Tell the user that something went wrong (never raises)."""
@@ -175,6 +172,16 @@ class _Reply:
                 await self.ephemeral(text("error", self.lang))
         except Exception:
             log.exception("could not tell the user about an error")
+
+
+def used_text(before: str, label: str) -> str:
+    """The text of a used-up prompt: what it said, and the button that was pressed.
+
+    >>> used_text("Your turn.", "♣Q")
+    'Your turn.\\n→ ♣Q'
+    """
+    label = discord.utils.escape_markdown(label)
+    return (f"{before}\n→ {label}" if label else before)[:MAX_MESSAGE]
 
 
 class _Turns:
