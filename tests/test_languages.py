@@ -331,3 +331,20 @@ def test_a_language_added_from_files_in_a_folder_plays_a_whole_game(tmp_path: Pa
         assert payloads["hand"]["name_localizations"]["fr"] == "hand"
     assert "xp" not in languages.codes()  # and gone again with its line
     assert languages.words("xp").commands == languages.words("en").commands
+
+
+def test_the_players_page_lists_every_language_of_the_registry() -> None:
+    root = Path(__file__).resolve().parent.parent / "docs"
+    playing = (root / "playing.md").read_text(encoding="utf-8")
+    assert "| `/lang " + "\\|".join(languages.codes()) + "` |" in playing
+    section = playing[playing.index("## Languages\n") :]
+    section = section[: section.index("\n## ", 1)]
+    rows = re.findall(r"^\| `(\w+)` \| ([^|]+) \|", section, flags=re.M)
+    assert [(code, name.strip()) for code, name in rows] == [
+        (lang.code, lang.name) for lang in languages.REGISTRY
+    ]
+    for code in languages.codes()[2:]:  # the rules translated for the seeds' languages
+        text = (root / f"rules.{code}.md").read_text(encoding="utf-8")
+        numbered = re.findall(r"^## (\d+)\.", text, flags=re.M)
+        assert numbered == re.findall(r"^## (\d+)\.", (root / "rules.md").read_text(), re.M)
+    assert "one registry line" in (root / "languages.md").read_text(encoding="utf-8")
