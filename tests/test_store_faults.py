@@ -440,3 +440,43 @@ def test_feed_acknowledges_only_the_lines_a_full_disk_took(small_disk: Path) -> 
     rep = Replayer()
     rep.run_text(script.read_text())
     assert [json.loads(x) for x in res.stdout.splitlines() if x.startswith("{")] == rep.results()
+
+
+async def test_a_damaged_game_record_answers_500_and_one_log_line_on_the_web(
+    healthy: bytes, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import aiohttp
+    from aiohttp import web
+
+    from dokobot.stats import Stats
+    from dokobot.web import make_app
+
+    path = tmp_path / "d.sqlite3"
+    path.write_bytes(healthy)
+    writer = SqliteStore(path)
+    key, _ = writer.web_page("feed")
+    writer.close()
+    db = sqlite3.connect(path)  # the statistics do not read the tricks: only the game page does
+    db.execute("UPDATE game_results SET record = json_set(record, '$.tricks', 5) WHERE id = 1")
+    db.commit()
+    db.close()
+    store = SqliteStore(path, readonly=True)
+    stats = Stats(store)
+    stats.warm()
+    runner = web.AppRunner(make_app(stats))
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    try:
+        async with aiohttp.ClientSession() as session:
+            async with session.get(f"http://127.0.0.1:{port}/s/{key}/game/1") as resp:
+                assert resp.status == 500 and "damaged" not in await resp.text()
+            async with session.get(f"http://127.0.0.1:{port}/s/{key}/game/2") as resp:
+                assert resp.status == 200
+    finally:
+        await runner.cleanup()
+        store.close()
+    failed = [r for r in caplog.records if "web request" in r.getMessage()]
+    assert len(failed) == 1 and failed[0].exc_info is None
+    assert f"store {path}: the record of finished game 1 is damaged" in failed[0].getMessage()

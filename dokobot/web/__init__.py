@@ -29,6 +29,7 @@ from ..host.series import signed
 from ..host.statcmds import player_lines
 from ..render.cards import card_png
 from ..stats import BOARDS, FinishedGame, Stats, StatsBook
+from ..store import StoreError
 from .cards import card_html
 
 log = logging.getLogger(__name__)
@@ -81,6 +82,9 @@ async def _guard(
     except web.HTTPException as exc:
         exc.headers.update(HEADERS)
         raise
+    except StoreError as exc:  # a damaged store: its cause in one line, not a traceback
+        log.error("web request %s failed: %s", request.path, exc)
+        response = web.Response(status=500, text="500: internal error")
     except Exception:
         log.exception("web request %s failed", request.path)
         response = web.Response(status=500, text="500: internal error")
