@@ -88,37 +88,38 @@ async def serve(config: Config) -> None:
     # Discord shows one board per game: the restored games need theirs (and the decision
     # markers of their prompts) from the start
     service.boards = config.discord is not None
-    restored = await service.start()
-    log.info("restored %d tables from %s", len(router.tables), where)
-    jobs = []
-    if config.discord is not None:
-        from .adapters.discord import run_discord
+    tasks: list[asyncio.Future[None]] = []
+    try:  # a fence found during the start stops the process as well (exit 2)
+        restored = await service.start()
+        log.info("restored %d tables from %s", len(router.tables), where)
+        jobs = []
+        if config.discord is not None:
+            from .adapters.discord import run_discord
 
-        jobs.append(
-            run_discord(
-                service,
-                config.discord.token,
-                sharded=config.discord.sharded,
-                shard_count=config.discord.shard_count,
-                shard_ids=config.discord.shard_ids,
-                restored=restored,
-                admin_role=config.discord.admin_role,
-                sync_commands=config.discord.sync_commands,
-                global_rps=config.discord.rps,
-                handoff=_handoff(config, service.store),
+            jobs.append(
+                run_discord(
+                    service,
+                    config.discord.token,
+                    sharded=config.discord.sharded,
+                    shard_count=config.discord.shard_count,
+                    shard_ids=config.discord.shard_ids,
+                    restored=restored,
+                    admin_role=config.discord.admin_role,
+                    sync_commands=config.discord.sync_commands,
+                    global_rps=config.discord.rps,
+                    handoff=_handoff(config, service.store),
+                )
             )
-        )
-    if config.irc is not None:
-        from .adapters.irc import run_irc
+        if config.irc is not None:
+            from .adapters.irc import run_irc
 
-        jobs.append(run_irc(service, config.irc, restored=restored))
-    if web.enabled and router.stats is not None:
-        from .web import serve_web
+            jobs.append(run_irc(service, config.irc, restored=restored))
+        if web.enabled and router.stats is not None:
+            from .web import serve_web
 
-        jobs.append(serve_web(router.stats, web.host, web.port))
-    # If one adapter fails, the others are stopped too, before the service closes.
-    tasks = [asyncio.ensure_future(job) for job in jobs]
-    try:
+            jobs.append(serve_web(router.stats, web.host, web.port))
+        # If one adapter fails, the others are stopped too, before the service closes.
+        tasks = [asyncio.ensure_future(job) for job in jobs]
         await asyncio.gather(*tasks)
     finally:
         for task in tasks:
