@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import AsyncIterator
 from pathlib import Path
+
+import pytest
 
 from dokobot.adapters.discord import DiscordAdapter
 from dokobot.host.prompts import shown_cards
@@ -115,3 +118,41 @@ async def test_irc_a_german_player_at_an_italian_table(ngircd: NgircdServer) -> 
             assert helped.text.startswith("Befehle")
     finally:
         await service.close()
+
+
+@pytest.fixture
+async def web_site() -> AsyncIterator[tuple[Service, str]]:
+    from test_web import _served
+
+    from dokobot.store import MemoryStore
+
+    async for pair in _served(MemoryStore()):
+        yield pair
+
+
+async def test_the_web_pages_in_italian_and_czech(web_site: tuple[Service, str]) -> None:
+    """The pages in the address's language (``?lang=it``) or the browser's: their texts, the
+    cards' names and pictures in its letters."""
+    import os
+
+    from test_web import DATA, _get
+
+    from dokobot.host.feed import feed
+
+    service, base = web_site
+    lines = (DATA / "forced-1.doko").read_text(encoding="utf-8").splitlines()
+    starts = [i for i, line in enumerate(lines) if line.endswith("/start")]
+    with open(os.devnull, "w") as out:
+        await feed(service, [*lines[: starts[1]], "anna: /start"], out=out)
+    key, _ = service.store.web_page("feed")
+    board = f"{base}/s/{key}/"
+    status, page = await _get(board + "?lang=it")
+    assert status == 200 and "<h1>Classifica</h1>" in page and "Leaderboard" not in page
+    status, page = await _get(board + "?lang=cs")
+    assert status == 200 and "<h1>Žebříček</h1>" in page
+    status, page = await _get(board + "game/1?lang=it")
+    assert status == 200 and "Presa 1 di 12" in page and "Trick" not in page
+    assert "/card/it/" in page and "/card/en/" not in page
+    assert re.search(r'alt="[♣♠♥♦](10|[9FDRA])"', page) and not re.search(
+        r'alt="[♣♠♥♦][JQK]"', page
+    )
