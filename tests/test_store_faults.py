@@ -306,7 +306,9 @@ def test_a_postgresql_store_that_lost_its_journal_table_is_refused(
 # ---------------------------------------------------------------- one writer per file
 
 
-def test_a_second_writer_through_a_symlink_or_a_hard_link_is_refused(tmp_path: Path) -> None:
+def test_a_second_writer_through_a_symlink_or_a_hard_link_is_refused(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     path = tmp_path / "real" / "doko.sqlite3"
     store = SqliteStore(path)
     try:
@@ -319,6 +321,9 @@ def test_a_second_writer_through_a_symlink_or_a_hard_link_is_refused(tmp_path: P
         os.link(path, hard)
         with pytest.raises(StoreLocked, match="the same file under another name"):
             SqliteStore(hard)
+        caplog.set_level(logging.WARNING)
+        SqliteStore(tmp_path / "other.sqlite3").close()
+        assert "hard links" not in caplog.text
         res = subprocess.run(
             [sys.executable, "-m", "dokobot.cli", "feed", str(TWO_GAMES), "--store", str(hard)],
             capture_output=True, text=True, timeout=60,
@@ -329,6 +334,8 @@ def test_a_second_writer_through_a_symlink_or_a_hard_link_is_refused(tmp_path: P
     finally:
         store.close()
     SqliteStore(symlink).close()  # free again
+    SqliteStore(hard).close()  # with a warning: its log is kept beside the name used
+    assert "has other names (hard links)" in caplog.text
 
 
 def test_a_store_that_cannot_be_made_is_refused_with_a_message(

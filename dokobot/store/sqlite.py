@@ -348,6 +348,10 @@ class SqliteStore(Store):
                 if not real.exists():
                     _create(real)
                 self._lock_fds.append(_lock_inode(real, self.path))
+                if os.fstat(self._lock_fds[-1]).st_nlink > 1:
+                    log.warning("store %s has other names (hard links); SQLite keeps its log "
+                                "beside the name it was opened by, so always use this one: "
+                                "the newest actions are in that log", self.path)  # fmt: skip
                 self._db = self._open(real)
             except BaseException:
                 self._unlock()
