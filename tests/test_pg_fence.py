@@ -385,3 +385,32 @@ async def test_while_the_database_is_down_refusals_are_quick_and_bots_resume_by_
     table = svc.router.tables["c"]
     assert table.running and table.bot_to_move() is None, "until anna must move"
     await svc.close()
+
+
+async def test_a_fence_found_while_the_service_starts_stops_the_process(
+    pg_server: PgServer, pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``dokobot run`` whose servers are taken over while its service is still starting
+    stops with the reason (exit 2), not as if it had been stopped by a signal."""
+    from dokobot.config import parse_config
+    from dokobot.runner import serve
+
+    config = parse_config(f"store:\n  url: {pg_url}\n  lease_s: 1\nirc:\n  host: 127.0.0.1\n"
+                          "  port: 9\n  network: net\n  channels: ['#doko']\n")  # fmt: skip
+    starting = asyncio.Event()
+
+    async def slow_start(self: Service) -> list[Event]:
+        starting.set()
+        await asyncio.sleep(30)
+        return []
+
+    monkeypatch.setattr(Service, "start", slow_start)
+    running = asyncio.create_task(serve(config))
+    await asyncio.wait_for(starting.wait(), 30)
+    admin = psycopg.connect(pg_url, password=PASSWORD, autocommit=True)
+    try:
+        admin.execute("UPDATE leases SET owner = 'another process'")
+    finally:
+        admin.close()
+    with pytest.raises(StoreLocked, match="another dokobot took over IRC network net; this"):
+        await asyncio.wait_for(running, 20)
