@@ -8,6 +8,7 @@ Anna plays from the "My cards" panel (``/prompts here``), Ben from his DMs. It e
 F = 0, P < 500).
 
     python bench/discord.py --games 3
+    python bench/discord.py --games 1 --rate 0 --speed 20     # a smoke run, seconds
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ sys.path.insert(0, str(ROOT / "tests"))
 from discord_fake import FakeDiscord, FakeUser, Interaction, Message, running  # noqa: E402
 
 from dokobot.adapters.discord import DiscordAdapter  # noqa: E402
+from dokobot.adapters.discord.board_messages import BOARD_INTERVAL  # noqa: E402
+from dokobot.adapters.discord.budget import BOT_WIDE_RPS  # noqa: E402
 from dokobot.host.service import Service  # noqa: E402
 
 
@@ -91,16 +94,21 @@ class Bench:
         raise RuntimeError("the game did not end")
 
 
-async def run(games: int, rate: float) -> None:
-    fake = FakeDiscord(heartbeat_ms=1000)
+async def run(games: int, rate: float, speed: float = 1.0) -> None:
+    fake = FakeDiscord(heartbeat_ms=1000, speed=speed)
     await fake.start()
-    service = Service.in_memory(seed=1, bot_delay=0.2)
+    service = Service.in_memory(seed=1, bot_delay=0.2 / speed)
     try:
         with fake.patched():
             fake.limits = {"channel": (5, 5.0), "dm": (5, 5.0)}  # Discord's per-channel limits
             fake.rate_429 = rate
             fake.retry_after = 1.0
-            client = DiscordAdapter(service, guild_ready_timeout=0.05)
+            client = DiscordAdapter(
+                service,
+                guild_ready_timeout=0.05,
+                board_interval=BOARD_INTERVAL / speed,
+                global_rps=BOT_WIDE_RPS * speed,
+            )
             async with running(client):
                 bench = Bench(fake, client, service)
                 anna, ben = fake.users[0], fake.users[1]
@@ -143,9 +151,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=3)
     parser.add_argument("--rate", type=float, default=0.1, help="share of channel sends with 429")
+    parser.add_argument(
+        "--speed",
+        type=float,
+        default=1.0,
+        help="the fake's rate-limit clock, the board's edit interval and the computer players "
+        "this many times faster (a smoke run; the figures are Discord's only at 1)",
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
-    asyncio.run(run(args.games, args.rate))
+    asyncio.run(run(args.games, args.rate, args.speed))
 
 
 if __name__ == "__main__":
