@@ -5,7 +5,8 @@ on ``127.0.0.1`` with a free port and waits until it accepts connections. ``stop
 ``start()`` may be called again to restart it on the same port (reconnect tests).
 
 The config disables the server's penalty throttling (``MaxPenaltyTime = 0``; otherwise a
-burst of NOTICEs is spread over seconds), DNS, IDENT and PAM, allows many connections from
+burst of NOTICEs is spread over seconds; ``penalty=True`` keeps it, as on a production
+server, for ``bench/irc.py``), DNS, IDENT and PAM, allows many connections from
 one address and defines an IRC operator (``oper``/``operpass``) so a test can ``KILL`` a
 connection. CI installs ngIRCd with ``.ci/install-debian.sh``; when it is missing the tests
 fail with a message saying so (they are never skipped).
@@ -60,7 +61,7 @@ def free_port() -> int:
         return port
 
 
-def _config(port: int, workdir: Path, password: str | None) -> str:
+def _config(port: int, workdir: Path, password: str | None, penalty: bool = False) -> str:
     lines = [
         "[Global]",
         "Name = irc.dokobot.test",
@@ -75,7 +76,8 @@ def _config(port: int, workdir: Path, password: str | None) -> str:
     lines += [
         "",
         "[Limits]",
-        "MaxPenaltyTime = 0",
+        # ngIRCd's own flood penalty as on a production server, or none (tests)
+        *(() if penalty else ("MaxPenaltyTime = 0",)),
         "MaxNickLength = 30",
         "MaxConnectionsIP = 0",
         "MaxJoins = 0",
@@ -99,7 +101,9 @@ def _config(port: int, workdir: Path, password: str | None) -> str:
 class NgircdServer:
     """One ngIRCd process on 127.0.0.1 (use as a context manager)."""
 
-    def __init__(self, *, password: str | None = None, port: int | None = None) -> None:
+    def __init__(
+        self, *, password: str | None = None, port: int | None = None, penalty: bool = False
+    ) -> None:
         self.binary = find_ngircd()
         self.host = "127.0.0.1"
         self.port = port or free_port()
@@ -112,7 +116,7 @@ class NgircdServer:
         (self.workdir / "run").mkdir()
         (self.workdir / "run").chmod(0o777)
         (self.workdir / "motd").write_text("dokobot test server\n")
-        self.config_path.write_text(_config(self.port, self.workdir, password))
+        self.config_path.write_text(_config(self.port, self.workdir, password, penalty))
         self.log_path = self.workdir / "ngircd.log"
         self._proc: subprocess.Popen[bytes] | None = None
 

@@ -26,6 +26,7 @@ from dokobot.host.events import Choice, Event, Input, Private, Public
 from dokobot.host.service import Service
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from irc_player import is_game_over, is_prompt, numbered_cards, play_until
 from irc_server import (
     NGIRCD_MISSING,
     OPER_NAME,
@@ -243,70 +244,29 @@ async def players(server: NgircdServer, *nicks: str) -> AsyncIterator[list[IrcCl
 # -- playing -------------------------------------------------------------------------------
 
 
-NUMBERED_CARD = re.compile(r"(\d+):(\S+)")
-
-
-def numbered_cards(text: str) -> list[tuple[int, str]]:
-    """The ``N:card`` pairs of a hand or turn NOTICE ("Your turn: 2:♣Q  5:♠10")."""
-    return [(int(n), card) for n, card in NUMBERED_CARD.findall(text)]
-
-
 def joined(nick: str) -> Callable[[IrcMessage], bool]:
     return lambda message: message.text.startswith(f"{nick} join")
 
 
-def is_prompt(message: IrcMessage, me: IrcClient) -> bool:
-    return (
-        message.command == "NOTICE"
-        and message.nick == BOT
-        and message.target.lower() == me.nick.lower()
-        and ("Your turn:" in message.text or "Healthy or reservation?" in message.text)
-    )
-
-
-async def play_until(
-    client: IrcClient,
-    finished: Callable[[IrcMessage], bool],
-    *,
-    style: int,
-    rng: random.Random,
-    rename_after: int | None = None,
-    before_answer: Callable[[int], Awaitable[None]] | None = None,
-    timeout: float = 20.0,
-    since: int = 0,
-) -> list[str]:
-    """Answer every prompt of the bot until ``finished`` matches; returns the prompts.
-
-    ``style`` picks how the player answers a turn: 0 with the card's number alone in the
-    channel (``5``), 1 with the card alone (``♣Q``), 2 with ``!play 5``, 3 with
-    ``!play ♣Q`` in a private message to the bot.
-    """
-    prompts: list[str] = []
-    cursor = since
-    while True:
-        message = await client.wait_for(
-            lambda m: is_prompt(m, client) or finished(m), timeout, since=cursor
-        )
-        cursor = client.messages.index(message) + 1
-        if finished(message):
-            return prompts
-        prompts.append(message.text)
-        if rename_after is not None and len(prompts) == rename_after:
-            await client.rename(client.nick + "_x")
-        if before_answer is not None:
-            await before_answer(len(prompts))
-        target = BOT if style == 3 else CHANNEL
-        if "Healthy or reservation?" in message.text:
-            await client.say(target, "!healthy")
-            continue
-        cards = numbered_cards(message.text)
-        assert cards, message.text
-        number, card = rng.choice(cards)
-        answer = [str(number), card, f"!play {number}", f"!play {card}"][style]
-        await client.say(target, answer)
-
-
 # -- tests -----------------------------------------------------------------------------------
+
+PLAYED = re.compile(r"^(\S+) plays (\S+)$")
+TRICK = re.compile(r"(?:Trick|Stich) \d+: (.*?) — ")
+
+
+def played_cards(texts: list[str]) -> list[tuple[str, str]]:
+    """(player, card) of every card the channel saw played: "anna plays ♣Q" lines (the
+    stand-in host) or the trick lines "Trick 3: anna ♣Q, ben ♠A, … — ben takes it"."""
+    out: list[tuple[str, str]] = []
+    for text in texts:
+        for part in text.split(" · "):
+            if match := PLAYED.match(part):
+                out.append((match[1], match[2]))
+            for trick in TRICK.finditer(part):
+                for play in trick[1].split(", "):
+                    who, _, card = play.rpartition(" ")
+                    out.append((who, card))
+    return out
 
 
 async def bare_cards_on(client: IrcClient) -> None:
@@ -341,28 +301,27 @@ async def play_full_game(
 
         everything = clients[0].channel_lines(CHANNEL)
         channel_texts = [m.text for m in everything if m.nick == BOT]
-        plays = [t for t in channel_texts if " plays " in t]
+        plays = played_cards(channel_texts)
         assert len(plays) == 48
         assert any(finished(m) for m in everything)
         for client, prompts in zip(clients, results, strict=True):
-            hand_notes = [t for t in client.notices() if t.startswith("Your hand: ")]
+            hand_notes = [t for t in client.notices() if "Your hand: " in t]
             assert len(hand_notes) == 1, client.notices()
-            hand = numbered_cards(hand_notes[0])
+            hand = numbered_cards(hand_notes[0].split("Your hand: ")[1].split(" · ")[0])
             assert [n for n, _ in hand] == list(range(1, 13))
-            # the reservation prompt, then twelve turn prompts showing legal cards of the hand
-            assert prompts[0].startswith("Healthy or reservation?")
+            # the reservation question, then twelve turns: prompts showing legal cards of the
+            # hand, or (the real host) channel lines naming the player who leads
+            assert "healthy or reservation?" in prompts[0].lower()
             turns = prompts[1:]
             assert len(turns) == 12
             left = sorted(card for _, card in hand)
             for turn in turns:
-                assert turn.startswith("Your turn: ")
-                shown = [card for _, card in numbered_cards(turn)]
+                if "Your turn: " not in turn:
+                    assert f"{client.nick} takes it" in turn or f"{client.nick} leads" in turn
+                    continue
+                shown = [card for _, card in numbered_cards(turn.split(" — ")[0])]
                 assert shown and set(shown) <= set(left), (turn, left)
-            played = sorted(
-                t.removeprefix(f"{client.nick} plays ")
-                for t in plays
-                if t.startswith(client.nick + " plays ")
-            )
+            played = sorted(card for who, card in plays if who == client.nick)
             assert played == left
             # no hand (nor any numbered card list) ever shows in the channel
             for message in everything:
@@ -379,7 +338,7 @@ async def test_full_game_with_stand_in_host(ngircd: NgircdServer) -> None:
     host = StandInHost()
 
     def finished(message: IrcMessage) -> bool:
-        return message.command == "PRIVMSG" and message.text.startswith("Game over:")
+        return message.command == "PRIVMSG" and "Game over:" in message.text
 
     await play_full_game(ngircd, host, finished)
     users = {i.user for i in host.inputs}
@@ -416,8 +375,8 @@ async def test_nick_change_mid_game_keeps_the_seat(ngircd: NgircdServer) -> None
         assert len(results[1]) == 1 + 3  # reservation + all three turns, after the rename too
         late = [m for m in ben.messages if is_prompt(m, ben)][-1]
         assert late.target == "ben_x"
-        plays = [m.text for m in clients[0].channel_lines(CHANNEL) if m.nick == BOT]
-        assert sum(t.startswith("ben_x plays ") for t in plays) >= 1
+        lines = [m.text for m in clients[0].channel_lines(CHANNEL) if m.nick == BOT]
+        assert sum(who == "ben_x" for who, _ in played_cards(lines)) >= 1
         ben_inputs = [i for i in host.inputs if i.name in ("ben", "ben_x")]
         assert {i.user for i in ben_inputs} == {f"irc:{NETWORK}:ben"}
         assert {i.name for i in ben_inputs} == {"ben", "ben_x"}
@@ -481,7 +440,8 @@ async def test_flood_control_throttles_a_burst(ngircd: NgircdServer) -> None:
         mark = len(anna.messages)
         sent_before = adapter.sent
         lines = [f"line {n:02d}" for n in range(23)]
-        await adapter.deliver([Public(CHANNEL_ID, text) for text in lines])
+        for text in lines:  # one batch each (a batch is packed into as few lines as fit)
+            await adapter.deliver([Public(CHANNEL_ID, text)])
         await anna.wait_for(lambda m: m.text == "line 22", since=mark)
         got = [m for m in anna.channel_lines(CHANNEL, mark) if m.nick == BOT]
         assert [m.text for m in got] == lines
@@ -513,10 +473,10 @@ async def test_private_text_splitting_and_no_answer_to_notices(ngircd: NgircdSer
         await anna.wait_for(lambda m: "second line" in m.text, since=mark)
         notes = anna.notices(mark)
         assert all(len(t.encode()) <= 400 for t in notes)
-        assert len(notes) == 6
-        assert " ".join(notes[:-1]) == long_text
+        assert len(notes) == 5  # the second line packed onto the last piece of the first
+        assert " ".join(notes).replace(" · second line", " second line").startswith(long_text)
         # choices the text shows already are not repeated; the rest as commands to type
-        assert notes[-1] == "second line: 1:♦9  2:♦10  [!re]"
+        assert notes[-1].endswith(" · second line: 1:♦9  2:♦10  [!re]")
         # what reaches the host, and what does not
         count = len(host.inputs)
         await anna.say(BOT, "2")
@@ -652,12 +612,6 @@ def seated(n: int) -> Callable[[IrcMessage], bool]:
     return lambda message: message.nick == BOT and f"({n}/4)" in message.text
 
 
-def is_game_over(message: IrcMessage) -> bool:
-    return (
-        message.command == "PRIVMSG" and re.match(r"Game \d+ is over\.", message.text) is not None
-    )
-
-
 @pytest.mark.parametrize("seed", [11, 12])
 async def test_full_game_with_the_real_service(ngircd: NgircdServer, seed: int) -> None:
     service = Service.in_memory(seed=seed, bots=False)
@@ -693,8 +647,8 @@ async def test_run_irc_with_computer_players(ngircd: NgircdServer) -> None:
                 await task
         assert service.listener is None  # run_irc closed the service
         lines = [m.text for m in anna.channel_lines(CHANNEL) if m.nick == BOT]
-        assert sum(" plays " in t for t in lines) == 48
-        assert len([p for p in prompts if p.startswith("Your turn:")]) == 12
+        assert len(played_cards(lines)) == 48
+        assert len(prompts) == 13  # the reservation question and twelve turns
         await anna.wait_for(lambda m: m.command == "QUIT" and m.nick == BOT)
 
 
@@ -728,11 +682,13 @@ async def test_nick_change_mid_game_with_the_real_service(ngircd: NgircdServer) 
                 for m in ben.messages
                 if m.command == "NOTICE" and m.nick == BOT and m.text in results[1]
             ]
-            assert [m.target for m in prompts] == ["ben"] * 5 + ["ben_x"] * 8
-            plays = [m.text for m in clients[0].channel_lines(CHANNEL) if m.nick == BOT]
+            targets = [m.target for m in prompts]  # the notices among them (not the cues)
+            assert targets == sorted(targets) and {"ben", "ben_x"} == set(targets)
+            lines = [m.text for m in clients[0].channel_lines(CHANNEL) if m.nick == BOT]
+            plays = played_cards(lines)
             # the channel uses the current nick from the rename on (issue 13, defect 7)
-            assert sum(t.startswith("ben plays ") for t in plays) == 3
-            assert sum(t.startswith("ben_x plays ") for t in plays) == 9
+            assert sum(who == "ben" for who, _ in plays) == 3
+            assert sum(who == "ben_x" for who, _ in plays) == 9
             # the host still knows ben_x as the player of that seat
             mark = len(ben.messages)
             await ben.say(BOT, "!hand")
@@ -784,8 +740,8 @@ async def test_game_goes_on_after_the_bot_was_killed(ngircd: NgircdServer) -> No
                 )
             )
             assert adapter.registrations == 2
-            plays = [m.text for m in clients[0].channel_lines(CHANNEL) if m.nick == BOT]
-            assert sum(" plays " in t for t in plays) == 48
+            lines = [m.text for m in clients[0].channel_lines(CHANNEL) if m.nick == BOT]
+            assert len(played_cards(lines)) == 48
             await oper.close()
     finally:
         await service.close()

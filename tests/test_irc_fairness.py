@@ -22,24 +22,27 @@ from test_irc_e2e import (
     CHANNEL_ID,
     NETWORK,
     bare_cards_on,
+    cue,
     is_game_over,
     is_prompt,
     joined,
-    numbered_cards,
     play_until,
+    played_cards,
     players,
     running,
     settings_for,
 )
 
 from dokobot.adapters.irc import IrcAdapter, IrcSettings
+from dokobot.host.events import Event, Private, Public
 from dokobot.host.router import Router
 from dokobot.host.service import Service
 from dokobot.store import SqliteStore
 
 
-def plays_of(client: IrcClient) -> list[str]:
-    return [m.text for m in client.channel_lines(CHANNEL) if m.nick == BOT and " plays " in m.text]
+def plays_of(client: IrcClient) -> list[tuple[str, str]]:
+    """(player, card) of every card the channel saw played (in the trick lines)."""
+    return played_cards([m.text for m in client.channel_lines(CHANNEL) if m.nick == BOT])
 
 
 def notice_to(needle: str) -> Callable[[IrcMessage], bool]:
@@ -122,11 +125,12 @@ async def test_help_and_export_are_compact(ngircd: NgircdServer) -> None:
             await eve.wait_for(notice_to("!help COMMAND"), since=mark)
             await asyncio.sleep(0.3)
             help_lines = eve.notices(mark)
-            assert len(help_lines) == 2, help_lines  # was 27 NOTICEs
+            assert len(help_lines) == 1, help_lines  # was 27 NOTICEs
             assert "!join" in help_lines[0] and "!export" in help_lines[0]
+            assert help_lines[0].endswith(" · !help COMMAND explains one.")
             reply = await ask(eve, CHANNEL, "!help play", "/play CARD")
             assert "Cards:" in reply.text
-            # an export is packed into few lines (its lines joined with " | ")
+            # an export is packed into few lines (its lines joined with " · ")
             mark = len(eve.messages)
             await eve.say(CHANNEL, "!export")
             await eve.wait_for(notice_to("dokobot export"), since=mark)
@@ -134,7 +138,7 @@ async def test_help_and_export_are_compact(ngircd: NgircdServer) -> None:
             export = eve.notices(mark)
             history = service.store.load_journal(CHANNEL_ID)
             assert len(export) < len(history) / 2, (export, history)
-            assert " | " in export[0]
+            assert " · " in export[0]
     finally:
         await service.close()
 
@@ -234,7 +238,7 @@ async def test_a_game_with_turn_timeout_while_a_spectator_spams_export_and_help(
             assert all(len(prompts) == 13 for prompts in results)
             lines = [m.text for m in seated[0].channel_lines(CHANNEL) if m.nick == BOT]
             assert not [t for t in lines if "did not act in time" in t]
-            assert sum(" plays " in t for t in lines) == 48
+            assert len(played_cards(lines)) == 48
             for client in seated:
                 assert not [t for t in client.notices() if "It is your turn (waiting" in t]
             # The spectator's long answers come after the game's lines, but they come.
@@ -248,11 +252,19 @@ async def test_a_game_with_turn_timeout_while_a_spectator_spams_export_and_help(
 
 
 async def test_the_turn_timer_starts_when_the_prompt_leaves() -> None:
-    """The host's side of the hook: a prompt that waited in the adapter's queue restarts
-    the turn timer when it is really sent."""
+    """The host's side of the hook: on a channel whose adapter sends through a queue (it
+    called ``pace``), a queued prompt starts no timer; the timer starts when the adapter
+    reports the prompt sent."""
     from dokobot.host.events import Input
 
     service = Service(Router(seed=2))
+    service.pace("irc:t:")
+    reminders: list[Event] = []
+
+    async def listener(events: list[Event]) -> None:
+        reminders.extend(e for e in events if isinstance(e, Private) and e.kind == "reminder")
+
+    service.listener = listener
     table = service.router.table("irc:t:#c")
     for name in ("anna", "ben", "carl", "dora"):
         await service.handle(Input("irc:t:#c", name, name, "/join"))
@@ -260,12 +272,50 @@ async def test_the_turn_timer_starts_when_the_prompt_leaves() -> None:
     await service.handle(Input("irc:t:#c", "anna", "anna", "/start"))
     assert table.game is not None
     turn = table.seats[table.game.turn].user
-    await asyncio.sleep(0.7)
-    service.prompt_sent("irc:t:#c", turn)  # the prompt left 0.7 s late
-    await asyncio.sleep(1.6)  # 2.3 s after the prompt was queued: not yet absent
-    assert not table.away
-    await asyncio.sleep(0.8)  # 2.4 s after it left: a stand-in plays
+    await asyncio.sleep(2.5)  # the prompt waits in the queue: no reminder, nobody absent
+    assert not reminders and not table.away
+    service.prompt_sent("irc:t:#c", turn)  # it left 2.5 s late
+    await asyncio.sleep(0.6)
+    assert not reminders
+    await asyncio.sleep(0.6)  # 1.2 s after it left: the reminder
+    assert [e.user for e in reminders] == [turn]
+    assert reminders[0].marker == (1, 0)
+    await asyncio.sleep(1.0)  # 2.2 s after it left: a stand-in plays
     assert table.away
+    await service.close()
+
+
+async def test_a_stale_prompt_or_reminder_is_never_sent() -> None:
+    """A reminder (or prompt) that waited in the outbox while the player acted is dropped
+    when its turn comes; one that is still current goes out and starts the timer."""
+    from irc_offline import offline_adapter
+
+    from dokobot.host.events import Input
+
+    service = Service(Router(seed=2))
+    adapter, _conn = offline_adapter(service)
+    assert service.paced == {"irc:net:"}
+    channel = "irc:net:#c"
+    for name in ("anna", "ben", "carl", "dora"):
+        await service.handle(Input(channel, f"irc:net:{name}", name, "/join"))
+    await adapter.deliver(await service.handle(Input(channel, "irc:net:anna", "anna", "/start")))
+    table = service.router.tables[channel]
+    assert table.game is not None
+    first = table.seats[table.game.turn].user
+    stale = Private(channel, first, "It is your turn (waiting 10 s)", kind="reminder",
+                    marker=service.decision(channel))  # fmt: skip
+    await adapter.deliver([stale])
+    held = [u for u in adapter.outbox.units() if u.target == first and u.lane != 0]
+    assert held  # queued
+    # the player answers before the reminder's turn came
+    events = await service.handle(Input(channel, first, "x", "/healthy"))
+    await adapter.deliver(events)
+    sent: list[str] = []
+    while len(adapter.outbox):
+        line = await adapter.outbox.get()
+        sent.append(line.text)
+    assert not [t for t in sent if "waiting 10 s" in t]
+    assert adapter.outbox.dropped >= 1
     await service.close()
 
 
@@ -276,8 +326,8 @@ def plays_at_least(n: int) -> Callable[[IrcMessage], bool]:
     seen: list[int] = [0]
 
     def check(message: IrcMessage) -> bool:
-        if message.command == "PRIVMSG" and message.nick == BOT and " plays " in message.text:
-            seen[0] += 1
+        if message.command == "PRIVMSG" and message.nick == BOT:
+            seen[0] += len(played_cards([message.text]))
         return seen[0] >= n
 
     return check
@@ -322,7 +372,7 @@ async def test_renamed_player_returns_under_old_nick_after_a_server_restart(
                 assert not [t for t in ben.notices() if "not seated" in t]
                 after = plays_of(clients[0])
                 assert played + len(after) == 48
-                assert any(t.startswith("ben plays ") for t in after)  # the name is back
+                assert any(who == "ben" for who, _ in after)  # the name is back
                 assert adapter.identities.user_id("ben") == f"irc:{NETWORK}:ben"
     finally:
         await service.close()
@@ -442,6 +492,11 @@ async def test_bot_rejoins_after_a_kick_and_says_so(ngircd: NgircdServer) -> Non
             mark = len(boss.messages)
             await boss.send(f"KICK {CHANNEL} {BOT} :out")
             await boss.wait_for(lambda m: m.command == "KICK", since=mark)
+            while CHANNEL in adapter.joined:
+                await asyncio.sleep(0.01)
+            # the game goes on while the bot is out (a computer player's move, say)
+            await adapter.deliver([Public(CHANNEL_ID, "cara plays ♣Q")])
+            await adapter.deliver([Public(CHANNEL_ID, "Trick 2: … — cara takes it (30 eyes).")])
             rejoin = await boss.wait_for(
                 lambda m: m.command == "JOIN" and m.nick == BOT, since=mark, timeout=5
             )
@@ -450,6 +505,11 @@ async def test_bot_rejoins_after_a_kick_and_says_so(ngircd: NgircdServer) -> Non
                 since=mark,
             )
             assert said.when >= rejoin.when
+            # what the channel missed, summarised once, after the rejoin
+            lines = [m.text for m in boss.channel_lines(CHANNEL, mark) if m.nick == BOT]
+            assert len(lines) == 1, lines
+            assert "While I was out: cara plays ♣Q · Trick 2: … — cara takes it" in lines[0]
+            assert CHANNEL not in adapter._missed
             assert CHANNEL in adapter.joined
             reply = await ask(boss, CHANNEL, "!table", "Seats")  # the table hears again
             assert reply.target == "boss"
@@ -483,18 +543,17 @@ async def test_private_lines_are_commands_and_channel_chat_plays_no_card(
             await anna.say(CHANNEL, "!start")
             table = service.router.tables[CHANNEL_ID]
             # anna's reservation by private message, without "!"; then her first card
-            await anna.wait_for(lambda m: is_prompt(m, anna))
+            await anna.wait_for(lambda m: cue(m, anna) == "reservation")
             mark = len(anna.messages)
             await anna.say(BOT, "healthy")
-            prompt = await anna.wait_for(
-                lambda m: is_prompt(m, anna) and "Your turn" in m.text, since=mark
-            )
+            # anna is first hand: the channel line that names her to lead is her prompt
+            await anna.wait_for(lambda m: cue(m, anna) in ("lead", "turn"), since=mark)
             await service.idle()
             game = table.game
             assert game is not None and game.turn == 0
             before = len(game.log)
             # chat in the channel that looks like a card plays nothing (bare_cards is off)
-            number = str(numbered_cards(prompt.text)[0][0])
+            number = "1"
             await anna.say(CHANNEL, number)
             await anna.say(CHANNEL, "ha")
             await asyncio.sleep(0.5)
@@ -504,7 +563,7 @@ async def test_private_lines_are_commands_and_channel_chat_plays_no_card(
             mark = len(anna.messages)
             await anna.say(BOT, number)
             await anna.wait_for(
-                lambda m: m.command == "PRIVMSG" and m.text.startswith("anna plays"), since=mark
+                lambda m: m.command == "PRIVMSG" and "Trick 1: anna " in m.text, since=mark
             )
     finally:
         await service.close()

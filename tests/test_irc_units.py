@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import random
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -11,19 +10,21 @@ import pytest
 
 from dokobot.adapters.irc import IrcAdapter, IrcSettings
 from dokobot.adapters.irc.flood import (
+    ANSWER,
     BULK,
     GAME,
-    REPLY,
     Outbox,
-    OutLine,
     TokenBucket,
+    Unit,
     backoff_delay,
 )
 from dokobot.adapters.irc.identities import Identities
 from dokobot.adapters.irc.text import (
     command_text,
     irc_command,
+    pack_lines,
     render_choices,
+    score_lines,
     split_text,
     strip_formatting,
     with_choices,
@@ -75,53 +76,90 @@ def test_token_bucket_rejects_nonsense() -> None:
         TokenBucket(1, 0.0)
 
 
-async def test_outbox_is_fifo_with_put_front_and_a_cap() -> None:
-    box = Outbox(maxlen=3)
-    for n in range(5):
-        box.put(OutLine("PRIVMSG", "#c", str(n)))
-    assert box.dropped == 2
-    box.put_front(OutLine("PRIVMSG", "#c", "again"))
-    got = [(await box.get()).text for _ in range(4)]
-    assert got == ["again", "2", "3", "4"]
-    waiter = asyncio.create_task(box.get())
-    await asyncio.sleep(0)
-    assert not waiter.done()
-    box.put(OutLine("NOTICE", "u", "late"))
-    assert (await asyncio.wait_for(waiter, 1)).text == "late"
+def line(target: str, text: str, lane: int = GAME, **kw: object) -> Unit:
+    private = not target.startswith("#")
+    return Unit("NOTICE" if private else "PRIVMSG", target, [text], private, lane, **kw)  # type: ignore[arg-type]
 
 
-async def test_outbox_serves_game_lines_first_and_targets_in_turn() -> None:
+async def texts(box: Outbox, n: int | None = None) -> list[str]:
+    out = []
+    while len(box) or box._current is not None:
+        out.append((await box.get()).text)
+        if n is not None and len(out) == n:
+            break
+    return out
+
+
+async def test_outbox_takes_turns_and_a_persons_answer_takes_the_next_slot() -> None:
     box = Outbox()
-    for n in range(5):  # a spectator's long answer arrives first
-        box.put(OutLine("NOTICE", "u:spectator", f"export {n}", True, BULK))
-    box.put(OutLine("NOTICE", "u:eve", "error", True, REPLY))
-    for n in range(3):
-        box.put(OutLine("PRIVMSG", "#c", f"play {n}"))
-    box.put(OutLine("NOTICE", "u:anna", "Your turn", True, GAME, "irc:n:#c"))
-    got = [(await box.get()).text for _ in range(len(box))]
-    # game lines first, channel and prompt taking turns, then short replies, then bulk
-    assert got == ["play 0", "Your turn", "play 1", "play 2", "error"] + [
-        f"export {n}" for n in range(5)
-    ]
-    # two long answers for two people take turns
-    for who in ("a", "b"):
-        for n in range(3):
-            box.put(OutLine("NOTICE", who, f"{who}{n}", True, BULK))
-    assert [(await box.get()).text for _ in range(6)] == ["a0", "b0", "a1", "b1", "a2", "b2"]
-    assert box.waiting("a") == 0
+    for n in range(3):  # three busy tables
+        for table in ("#a", "#b", "#c"):
+            box.put(line(table, f"{table}{n}"))
+    box.put(line("u:eve", "export", BULK, answer=True))
+    box.put(line("u:ben", "refused", ANSWER, answer=True))
+    got = await texts(box)
+    assert got[0] == "refused"  # queued last, sent first
+    assert got[1:4] == ["#a0", "#b0", "#c0"]  # the tables take turns
+    assert got[-1] == "export"  # the long answer when nothing else waits
 
 
-async def test_a_spammer_keeps_only_the_latest_answers_and_costs_the_others_nothing() -> None:
+async def test_units_are_never_split_and_keep_their_order() -> None:
+    box = Outbox()
+    box.put(Unit("NOTICE", "u:anna", ["one", "two", "three"], True, ANSWER, True))
+    box.put(line("#a", "table"))
+    box.put(line("u:anna", "four", ANSWER, answer=True))  # a second answer waits its turn
+    assert await texts(box) == ["one", "two", "three", "table", "four"]
+
+
+async def test_a_person_who_sends_many_commands_costs_the_others_nothing() -> None:
     box = Outbox(per_target=4)
-    box.put(OutLine("NOTICE", "u:anna", "Your turn", True, GAME, "irc:n:#c"))
-    for n in range(10):  # !export and !help over and over
-        box.put(OutLine("NOTICE", "u:eve", f"export {n}", True, BULK))
-        box.put(OutLine("NOTICE", "u:eve", f"help {n}", True, REPLY))
-    box.put(OutLine("NOTICE", "u:ben", "error", True, REPLY))
-    assert box.waiting("u:eve") == 4 and box.dropped == 16
-    got = [(await box.get()).text for _ in range(len(box))]
-    # the newest two of each kind survive; the prompt and ben's answer are untouched
-    assert got == ["Your turn", "help 8", "error", "help 9", "export 8", "export 9"]
+    for n in range(10):
+        box.put(line("u:eve", f"help {n}", ANSWER, answer=True))
+    box.put(line("#a", "trick"))
+    box.put(line("u:ben", "refused", ANSWER, answer=True))
+    assert box.waiting("u:eve") == 4 and box.dropped == 6
+    got = await texts(box)
+    # ben's one answer goes first; eve's newest answers take turns with the table
+    assert got[0] == "refused"
+    assert [t for t in got if t.startswith("help")] == [f"help {n}" for n in range(6, 10)]
+    assert got.index("trick") < got.index("help 8")
+
+
+async def test_stale_units_are_dropped_and_a_prompt_waits_for_the_channel_line() -> None:
+    box = Outbox()
+    answered = [False]
+    dropped: list[str] = []
+    channel = line("#a", "dora takes trick 3")
+    box.put(line("u:cara", "old prompt", valid=lambda: not answered[0],
+                 on_drop=lambda: dropped.append("old")))  # fmt: skip
+    box.put(channel)
+    prompt = line("u:ben", "Your turn", after=channel)
+    box.put(prompt)
+    answered[0] = True
+    got = await texts(box)
+    assert got == ["dora takes trick 3", "Your turn"]  # never before the channel line
+    assert dropped == ["old"] and box.dropped == 1
+
+
+def test_packed_lines_fit_the_protocol_limit() -> None:
+    texts_ = [f"Trick {n}: anna ♣Q, ben ♠A, carl ♥10, dora ♦K — dora takes it (31 eyes)."
+              for n in range(1, 13)]  # fmt: skip
+    settings = IrcSettings(host="h")
+    packed = pack_lines("\n".join(texts_), settings.max_line_bytes)
+    assert len(packed) < len(texts_) / 2
+    prefix = ":" + "n" * 30 + "!" + "u" * 10 + "@" + "h" * 63 + " PRIVMSG #" + "c" * 49 + " :"
+    for text in packed:
+        assert len((prefix + text + "\r\n").encode()) <= 512
+    assert " · ".join(texts_) == " · ".join(packed)
+    sheet = (
+        "Series 1 (2 games)\nGame Dealer anna   ben  |  anna\n1    ben    +2    -2  |  +2\nChips"
+    )
+    assert score_lines(sheet) == [
+        "Series 1 (2 games)",
+        "Game Dealer anna ben | anna",
+        "1 ben +2 -2 | +2",
+        "Chips",
+    ]
 
 
 def test_backoff_grows_is_capped_and_jittered() -> None:
@@ -281,13 +319,10 @@ async def test_deliver_keeps_only_this_networks_events() -> None:
             Private("irc:net:#c", "discord:7", "not ours"),
         ]
     )
-    lines = []
-    while len(adapter.outbox):
-        lines.append(await adapter.outbox.get())
-    assert lines == [
-        OutLine("PRIVMSG", "#c", "hello"),
-        OutLine("PRIVMSG", "#c", "world"),
-        OutLine("NOTICE", "irc:net:anna", "psst  [!play CQ]", private=True, priority=1),
+    got = [(u.command, u.target, u.lines, u.lane) for u in adapter.outbox.units()]
+    assert got == [
+        ("PRIVMSG", "#c", ["hello · world"], GAME),
+        ("NOTICE", "irc:net:anna", ["psst  [!play CQ]"], GAME),
     ]
 
 
@@ -426,3 +461,31 @@ def test_channel_lines_are_marked_overheard_and_private_lines_are_not() -> None:
         ("/give D10 DA C10", False, True),
         ("/give D10 DA C10", True, False),
     ]
+
+
+def test_score_csv_counts_by_player_across_a_seat_change() -> None:
+    """dora leaves after game 1 and eve takes the seat: eve's running total in the CSV is
+    her own score, not the seat's (dora's points stay dora's), as the score list counts."""
+    import csv
+    import io
+
+    from test_series import deal_line, play_game, seated
+
+    from dokobot.host.series import series_csv
+
+    rep = seated()
+    rep.run_text(deal_line(5))
+    rep.feed(0, "anna", "/start")
+    play_game(rep)
+    rep.feed(0, "dora", "/leave")
+    rep.feed(0, "eve", "/join")
+    rep.run_text(deal_line(6, ("anna", "ben", "carl", "eve")))
+    rep.feed(0, "anna", "/start")
+    play_game(rep)
+    first, second = list(csv.DictReader(io.StringIO(series_csv(rep.table))))
+    assert first["player4"] == "dora" and second["player4"] == "eve"
+    assert int(first["score4"]) != 0  # dora's game counted something to lose
+    assert second["total4"] == second["score4"]  # eve's own points only
+    for i in (1, 2, 3):  # the others keep adding up
+        assert int(second[f"total{i}"]) == int(first[f"score{i}"]) + int(second[f"score{i}"])
+    assert rep.table.series.totals_by_player()["eve"] == int(second["total4"])

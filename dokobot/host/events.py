@@ -59,7 +59,14 @@ class Choice:
 
 @dataclass(frozen=True, slots=True)
 class Public:
-    """A message for everybody in ``channel``."""
+    """A message for everybody in ``channel``.
+
+    ``kind`` tells adapters what it is, so one that must spare lines can leave some out:
+    ``"card"`` (a card played; the trick it completes is told by a ``"trick"`` line with all
+    its cards), ``"trick"``, ``"lead"`` and ``"ask"`` (they name the player who must act next),
+    ``"detail"`` (a value item of a game's result), ``"score"`` (the score list after a game,
+    also on request), ``"info"`` for everything else.
+    """
 
     channel: str
     text: str
@@ -69,6 +76,7 @@ class Public:
     lang: str = ""
     """The language :attr:`text` is in (the table's): an adapter writes its own words to the
     channel in it, without asking for or mirroring the table's options."""
+    kind: str = "info"
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +107,10 @@ class Private:
     picture dims the others); None otherwise."""
     lang: str = ""
     """The language :attr:`text` is in (the reader's); pictures are drawn in it too."""
+    marker: tuple[int, int] | None = None
+    """(game number, decision number) when this was said, while a game ran (see
+    :func:`dokobot.host.board.decision_marker`): an adapter that delivers late can tell a
+    prompt, reminder or view whose moment is past (the service's ``decision``)."""
 
     image: bytes | None = field(default=None, repr=False)
     """A picture (PNG) that belongs to the text (a chart); adapters that cannot show

@@ -43,6 +43,12 @@ class Cards:
     groups: tuple[int, ...] = ()
     separator: str = ""
     """Between two cards instead of the usual space (e.g. ``", "`` for a list)."""
+    names: tuple[str, ...] = ()
+    """Who played each card (a trick): each card is prefixed by its player's name.
+
+    >>> render("en", "card_played", {"player": "x", "card": Cards((5, 0), names=("a", "b"))})
+    'x plays a ♣Q b ♣9'
+    """
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +106,8 @@ def _value(value: Any, lang: str) -> str:
         else:
             shown = [names[c] for c in value.cards]
             gap = value.separator or " "
+        if value.names:
+            shown = [f"{who} {card}" for who, card in zip(value.names, shown, strict=False)]
         if not value.groups:
             return gap.join(shown)
         out = shown[:1]

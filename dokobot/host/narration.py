@@ -45,7 +45,7 @@ def action_notes(
         return [Note(ALL, "declared_hidden", {"player": who})]
     if not is_card(action):
         return []
-    notes = [Note(ALL, "card_played", {"player": who, "card": Cards((action,))})]
+    notes = [Note(ALL, "card_played", {"player": who, "card": Cards((action,))}, kind="card")]
     if (
         seat == game.piglets
         and DIAMOND_ACES >> action & 1
@@ -56,13 +56,23 @@ def action_notes(
 
 
 def trick_won_note(game: Game, names: list[str]) -> Note:
-    """Who took the last trick, with how many eyes."""
-    _leader, cards, winner = game.tricks[-1]
+    """The last trick: its four cards with their players, who took it, how many eyes.
+
+    It says all a reader needs of the trick, so an adapter that must spare lines can leave
+    out the ``card`` lines before it."""
+    leader, cards, winner = game.tricks[-1]
     pts = sum((0, 2, 3, 4, 10, 11)[(c >> 1) % 6] for c in cards)
+    players = tuple(names[(leader + i) % 4] for i in range(len(cards)))
     return Note(
         ALL,
         "trick_won",
-        {"player": names[winner], "eyes": pts, "n": len(game.tricks)},
+        {
+            "player": names[winner],
+            "eyes": pts,
+            "n": len(game.tricks),
+            "cards": Cards(tuple(cards), separator=", ", names=players),
+        },
+        kind="trick",
     )
 
 
@@ -108,7 +118,7 @@ def contract_notes(game: Game, names: list[str]) -> list[Note]:
     # New trump order: everybody gets the hand again, sorted for this game.
     if game.game_type is GameType.SOLO:
         notes += [hand_note(game, s) for s in range(4)]
-    notes.append(Note(ALL, "leads", {"player": names[game.leader]}))
+    notes.append(Note(ALL, "leads", {"player": names[game.leader]}, kind="lead"))
     return notes
 
 
@@ -165,7 +175,10 @@ def result_notes(rec: GameRecord, names: list[str]) -> list[Note]:
             },
         )
     ]
-    return notes + [Note(ALL, key, params) for key, params in value_lines(rec)]
+    return notes + [
+        Note(ALL, key, params, kind="detail" if key == "component" else "info")
+        for key, params in value_lines(rec)
+    ]
 
 
 def reservation_reason(

@@ -125,7 +125,15 @@ def prompt(game: Game | None, names: list[str], bots: list[bool]) -> list[Note]:
     if game.phase is Phase.RESERVATIONS:
         return [
             *(
-                [Note(ALL, "turn_reservation_public", {"player": names[seat]}, waits_for=seat)]
+                [
+                    Note(
+                        ALL,
+                        "turn_reservation_public",
+                        {"player": names[seat]},
+                        kind="ask",
+                        waits_for=seat,
+                    )
+                ]
                 * waiting
             ),
             Note(
@@ -183,12 +191,23 @@ def prompt(game: Game | None, names: list[str], bots: list[bool]) -> list[Note]:
     return [
         Note(
             seat,
-            "your_turn",
-            {"cards": shown_cards(game, list(cards), numbers)},
+            "your_turn_follow" if game.trick else "your_turn_lead",
+            {
+                "cards": shown_cards(game, list(cards), numbers),
+                "n": len(game.tricks) + 1,
+                "trick": trick_so_far(game, names),
+            },
             kind="turn",
             choices=tuple(choices_c),
         )
     ]
+
+
+def trick_so_far(game: Game, names: list[str]) -> Cards:
+    """The cards on the table with who played them (``anna ♣Q, ben ♣A``): a prompt carries
+    them, so the player need not wait for the channel to see the trick."""
+    players = tuple(names[(game.leader + i) % 4] for i in range(len(game.trick)))
+    return Cards(tuple(game.trick), separator=", ", names=players)
 
 
 def exchange_prompt(game: Game, names: list[str], waiting: bool) -> list[Note]:

@@ -166,6 +166,7 @@ class Router:
             reply=True,
             kind=kind,
             lang=lang,
+            marker=_marker(table) if table is not None else None,
         )
 
     def _handle(self, inp: Input, given: Table | None = None) -> list[Event]:
@@ -263,12 +264,13 @@ class Router:
     def render_notes(self, table: Table, notes: list[Note], inp: Input | None) -> list[Event]:
         out: list[Event] = []
         public_lang = table.options.language
+        marker = _marker(table)
         for note in notes:
             if note.to == ALL:
                 text = render(public_lang, note.key, note.params)
                 waits = note.waits_for
                 user = table.seats[waits].user if waits is not None else None
-                out.append(Public(table.channel, text, waits_for=user, lang=public_lang))
+                out.append(Public(table.channel, text, note.kind, waits_for=user, lang=public_lang))
                 continue
             if note.to >= len(table.seats):
                 continue
@@ -299,6 +301,7 @@ class Router:
                     groups=groups,
                     playable=playable,
                     lang=lang,
+                    marker=marker,
                 )
             )
         return out
@@ -328,6 +331,15 @@ def names_a_card(token: str) -> bool:
     except NotationError:
         return False
     return True
+
+
+def _marker(table: Table) -> tuple[int, int] | None:
+    """The decision marker of ``table`` while a game runs (stamped on private messages)."""
+    if not table.running:
+        return None
+    from .board import decision_marker
+
+    return decision_marker(table)
 
 
 def clean_name(name: str) -> str:

@@ -534,7 +534,10 @@ def series_csv(table: ScoreHistory) -> str:
 
     One ``game`` row per game; a ``settlement`` row after a series settled with a fixed
     stake. Players are columns by seat (``player1`` … ``player4`` name them in each row,
-    since seats may change hands between series). Chips are decimal strings (``10.56``);
+    since seats may change hands); ``total1`` … ``total4`` are the running totals of the
+    series of the player named in that row's column, by player as the score list counts
+    them (a seat's new holder does not inherit the old one's points). Chips are decimal
+    strings (``10.56``);
     ``components`` lists ``party:item:points`` separated by ``;``. Flags are 0/1.
     """
     buf = io.StringIO()
@@ -544,8 +547,14 @@ def series_csv(table: ScoreHistory) -> str:
     by_game = {e.settlement.game: e for e in entries if e.settlement.kind == "game"}
     by_series = {e.settlement.series: e for e in entries if e.settlement.kind == "series"}
     empty4 = ["", "", "", ""]
+    by_player: dict[str, int] = {}
     for i, rec in enumerate(games):
         names = list(rec.names) + ["?"] * (4 - len(rec.names))
+        if i == 0 or games[i - 1].series != rec.series:
+            by_player = {}
+        for name, points in zip(names, rec.scores, strict=False):
+            by_player[name] = by_player.get(name, 0) + points
+        totals = [by_player.get(name, 0) for name in names[:4]]
         entry = by_game.get(rec.number)
         chips_cells = empty4
         commission = ""
@@ -574,7 +583,7 @@ def series_csv(table: ScoreHistory) -> str:
                 ";".join(f"{p}:{item}:{pts}" for p, item, pts in rec.components),
                 *names[:4],
                 *rec.scores,
-                *rec.totals,
+                *totals,
                 *chips_cells,
                 commission,
             ]
@@ -591,7 +600,7 @@ def series_csv(table: ScoreHistory) -> str:
                     *([""] * 16),
                     *snames[:4],
                     *empty4,
-                    *rec.totals,
+                    *(by_player.get(name, 0) for name in snames[:4]),
                     *(str(x) for x in st.net),
                     str(st.commission),
                 ]

@@ -29,7 +29,7 @@ from ..stats import Stats
 from ..stats.record import FinishedGame
 from ..store import Checkpoint, MemoryStore, Store, StoreUnknown
 from . import archive, checkpoint, fold
-from .board import board_view, lobby_view
+from .board import board_view, decision_marker, lobby_view
 from .commands import aliases, slow_commands
 from .events import (
     Board,
@@ -102,6 +102,8 @@ class Service:
         (wall clock), for the deadline a board shows."""
         self._reminded: dict[str, tuple[int, int]] = {}
         """Per channel: the turn whose person was reminded (a board offers a stand-in)."""
+        self.paced: set[str] = set()
+        """Channel id prefixes whose turn timer waits for the prompt to be sent (:meth:`pace`)."""
         self._closed = False
         self._warming: asyncio.Task[None] | None = None
         """Reading the stored games into the statistics after a start."""
@@ -765,10 +767,14 @@ class Service:
             table = self.router.tables[channel]
             self._arm_timer(channel, table)
 
-    def _arm_timer(self, channel: str, table: Table) -> None:
+    def _arm_timer(self, channel: str, table: Table, *, sent: bool = False) -> None:
+        """Start the turn timer of ``channel`` (and stop the one before). On a paced channel
+        (see :meth:`pace`) it starts only when the adapter reports the prompt ``sent``."""
         old = self._timers.pop(channel, None)
         if old is not None and old is not asyncio.current_task():
             old.cancel()
+        if not sent and any(channel.startswith(prefix) for prefix in self.paced):
+            return
         timeout = table.options.turn_timeout
         game = table.game
         if not timeout or game is None or not table.running or table.bot_to_move() is not None:
@@ -786,7 +792,7 @@ class Service:
         table = self.router.tables.get(channel)
         if table is None or not self._still(table, marker):
             return
-        notes = [Note(seat, "timeout_reminder", {"seconds": int(delay)}, kind="info")]
+        notes = [Note(seat, "timeout_reminder", {"seconds": int(delay)}, kind="reminder")]
         self._reminded[channel] = marker
         await self._emit(self._with_board(channel, self.router.render_notes(table, notes, None)))
         await asyncio.sleep(delay)
@@ -810,16 +816,31 @@ class Service:
         not yet loaded); with several processes, another one holds the others."""
         return channel in self.router.tables or channel in self._lazy
 
+    def pace(self, prefix: str) -> None:
+        """An adapter that sends through a queue (IRC) serves the channels whose ids start
+        with ``prefix`` and reports every prompt it really sent (:meth:`prompt_sent`): on
+        these channels the turn timer starts only then, never when a prompt is queued."""
+        self.paced.add(prefix)
+
     def prompt_sent(self, channel: str, user: str) -> None:
         """An adapter reports that the prompt for ``user`` at ``channel`` really left now
-        (it may have waited in a send queue): the turn timer starts again from here."""
+        (it may have waited in a send queue), or that it cannot be delivered (the player is
+        away): the turn timer starts from here."""
         table = self.router.tables.get(channel)
         if self._closed or table is None or table.game is None or not table.running:
             return
         seat = table.seat_of(user)
         if seat is None or table.game.turn != seat or table.bot_to_move() is not None:
             return
-        self._arm_timer(channel, table)
+        self._arm_timer(channel, table, sent=True)
+
+    def decision(self, channel: str) -> tuple[int, int] | None:
+        """The decision marker of the game running at ``channel`` (None: no game runs), for
+        adapters that drop what they could not deliver in time (see ``Private.marker``)."""
+        table = self.router.tables.get(channel)
+        if table is None or not table.running:
+            return None
+        return decision_marker(table)
 
     def pending_prompts(self, user: str) -> list[Event]:
         """The prompt waiting for ``user`` now (it is their turn at a running table), after

@@ -561,7 +561,8 @@ class Table:
         series_entry = self._settle_series() if over and kind == "series" else None
         if game_entry is not None:
             notes.append(self._settlement_note(game_entry))
-        notes.append(self.score_note(opts.language, last=8))
+        sheet = self.score_note(opts.language, last=8)
+        notes.append(Note(sheet.to, sheet.key, sheet.params, kind="score"))
         if over:
             ranking = [
                 f"{place}. {name} {total:+d}"

@@ -61,10 +61,10 @@ from dokobot.store import Store
 
 from ... import bounded
 from ...bounded import Bounded
-from .flood import BULK, GAME, REPLY, Outbox, OutLine, TokenBucket, backoff_delay
+from .flood import ANSWER, BULK, GAME, Outbox, OutLine, TokenBucket, Unit, backoff_delay
 from .identities import Identities
 from .settings import IrcSettings
-from .text import command_text, compact_help, pack_lines, split_text, with_choices
+from .text import command_text, compact_help, pack_lines, score_lines, with_choices
 
 log = logging.getLogger("dokobot.adapters.irc")
 
@@ -80,10 +80,26 @@ _CHANNEL_SIGILS = "#&+!"
 _OP_STATUSES = ("q", "a", "o")  # owner, admin, operator
 
 PROMPT_KINDS = ("turn", "reservation")
-"""Kinds of private events that ask a player to act (sent first; the turn timer follows them)."""
+"""Kinds of private events that ask a player to act (the turn timer starts when one left)."""
 
-PACK_AFTER = 3
-"""A private answer of more lines than this is packed into few lines and sent last."""
+STRICT_KINDS = frozenset({*PROMPT_KINDS, "reminder", "hint"})
+"""Private events about one decision: dropped unsent once that decision is past."""
+
+LEFT_OUT = frozenset({"card", "detail", "score"})
+"""Kinds of channel lines IRC leaves out: each card (the trick line names all four, the
+prompts carry the trick so far), the value items of a result and the score list after a
+game (``!score N`` and ``!score`` show them on request)."""
+
+CUES = frozenset({"trick", "lead", "ask"})
+"""Kinds of channel lines that name the player who must act next: that player's prompt is
+not sent in a notice of its own (a trick's winner leads; the reservation question)."""
+
+PACK_AFTER = 4
+"""An answer of up to this many (packed) lines takes the next free slot; a longer one is
+sent when nothing else waits (or after :data:`~dokobot.adapters.irc.flood.BULK_WAIT`)."""
+
+MISSED_KEPT = 40
+"""Channel lines kept for the summary after a KICK (the newest)."""
 
 CUT_BYTES = 510
 """A received line this long (without CR LF) hit the protocol's 512-byte limit: it was cut."""
@@ -380,6 +396,18 @@ class IrcAdapter:
         self._tasks: set[asyncio.Task[None]] = set()
         self.bucket = TokenBucket(settings.flood_burst, settings.flood_rate)
         self.outbox = Outbox()
+        self.on_line: Callable[[OutLine], None] | None = None
+        """Called with every line sent (benchmarks count them)."""
+        self._sessions: Bounded[str, int] = Bounded(bounded.CAPS.users)
+        """user id -> how often they left (QUIT, PART, KICK): what was queued for an
+        earlier session is not delivered into the next one."""
+        self._kicked: dict[str, str] = {}
+        """Channels (lowercased) the bot was kicked from -> who kicked it."""
+        self._missed: dict[str, list[str]] = {}
+        """Channel lines that could not be said while kicked, for the summary on rejoin."""
+        pace = getattr(service, "pace", None)
+        if callable(pace):
+            pace(self.prefix)  # the turn timer starts when a prompt really left
         self.registrations = 0
         """How often the adapter registered with the server (1 + reconnects)."""
         self.sent = 0
@@ -437,9 +465,8 @@ class IrcAdapter:
         Events for other platforms or networks (ids without this adapter's prefix) are
         ignored, so one service can serve several adapters.
         """
-        for event in events:
-            with _logged(f"queueing {type(event).__name__}"):
-                self._queue_event(event)
+        with _logged("queueing events"):
+            self._queue_batch(events)
 
     # -- connection -----------------------------------------------------------------------
 
@@ -544,9 +571,30 @@ class IrcAdapter:
 
     def _on_self_join(self, conn: _Connection, channel: str) -> None:
         if conn is self._conn:
-            self.joined.add(_channel_id_part(channel))
+            key = _channel_id_part(channel)
+            self.joined.add(key)
             log.info("IRC: joined %s", channel)
+            if key in self._kicked:
+                self._back_after_kick(key)
             self._check_ready()
+
+    def _back_after_kick(self, key: str) -> None:
+        """Back in a channel after a KICK: say so, with what the channel missed, once."""
+        by = self._kicked.pop(key)
+        missed = self._missed.pop(key, [])
+        channel_id = self.prefix + key
+        lang = self._language(channel_id)
+        text = render(lang, "irc_rejoined", {"by": by})
+        limit = self.settings.max_line_bytes
+        for start in range(max(0, len(missed) - MISSED_KEPT), len(missed)):
+            # the newest lines that fit into two more lines
+            summary = render(lang, "irc_missed", {"lines": " · ".join(missed[start:])})
+            if len(pack_lines(summary, limit)) <= 2:
+                text += "\n" + summary
+                break
+        target = self._channel_target(channel_id)
+        if target is not None:
+            self.outbox.put(Unit("PRIVMSG", target, pack_lines(text, limit)))
 
     def _on_self_leave(self, conn: _Connection, channel: str) -> None:
         if conn is self._conn:
@@ -608,8 +656,7 @@ class IrcAdapter:
         if not prompts or self._prompted.get(user, ("",))[0] == prompts[-1].text:
             return  # nothing waits, or this prompt is queued or was sent on this connection
         log.info("IRC: sending a pending prompt again")
-        for event in events:  # the hand, then the prompt
-            self._queue_event(event)
+        self._queue_batch(events)  # the hand, then the prompt
 
     def _on_gone(self, conn: _Connection, nick: str, channel: str | None) -> None:
         """``nick`` left (QUIT, or PART/KICK of a channel): a prompt sent before is missed."""
@@ -617,6 +664,8 @@ class IrcAdapter:
             return
         user = self.identities.user_id(nick)
         self._prompted.pop(user, None)
+        self._sessions[user] = self._sessions.get(user, 0) + 1
+        self.outbox.kick()
 
     def _on_rename(self, conn: _Connection, old: str, new: str) -> None:
         if conn is not self._conn:
@@ -629,7 +678,9 @@ class IrcAdapter:
     def _on_kicked(self, conn: _Connection, channel: str, by: str) -> None:
         if conn is not self._conn:
             return
-        self.joined.discard(_channel_id_part(channel))
+        key = _channel_id_part(channel)
+        self.joined.discard(key)
+        self._kicked[key] = by
         task = asyncio.get_running_loop().create_task(self._rejoin(conn, channel, by))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -656,10 +707,6 @@ class IrcAdapter:
             while key not in self.joined and time.monotonic() < deadline:
                 await asyncio.sleep(0.05)
             if key in self.joined:
-                channel_id = self.prefix + key
-                lang = self._language(channel_id)
-                text = render(lang, "irc_rejoined", {"by": by})
-                self._queue_event(Public(channel_id, text, lang=lang))
                 return
 
     def _language(self, channel_id: str) -> str:
@@ -729,40 +776,128 @@ class IrcAdapter:
 
     # -- output -------------------------------------------------------------------------
 
-    def _queue_event(self, event: Event) -> None:
+    def _queue_batch(self, events: Sequence[Event]) -> None:
+        """Queue one batch of the host's events (the answer to one input, or one move of a
+        computer player) as few messages as possible (see the module docs)."""
         limit = self.settings.max_line_bytes
-        if isinstance(event, Public):
-            target = self._channel_target(event.channel)
-            if target is None:
-                return
-            for line in split_text(event.text, limit):
-                self.outbox.put(OutLine("PRIVMSG", target, line, priority=GAME))
+        publics: dict[str, list[Public]] = {}
+        privates: dict[str, list[Private]] = {}
+        for event in events:
+            if isinstance(event, Public) and self._channel_target(event.channel) is not None:
+                publics.setdefault(event.channel, []).append(event)
+            elif isinstance(event, Private) and event.user.startswith(self.prefix):
+                privates.setdefault(event.user, []).append(event)
+        channel_units: dict[str, Unit] = {}
+        cues: dict[str, Unit] = {}
+        for channel_id, items in publics.items():
+            shown = [e for e in items if e.kind not in LEFT_OUT]
+            target = self._channel_target(channel_id)
+            if not shown or target is None:
+                continue
+            unit = Unit("PRIVMSG", target, pack_lines("\n".join(e.text for e in shown), limit))
+            self.outbox.put(unit)
+            channel_units[channel_id] = unit
+            if any(e.kind in CUES for e in shown):
+                cues[channel_id] = unit
+        for user, mine in privates.items():
+            self._queue_private(user, mine, channel_units, cues)
+
+    def _queue_private(
+        self,
+        user: str,
+        events: list[Private],
+        channel_units: dict[str, Unit],
+        cues: dict[str, Unit],
+    ) -> None:
+        """Queue one person's events of a batch: answers to his own command first (the next
+        free slot), then hands and notes, then a prompt after the channel line of the move
+        that made it his turn; a prompt whose turn the channel line names (a trick taken,
+        who leads, who is asked for a reservation) is not sent at all: that line is it."""
+        limit = self.settings.max_line_bytes
+        session = self._sessions.get(user, 0)
+        answers = [e for e in events if e.reply and e.kind not in PROMPT_KINDS]
+        notes = [e for e in events if not e.reply and e.kind not in STRICT_KINDS]
+        strict = [e for e in events if e not in answers and e not in notes]
+        for event in answers:
+            if event.kind == "export" and self.settings.export_dir:
+                link = self._export_link(event)
+                if link is not None:
+                    self._put(user, [link], ANSWER, event, session)
+                    continue
+            if event.kind == "score":
+                lines = score_lines(event.text, limit)
+            else:
+                lines = pack_lines(with_choices(event.text, event.choices), limit)
+            lane = ANSWER if len(lines) <= PACK_AFTER else BULK
+            self._put(user, lines, lane, event, session)
+        if notes:
+            text = "\n".join(with_choices(e.text, e.choices) for e in notes)
+            self._put(user, pack_lines(text, limit), GAME, notes[-1], session)
+        if not strict:
             return
-        if not isinstance(event, Private) or not event.user.startswith(self.prefix):
+        prompt = next((e for e in strict if e.kind in PROMPT_KINDS), None)
+        cue = cues.get(prompt.channel) if prompt is not None else None
+        if prompt is not None and cue is not None and len(strict) == 1:
+            self._prompted[user] = (prompt.text, None)
+            cue.on_sent = _chain(cue.on_sent, self._prompt_callback(prompt.channel, user))
             return
-        user = event.user
-        lines = split_text(with_choices(event.text, event.choices), limit)
-        if event.kind in PROMPT_KINDS:
-            self._prompted[user] = (event.text, None)
-            for index, line in enumerate(lines, 1):
-                self.outbox.put(
-                    OutLine("NOTICE", user, line, True, GAME, event.channel, index == len(lines))
-                )
-            return
-        if event.kind == "export" and self.settings.export_dir:
-            link = self._export_link(event)
-            if link is not None:
-                self.outbox.put(OutLine("NOTICE", user, link, private=True, priority=REPLY))
-                return
-        if event.kind == "hand":
-            priority = GAME
-        elif event.kind == "export" or len(lines) > PACK_AFTER:
-            priority = BULK
-            lines = pack_lines(event.text, limit)  # the outbox keeps one person's newest
-        else:
-            priority = REPLY
-        for line in lines:
-            self.outbox.put(OutLine("NOTICE", user, line, private=True, priority=priority))
+        text = "\n".join(with_choices(e.text, e.choices) for e in strict)
+        unit = self._put(user, pack_lines(text, limit), GAME, strict[-1], session)
+        unit.after = channel_units.get(strict[-1].channel)
+        if prompt is not None:
+            self._prompted[user] = (prompt.text, None)
+            unit.present_only = True
+            unit.on_sent = self._prompt_callback(prompt.channel, user)
+            unit.on_drop = self._prompt_callback(prompt.channel, user, lost=True)
+
+    def _put(self, user: str, lines: list[str], lane: int, event: Private, session: int) -> Unit:
+        unit = Unit(
+            "NOTICE", user, lines, private=True, lane=lane, answer=lane != GAME,
+            valid=self._validity(event, session),
+        )  # fmt: skip
+        self.outbox.put(unit)
+        return unit
+
+    def _validity(self, event: Private, session: int) -> Callable[[], bool]:
+        """Whether ``event`` still means something: the person is in the same session (he did
+        not leave since), a prompt, reminder or hint is still about the current decision,
+        and anything else said during a game is still about the running game."""
+        user, channel, marker, kind = event.user, event.channel, event.marker, event.kind
+        decision = getattr(self.service, "decision", None)
+
+        def valid() -> bool:
+            if self._sessions.get(user, 0) != session:
+                return False
+            if marker is None or kind == "export" or not callable(decision):
+                return True
+            current = decision(channel)
+            if kind in STRICT_KINDS:
+                return bool(current == marker)
+            return current is not None and current[0] == marker[0]
+
+        return valid
+
+    def _prompt_callback(
+        self, channel_id: str, user: str, *, lost: bool = False
+    ) -> Callable[[], None]:
+        def done() -> None:
+            if lost:
+                self._prompted.pop(user, None)
+            else:
+                nick = self.identities.nick_for(user)
+                conn = self._conn
+                if nick is None or conn is None or not conn.is_present(nick):
+                    self._prompted.pop(user, None)  # sent again when the player is seen
+                else:
+                    entry = self._prompted.get(user)
+                    if entry is not None:
+                        self._prompted[user] = (entry[0], self.registrations)
+            hook = getattr(self.service, "prompt_sent", None)
+            if callable(hook):
+                with _logged("prompt_sent"):
+                    hook(channel_id, user)
+
+        return done
 
     def _export_link(self, event: Private) -> str | None:
         """Write an export into ``export_dir`` under a random name; the line with its URL."""
@@ -797,9 +932,11 @@ class IrcAdapter:
         """Send one line once a connection is up and the bucket has a token.
 
         A line that cannot go out because the connection dropped waits for the next one.
-        A prompt for a player who is not in the bot's channels is not sent: it goes out
-        again when the player is seen (:meth:`_on_seen`).
+        A line for a channel the bot was kicked from is kept for the summary on rejoin.
+        A private line for a player who is not in the bot's channels is not sent: a prompt
+        goes out again when the player is seen (:meth:`_on_seen`).
         """
+        unit = line.unit
         while True:
             await self._online.wait()
             conn = self._conn
@@ -808,16 +945,16 @@ class IrcAdapter:
             target = line.target
             if line.private:
                 nick = self.identities.nick_for(line.target)
-                if nick is None:
-                    log.info("IRC: a player has no nick now; private message dropped")
-                    if line.prompt:
-                        self._prompted.pop(line.target, None)
-                    return
-                if line.prompt and not conn.is_present(nick):
-                    log.info("IRC: a player is away; the prompt waits until they are back")
-                    self._prompted.pop(line.target, None)
+                away = unit is not None and unit.present_only and not conn.is_present(nick or "")
+                if nick is None or away:
+                    log.info("IRC: a player is away; a private message is not sent")
+                    self._abandon(line)
                     return
                 target = nick
+            elif _channel_id_part(target) in self._kicked:
+                self._missed.setdefault(_channel_id_part(target), []).append(line.text)
+                self._done(line)
+                return
             await self.bucket.acquire()
             if conn is not self._conn or not self._online.is_set():
                 continue
@@ -826,25 +963,44 @@ class IrcAdapter:
             except Exception as exc:
                 if conn.connected and conn is self._conn:
                     log.warning("IRC: could not send a line: %s: %s", type(exc).__name__, exc)
+                    self._abandon(line)
                     return
                 # The connection went away: wait until it is replaced, then try again.
                 with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(conn.finished.wait(), 1.0)
                 continue
             self.sent += 1
-            if line.prompt and line.last:
-                self._prompt_left(line.prompt, line.target)
+            if unit is not None and self.on_line is not None:
+                self.on_line(line)
+            self._done(line)
             return
 
-    def _prompt_left(self, channel_id: str, user: str) -> None:
-        """The last line of ``user``'s prompt went out: the host's turn timer starts now."""
-        entry = self._prompted.get(user)
-        if entry is not None:
-            self._prompted[user] = (entry[0], self.registrations)
-        hook = getattr(self.service, "prompt_sent", None)
-        if callable(hook):
-            with _logged("prompt_sent"):
-                hook(channel_id, user)
+    @staticmethod
+    def _done(line: OutLine) -> None:
+        unit = line.unit
+        if line.last and unit is not None and unit.on_sent is not None:
+            unit.on_sent()
+
+    def _abandon(self, line: OutLine) -> None:
+        unit = line.unit
+        if unit is None:
+            return
+        unit.next = len(unit.lines)
+        unit.finished = True
+        self.outbox.skip(unit)
+        if unit.on_drop is not None:
+            unit.on_drop()
+
+
+def _chain(first: Callable[[], None] | None, then: Callable[[], None]) -> Callable[[], None]:
+    if first is None:
+        return then
+
+    def both() -> None:
+        first()
+        then()
+
+    return both
 
 
 def _asks_for_help_list(text: str) -> bool:

@@ -7,7 +7,7 @@ import random
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 class TokenBucket:
@@ -58,121 +58,201 @@ class TokenBucket:
             await self._sleep(wait)
 
 
-GAME = 0
-"""Priority of channel game lines, hands and prompts: they go out first."""
-REPLY = 1
-"""Priority of short private answers."""
+ANSWER = 0
+"""Lane of a person's answer to his own command: it takes the next free slot."""
+GAME = 1
+"""Lane of channel game lines, hands and prompts (and of a second answer that waits)."""
 BULK = 2
-"""Priority of long private answers (help, export, score lists): only when nothing else waits."""
+"""Lane of long answers (an export packed into many lines): when nothing else waits, or
+once one has waited :data:`BULK_WAIT` seconds."""
+
+BULK_WAIT = 20.0
+"""A long answer that waited this long goes next, however busy the tables are."""
 
 
-@dataclass(frozen=True, slots=True)
-class OutLine:
-    """One message to send: ``PRIVMSG`` to a channel or ``NOTICE`` to a user id.
+@dataclass(eq=False, slots=True)
+class Unit:
+    """One message for one target (a channel, or a user id for a ``NOTICE``): its lines go
+    out one right after the other, never split by other lines.
 
-    ``prompt`` is the table's channel id on the lines of a prompt (a player's turn);
-    ``last`` marks the prompt's last line, so the adapter can tell the host when the prompt
-    really left.
+    ``valid`` is asked before each line: when it says False the rest of the unit is
+    dropped (a prompt already answered, a view of a finished game, a person who left).
+    ``after``: the unit goes out only after that one (the channel line of a move before
+    the next player's prompt). ``on_sent`` is called once its last line left, ``on_drop``
+    when it is dropped instead. ``answer`` marks a person's answer to his own command.
     """
 
     command: str
     target: str
+    lines: list[str]
+    private: bool = False
+    lane: int = GAME
+    answer: bool = False
+    present_only: bool = False
+    """Sent only to somebody in one of the bot's channels (a prompt waits for him instead)."""
+    valid: Callable[[], bool] | None = None
+    after: Unit | None = None
+    on_sent: Callable[[], None] | None = None
+    on_drop: Callable[[], None] | None = None
+    next: int = 0
+    finished: bool = False
+    queued: float = field(default_factory=time.monotonic)
+    seq: int = 0
+
+    @property
+    def ready(self) -> bool:
+        return self.after is None or self.after.finished
+
+    def alive(self) -> bool:
+        return self.valid is None or self.valid()
+
+
+@dataclass(frozen=True, slots=True)
+class OutLine:
+    """One line to send: ``PRIVMSG`` to a channel or ``NOTICE`` to a user id (resolved to
+    the current nick when sent); ``last`` marks the last line of its unit."""
+
+    command: str
+    target: str
     text: str
-    private: bool = False  # target is a user id, resolved to the current nick when sent
-    priority: int = GAME
-    prompt: str = ""
-    last: bool = False
+    private: bool = False
+    unit: Unit | None = None
+    last: bool = True
 
 
 class Outbox:
-    """Outgoing lines, one queue per target, served fairly by priority.
+    """Outgoing messages, one queue per target, served fairly.
 
-    :meth:`get` returns a line of the lowest priority that has lines waiting; among the
-    targets waiting at that priority it takes turns (round robin), so one person's long
-    answer never holds up the channel or another player's prompt. The lines of one target
-    and priority keep their order. One target holds at most ``per_target`` answer lines
-    (short and long answers, not game lines): beyond that its oldest answer line is dropped,
-    so somebody who asks for ``!help`` or ``!export`` over and over gets the latest answers
-    and costs the others nothing. At most ``maxlen`` lines are held in all; beyond that the
-    oldest line of the lowest priority is dropped. Dropped lines are counted in ``dropped``.
+    :meth:`get` returns the next line: first the rest of the unit being sent (a unit is
+    never split), then a unit of the first lane that has one ready (:data:`ANSWER`,
+    :data:`GAME`, :data:`BULK`); within a lane the targets take turns (round robin), so
+    one table's lines never hold up another table or a person's answer. A target has at
+    most one unit in the answer lane: a further answer waits its turn in the game lane,
+    so somebody who sends many commands gets the first answer at once and costs the
+    others nothing. The units of one target keep their order within a lane. Stale units
+    (``valid`` False) are dropped when their turn comes. One target holds at most
+    ``per_target`` answers (the oldest is dropped), the outbox at most ``maxlen`` units
+    (the oldest of the last lane is dropped). Dropped units are counted in ``dropped``.
     """
 
-    def __init__(self, maxlen: int = 5000, per_target: int = 200) -> None:
-        self._queues: dict[int, dict[str, deque[tuple[int, OutLine]]]] = {
-            GAME: {}, REPLY: {}, BULK: {},
-        }  # fmt: skip
+    def __init__(self, maxlen: int = 5000, per_target: int = 20) -> None:
+        self._lanes: dict[int, dict[str, deque[Unit]]] = {ANSWER: {}, GAME: {}, BULK: {}}
         self._maxlen = maxlen
         self._per_target = per_target
         self._count = 0
         self._seq = 0
+        self._current: Unit | None = None
         self._ready = asyncio.Event()
         self.dropped = 0
 
     def __len__(self) -> int:
+        """Units waiting (the one being sent not counted)."""
         return self._count
 
     def waiting(self, target: str) -> int:
-        """Lines waiting for ``target`` (all priorities)."""
-        return sum(len(q.get(target, ())) for q in self._queues.values())
+        """Units waiting for ``target`` (all lanes)."""
+        return sum(len(lane.get(target, ())) for lane in self._lanes.values())
 
-    def put(self, line: OutLine) -> None:
-        level = self._queues.setdefault(line.priority, {})
+    def units(self) -> list[Unit]:
+        """The waiting units (oldest lane first), for inspection."""
+        return [u for lane in self._lanes.values() for q in lane.values() for u in q]
+
+    def put(self, unit: Unit) -> None:
+        if not unit.lines:
+            unit.finished = True
+            return
         self._seq += 1
-        level.setdefault(line.target, deque()).append((self._seq, line))
+        unit.seq = self._seq
+        lane = unit.lane
+        if lane == ANSWER and self._lanes[ANSWER].get(unit.target):
+            lane = unit.lane = GAME  # one answer at a time jumps the queue
+        self._lanes[lane].setdefault(unit.target, deque()).append(unit)
         self._count += 1
-        if line.priority != GAME:
-            self._trim_target(line.target)
+        if unit.answer:
+            self._trim_answers(unit.target)
         while self._count > self._maxlen:
-            self._drop_one()
+            self._drop_oldest()
         self._ready.set()
 
-    def put_front(self, line: OutLine) -> None:
-        level = self._queues.setdefault(line.priority, {})
-        queue = level.pop(line.target, deque())
-        queue.appendleft((queue[0][0] - 1 if queue else 0, line))
-        # the target goes first in its round again
-        self._queues[line.priority] = {line.target: queue, **level}
-        self._count += 1
+    def skip(self, unit: Unit) -> None:
+        """The rest of ``unit`` is not sent (its target went away)."""
+        if self._current is unit:
+            self._current = None
+
+    def kick(self) -> None:
+        """Look again: a unit may have become ready or stale."""
         self._ready.set()
 
-    def _trim_target(self, target: str) -> None:
-        """Drop ``target``'s oldest answer lines beyond :attr:`_per_target`."""
-        answers = [p for p in self._queues if p != GAME]
-        while sum(len(self._queues[p].get(target, ())) for p in answers) > self._per_target:
-            oldest = min(
-                (p for p in answers if self._queues[p].get(target)),
-                key=lambda p: self._queues[p][target][0][0],
-            )
-            self._remove_first(oldest, target)
+    def _trim_answers(self, target: str) -> None:
+        queues = [lane[target] for lane in self._lanes.values() if target in lane]
+        answers = sorted((u for q in queues for u in q if u.answer), key=lambda u: u.seq)
+        for unit in answers[: max(0, len(answers) - self._per_target)]:
+            self._remove(unit)
 
-    def _remove_first(self, priority: int, target: str) -> None:
-        level = self._queues[priority]
-        queue = level[target]
-        queue.popleft()
-        if not queue:
-            del level[target]
-        self._count -= 1
-        self.dropped += 1
-
-    def _drop_one(self) -> None:
-        for priority in sorted(self._queues, reverse=True):
-            level = self._queues[priority]
-            if level:
-                self._remove_first(priority, next(iter(level)))
+    def _remove(self, unit: Unit) -> None:
+        for lane in self._lanes.values():
+            queue = lane.get(unit.target)
+            if queue is not None and unit in queue:
+                queue.remove(unit)
+                if not queue:
+                    del lane[unit.target]
+                self._count -= 1
+                self._dropped(unit)
                 return
 
+    def _dropped(self, unit: Unit) -> None:
+        unit.finished = True
+        self.dropped += 1
+        if unit.on_drop is not None:
+            unit.on_drop()
+
+    def _drop_oldest(self) -> None:
+        for lane_id in sorted(self._lanes, reverse=True):
+            lane = self._lanes[lane_id]
+            if lane:
+                self._remove(next(iter(lane.values()))[0])
+                return
+
+    def _line_of(self, unit: Unit) -> OutLine:
+        text = unit.lines[unit.next]
+        unit.next += 1
+        last = unit.next >= len(unit.lines)
+        if last:
+            unit.finished = True
+            self._current = None
+        else:
+            self._current = unit
+        return OutLine(unit.command, unit.target, text, unit.private, unit, last)
+
     def _pop(self) -> OutLine | None:
-        for priority in sorted(self._queues):
-            level = self._queues[priority]
-            if not level:
-                continue
-            target = next(iter(level))
-            queue = level.pop(target)
-            _, line = queue.popleft()
-            if queue:
-                level[target] = queue  # to the end of the round
-            self._count -= 1
-            return line
+        current = self._current
+        if current is not None:
+            if current.alive():
+                return self._line_of(current)
+            self._current = None
+            self._dropped(current)
+        order = sorted(self._lanes)
+        bulk = self._lanes[BULK]
+        if bulk and min(q[0].queued for q in bulk.values()) < time.monotonic() - BULK_WAIT:
+            order = [BULK, *order[:-1]]
+        for lane_id in order:
+            lane = self._lanes[lane_id]
+            for target in list(lane):
+                queue = lane[target]
+                while queue and not queue[0].alive():
+                    self._count -= 1
+                    self._dropped(queue.popleft())
+                if not queue:
+                    del lane[target]
+                    continue
+                if not queue[0].ready:
+                    continue
+                unit = queue.popleft()
+                del lane[target]
+                if queue:
+                    lane[target] = queue  # to the end of the round
+                self._count -= 1
+                return self._line_of(unit)
         return None
 
     async def get(self) -> OutLine:

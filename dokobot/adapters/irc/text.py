@@ -180,17 +180,18 @@ def split_text(text: str, max_bytes: int = 400) -> list[str]:
     return lines
 
 
-PACK_SEPARATOR = " | "
-"""Joins the lines of a long private answer packed into few IRC lines."""
+PACK_SEPARATOR = " · "
+"""Joins the lines of one message packed into few IRC lines (never ``|``, which the score
+list uses between its columns)."""
 
 
 def pack_lines(text: str, max_bytes: int = 400) -> list[str]:
     """The lines of ``text`` joined with :data:`PACK_SEPARATOR` into as few IRC lines of at
-    most ``max_bytes`` bytes as they fit (a long answer such as an export or a score list
-    then takes a few lines instead of dozens; every line is paced).
+    most ``max_bytes`` bytes as they fit (a long answer such as an export takes a few lines
+    instead of dozens; a trick and the game's result one line, not six; every line is paced).
 
     >>> pack_lines("a\\nbb\\n\\nccc", max_bytes=8)
-    ['a | bb', 'ccc']
+    ['a · bb', 'ccc']
     """
     out: list[str] = []
     current = ""
@@ -204,6 +205,32 @@ def pack_lines(text: str, max_bytes: int = 400) -> list[str]:
         current = line
     if current:
         out.append(current)
+    return out
+
+
+_SPACES = re.compile(r"\s{2,}")
+
+
+def score_lines(text: str, max_bytes: int = 400) -> list[str]:
+    """The score list as IRC shows it: one line per row (a game, the header, the totals),
+    its padding cut to single spaces (IRC clients do not keep columns aligned); the lines
+    around the table (series, legend, chips) packed together.
+
+    >>> score_lines("Series 1\\nGame  Dealer  anna  | anna\\n1     ben     +2    | +2\\nChips: none")
+    ['Series 1', 'Game Dealer anna | anna', '1 ben +2 | +2', 'Chips: none']
+    """
+    out: list[str] = []
+    loose: list[str] = []
+    for line in split_text(text, max_bytes):
+        if "|" in line:
+            if loose:
+                out += pack_lines("\n".join(loose), max_bytes)
+                loose = []
+            out.append(_SPACES.sub(" ", line.strip()))
+        else:
+            loose.append(line.strip())
+    if loose:
+        out += pack_lines("\n".join(loose), max_bytes)
     return out
 
 

@@ -66,6 +66,7 @@ def score(router: Host, ctx: Context, args: list[str]) -> list[Event]:
         raise Refusal("score_which", word=args[0])
     else:
         note = t.score_note(lang)
+        return router._reply(ctx, note.key, note.params, kind="score")
     return router._reply(ctx, note.key, note.params)
 
 
