@@ -61,6 +61,7 @@ class Bench:
         self.seed = seed
         self.moved: dict[str, float] = {}
         self.delays: list[float] = []
+        self.worst: list[tuple[float, str, str, str]] = []
         self.answers: list[float] = []
         self.overtakes = 0
         self.game_lines = 0
@@ -77,6 +78,7 @@ class Bench:
 
     def turn_seen(self, channel: str, client: IrcClient, kind: str, message: IrcMessage) -> None:
         self.delays.append(message.when - self.moved[channel])
+        self.worst.append((message.when - self.moved[channel], channel, kind, message.text[:60]))
         follow = FOLLOW.search(message.text) if kind == "turn" else None
         if follow is not None and int(follow[1]) > 1:
             before = f"Trick {int(follow[1]) - 1}: "
@@ -188,6 +190,8 @@ class Bench:
                 await asyncio.wait_for(task, 20)
                 await service.close()
         played = sum(cards)
+        for delay, channel, kind, text in sorted(self.worst, reverse=True)[:5]:
+            print(f"slowest turn: {delay:.2f} s {channel} {kind}: {text}")
         print(
             f"tables: {self.tables} cards: {played} seconds: {time.monotonic() - started:.0f} "
             f"game_lines: {self.game_lines} spectator_lines: {self.other_lines} "

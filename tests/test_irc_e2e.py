@@ -466,7 +466,7 @@ async def test_private_text_splitting_and_no_answer_to_notices(ngircd: NgircdSer
         await adapter.deliver(
             [
                 Private(
-                    CHANNEL_ID, user, long_text + "\nsecond line: 1:♦9  2:♦10", cards, kind="hand"
+                    CHANNEL_ID, user, long_text + "\nsecond line: 1:♦9  2:♦10", cards, kind="info"
                 )
             ]
         )

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import pytest
+from irc_player import cue
 from irc_server import IrcClient, IrcMessage, NgircdServer
 from test_irc_e2e import (
     BOT,
@@ -22,7 +23,6 @@ from test_irc_e2e import (
     CHANNEL_ID,
     NETWORK,
     bare_cards_on,
-    cue,
     is_game_over,
     is_prompt,
     joined,
@@ -96,6 +96,7 @@ async def test_ascii_casemapping_keeps_bracket_nicks_apart(ngircd: NgircdServer)
             mark_s, mark_c = len(square.messages), len(curly.messages)
             await square.say(CHANNEL, "!start")
             hand_s = await square.wait_for(notice_to("Your hand"), since=mark_s)
+            await square.say(CHANNEL, "!healthy")  # x{1}'s hand comes with her first prompt
             hand_c = await curly.wait_for(notice_to("Your hand"), since=mark_c)
             assert hand_s.target == "x[1]" and hand_c.target == "x{1}"
             assert hand_s.text != hand_c.text
@@ -397,13 +398,17 @@ async def test_a_player_who_was_away_gets_the_prompt_when_back(ngircd: NgircdSer
             table = service.router.tables[CHANNEL_ID]
             rng = random.Random(1)
 
-            def doras_turn(message: IrcMessage) -> bool:
-                game = table.game
-                return game is not None and game.turn == 3 and message.nick == BOT
-
             # the others answer until the game waits for dora
-            await asyncio.gather(*(play_until(c, doras_turn, style=2, rng=rng) for c in clients))
+            answering = [
+                asyncio.create_task(play_until(c, lambda m: False, style=2, rng=rng))
+                for c in clients
+            ]
+            while table.game is None or table.game.turn != 3:
+                await asyncio.sleep(0.05)
             await asyncio.sleep(0.3)
+            for task in answering:
+                task.cancel()
+            await asyncio.gather(*answering, return_exceptions=True)
             assert table.game is not None and table.game.turn == 3
             dora = IrcClient(ngircd.host, ngircd.port, "dora")
             await dora.connect()

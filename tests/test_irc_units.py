@@ -13,6 +13,7 @@ from dokobot.adapters.irc.flood import (
     ANSWER,
     BULK,
     GAME,
+    NOTES,
     Outbox,
     TokenBucket,
     Unit,
@@ -322,7 +323,7 @@ async def test_deliver_keeps_only_this_networks_events() -> None:
     got = [(u.command, u.target, u.lines, u.lane) for u in adapter.outbox.units()]
     assert got == [
         ("PRIVMSG", "#c", ["hello · world"], GAME),
-        ("NOTICE", "irc:net:anna", ["psst  [!play CQ]"], GAME),
+        ("NOTICE", "irc:net:anna", ["psst  [!play CQ]"], NOTES),
     ]
 
 
@@ -489,3 +490,20 @@ def test_score_csv_counts_by_player_across_a_seat_change() -> None:
     for i in (1, 2, 3):  # the others keep adding up
         assert int(second[f"total{i}"]) == int(first[f"score{i}"]) + int(second[f"score{i}"])
     assert rep.table.series.totals_by_player()["eve"] == int(second["total4"])
+
+
+async def test_an_answer_is_not_delivered_into_the_persons_next_session() -> None:
+    """anna asked something, then left (QUIT) before the answer went out: when she comes
+    back she does not get the old answer."""
+    from irc_offline import offline_adapter
+
+    adapter, conn = offline_adapter(NullService())
+    conn.is_present = lambda nick: True
+    adapter.identities.user_id("anna")
+    await adapter.deliver([Private("irc:net:#c", "irc:net:anna", "Seats: …", reply=True)])
+    await adapter.deliver([Private("irc:net:#c", "irc:net:ben", "Seats: …", reply=True)])
+    adapter._on_gone(conn, "anna", None)
+    got = []
+    while len(adapter.outbox):
+        got.append((await adapter.outbox.get()).target)
+    assert got == ["irc:net:ben"] and adapter.outbox.dropped == 1

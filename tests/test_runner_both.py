@@ -42,6 +42,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from discord_fake import FakeDiscord, FakeUser, Message, plain
+from irc_player import play_until
 from irc_server import IrcClient, IrcMessage, NgircdServer
 
 CHANNEL = "#doko"
@@ -219,24 +220,9 @@ async def irc_command(client: IrcClient, text: str, answer: str) -> None:
 
 
 async def play_irc_game(client: IrcClient, rng: random.Random, timeout: float = 15.0) -> list[str]:
-    """Answer every prompt with a legal card (by its number) until the game is over."""
-    prompts: list[str] = []
-    cursor = 0
-    while True:
-        message = await client.wait_for(
-            lambda m: is_prompt(m, client) or is_game_over(m), timeout, since=cursor
-        )
-        cursor = client.messages.index(message) + 1
-        if is_game_over(message):
-            return prompts
-        prompts.append(message.text)
-        if "Healthy or reservation?" in message.text:
-            await client.say(CHANNEL, "!healthy")
-            continue
-        cards = NUMBERED_CARD.findall(message.text)
-        assert cards, message.text
-        number, _ = rng.choice(cards)
-        await client.say(CHANNEL, f"!play {number}")  # bare cards are off on IRC channels
+    """Answer every turn with a legal card (by its number) until the game is over: the
+    prompts, and the channel lines that name the player to lead (see ``irc_player``)."""
+    return await play_until(client, is_game_over, style=2, rng=rng, timeout=timeout)
 
 
 # -- the test -------------------------------------------------------------------------------
@@ -401,9 +387,15 @@ async def test_serve_runs_discord_and_irc_in_one_process(
         assert fake.violations == [] and fake.unknown_routes == []
 
         # IRC: a whole game too, and the computer players' cards in the channel
-        assert irc_prompts[0].startswith("Healthy or reservation?")
-        assert sum(p.startswith("Your turn:") for p in irc_prompts) == 12
-        i_plays = plays(irc_lines(zoe))
+        assert "Healthy or reservation?" in irc_prompts[0]
+        assert len(irc_prompts) == 13  # the reservation and twelve turns (prompts or leads)
+        # the IRC channel shows each trick in one line, with its four cards
+        i_plays = [
+            (who, card)
+            for line in irc_lines(zoe)
+            for trick in re.finditer(r"Trick \d+: (.*?) — ", line)
+            for who, _, card in (play.rpartition(" ") for play in trick[1].split(", "))
+        ]
         assert len(i_plays) == 48, i_plays
         assert sorted({who for who, _ in i_plays}) == [*(f"Bot{n}" for n in (1, 2, 3)), PLAYER]
         assert sum(who == PLAYER for who, _ in i_plays) == 12

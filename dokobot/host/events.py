@@ -63,7 +63,9 @@ class Public:
 
     ``kind`` tells adapters what it is, so one that must spare lines can leave some out:
     ``"card"`` (a card played; the trick it completes is told by a ``"trick"`` line with all
-    its cards), ``"trick"``, ``"lead"`` and ``"ask"`` (they name the player who must act next),
+    its cards), ``"trick"`` and ``"lead"`` (they name the player who must act next),
+    ``"ask"`` (who is asked for a reservation; the prompt asks him too), ``"healthy"`` (no
+    reservation; the contract line says it for all),
     ``"detail"`` (a value item of a game's result), ``"score"`` (the score list after a game,
     also on request), ``"info"`` for everything else.
     """

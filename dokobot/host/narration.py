@@ -39,8 +39,9 @@ def action_notes(
     if is_call(action):
         return [Note(ALL, "called", {"player": who, "call": Term("call." + call_key(action))})]
     if phase is Phase.RESERVATIONS:
-        key = "said_reservation" if action == RESERVATION else "said_healthy"
-        return [Note(ALL, key, {"player": who})]
+        if action == RESERVATION:
+            return [Note(ALL, "said_reservation", {"player": who})]
+        return [Note(ALL, "said_healthy", {"player": who}, kind="healthy")]
     if phase is Phase.DECLARATIONS and game.phase is Phase.DECLARATIONS:
         return [Note(ALL, "declared_hidden", {"player": who})]
     if not is_card(action):

@@ -10,14 +10,22 @@
   :class:`~dokobot.host.events.Private` a ``NOTICE`` to the user's current nick (RFC 2812:
   bots answer with NOTICE, and never answer a NOTICE). IRC has no buttons: the choices
   the text does not show already are appended as the commands to type (``[!re]``).
-  Texts are split into lines of at most ``max_line_bytes`` (400) UTF-8 bytes; a private
-  answer of more than :data:`PACK_AFTER` lines (export, score list) is packed into few lines,
-  and ``/help`` is sent as one line of commands plus the pointer to ``/help COMMAND``.
-* Output is fair (:class:`~dokobot.adapters.irc.flood.Outbox`): one queue per receiver;
-  channel game lines, hands and prompts first, short answers next, long answers last;
-  receivers take turns. Every line passes a token bucket (``flood_burst`` at once, then
-  ``flood_rate`` per second). When the last line of a prompt is really sent the adapter
-  calls the service's ``prompt_sent`` (the turn timer starts then).
+* A line budget (one connection carries every table at about one line per second): the
+  channel lines of one batch are packed into as few lines of at most ``max_line_bytes``
+  (400) UTF-8 bytes as fit (:data:`LEFT_OUT` kinds are not said: each card, since the
+  trick line names all four and every prompt carries the trick so far); one person's
+  events of a batch likewise. A prompt whose turn a channel line of the same batch names
+  (:data:`CUES`: a trick's winner leads) is not sent: that line is it. A hand dealt waits
+  for its player's next prompt and goes in the same line.
+* Output is fair (:class:`~dokobot.adapters.irc.flood.Outbox`): a person's answer to his
+  own command takes the next free line; then the channel lines and prompts, then notes,
+  then long answers; receivers take turns; a message of several lines is never split; a
+  prompt goes after the channel line of the move before it. What lost its meaning while it
+  waited is dropped (the service's ``decision`` against the event's ``marker``; a person's
+  session). Every line passes a token bucket (``flood_burst`` at once, then
+  ``flood_rate`` per second). The service's turn timer starts only when a prompt (or the
+  channel line that is it) was really sent: the adapter calls ``pace`` once and
+  ``prompt_sent`` for each.
 * Ids: channel ``irc:{network}:{#chan lowercased}``, user ``irc:{network}:{stable id}``
   (:mod:`dokobot.adapters.irc.identities`: the server's ``CASEMAPPING``, nick changes in
   both directions, a nick history kept in the store across restarts). A nick change renames
@@ -32,7 +40,8 @@
   that the network's services protect.
 * The connection is kept up: when it drops, the adapter reconnects with exponential backoff
   (capped, with jitter) and joins its channels again; after a KICK it joins the channel
-  again with the same backoff and says so there. Inputs are handled one at a time in the
+  again with the same backoff and says so there, with a summary of what the channel
+  missed meanwhile. Inputs are handled one at a time in the
   order they arrived; nothing the host or the library throws stops the adapter.
 * The server password comes from ``DOKOBOT_IRC_PASSWORD`` only and is never logged.
 
@@ -61,7 +70,7 @@ from dokobot.store import Store
 
 from ... import bounded
 from ...bounded import Bounded
-from .flood import ANSWER, BULK, GAME, Outbox, OutLine, TokenBucket, Unit, backoff_delay
+from .flood import ANSWER, BULK, GAME, NOTES, Outbox, OutLine, TokenBucket, Unit, backoff_delay
 from .identities import Identities
 from .settings import IrcSettings
 from .text import command_text, compact_help, pack_lines, score_lines, with_choices
@@ -85,18 +94,20 @@ PROMPT_KINDS = ("turn", "reservation")
 STRICT_KINDS = frozenset({*PROMPT_KINDS, "reminder", "hint"})
 """Private events about one decision: dropped unsent once that decision is past."""
 
-LEFT_OUT = frozenset({"card", "detail", "score"})
+LEFT_OUT = frozenset({"card", "detail", "score", "ask", "healthy"})
 """Kinds of channel lines IRC leaves out: each card (the trick line names all four, the
 prompts carry the trick so far), the value items of a result and the score list after a
-game (``!score N`` and ``!score`` show them on request)."""
+game (``!score N`` and ``!score`` show them on request), who is asked for a reservation
+(the prompt asks him) and each "healthy" (the contract line says it; a reservation is said
+at once)."""
 
-CUES = frozenset({"trick", "lead", "ask"})
+CUES = frozenset({"trick", "lead"})
 """Kinds of channel lines that name the player who must act next: that player's prompt is
-not sent in a notice of its own (a trick's winner leads; the reservation question)."""
+not sent in a notice of its own (a trick's winner leads; who leads the first trick)."""
 
 PACK_AFTER = 4
 """An answer of up to this many (packed) lines takes the next free slot; a longer one is
-sent when nothing else waits (or after :data:`~dokobot.adapters.irc.flood.BULK_WAIT`)."""
+sent when nothing else waits (or after its :data:`~dokobot.adapters.irc.flood.WAIT_LIMIT`)."""
 
 MISSED_KEPT = 40
 """Channel lines kept for the summary after a KICK (the newest)."""
@@ -401,6 +412,8 @@ class IrcAdapter:
         self._sessions: Bounded[str, int] = Bounded(bounded.CAPS.users)
         """user id -> how often they left (QUIT, PART, KICK): what was queued for an
         earlier session is not delivered into the next one."""
+        self._hands: Bounded[str, tuple[Private, int]] = Bounded(bounded.CAPS.users)
+        """user id -> (the hand dealt to him, session): it goes with his next prompt."""
         self._kicked: dict[str, str] = {}
         """Channels (lowercased) the bot was kicked from -> who kicked it."""
         self._missed: dict[str, list[str]] = {}
@@ -810,14 +823,20 @@ class IrcAdapter:
         cues: dict[str, Unit],
     ) -> None:
         """Queue one person's events of a batch: answers to his own command first (the next
-        free slot), then hands and notes, then a prompt after the channel line of the move
-        that made it his turn; a prompt whose turn the channel line names (a trick taken,
-        who leads, who is asked for a reservation) is not sent at all: that line is it."""
+        free slot), then notes, then a prompt after the channel line of the move that made
+        it his turn. A hand dealt (or sorted anew) waits for its player's next prompt and
+        goes in the same line. A prompt whose turn the channel line names (a trick taken,
+        who leads) is not sent at all: that line is it."""
         limit = self.settings.max_line_bytes
         session = self._sessions.get(user, 0)
-        answers = [e for e in events if e.reply and e.kind not in PROMPT_KINDS]
-        notes = [e for e in events if not e.reply and e.kind not in STRICT_KINDS]
-        strict = [e for e in events if e not in answers and e not in notes]
+        asked = any(e.kind in STRICT_KINDS for e in events)
+        answers = [
+            e for e in events if e.reply and e.kind not in PROMPT_KINDS
+            and not (asked and e.kind == "hand")
+        ]  # fmt: skip
+        hands = [e for e in events if e.kind == "hand" and e not in answers]
+        notes = [e for e in events if not e.reply and e.kind not in {*STRICT_KINDS, "hand"}]
+        strict = [e for e in events if e not in answers and e not in notes and e not in hands]
         for event in answers:
             if event.kind == "export" and self.settings.export_dir:
                 link = self._export_link(event)
@@ -832,16 +851,27 @@ class IrcAdapter:
             self._put(user, lines, lane, event, session)
         if notes:
             text = "\n".join(with_choices(e.text, e.choices) for e in notes)
-            self._put(user, pack_lines(text, limit), GAME, notes[-1], session)
+            self._put(user, pack_lines(text, limit), NOTES, notes[-1], session)
+        if hands:
+            self._hands[user] = (hands[-1], session)
         if not strict:
             return
+        self.outbox.promote(user)  # his notes before his turn
+        held = self._hands.pop(user, None)
+        hand = held[0] if held is not None and held[1] == session else None
+        if hand is not None and (hand.marker or (0,))[0] != (strict[-1].marker or (0,))[0]:
+            hand = None  # a hand of an earlier game
         prompt = next((e for e in strict if e.kind in PROMPT_KINDS), None)
         cue = cues.get(prompt.channel) if prompt is not None else None
         if prompt is not None and cue is not None and len(strict) == 1:
             self._prompted[user] = (prompt.text, None)
             cue.on_sent = _chain(cue.on_sent, self._prompt_callback(prompt.channel, user))
+            if hand is not None:  # his turn is said in the channel; his hand comes now
+                unit = self._put(user, pack_lines(hand.text, limit), GAME, hand, session)
+                unit.after = cue
             return
-        text = "\n".join(with_choices(e.text, e.choices) for e in strict)
+        mine = [hand, *strict] if hand is not None else strict
+        text = "\n".join(with_choices(e.text, e.choices) for e in mine)
         unit = self._put(user, pack_lines(text, limit), GAME, strict[-1], session)
         unit.after = channel_units.get(strict[-1].channel)
         if prompt is not None:
@@ -852,7 +882,7 @@ class IrcAdapter:
 
     def _put(self, user: str, lines: list[str], lane: int, event: Private, session: int) -> Unit:
         unit = Unit(
-            "NOTICE", user, lines, private=True, lane=lane, answer=lane != GAME,
+            "NOTICE", user, lines, private=True, lane=lane, answer=lane in (ANSWER, BULK),
             valid=self._validity(event, session),
         )  # fmt: skip
         self.outbox.put(unit)

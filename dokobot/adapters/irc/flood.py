@@ -61,13 +61,17 @@ class TokenBucket:
 ANSWER = 0
 """Lane of a person's answer to his own command: it takes the next free slot."""
 GAME = 1
-"""Lane of channel game lines, hands and prompts (and of a second answer that waits)."""
-BULK = 2
-"""Lane of long answers (an export packed into many lines): when nothing else waits, or
-once one has waited :data:`BULK_WAIT` seconds."""
+"""Lane of the game's flow: channel lines and prompts (and of a second answer that waits)."""
+NOTES = 2
+"""Lane of hands and other private notes: when no channel line or prompt waits, or once
+one has waited its :data:`WAIT_LIMIT` (a player who is asked gets his hand at once:
+:meth:`Outbox.promote`)."""
+BULK = 3
+"""Lane of long answers (an export packed into many lines)."""
 
-BULK_WAIT = 20.0
-"""A long answer that waited this long goes next, however busy the tables are."""
+WAIT_LIMIT = {NOTES: 30.0, BULK: 20.0}
+"""Seconds after which a unit of a later lane takes every other slot, however busy the
+tables are (a hand is promoted anyway when its player is asked)."""
 
 
 @dataclass(eq=False, slots=True)
@@ -125,7 +129,8 @@ class Outbox:
 
     :meth:`get` returns the next line: first the rest of the unit being sent (a unit is
     never split), then a unit of the first lane that has one ready (:data:`ANSWER`,
-    :data:`GAME`, :data:`BULK`); within a lane the targets take turns (round robin), so
+    :data:`GAME`, :data:`NOTES`, :data:`BULK`; a lane whose oldest unit waited its
+    :data:`WAIT_LIMIT` goes first); within a lane the targets take turns (round robin), so
     one table's lines never hold up another table or a person's answer. A target has at
     most one unit in the answer lane: a further answer waits its turn in the game lane,
     so somebody who sends many commands gets the first answer at once and costs the
@@ -136,11 +141,14 @@ class Outbox:
     """
 
     def __init__(self, maxlen: int = 5000, per_target: int = 20) -> None:
-        self._lanes: dict[int, dict[str, deque[Unit]]] = {ANSWER: {}, GAME: {}, BULK: {}}
+        self._lanes: dict[int, dict[str, deque[Unit]]] = {
+            ANSWER: {}, GAME: {}, NOTES: {}, BULK: {},
+        }  # fmt: skip
         self._maxlen = maxlen
         self._per_target = per_target
         self._count = 0
         self._seq = 0
+        self._picks = 0
         self._current: Unit | None = None
         self._ready = asyncio.Event()
         self.dropped = 0
@@ -172,6 +180,18 @@ class Outbox:
             self._trim_answers(unit.target)
         while self._count > self._maxlen:
             self._drop_oldest()
+        self._ready.set()
+
+    def promote(self, target: str) -> None:
+        """``target``'s notes go with the game's flow now (a player who is asked to act gets
+        his hand before anything else of his)."""
+        notes = self._lanes[NOTES].pop(target, None)
+        if not notes:
+            return
+        for unit in notes:
+            unit.lane = GAME
+        game = self._lanes[GAME]
+        game[target] = deque([*notes, *game.get(target, ())])
         self._ready.set()
 
     def skip(self, unit: Unit) -> None:
@@ -232,9 +252,14 @@ class Outbox:
             self._current = None
             self._dropped(current)
         order = sorted(self._lanes)
-        bulk = self._lanes[BULK]
-        if bulk and min(q[0].queued for q in bulk.values()) < time.monotonic() - BULK_WAIT:
-            order = [BULK, *order[:-1]]
+        now = time.monotonic()
+        self._picks += 1
+        for lane_id, limit in WAIT_LIMIT.items() if self._picks % 2 else ():
+            lane = self._lanes[lane_id]
+            if lane and min(q[0].queued for q in lane.values()) < now - limit:
+                order.remove(lane_id)
+                order.insert(0, lane_id)
+                break
         for lane_id in order:
             lane = self._lanes[lane_id]
             for target in list(lane):
