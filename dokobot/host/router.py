@@ -270,7 +270,9 @@ class Router:
                 text = render(public_lang, note.key, note.params)
                 waits = note.waits_for
                 user = table.seats[waits].user if waits is not None else None
-                out.append(Public(table.channel, text, note.kind, waits_for=user, lang=public_lang))
+                out.append(
+                    Public(table.channel, text, waits_for=user, lang=public_lang, kind=note.kind)
+                )
                 continue
             if note.to >= len(table.seats):
                 continue
