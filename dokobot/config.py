@@ -106,6 +106,8 @@ class Config:
     """PostgreSQL: how long a dead process's servers stay locked (``store.lease_s``)."""
     bot_level: str = "normal"
     search_budget: float = DEFAULT_BUDGET_S
+    review_budget: float = 2 * DEFAULT_BUDGET_S
+    """CPU seconds per decision of ``/review`` (``bots.review_budget``)."""
     bot_delay: float = 0.6
     turn_timeout: int = 0
     tables: dict[str, str] = field(default_factory=dict)
@@ -140,6 +142,7 @@ _SCHEMA: dict[str, Any] = {
     "bots": {
         "level": ("choice", BOT_LEVELS),
         "search_budget": ("float", (0.05, 10.0)),
+        "review_budget": ("float", (0.05, 10.0)),
         "delay": ("float", (0.0, 10.0)),
     },
     "tables": {name: ("option", name) for name in TableOptions.names()},
@@ -318,6 +321,7 @@ def parse_config(text: str, env: Mapping[str, str] | None = None, source: str = 
         store_lease_s=float(store.get("lease_s", 10.0)),
         bot_level=bots.get("level", "normal"),
         search_budget=float(bots.get("search_budget", DEFAULT_BUDGET_S)),
+        review_budget=float(bots.get("review_budget", 2 * DEFAULT_BUDGET_S)),
         bot_delay=float(bots.get("delay", 0.6)),
         turn_timeout=int(tables.get("turn_timeout", 0)),
         tables=_table_defaults(tables),

@@ -79,6 +79,7 @@ async def serve(config: Config) -> None:
         default_language=config.language,
         default_options=config.table_options(),
     )
+    router.review_budget = config.review_budget
     web = config.web
     if web.enabled or web.base_url:
         from .stats import Stats

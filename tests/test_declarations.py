@@ -177,7 +177,7 @@ def test_owner_only_changes_are_refused_to_others() -> None:
 
 def test_slow_commands_are_the_declared_ones() -> None:
     assert {s.name for s in COMMANDS.values() if s.slow} == SLOW_COMMANDS
-    assert {"export", "stats", "top", "score"} == SLOW_COMMANDS
+    assert {"export", "stats", "top", "score", "review", "hint"} == SLOW_COMMANDS
 
 
 # ---------------------------------------------------------------------------- Discord
@@ -363,7 +363,8 @@ def test_house_rules_are_the_options_declared_so_each_with_its_name_in_every_lan
     assert list(HOUSE_RULES) == [n for n, d in OPTIONS.items() if d.house]
     assert [option_name(n, "de") for n in HOUSE_RULES] == [
         "armut", "schmeissen", "schweinchen", "bock", "neunen", "hochzeitsstich"]  # fmt: skip
-    assert [n for n, d in OPTIONS.items() if not d.tournament] == list(HOUSE_RULES)
+    # every house rule is refused in tournament mode, and so are hints
+    assert [n for n, d in OPTIONS.items() if not d.tournament] == ["hints", *HOUSE_RULES]
     plain = TableOptions()
     for name in HOUSE_RULES:
         for lang in LANGS:

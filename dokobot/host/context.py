@@ -37,6 +37,8 @@ class Host(Protocol):
     langs: dict[str, str]
     history: Callable[[Table], list[Record]] | None
     stats: Stats | None
+    review_budget: float
+    """CPU seconds per decision of /review (and half of it for /hint)."""
 
     def lang_of(self, user: str, table: Table | None = None) -> str: ...
 

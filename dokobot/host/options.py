@@ -125,6 +125,9 @@ class TableOptions:
     images: bool = option(True, what=_ON_OFF)
     """Show cards as pictures where the platform can (Discord)."""
     rated: str = option("auto", values=RATED, synonyms=(("yes", "on"), ("no", "off")))
+    hints: bool = option(False, what=_ON_OFF, tournament=False)
+    """``/hint`` shows a player on his turn the strong level's card (never in tournament
+    mode, never in a rated game)."""
     poverty: bool = option(False, what=_ON_OFF, house=True, rule=True)
     throw_in: bool = option(False, what=_ON_OFF, house=True, rule=True)
     piglets: bool = option(False, what=_ON_OFF, house=True, rule=True)

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from .. import languages
+from ..ai.search import DEFAULT_BUDGET_S
 from ..engine.errors import NotationError
 from ..engine.notation import parse_kind
 from ..engine.types import Action, Phase
@@ -95,6 +96,9 @@ class Router:
         """The stored finished games of a channel and their settlements, given to every
         table it makes (:attr:`Table.archive`; set by the service)."""
         self.stats: Stats | None = None
+        self.review_budget = 2 * DEFAULT_BUDGET_S
+        """CPU seconds per decision of ``/review`` (``bots.review_budget``); ``/hint``
+        thinks half of it."""
         """Statistics over the stored finished games (set by the service)."""
         self._rng = None if seed is None else random.Random(seed)
         self._table_seed = table_seed

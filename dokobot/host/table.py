@@ -74,6 +74,16 @@ def seed_for(base: int | None, n: int) -> int:
     return (base * 1_000_003 + n * 7_919 + 12_345) % (1 << 62)
 
 
+@dataclass(frozen=True, slots=True)
+class Reviewable:
+    """A game played to its end, as ``/review`` needs it."""
+
+    number: int
+    game: Game = field(repr=False)
+    users: tuple[str | None, ...]
+    """The person in each seat (``None``: a computer player)."""
+
+
 @dataclass(slots=True)
 class Table:
     """The state of one channel's table.
@@ -132,6 +142,9 @@ class Table:
     multiplier: int = 1
     """The running game's score multiplier: 2 in a bock game (RULES §12.4)."""
     standins: tuple[int, ...] = ()
+    reviewable: Reviewable | None = field(default=None, repr=False)
+    """The last game played to its end, for ``/review`` (every card of it is public by
+    then); a game that ended unplayed is never reviewed."""
     """Seats a stand-in played from the deal of the running (or last) game on: the person
     who left is neither billed nor rated for that game (it is the computer player's)."""
 
@@ -535,6 +548,9 @@ class Table:
         result = score(game)
         rec = self.series.record(
             game, result, self.game_number, self.names(), multiplier=self.multiplier
+        )
+        self.reviewable = Reviewable(
+            self.game_number, game, tuple(None if s.is_bot else s.user for s in self.seats)
         )
         self.finished.append(rec)
         bock_notes: list[Note] = []

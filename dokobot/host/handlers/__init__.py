@@ -8,9 +8,9 @@ module's in the order of their declarations.
 from __future__ import annotations
 
 from ..commands import arrange
-from . import actions, general, info, seating, settings, stats
+from . import actions, general, info, seating, settings, stats, teaching
 
 MODULES: tuple[str, ...] = tuple(
-    m.__name__ for m in (seating, actions, info, settings, stats, general)
+    m.__name__ for m in (seating, actions, info, teaching, settings, stats, general)
 )
 arrange(MODULES)

@@ -1,0 +1,131 @@
+"""/review and /hint through the router: who may ask, what they are told, and where a hint
+is refused."""
+
+from __future__ import annotations
+
+import random
+
+from dokobot.engine.types import Phase
+from dokobot.host.events import Event, Input, Private
+from dokobot.host.router import Router
+
+NAMES = ("anna", "ben", "carl", "dora")
+
+
+def _inp(name: str, text: str, *, admin: bool = False) -> Input:
+    return Input("chan", f"u:{name}", name, text, admin=admin)
+
+
+def _private(events: list[Event], name: str) -> list[str]:
+    return [e.text for e in events if isinstance(e, Private) and e.user == f"u:{name}"]
+
+
+def _table(seed: int = 3) -> Router:
+    r = Router(seed=seed)
+    r.review_budget = 0.01
+    for n in NAMES:
+        r.handle(_inp(n, "/join"))
+    return r
+
+
+def _play_on(r: Router, rng: random.Random, until_card_turn: bool = False) -> None:
+    """Play the running game with random choices (to its end, or to the first card turn)."""
+    t = r.tables["chan"]
+    g = t.game
+    assert g is not None
+    while g.phase is not Phase.FINISHED:
+        if until_card_turn and g.phase is Phase.PLAYING:
+            return
+        name = t.seats[g.turn].name
+        choices = [
+            c for e in r.handle(_inp(name, "/hand")) if isinstance(e, Private) for c in e.choices
+        ]
+        r.handle(_inp(name, rng.choice(choices).command))
+
+
+def test_review_answers_each_player_privately_about_his_own_decisions() -> None:
+    r = _table()
+    assert _private(r.handle(_inp("anna", "/review")), "anna") == [
+        "No game has been played to its end at this table yet."
+    ]
+    r.handle(_inp("anna", "/start"))
+    _play_on(r, random.Random(1))
+    for name in NAMES:
+        events = r.handle(_inp(name, "/review"))
+        [text] = _private(events, name)
+        assert text.startswith("Game 1")
+        assert "no mistake" in text or "cost points" in text
+        assert all(isinstance(e, Private) and e.user == f"u:{name}" for e in events)
+    refused = r.handle(Input("chan", "u:eve", "eve", "/review"))
+    assert [e.text for e in refused] == ["You did not play in game 1."]
+    assert _private(r.handle(_inp("anna", "/review 7")), "anna") == [
+        "Only the last game played to its end can be reviewed: game 1."
+    ]
+
+
+def test_random_play_is_reviewed_with_mistakes_named_by_trick() -> None:
+    r = _table(seed=5)
+    r.handle(_inp("anna", "/start"))
+    _play_on(r, random.Random(2))
+    texts = [_private(r.handle(_inp(n, "/review")), n)[0] for n in NAMES]
+    found = [t for t in texts if "cost points" in t]
+    assert found, texts  # four players choosing at random lose points somewhere
+    assert any("trick " in t and " instead of " in t for t in found), found
+
+
+def test_a_game_that_ended_unplayed_is_not_reviewed() -> None:
+    r = _table()
+    r.handle(_inp("anna", "/start"))
+    for name in NAMES[:3]:
+        r.handle(_inp(name, "/abort"))
+    assert r.tables["chan"].game is not None
+    assert r.tables["chan"].game.phase is Phase.FINISHED
+    assert _private(r.handle(_inp("anna", "/review")), "anna") == [
+        "No game has been played to its end at this table yet."
+    ]
+
+
+def test_hints_only_where_the_table_allows_them() -> None:
+    r = _table()
+    r.handle(_inp("anna", "/start"))
+    rng = random.Random(3)
+    _play_on(r, rng, until_card_turn=True)
+    t = r.tables["chan"]
+    assert t.game is not None
+    mover = t.seats[t.game.turn].name
+    other = next(n for n in NAMES if n != mover)
+    assert _private(r.handle(_inp(mover, "/hint")), mover) == [
+        "Hints are off at this table (an owner or admin: /option hints on)."
+    ]
+    # options change between games only: finish this one, then switch hints on
+    _play_on(r, rng)
+    r.handle(_inp("anna", "/option hints on"))
+    assert t.options.hints is True
+    r.handle(_inp("anna", "/start"))
+    _play_on(r, rng, until_card_turn=True)
+    mover = t.seats[t.game.turn].name
+    other = next(n for n in NAMES if n != mover)
+    assert _private(r.handle(_inp(mover, "/hint")), mover) == [
+        "No hints in a rated game (/option rated)."
+    ]
+    _play_on(r, rng)
+    r.handle(_inp("anna", "/option rated off"))
+    assert t.options.rated == "off"
+    r.handle(_inp("anna", "/start"))
+    _play_on(r, rng, until_card_turn=True)
+    mover = t.seats[t.game.turn].name
+    other = next(n for n in NAMES if n != mover)
+    [hint] = _private(r.handle(_inp(mover, "/hint")), mover)
+    assert hint.startswith(("Hint: ", "You have one card you may play"))
+    assert _private(r.handle(_inp(other, "/hint")), other) == [
+        "A hint is for your turn in the card play."
+    ]
+    # a hint changes nothing: the same player is still to move
+    assert t.seats[t.game.turn].name == mover
+
+
+def test_hints_cannot_be_switched_on_in_tournament_mode() -> None:
+    r = _table()
+    r.handle(_inp("anna", "/option tournament on"))
+    [answer] = _private(r.handle(_inp("anna", "/option hints on")), "anna")
+    assert r.tables["chan"].options.hints is False, answer
