@@ -487,3 +487,18 @@ async def test_a_damaged_game_record_answers_500_and_one_log_line_on_the_web(
     failed = [r for r in caplog.records if "web request" in r.getMessage()]
     assert len(failed) == 1 and failed[0].exc_info is None
     assert f"store {path}: the record of finished game 1 is damaged" in failed[0].getMessage()
+
+
+async def test_a_damaged_game_record_is_one_log_line_when_the_bot_reads_it(
+    healthy: bytes, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "d.sqlite3"
+    _damage("result_not_a_game", path, healthy)
+    svc = Service(Router(seed=0), SqliteStore(path))
+    await svc.start()
+    events = await svc.handle(Input("feed", "u:anna", "anna", "/stats"))
+    await svc.close()
+    assert [e.text for e in events] == [render("en", "internal_error")]
+    lines = [r for r in caplog.records if "the record of finished game 1 is damaged" in r.message]
+    assert lines and all(r.exc_info is None for r in lines)
+    assert "Traceback" not in _log_text(caplog)

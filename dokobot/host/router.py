@@ -29,6 +29,7 @@ from ..engine.errors import NotationError
 from ..engine.notation import parse_kind
 from ..engine.types import Action, Phase
 from ..names import normalize_name
+from ..store.base import StoreError
 from . import handlers, statcmds
 from .commands import COMMANDS, Command, aliases, find
 from .context import Context
@@ -147,6 +148,9 @@ class Router:
         except Refusal as r:
             table = table or self.tables.get(inp.channel) or self._table_of_user(inp.user)
             return [self._private_text(inp, table, r.key, r.params, kind="error")]
+        except StoreError as exc:  # a damaged store: its cause in one line, not a traceback
+            log.error("%s (answering %r)", exc, inp.text[:80])
+            return [self._private_text(inp, None, "internal_error", {}, kind="error")]
         except Exception:
             log.exception("internal error on %r", inp.text[:80])
             return [self._private_text(inp, None, "internal_error", {}, kind="error")]
