@@ -21,8 +21,8 @@ from discord_fake import FakeDiscord, FakeUser, Message, running
 from discord_fake.harness import open_my_cards, seat_with_bots, settle
 
 
-def lobby_of(fake: FakeDiscord, client: DiscordAdapter) -> Message:
-    message_id = client.lobby_message(fake.channel_id)
+def lobby_of(fake: FakeDiscord, client: DiscordAdapter, where: int | None = None) -> Message:
+    message_id = client.lobby_message(where or fake.channel_id)
     assert message_id is not None
     return fake.messages[message_id]
 
@@ -32,12 +32,16 @@ def prompt_buttons(message: Message) -> list[str]:
 
 
 async def play_by_buttons(
-    fake: FakeDiscord, client: DiscordAdapter, service: Service, people: list[FakeUser]
+    fake: FakeDiscord,
+    client: DiscordAdapter,
+    service: Service,
+    people: list[FakeUser],
+    where: int | None = None,
 ) -> None:
     """The people answer their prompts with buttons ("My cards" on the board, then the
-    panel's buttons) until the game is over."""
-    channel = f"discord:{fake.channel_id}"
-    board = [m for m in fake.channel_messages() if m.embeds][-1]
+    panel's buttons) until the game is over (in the channel ``where``, default the fake's)."""
+    channel = f"discord:{where or fake.channel_id}"
+    board = [m for m in fake.channel_messages(where) if m.embeds][-1]
     my_cards = board.button(lambda c: c.endswith(":hand"))
     assert my_cards is not None
     for person in people:
@@ -225,3 +229,46 @@ def test_discord_tables_have_a_clock_by_default() -> None:
         router.handle(Input("irc:#doko", f"irc:{name}", name, "/join"))
     assert router.tables["discord:1"].options.turn_timeout == 30
     assert router.tables["irc:#doko"].options.turn_timeout == 0
+
+
+async def test_a_game_in_a_thread_and_a_second_table_in_the_same_channel(
+    fake: FakeDiscord,
+) -> None:
+    anna, ben, carl = fake.users[0], fake.users[1], fake.users[2]
+    service = Service.in_memory(seed=6)
+    try:
+        async with running(DiscordAdapter(service, board_interval=0.05, threads=True)) as client:
+            opened = await settle(fake, client, await fake.slash(anna, "join"))
+            [(thread, (parent, name))] = fake.threads.items()
+            assert parent == fake.channel_id and name == "Doppelkopf · Anna"
+            assert f"<#{thread}>" in opened.ephemeral_messages[0].content
+            # Ben's /join in the channel joins the same table, in its thread
+            await settle(fake, client, await fake.slash(ben, "join"))
+            assert len(fake.threads) == 1
+            table = service.router.tables[f"discord:{thread}"]
+            assert [s.name for s in table.seats] == ["Anna", "Ben"]
+            lobby = lobby_of(fake, client, thread)
+            assert lobby.channel_id == thread and "Ben" in lobby.embed_text
+            [menu] = lobby.selects
+            for _ in range(2):
+                await settle(
+                    fake, client, await fake.choose(anna, lobby, menu["custom_id"], ["easy"])
+                )
+                menus = lobby.selects
+                menu = menus[0] if menus else menu
+            start = lobby.button(lambda c: c.endswith(":start"))
+            assert start is not None
+            await settle(fake, client, await fake.click(anna, lobby, start))
+            # a second table while the first one plays: Carl's /join opens the next thread
+            await settle(fake, client, await fake.slash(carl, "join"))
+            assert len(fake.threads) == 2
+            await play_by_buttons(fake, client, service, [anna, ben], where=thread)
+            await asyncio.wait_for(client.wait_idle(), 10)
+            shown = fake.channel_messages(thread)
+            assert "Game 1 is over" in shown[-1].content
+            assert len(shown) <= 3  # the lobby, the board, the result
+            assert fake.channel_messages() == []  # nothing buries the channel's chat
+            assert f"discord:{fake.channel_id}" not in service.router.tables
+    finally:
+        await service.close()
+    assert fake.violations == []

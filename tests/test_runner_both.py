@@ -96,6 +96,8 @@ bots:
   level: random
   delay: 0
   search_budget: 0.05
+tables:
+  thread: off  # the Discord table stays in the channel the test reads
 irc:
   host: {ngircd.host}
   port: {ngircd.port}

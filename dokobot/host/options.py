@@ -124,6 +124,9 @@ class TableOptions:
     :meth:`for_channel`), so chat such as ``11`` or ``ha`` never plays a card."""
     images: bool = option(True, what=_ON_OFF)
     """Show cards as pictures where the platform can (Discord)."""
+    thread: bool = option(True, what=_ON_OFF)
+    """Discord: a ``/join`` in a text channel where nobody sits opens the table in a thread
+    of its own (where the bot may create threads), so several tables share a channel."""
     rated: str = option("auto", values=RATED, synonyms=(("yes", "on"), ("no", "off")))
     hints: bool = option(False, what=_ON_OFF, tournament=False)
     """``/hint`` shows a player on his turn the strong level's card (never in tournament

@@ -892,6 +892,15 @@ class Service:
         thread); raises if the store cannot keep it."""
         await asyncio.to_thread(self.store.set_preference, user, name, value)
 
+    def opens_thread(self, channel: str) -> bool:
+        """Whether a ``/join`` in ``channel`` opens the table in a thread of its own: the
+        ``thread`` option of the channel's table (or of a new table) is on and nobody sits
+        at the channel's own table."""
+        table = self.router.tables.get(channel)
+        if table is None:
+            return self.router.default_options.for_channel(channel).thread
+        return table.options.thread and not table.seats
+
     def preference_of(self, user: str, name: str) -> str | None:
         """``user``'s choice of the setting ``name`` (kept in the store), if any."""
         return self.store.preference(user, name)

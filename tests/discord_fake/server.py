@@ -233,6 +233,8 @@ class FakeDiscord:
             self.guild_id = self.snowflake()
         self.channel_id = self.snowflake()
         self.channels: list[int] = [self.channel_id]
+        self.threads: dict[int, tuple[int, str]] = {}
+        """Threads the bot made: thread id -> (parent channel, name)."""
         """The guild's text channels (:meth:`add_channel`); the first is the table channel."""
         self.strict = strict
         """Discord's limits (:mod:`.limits`): the bot-wide limit, per-route buckets with their
@@ -701,7 +703,7 @@ class FakeDiscord:
         await self._notify()
 
     def _channel_payload(self, channel_id: int | None = None) -> Json:
-        return {
+        payload: Json = {
             "id": str(channel_id or self.channel_id),
             "type": 0,
             "guild_id": str(self.guild_id),
@@ -715,6 +717,23 @@ class FakeDiscord:
             "rate_limit_per_user": 0,
             "flags": 0,
         }
+        thread = self.threads.get(channel_id or self.channel_id)
+        if thread is not None:  # a public thread of a text channel
+            payload |= {
+                "type": 11,
+                "parent_id": str(thread[0]),
+                "name": thread[1],
+                "owner_id": str(self.bot.id),
+                "thread_metadata": {
+                    "archived": False,
+                    "auto_archive_duration": 1440,
+                    "archive_timestamp": _now(),
+                    "locked": False,
+                },
+                "message_count": 0,
+                "member_count": 1,
+            }
+        return payload
 
     def _member_payload(self, user: FakeUser) -> Json:
         return {
@@ -994,6 +1013,8 @@ class FakeDiscord:
                     return 400, _error(40003)
                 self._dm_opens.append(now)
                 return 200, self._dm_payload(int(body["recipient_id"]))
+            case ("POST", ["channels", cid, "threads"]):
+                return self._new_thread(int(cid), body or {})
             case ("POST", ["channels", cid, "messages"]):
                 return self._channel_message(int(cid), body, files)
             case ("PATCH", ["channels", cid, "messages", mid]):
@@ -1169,6 +1190,19 @@ class FakeDiscord:
             self.violations += problems
             return 400, _error(50035)
         return 200, self._new_message(channel_id, body, files).payload
+
+    def _new_thread(self, parent: int, body: Json) -> tuple[int, Any]:
+        """A public thread in ``parent`` (a thread without a starter message)."""
+        if parent not in self.channels or parent in self.threads:
+            return 404, _error(10003)
+        name = str(body.get("name") or "")
+        if not 1 <= len(name) <= 100:
+            self.violations.append(f"thread name of {len(name)} characters")
+            return 400, _error(50035)
+        thread_id = self.snowflake()
+        self.channels.append(thread_id)
+        self.threads[thread_id] = (parent, name)
+        return 201, self._channel_payload(thread_id)
 
     def _may_post(self, body: Json, files: list[tuple[str, bytes]]) -> bool:
         """Whether the bot's permissions in a guild channel allow this message: Send

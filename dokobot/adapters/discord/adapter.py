@@ -74,6 +74,7 @@ from dokobot.adapters.discord.lobby import LevelSelect, _LobbyMessage, result_co
 from dokobot.adapters.discord.lobby_messages import LobbyMessages
 from dokobot.adapters.discord.messages import join_texts, qualify, snowflake_of
 from dokobot.adapters.discord.slash import slash_commands
+from dokobot.adapters.discord.threads import TableThreads
 from dokobot.bounded import Bounded
 from dokobot.host.commands import aliases, confirmed_commands, prompt_answers
 from dokobot.host.events import Choice, Event, Input, Private, Public
@@ -132,7 +133,13 @@ SYNC_MODES: Final = ("global", "guild", "off")
 
 
 class DiscordAdapter(
-    AdminChecks, BoardMessages, LobbyMessages, PrivateDelivery, HandedPresses, commands.Bot
+    AdminChecks,
+    BoardMessages,
+    LobbyMessages,
+    TableThreads,
+    PrivateDelivery,
+    HandedPresses,
+    commands.Bot,
 ):
     """dokobot on Discord: slash commands and buttons for one host service.
 
@@ -172,6 +179,7 @@ class DiscordAdapter(
         prompts_default: str = "here",
         dm_retries: tuple[float, ...] = DM_RETRIES,
         handoff: Handoff | None = None,
+        threads: bool = False,
         **options: Any,
     ) -> None:
         self.budget = RequestBudget(global_rps)
@@ -209,6 +217,8 @@ class DiscordAdapter(
         self._markers: Bounded[int, tuple[int, int]] = Bounded(channels)
         self._boards: Bounded[int, _BoardMessage] = Bounded(channels)
         self._lobbies: Bounded[int, _LobbyMessage] = Bounded(channels)
+        self._threads_on = threads
+        self._threads: Bounded[int, int] = Bounded(channels)
         self._prompts: Bounded[tuple[int, int], list[_Prompt]] = Bounded(users)
         self._dm_channels: Bounded[int, int] = Bounded(users)
         self._dm_blocked: Bounded[int, float] = Bounded(users, ttl=DM_BLOCKED_FOR)
@@ -473,7 +483,11 @@ class DiscordAdapter(
             creating = verb(command) in ("join", "start") and not button
             if creating and not await self.check_permissions(interaction):
                 return
-            inp = self._input(interaction, command, table, marker)
+            thread = None if button else await self._thread_for(interaction, command)
+            inp = self._input(interaction, command, table if thread is None else thread, marker)
+            if thread is not None:  # the table lives in its thread: say where
+                async with reply.guard:
+                    await reply.ephemeral(text("thread_opened", reply.lang, thread=f"<#{thread}>"))
             deferrer = asyncio.create_task(self._defer_later(reply))
             events = await self.service.handle(inp)
             self._note(inp, events)

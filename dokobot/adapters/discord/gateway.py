@@ -55,6 +55,7 @@ async def run_discord(
     shard_ids: Sequence[int] | None = None,
     global_rps: float | None = None,
     handoff: Handoff | None = None,
+    threads: bool = True,
 ) -> None:
     """Run dokobot on Discord until cancelled or closed (for the command line).
 
@@ -65,7 +66,8 @@ async def run_discord(
     ``shard_count`` and ``shard_ids``: the gateway shards of this process (one of several
     processes of a big bot; see README "Scale"). ``global_rps``: this process's share of the
     bot-wide request limit (None: count only). ``handoff``: DM presses for other processes'
-    tables go to them through PostgreSQL (:mod:`.handoff`).
+    tables go to them through PostgreSQL (:mod:`.handoff`). ``threads``: a ``/join`` in a channel opens
+    the table in a thread of its own (the table option ``thread`` turns it off per channel).
     """
     adapter = create_adapter(
         service,
@@ -77,6 +79,7 @@ async def run_discord(
         sync_commands=sync_commands,
         global_rps=global_rps,
         handoff=handoff,
+        threads=threads,
     )
     try:
         await adapter.serve()

@@ -1,0 +1,85 @@
+"""A thread per table (a part of :class:`DiscordAdapter`): a ``/join`` in a text channel
+where nobody sits opens the table in a public thread of that channel, named after the
+table, and the table lives there (its lobby, board and messages); chat in the channel never
+buries a board, and several tables share one channel. A later ``/join`` in the channel joins
+the thread's table while it has a free seat and no game runs, else opens the next thread.
+
+It needs the adapter's ``threads`` switch (``run_discord`` turns it on), the table option
+``thread`` (on by default; ``/option thread off`` in a channel keeps its table there) and
+the permissions Create Public Threads and Send Messages in Threads; without them the table
+stays in the channel.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any, Final
+
+import discord
+from discord.ext import commands
+
+from dokobot.adapters.discord.buttons import verb
+from dokobot.adapters.discord.i18n import lang_of, text
+from dokobot.adapters.discord.lobby import _LobbyMessage
+from dokobot.adapters.discord.messages import ask_service, qualify
+from dokobot.bounded import Bounded
+
+log = logging.getLogger(__name__)
+
+ARCHIVE_MINUTES: Final = 1440
+"""A table's thread is archived by Discord after a day without messages."""
+THREAD_TYPES: Final = (discord.ChannelType.public_thread, discord.ChannelType.private_thread)
+
+if TYPE_CHECKING:
+    _Base = commands.Bot
+else:
+    _Base = object
+
+
+class TableThreads(_Base):
+    """Opening tables in threads (a part of :class:`DiscordAdapter`)."""
+
+    _threads_on: bool
+    _threads: Bounded[int, int]
+    """Per text channel: the thread of its newest table."""
+    _lobbies: Bounded[int, _LobbyMessage]
+
+    async def _thread_for(self, interaction: discord.Interaction[Any], command: str) -> int | None:
+        """The thread whose table a ``/join`` typed in a text channel goes to (made now if
+        needed), or None: the command stays in its channel."""
+        channel = interaction.channel
+        parent = interaction.channel_id
+        if (
+            not self._threads_on
+            or verb(command) != "join"
+            or interaction.guild_id is None
+            or parent is None
+            or getattr(channel, "type", None) in THREAD_TYPES
+        ):
+            return None
+        perms = interaction.app_permissions
+        if not (perms.create_public_threads and perms.send_messages_in_threads):
+            return None
+        service = getattr(self, "service", None)
+        if ask_service(service, "opens_thread", qualify(parent)) is not True:
+            return None
+        current = self._threads.get(parent)
+        if current is not None:
+            lobby = self._lobbies.get(current)
+            if lobby is not None and not lobby.view.running and not lobby.view.full:
+                return current
+        lang = lang_of(interaction.guild_locale)
+        name = text("thread_name", lang, player=interaction.user.display_name)[:100]
+        try:
+            data = await self.http.start_thread_without_message(
+                parent,
+                name=name,
+                auto_archive_duration=ARCHIVE_MINUTES,
+                type=discord.ChannelType.public_thread.value,
+            )
+        except discord.HTTPException as exc:
+            log.warning("could not open a thread for a table: %s %s", exc.status, exc.text)
+            return None
+        thread = int(data["id"])
+        self._threads[parent] = thread
+        return thread
