@@ -128,7 +128,7 @@ class Console:
     async def setup(self, bots: int, level: str) -> None:
         auto_start = len(self.players) + bots == 4
         # The console deals by itself: the table's "type /start to deal" would mislead.
-        complete = Public(CHANNEL, render(self.language, "table_complete"))
+        complete = Public(CHANNEL, render(self.language, "table_complete"), lang=self.language)
         for i, name in enumerate(self.players):
             last = auto_start and bots == 0 and i == len(self.players) - 1
             await self.say(name, "/join", hide=complete if last else None)

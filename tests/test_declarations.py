@@ -332,6 +332,22 @@ def test_help_texts_name_the_declared_lists_filled_in_when_shown(lang: str) -> N
         assert "points|rating" not in raw and "de|en" not in raw, (lang, key)
 
 
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_the_solo_types_are_named_from_the_words_files(lang: str) -> None:
+    """The prompts, refusals and help name the solos in the reader's words (the language's
+    words file); no catalogue text lists them."""
+    words = languages.words(lang).solos
+    router = _seated_router()
+    _texts(router, "anna", f"/lang {lang}")
+    (solo,) = _texts(router, "anna", "/help solo")
+    brief = "\n".join(_texts(router, "anna", "/help"))
+    for key in ("clubs", "spades", "hearts", "diamonds", "queens", "jacks", "fleshless"):
+        assert words[key][0] in solo and words[key][0] in brief, (lang, key)
+    assert "solo_types" not in catalogue(lang)
+    for key in ("help.solo", "brief.solo", "turn_declaration", "turn_forced"):
+        assert words["fleshless"][0] not in catalogue(lang)[key], (lang, key)
+
+
 @pytest.mark.parametrize("name", list(OPTIONS))
 def test_the_config_takes_each_option_as_option_does(name: str) -> None:
     plain = TableOptions()

@@ -66,6 +66,21 @@ class CommandWord:
     name: str
 
 
+@dataclass(frozen=True, slots=True)
+class SoloWords:
+    """The solo types as a reader types them in his language (``kreuz pik …`` for German),
+    in the order of the English words file."""
+
+
+def solo_words(lang: str) -> list[str]:
+    """The first word of each solo in ``lang`` (the English key where it has none)."""
+    from ..engine.types import Solo
+
+    order = list(dict.fromkeys([*languages.words(DEFAULT_LANG).solos, *(s.key for s in Solo)]))
+    own = languages.words(lang).solos
+    return [own[k][0] if own.get(k) else k for k in order]
+
+
 def catalogue(lang: str) -> dict[str, str]:
     """The flat message table of ``lang`` (only its own texts)."""
     return languages.messages(lang)
@@ -117,6 +132,8 @@ def _value(value: Any, lang: str) -> str:
         return "".join(out)
     if isinstance(value, Term):
         return text(lang, value.key)
+    if isinstance(value, SoloWords):
+        return " ".join(solo_words(lang))
     if isinstance(value, CommandWord):
         own = languages.words(lang).commands.get(value.name, ())
         return "/" + (own[0] if own and lang != languages.DEFAULT else value.name)

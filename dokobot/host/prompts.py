@@ -24,7 +24,7 @@ from ..engine.types import (
     is_card,
     is_solo,
 )
-from .i18n import Cards, CommandWord, Term
+from .i18n import Cards, CommandWord, SoloWords
 from .notes import ALL, Note, Refusal
 
 HOUSE_COMMANDS: Final = {
@@ -165,7 +165,7 @@ def prompt(game: Game | None, names: list[str], bots: list[bool]) -> list[Note]:
             Note(
                 seat,
                 key,
-                {"types": Term("solo_types"), "others": others},
+                {"types": SoloWords(), "others": others},
                 kind="reservation",
                 choices=tuple(choices),
             )

@@ -12,7 +12,7 @@ from ..engine.types import Phase, call_key
 from ..stats.book import BOARDS
 from .board import public_party_keys
 from .commands import COMMANDS
-from .i18n import card_text, render
+from .i18n import card_text, render, solo_words
 from .options import OPTIONS, option_aliases, option_name
 from .table import Table
 
@@ -73,7 +73,7 @@ def label(text: str, lang: str) -> str:
 def help_lists(lang: str) -> dict[str, Any]:
     """The lists the help texts name, filled in from their declarations when a text is
     shown to a reader of ``lang`` (a catalogue never restates them): ``{levels}``,
-    ``{langs}`` (the registry's), ``{boards}``, ``{options}`` (the options that are no house
+    ``{langs}`` (the registry's), ``{boards}``, ``{solos}`` (the reader's words), ``{options}`` (the options that are no house
     rules), ``{house_rules}`` and ``{option_aliases}`` (other names ``/option`` takes: the
     reader's own words for the options; for English readers the other languages' names of
     the house rules)."""
@@ -84,6 +84,7 @@ def help_lists(lang: str) -> dict[str, Any]:
         "levels": "|".join(OFFERED_LEVELS),
         "langs": "|".join(languages.codes()),
         "boards": "|".join(BOARDS),
+        "solos": solo_words(lang),
         "options": [name for name, decl in OPTIONS.items() if not decl.house],
         "house_rules": [name for name, decl in OPTIONS.items() if decl.house],
         "option_aliases": own,

@@ -32,7 +32,7 @@ from ..commands import Phase as When
 from ..commands import Who as W
 from ..context import Context, Host
 from ..events import Event
-from ..i18n import Cards, Term
+from ..i18n import Cards, SoloWords
 from ..notes import Refusal
 from ..options import whole_number
 from ..permissions import need_game, need_seat
@@ -94,10 +94,10 @@ _simple("reservation", RESERVATION, "Announce a reservation")
 )  # fmt: skip
 def solo(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     if not args:
-        raise Refusal("solo_which", types=Term("solo_types"))
+        raise Refusal("solo_which", types=SoloWords())
     kind = solo_names(router.lang_of(ctx.inp.user, ctx.table)).get(args[0].lower())
     if kind is None:
-        raise Refusal("solo_unknown", word=args[0], types=Term("solo_types"))
+        raise Refusal("solo_unknown", word=args[0], types=SoloWords())
     return act(router, ctx, DECLARE_SOLO + kind, f"/solo {kind.key}")
 
 
