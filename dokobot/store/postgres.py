@@ -597,6 +597,9 @@ class PostgresStore(Store):
         try:
             with conn:
                 yield conn
+        except (psycopg.OperationalError, _AnswerLost):
+            conn.close()  # a connection that failed is never handed out again
+            raise
         finally:
             self._pool.putconn(conn)
 
