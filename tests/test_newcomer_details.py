@@ -222,7 +222,11 @@ COUNT_NOUNS = re.compile(
     r"\{(\w+)\} (?:(?!je |per )\w+ )?(games|cards|players|tricks|points|chips|Spiele|Spielen|Karten|Spieler"
     r"|Stiche|Punkte)\b|\((s|n|e)\)"
 )
-NEVER_ONE = {"cards": "a call needs at least 5 cards in hand", "length": "a series has 4+ games"}
+NEVER_ONE = {
+    "cards": "a call needs at least 5 cards in hand",
+    "length": "a series has 4+ games",
+    "margin": "a decimal figure (1.00 points)",
+}
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])

@@ -54,7 +54,7 @@ def test_review_answers_each_player_privately_about_his_own_decisions() -> None:
         events = r.handle(_inp(name, "/review"))
         [text] = _private(events, name)
         assert text.startswith("Game 1")
-        assert "no mistake" in text or "cost points" in text
+        assert "no mistake" in text or "costly: " in text
         assert all(isinstance(e, Private) and e.user == f"u:{name}" for e in events)
     refused = r.handle(Input("chan", "u:eve", "eve", "/review"))
     assert [e.text for e in refused] == ["You did not play in game 1."]
@@ -68,7 +68,7 @@ def test_random_play_is_reviewed_with_mistakes_named_by_trick() -> None:
     r.handle(_inp("anna", "/start"))
     _play_on(r, random.Random(2))
     texts = [_private(r.handle(_inp(n, "/review")), n)[0] for n in NAMES]
-    found = [t for t in texts if "cost points" in t]
+    found = [t for t in texts if "costly: " in t]
     assert found, texts  # four players choosing at random lose points somewhere
     assert any("trick " in t and " instead of " in t for t in found), found
 
