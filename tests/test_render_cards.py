@@ -4,6 +4,7 @@ data (what is placed and written where), not from pixels only."""
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 from PIL import Image
 
@@ -187,10 +188,16 @@ def test_repeated_renders_are_cached_and_equal_to_fresh_ones() -> None:
     assert hand_png(HandPicture((1, 3, 40), (0, 0, 1), lang="de")) != png  # the deck counts
 
 
-def test_the_readme_pictures_come_from_the_real_board() -> None:
-    from dokobot.adapters.discord.preview import board_picture, hand_picture
+def test_the_docs_pictures_are_drawn_by_one_command_for_a_phone(tmp_path: Path) -> None:
+    import re
 
-    board = Image.open(io.BytesIO(board_picture()))
-    hand = Image.open(io.BytesIO(hand_picture()))
-    assert board.format == hand.format == "PNG"
-    assert board.height > 300 and hand.width > WIDTH
+    from dokobot.adapters.discord.preview import PHONE, SCALE, main
+
+    main(str(tmp_path))
+    page = (Path(__file__).resolve().parent.parent / "docs" / "discord.md").read_text("utf-8")
+    shown = re.findall(r"\]\((discord-[a-z]+\.png)\)", page)
+    assert sorted(shown) == ["discord-board.png", "discord-hand.png", "discord-lobby.png"]
+    for name in shown:
+        img = Image.open(tmp_path / name)
+        assert img.format == "PNG" and img.width == PHONE * SCALE, name
+        assert (Path(__file__).resolve().parent.parent / "docs" / name).exists()
