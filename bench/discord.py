@@ -1,14 +1,27 @@
-"""Games on Discord: two people click through the real discord.py client against the fake
-Discord (tests/discord_fake), with two computer players, Discord's rate limits (5 requests
-per 5 seconds per channel) and injected 429s on 10 % of the requests to the table channel.
+"""Tables on Discord: N tables of four people each play through the real discord.py client
+against the strict fake Discord (tests/discord_fake: the bot-wide limit, per-route buckets,
+interaction deadlines), with injected route 429s and 502s on the table channels.
 
-Anna plays from the "My cards" panel (``/prompts here``), Ben from his DMs. It ends with
-``channel_messages_per_game: M edits_per_game: E failed_interactions: F p99_ack_ms: P``
-(goals: M <= 3, every message of the channel counted, the table's lobby too; E <= 60,
-F = 0, P < 500).
+People take 3 s per action; the fake's rate-limit windows, the adapter's board interval and
+its request budget and the people all run ``--speed`` times faster than Discord's clock (the
+interaction deadlines and their acknowledgement times do not: those are measured as they are).
+Every person keeps the default: prompts in the channel (the "My cards" panel, opened from the
+board when the board names him). It ends with
 
-    python bench/discord.py --games 3
-    python bench/discord.py --games 1 --rate 0 --speed 20     # a smoke run, seconds
+    global_rps_per_table: X dm_per_game: D tables_at_50rps: T lost_prompts: L
+    failed_interactions: F p99_ack_ms: P channel_messages_per_game: M
+
+X: bot-token requests that count toward the bot-wide limit (the injected faults and their
+repetitions are not a table's cost and left out), per second of a table's play
+when every press takes exactly 3 s (the fastest table; the measured time, stretched by the
+client's real latencies, is printed on stderr); D: DMs sent per game; T = floor(50 / X), the tables one bot token carries
+at Discord's 50 requests per second (valid only if the run had no global 429, which it
+reports on stderr); L: turns whose player found no prompt (panel or board naming him) within
+5 s; F: interactions not answered in time (or refused); P: the 99th percentile of the time to
+answer an interaction; M: channel messages per game (board, result, lobby and any other).
+Goals: D = 0, L = 0, F = 0, P < 500, M <= 3, T >= 150.
+
+    python bench/discord.py --tables 20 --games 1
 """
 
 from __future__ import annotations
@@ -17,6 +30,7 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import math
 import sys
 import time
 from pathlib import Path
@@ -33,76 +47,127 @@ from dokobot.adapters.discord.board_messages import BOARD_INTERVAL  # noqa: E402
 from dokobot.adapters.discord.budget import BOT_WIDE_RPS  # noqa: E402
 from dokobot.host.service import Service  # noqa: E402
 
+THINK = 3.0
+"""Seconds a person takes per action (Discord's clock)."""
+LOST_AFTER = 5.0
+"""Seconds after which a turn whose player sees no prompt counts as a lost prompt."""
+
 
 def choices(message: Message) -> list[str]:
     return [c for c in message.custom_ids if not c.endswith(":hand")]
 
 
-class Bench:
-    def __init__(self, fake: FakeDiscord, client: DiscordAdapter, service: Service) -> None:
+class Run:
+    """The fake, the client and the service shared by all tables, and what was measured."""
+
+    def __init__(self, fake: FakeDiscord, client: DiscordAdapter, service: Service, speed: float):
         self.fake = fake
         self.client = client
         self.service = service
-        self.channel = f"discord:{fake.channel_id}"
+        self.speed = speed
         self.interactions: list[Interaction] = []
+        self.lost = 0
 
-    async def settle(self, interaction: Interaction) -> None:
+    async def press(self, interaction: Interaction) -> Interaction:
         self.interactions.append(interaction)
         with contextlib.suppress(TimeoutError):
             await self.fake.wait_answered(interaction, timeout=10)
-        await asyncio.wait_for(self.client.wait_idle(), 60)
+        return interaction
 
-    async def slash(
-        self, user: FakeUser, name: str, options: dict[str, object] | None = None
-    ) -> None:
-        await self.settle(await self.fake.slash(user, name, options))  # type: ignore[arg-type]
+    def board(self, channel_id: int) -> Message | None:
+        found = [
+            m
+            for m in self.fake.channel_messages(channel_id)
+            if m.embeds and m.button(lambda c: c.endswith(":hand"))
+        ]
+        return found[-1] if found else None
 
-    async def click(self, user: FakeUser, message: Message, custom_id: str) -> None:
-        await self.settle(await self.fake.click(user, message, custom_id))
 
-    def person(self, seat: int) -> FakeUser | None:
-        user = self.service.router.tables[self.channel].seats[seat].user
-        return next((u for u in self.fake.users if f"discord:{u.id}" == user), None)
+class Table:
+    def __init__(self, run: Run, channel_id: int, people: list[FakeUser]) -> None:
+        self.run = run
+        self.channel_id = channel_id
+        self.channel = f"discord:{channel_id}"
+        self.people = people
 
-    async def play_game(self, anna: FakeUser) -> None:
-        await self.slash(anna, "start")
-        boards = [m for m in self.fake.channel_messages() if m.embeds]
-        board = [m for m in boards if m.button(lambda c: c.endswith(":hand"))][-1]
-        my_cards = board.button(lambda c: c.endswith(":hand"))
-        assert my_cards is not None
-        await self.click(anna, board, my_cards)  # Anna's panel, kept up to date
-        for _ in range(400):
-            await asyncio.wait_for(self.service.idle(), 60)
-            await asyncio.wait_for(self.client.wait_idle(), 60)
-            game = self.service.router.tables[self.channel].game
-            if game.phase.name == "FINISHED":
+    async def slash(self, user: FakeUser, name: str, options: dict[str, object] | None = None):
+        fake = self.run.fake
+        interaction = await fake.slash(user, name, options, channel_id=self.channel_id)  # type: ignore[arg-type]
+        await self.run.press(interaction)
+
+    async def seat(self) -> None:
+        for user in self.people:
+            await self.slash(user, "join")
+
+    def _game(self):  # type: ignore[no-untyped-def]
+        return self.run.service.router.tables[self.channel].game
+
+    async def play(self, games: int) -> None:
+        for _ in range(games):
+            await self.slash(self.people[0], "start")
+            await asyncio.gather(*(self._person(user) for user in self.people))
+
+    async def _person(self, user: FakeUser) -> None:
+        """One person: on his turn he waits 3 s, then presses a button of his prompt (his
+        panel); with no prompt, "My cards" on the board; never a DM."""
+        run = self.run
+        me = f"discord:{user.id}"
+        waited_since: float | None = None
+        while True:
+            table = run.service.router.tables[self.channel]
+            game = table.game
+            if game is None or game.phase.name == "FINISHED":
                 return
-            user = self.person(game.turn)
-            if user is None:
-                await asyncio.sleep(0.05)  # a computer player is about to move
+            if table.seats[game.turn].user != me:
+                waited_since = None
+                await asyncio.sleep(0.2 / run.speed)
                 continue
-            live = [m for m in self.fake.private_messages(user) if choices(m)]
-            if not live:  # e.g. the panel expired: a fresh click on "My cards"
-                await self.click(user, board, my_cards)
+            now = time.monotonic()
+            waited_since = waited_since if waited_since is not None else now
+            await asyncio.sleep(THINK / run.speed)
+            if run.service.router.tables[self.channel].game is not game or game.turn is None:
                 continue
-            prompt = live[-1]
-            pick = next(
-                (c for c in choices(prompt) if c.endswith(":healthy") or ":play " in c),
-                choices(prompt)[0],
-            )
-            await self.click(user, prompt, pick)
-        raise RuntimeError("the game did not end")
+            if table.seats[game.turn].user != me:
+                continue
+            live = [
+                m
+                for m in run.fake.private_messages(user)
+                if choices(m) and m.channel_id == self.channel_id
+            ]
+            if live:
+                prompt = live[-1]
+                pick = next(
+                    (c for c in choices(prompt) if c.endswith(":healthy") or ":play " in c),
+                    choices(prompt)[0],
+                )
+                await run.press(await run.fake.click(user, prompt, pick))
+                waited_since = None
+                continue
+            board = run.board(self.channel_id)
+            named = board is not None and user.mention in board.content
+            if not named and time.monotonic() - waited_since < LOST_AFTER / run.speed + THINK:
+                continue  # the prompt may still be on its way
+            if not named:
+                run.lost += 1
+            if board is None:
+                continue
+            hand = board.button(lambda c: c.endswith(":hand"))
+            if hand is not None:
+                await run.press(await run.fake.click(user, board, hand))
+            waited_since = None
 
 
-async def run(games: int, rate: float, speed: float = 1.0) -> None:
+async def run(tables: int, games: int, speed: float, rate_429: float, rate_5xx: float) -> str:
     fake = FakeDiscord(heartbeat_ms=1000, speed=speed)
+    channels = [fake.channel_id] + [fake.add_channel() for _ in range(tables - 1)]
+    people = [[fake.add_user(f"P{t}x{s}") for s in range(4)] for t in range(tables)]
     await fake.start()
-    service = Service.in_memory(seed=1, bot_delay=0.2 / speed)
+    service = Service.in_memory(seed=1)
     try:
         with fake.patched():
-            fake.limits = {"channel": (5, 5.0), "dm": (5, 5.0)}  # Discord's per-channel limits
-            fake.rate_429 = rate
-            fake.retry_after = 1.0
+            fake.rate_429 = rate_429
+            fake.rate_5xx = rate_5xx
+            fake.retry_after = 1.0 / speed
             client = DiscordAdapter(
                 service,
                 guild_ready_timeout=0.05,
@@ -110,57 +175,65 @@ async def run(games: int, rate: float, speed: float = 1.0) -> None:
                 global_rps=BOT_WIDE_RPS * speed,
             )
             async with running(client):
-                bench = Bench(fake, client, service)
-                anna, ben = fake.users[0], fake.users[1]
-                await bench.slash(anna, "join")
-                await bench.slash(ben, "join")
-                for _ in range(2):
-                    await bench.slash(anna, "join", {"bot": True, "level": "easy"})
-                await bench.slash(anna, "prompts", {"where": "here"})
-                # every message of the channel counts, the lobby of the joins too
-                messages_before = edits_before = 0
-                began = time.monotonic()
-                for n in range(games):
-                    await bench.play_game(anna)
-                    print(
-                        f"game {n + 1} done after {time.monotonic() - began:.1f} s", file=sys.stderr
-                    )
+                bench = Run(fake, client, service, speed)
+                seated = [Table(bench, c, p) for c, p in zip(channels, people, strict=True)]
+                for table in seated:
+                    await table.seat()
                 await asyncio.wait_for(client.wait_idle(), 60)
-                shown = fake.channel_messages()
-                messages = len(shown) - messages_before
-                edits = sum(m.edits for m in shown) - edits_before
+                before = {c: len(fake.channel_messages(c)) for c in channels}
+                calls_before = len(fake.calls)
+                began = time.monotonic()
+                await asyncio.gather(*(t.play(games) for t in seated))
+                seconds = (time.monotonic() - began) * speed  # on Discord's clock
+                await asyncio.wait_for(client.wait_idle(), 60)
+                calls = fake.calls[calls_before:]
+                counted = sum(c.counted and not c.injected for c in calls)
+                injected = sum(c.injected for c in calls)
+                messages = sum(len(fake.channel_messages(c)) - before[c] for c in channels)
+                budget = client.budget.report()
     finally:
         await service.close()
         await fake.stop()
+    played = tables * games
+    dms = sum(1 for c in fake.calls if c.method == "POST" and "/messages" in c.path
+              and fake._dm_user(int(c.path.split("/")[2])) is not None)  # fmt: skip
+    # the time a game takes at 3 s per action without any delay: the fastest people, the
+    # most requests per second (the measured time also holds the client's real latencies,
+    # which the speed-up stretches)
+    presses = sum(1 for i in bench.interactions if i.kind == 3)
+    per_table = counted / (presses * THINK) if presses else 0.0
     acks = sorted(i.answered_after for i in bench.interactions if i.answered_after is not None)
     failed = sum(1 for i in bench.interactions if i.response_type is None)
     failed += sum("interaction" in v for v in fake.violations)
     p99 = acks[min(len(acks) - 1, int(len(acks) * 0.99))] * 1000 if acks else 0.0
+    mean, peak = fake.requests_per_second()
     print(
-        f"interactions: {len(bench.interactions)} injected_429s: {len(fake.rate_limited)} "
-        f"violations: {len(fake.violations)}",
+        f"tables: {tables} games: {played} seconds: {seconds:.0f} counted: {counted} "
+        f"injected_faults: {injected} "
+        f"measured_rps_per_table: {counted / seconds / tables:.3f} "
+        f"mean_rps: {mean / speed:.2f} peak_rps: {peak / speed:.1f} "
+        f"global_429s: {fake.global_429s} route_429s: {len(fake.rate_limited)} "
+        f"interactions: {len(bench.interactions)} violations: {fake.violations[:3]}\n{budget}",
         file=sys.stderr,
     )
-    print(
-        f"channel_messages_per_game: {messages / games:.1f} edits_per_game: {edits / games:.1f} "
-        f"failed_interactions: {failed} p99_ack_ms: {p99:.0f}"
+    at_50 = math.floor(BOT_WIDE_RPS / per_table) if per_table > 0 else 0
+    return (
+        f"global_rps_per_table: {per_table:.3f} dm_per_game: {dms / played:.1f} "
+        f"tables_at_50rps: {at_50} lost_prompts: {bench.lost} failed_interactions: {failed} "
+        f"p99_ack_ms: {p99:.0f} channel_messages_per_game: {messages / played:.1f}"
     )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=3)
-    parser.add_argument("--rate", type=float, default=0.1, help="share of channel sends with 429")
-    parser.add_argument(
-        "--speed",
-        type=float,
-        default=1.0,
-        help="the fake's rate-limit clock, the board's edit interval and the computer players "
-        "this many times faster (a smoke run; the figures are Discord's only at 1)",
-    )
+    parser.add_argument("--tables", type=int, default=10)
+    parser.add_argument("--games", type=int, default=1, help="games per table")
+    parser.add_argument("--speed", type=float, default=10.0, help="the clock's speed-up")
+    parser.add_argument("--rate-429", type=float, default=0.05, help="share of route 429s")
+    parser.add_argument("--rate-5xx", type=float, default=0.01, help="share of 502s")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
-    asyncio.run(run(args.games, args.rate, args.speed))
+    print(asyncio.run(run(args.tables, args.games, args.speed, args.rate_429, args.rate_5xx)))
 
 
 if __name__ == "__main__":

@@ -30,8 +30,16 @@ SMOKE: dict[str, tuple[str, tuple[str, ...]]] = {
         ("strong_vs_normal_ppg", "ci95", "worst_kind_lower", "budget_share_p50", "search_p95_s"),
     ),
     "discord": (
-        "--games 1 --rate 0 --speed 20",
-        ("channel_messages_per_game", "edits_per_game", "failed_interactions", "p99_ack_ms"),
+        "--tables 1 --games 1 --speed 40",
+        (
+            "global_rps_per_table",
+            "dm_per_game",
+            "tables_at_50rps",
+            "lost_prompts",
+            "failed_interactions",
+            "p99_ack_ms",
+            "channel_messages_per_game",
+        ),
     ),
     "engine": ("--seconds 0.2", ("games/s",)),
     "host": (

@@ -116,6 +116,8 @@ class Call:
     at: float = field(default_factory=time.monotonic)
     counted: bool = False
     """Whether it counts toward the bot-wide limit."""
+    injected: bool = False
+    """Answered by an injected fault (429, server error, dropped connection)."""
 
 
 @dataclass
@@ -891,6 +893,11 @@ class FakeDiscord:
 
     def _fault(self, call: Call) -> int | None:
         """An injected server error (its status) or a dropped connection (0), else None."""
+        fault = self._injected_fault(call)
+        call.injected = call.injected or fault is not None
+        return fault
+
+    def _injected_fault(self, call: Call) -> int | None:
         for n, (predicate, status) in enumerate(self.status_injected):
             if predicate(call):
                 del self.status_injected[n]
@@ -940,6 +947,7 @@ class FakeDiscord:
         for n, (predicate, retry_after) in enumerate(self.injected):
             if predicate(call):
                 del self.injected[n]
+                call.injected = True
                 return retry_after
         parts = call.path.strip("/").split("/")
         channel = parts[:1] == ["channels"] and len(parts) > 2 and int(parts[1]) in self.channels
@@ -949,6 +957,7 @@ class FakeDiscord:
             and parts[2] == "messages"
             and self._rng.random() < self.rate_429
         ):
+            call.injected = True
             return self.retry_after
         bucket = self._bucket(call)
         if bucket is None or bucket[0] not in self.limits:

@@ -146,9 +146,9 @@ class BoardMessages(_Base):
             return
         if called:
             board.calls.append(user_id)
-        else:
+            self._board_dirty(board)
+        else:  # no edit of its own: the next change of the board drops the name
             board.calls.remove(user_id)
-        self._board_dirty(board)
 
     async def _call_message(self, channel_id: int, user_id: int) -> None:
         try:
