@@ -179,3 +179,55 @@ async def test_a_failed_dm_is_retried_and_a_lost_one_names_the_player(
         assert len(calls) == 1 and calls[0].custom_ids == [f"doko:{fake.channel_id}:hand"]
         assert (ch, f"discord:{carl.id}") in sent
     assert fake.violations == []
+
+
+async def test_a_double_click_that_moved_shows_no_error(fake: FakeDiscord) -> None:
+    anna = fake.users[0]
+    service = Service.in_memory(seed=4)
+    try:
+        async with running(make_client(service, prompts_default="dm")) as client:
+            assert isinstance(client, DiscordAdapter)
+            await seat_with_bots(fake, client, anna)
+            await settle(fake, client, await fake.slash(anna, "start"))
+            [prompt] = [m for m in fake.private_messages(anna) if choice_ids(m)]
+            healthy = prompt.button(lambda c: c.endswith(":healthy"))
+            assert healthy is not None
+            first = await settle(fake, client, await fake.click(anna, prompt, healthy))
+            assert first.response_type == 7  # used up
+            # the second click of a double click, on the copy the client still shows
+            second = await fake.click(anna, prompt, healthy, stale=True)
+            await settle(fake, client, second)
+            assert second.response_type == 6  # acknowledged, and nothing said
+            assert [m for m in fake.messages.values() if m.interaction_id == second.id] == []
+    finally:
+        await service.close()
+    assert fake.violations == []
+
+
+async def test_the_commands_are_uploaded_only_when_they_changed_and_some_are_guild_only(
+    fake: FakeDiscord,
+) -> None:
+    service = Service.in_memory(seed=1)
+
+    def uploads() -> int:
+        return sum(1 for c in fake.calls if c.method == "PUT" and c.path.endswith("/commands"))
+
+    try:
+        async with running(make_client(service)) as client:
+            assert isinstance(client, DiscordAdapter)
+            digest = client.tree_digest()
+        assert uploads() == 1
+        async with running(make_client(service)):  # a restart (or another process)
+            pass
+        assert uploads() == 1
+        await service.remember_preference("discord:application", "command_tree_hash", "old")
+        async with running(make_client(service)):  # a new version of the commands
+            pass
+        assert uploads() == 2
+        assert service.preference_of("discord:application", "command_tree_hash") == digest
+    finally:
+        await service.close()
+    by_name = {c["name"]: c for c in fake.commands}
+    for name in ("join", "start"):  # they act on a channel's table: not in DMs
+        assert by_name[name].get("contexts") == [0] or by_name[name].get("dm_permission") is False
+    assert by_name["play"].get("dm_permission") is not False

@@ -238,19 +238,23 @@ class TableOptions:
 
     def for_channel(self, channel: str) -> TableOptions:
         """These options as the defaults of a new table in ``channel`` (platform id
-        ``irc:…``, ``discord:…``): IRC channels do not take bare cards; Discord tables have
+        ``irc:…``, ``discord:…``): IRC channels do not take bare cards, and Discord cannot
+        (a bot without the message-content intent sees no chat lines); Discord tables have
         a turn clock (:data:`DISCORD_TURN_TIMEOUT`) unless one was configured.
 
         >>> TableOptions().for_channel("discord:1").turn_timeout
         30
         >>> TableOptions().for_channel("irc:#doko").turn_timeout
         0
+        >>> TableOptions().for_channel("discord:1").bare_cards
+        False
         """
-        if channel.startswith("irc:") and self.bare_cards:
-            return dataclasses.replace(self, bare_cards=False)
+        options = self
+        if channel.startswith(("irc:", "discord:")) and self.bare_cards:
+            options = dataclasses.replace(options, bare_cards=False)
         if channel.startswith("discord:") and not self.turn_timeout:
-            return dataclasses.replace(self, turn_timeout=DISCORD_TURN_TIMEOUT)
-        return self
+            options = dataclasses.replace(options, turn_timeout=DISCORD_TURN_TIMEOUT)
+        return options
 
     def as_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}

@@ -34,6 +34,8 @@ the client's start (shards, ``run_discord``, ``sync_discord``).
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import logging
 import os
 from collections.abc import Awaitable, Callable, Sequence
@@ -72,7 +74,7 @@ from dokobot.adapters.discord.interaction import (
 )
 from dokobot.adapters.discord.lobby import LevelSelect, _LobbyMessage, result_components
 from dokobot.adapters.discord.lobby_messages import LobbyMessages
-from dokobot.adapters.discord.messages import join_texts, qualify, snowflake_of
+from dokobot.adapters.discord.messages import ask_service, join_texts, qualify, snowflake_of
 from dokobot.adapters.discord.slash import slash_commands
 from dokobot.adapters.discord.threads import TableThreads
 from dokobot.bounded import Bounded
@@ -130,6 +132,10 @@ class _DokoTree(app_commands.CommandTree[discord.Client]):
 
 
 SYNC_MODES: Final = ("global", "guild", "off")
+TREE_OWNER: Final = "discord:application"
+TREE_PREFERENCE: Final = "command_tree_hash"
+"""Where the store keeps the hash of the slash commands uploaded last (see
+:meth:`DiscordAdapter.tree_digest`): a start uploads them only when they changed."""
 
 
 class DiscordAdapter(
@@ -228,6 +234,8 @@ class DiscordAdapter(
         self._panels: Bounded[tuple[int, int], _Panel] = Bounded(users)
         self._images: Bounded[int, bool] = Bounded(channels)
         self._unseen: Bounded[tuple[int, int], list[Private]] = Bounded(users)
+        self._used_presses: Bounded[tuple[int, tuple[int, int] | None], bool] = Bounded(users)
+        """(message, decision) of prompts a press answered: a second press is no error."""
         self._calls_waiting: Bounded[int, list[int]] = Bounded(channels)
         self._permission_reported: Bounded[int, bool] = Bounded(channels, ttl=3600.0)
         self._background: set[asyncio.Task[None]] = set()
@@ -254,7 +262,7 @@ class DiscordAdapter(
         if self._handoff is not None:
             await self._handoff.start(self._handed_over)
         if self._sync_commands == "global":
-            await self.sync_commands()
+            await self._sync_if_changed()
         if self._restored is not None:
             events, self._restored = self._restored, None
             await self.push(events)
@@ -272,6 +280,33 @@ class DiscordAdapter(
             self._synced_guilds = True
             for guild in self.guilds:
                 await self.sync_commands(guild)
+
+    def tree_digest(self) -> str:
+        """A hash of the slash commands as they would be uploaded (names, texts, options)."""
+        payload = [c.to_dict(self.tree) for c in self.tree.get_commands()]
+        blob = json.dumps(payload, sort_keys=True, default=str).encode()
+        return hashlib.sha256(blob).hexdigest()[:32]
+
+    async def _sync_if_changed(self) -> None:
+        """Upload the slash commands globally unless the store says that these very
+        commands were uploaded before (by this or another process of the bot)."""
+        digest = self.tree_digest()
+        try:
+            known = ask_service(self.service, "preference_of", TREE_OWNER, TREE_PREFERENCE)
+        except Exception:
+            log.exception("could not read the hash of the uploaded slash commands")
+            known = None
+        if known == digest:
+            log.info("the slash commands are unchanged: not uploaded")
+            return
+        if not await self.sync_commands():
+            return
+        remember = getattr(self.service, "remember_preference", None)
+        if callable(remember):
+            try:
+                await remember(TREE_OWNER, TREE_PREFERENCE, digest)
+            except Exception:
+                log.exception("could not keep the hash of the uploaded slash commands")
 
     async def sync_commands(self, guild: discord.abc.Snowflake | None = None) -> bool:
         """Upload the slash commands (globally, or to ``guild``); False if Discord refused."""
@@ -680,11 +715,17 @@ class DiscordAdapter(
         if any(e.kind == "error" for e in batch.mine):
             reply.error = True
         table = snowflake_of(inp.channel)
+        message = reply.interaction.message
+        pressed = (message.id, inp.marker) if message is not None and reply.button else None
+        if reply.error and reply.consume and pressed in self._used_presses:
+            await self._guarded(reply.finish())  # a double click: its first press moved
+            return
         if reply.button and reply.consume and not reply.error:
             await self._guarded(reply.use_up())
-            message = reply.interaction.message
             if message is not None:
                 self._forget_prompt(message.id)
+            if pressed is not None:
+                self._used_presses[pressed] = True
             if table:
                 self._renew_panel(reply, table)
         if reply.button and verb(inp.text) == "hand" and not reply.error and table:

@@ -23,7 +23,7 @@ from discord.app_commands import Choice, locale_str
 
 from dokobot import languages
 from dokobot.host import handlers
-from dokobot.host.commands import COMMANDS, Arg, ArgKind, Command
+from dokobot.host.commands import COMMANDS, Arg, ArgKind, Command, Who
 from dokobot.host.i18n import DEFAULT_LANG, text
 from dokobot.host.options import BOT_LEVELS, TableOptions
 from dokobot.render import DECKS
@@ -161,7 +161,19 @@ def slash_command(spec: Command, host: SlashHost) -> SlashCommand:
     for arg in spec.args:
         if arg.suggest and arg.kind is not ArgKind.CHOICE:
             command.autocomplete(arg.name)(_suggester(host, arg.suggest))
+    command.guild_only = guild_only(spec)
     return command
+
+
+def guild_only(spec: Command) -> bool:
+    """Whether Discord offers the command only in servers: it acts on a channel's table, or
+    it needs a server's admin or a table's owner (DMs have neither).
+
+    >>> from dokobot.host.commands import COMMANDS
+    >>> guild_only(COMMANDS["join"]), guild_only(COMMANDS["play"]), guild_only(COMMANDS["help"])
+    (True, False, False)
+    """
+    return spec.channel_only or spec.who in (Who.OWNER, Who.ADMIN)
 
 
 def prompts_command(host: SlashHost) -> SlashCommand:
