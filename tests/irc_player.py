@@ -83,6 +83,9 @@ class Hand:
     less the cards the trick lines show it played since."""
 
     cards: list[str] = field(default_factory=list)
+    shown: list[str] = field(default_factory=list)
+    """The hand when the bot last showed it (a hand or a prompt): the bot counts a card
+    number in that hand, so the numbers a player read stay true after he played."""
 
     def update(self, message: IrcMessage, me: IrcClient) -> None:
         if message.nick != BOT:
@@ -90,6 +93,9 @@ class Hand:
         if message.command == "NOTICE" and "Your hand:" in message.text:
             part = message.text.split("Your hand:", 1)[1].split(" · ")[0]
             self.cards = [card for _, card in numbered_cards(part)]
+            self.shown = list(self.cards)
+        elif message.command == "NOTICE" and "Your turn:" in message.text:
+            self.shown = list(self.cards)
         elif message.command == "PRIVMSG":
             for trick in TRICK.finditer(message.text):
                 for play in trick[1].split(", "):
@@ -152,7 +158,8 @@ async def play_until(
                 await client.say(BOT, "!hand")
                 got = await client.wait_for(lambda m: "Your hand:" in m.text, timeout, since=mark)
                 hand.update(got, client)
-            cards = [(n, card) for n, card in enumerate(hand.cards, 1)]
+            # a lead: the cards held, numbered as the bot last showed the hand
+            cards = [(hand.shown.index(card) + 1, card) for card in hand.cards]
         assert cards, (message.text, hand.cards)
         number, card = rng.choice(cards)
         answer = [str(number), card, f"!play {number}", f"!play {card}"][style]

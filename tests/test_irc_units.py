@@ -507,3 +507,29 @@ async def test_an_answer_is_not_delivered_into_the_persons_next_session() -> Non
     while len(adapter.outbox):
         got.append((await adapter.outbox.get()).target)
     assert got == ["irc:net:ben"] and adapter.outbox.dropped == 1
+
+
+async def test_a_card_number_means_the_card_the_player_saw_under_it() -> None:
+    """The leader of a trick gets no new prompt (the trick line names him): a number he
+    types counts in the hand he was last shown, not in the host's renumbered hand."""
+    from irc_offline import offline_adapter
+
+    adapter, conn = offline_adapter(NullService())
+    conn.is_present = lambda nick: True
+    anna = adapter.identities.user_id("anna")
+    prompt = Private("irc:net:#c", anna, "Your turn: 1:♣9  2:♣Q", kind="turn", hand=(0, 5, 32))
+    await adapter.deliver([prompt])
+    (unit,) = adapter.outbox.units()
+    assert unit.on_sent is not None
+    unit.on_sent()  # the prompt went out
+    adapter._on_message(conn, "#c", "anna", "!play 2", dm=False)
+    adapter._on_message(conn, "#c", "anna", "3", dm=True)
+    adapter._on_message(conn, "#c", "anna", "!table 2", dm=False)
+    from dokobot.engine.cards import card_ascii
+
+    got = []
+    while not adapter._inbox.empty():
+        item = adapter._inbox.get_nowait()
+        if isinstance(item, Input):
+            got.append(item.text)
+    assert got == [f"/play {card_ascii(5)}", card_ascii(32), "/table 2"]

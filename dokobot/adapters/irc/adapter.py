@@ -63,6 +63,7 @@ from typing import Any, Protocol
 
 import pydle  # type: ignore[import-untyped, import-not-found, unused-ignore]
 
+from dokobot.engine.cards import card_ascii
 from dokobot.host.commands import aliases
 from dokobot.host.events import Event, Input, Private, Public
 from dokobot.host.i18n import render
@@ -414,6 +415,9 @@ class IrcAdapter:
         earlier session is not delivered into the next one."""
         self._hands: Bounded[str, tuple[Private, int]] = Bounded(bounded.CAPS.users)
         """user id -> (the hand dealt to him, session): it goes with his next prompt."""
+        self._shown: Bounded[str, tuple[int, ...]] = Bounded(bounded.CAPS.users)
+        """user id -> the hand (display order) in the last line sent to him that showed it:
+        a card number he types means a card of that hand (see :func:`_resolve_number`)."""
         self._kicked: dict[str, str] = {}
         """Channels (lowercased) the bot was kicked from -> who kicked it."""
         self._missed: dict[str, list[str]] = {}
@@ -745,6 +749,9 @@ class IrcAdapter:
         if text is None:
             return
         user = self.identities.user_id(by, account)
+        shown = self._shown.get(user)
+        if shown:
+            text = _resolve_number(text, shown)
         admins = {self.identities.fold(nick) for nick in self.settings.admins}
         admin = self.identities.fold(by) in admins or (not dm and conn.is_op(target, by))
         channel = "" if dm else self.prefix + _channel_id_part(target)
@@ -866,6 +873,8 @@ class IrcAdapter:
         if prompt is not None and cue is not None and len(strict) == 1:
             self._prompted[user] = (prompt.text, None)
             cue.on_sent = _chain(cue.on_sent, self._prompt_callback(prompt.channel, user))
+            lost = self._prompt_callback(prompt.channel, user, lost=True)
+            cue.on_drop = _chain(cue.on_drop, lost)
             if hand is not None:  # his turn is said in the channel; his hand comes now
                 unit = self._put(user, pack_lines(hand.text, limit), GAME, hand, session)
                 unit.after = cue
@@ -877,7 +886,7 @@ class IrcAdapter:
         if prompt is not None:
             self._prompted[user] = (prompt.text, None)
             unit.present_only = True
-            unit.on_sent = self._prompt_callback(prompt.channel, user)
+            unit.on_sent = _chain(unit.on_sent, self._prompt_callback(prompt.channel, user))
             unit.on_drop = self._prompt_callback(prompt.channel, user, lost=True)
 
     def _put(self, user: str, lines: list[str], lane: int, event: Private, session: int) -> Unit:
@@ -885,6 +894,13 @@ class IrcAdapter:
             "NOTICE", user, lines, private=True, lane=lane, answer=lane in (ANSWER, BULK),
             valid=self._validity(event, session),
         )  # fmt: skip
+        if event.hand and event.kind in ("hand", *PROMPT_KINDS):
+            hand = event.hand
+
+            def shown() -> None:
+                self._shown[user] = hand
+
+            unit.on_sent = shown
         self.outbox.put(unit)
         return unit
 
@@ -1031,6 +1047,30 @@ def _chain(first: Callable[[], None] | None, then: Callable[[], None]) -> Callab
         then()
 
     return both
+
+
+def _resolve_number(text: str, hand: Sequence[int]) -> str:
+    """A card typed by its number (``/play 3``, or ``3`` alone) as the card itself, the
+    number counted in ``hand``, the hand the player last saw: after he played a card the
+    host counts the rest anew, and a leader (whose turn the channel line names, without a
+    new prompt) would otherwise play another card than the one he saw under that number.
+
+    >>> _resolve_number("/play 2", (5, 0, 32)), _resolve_number("2", (5, 0, 32))
+    ('/play C9', 'C9')
+    >>> _resolve_number("/play 9", (5,)), _resolve_number("/join 2", (5,))
+    ('/play 9', '/join 2')
+    """
+    command = text[:1] == "/"
+    words = (text[1:] if command else text).split()
+    if len(words) != 1 + command or not words[-1].isdigit():
+        return text
+    if command and aliases().get(words[0].lower()) != "play":
+        return text
+    number = int(words[-1])
+    if not 1 <= number <= len(hand):
+        return text
+    card = card_ascii(hand[number - 1])
+    return f"/{words[0]} {card}" if command else card
 
 
 def _asks_for_help_list(text: str) -> bool:
