@@ -53,8 +53,11 @@ def p99(values: list[float]) -> float:
 
 
 class Bench:
-    def __init__(self, tables: int, card_s: float, seed: int, show: bool = False) -> None:
+    def __init__(
+        self, tables: int, card_s: float, seed: int, show: bool = False, flood_rate: float = 1.0
+    ) -> None:
         self.show = show
+        self.flood_rate = flood_rate
         self.tables = tables
         self.card_s = card_s
         self.rng = random.Random(seed)
@@ -165,7 +168,7 @@ class Bench:
             channels = tuple(f"#doko{n}" for n in range(1, self.tables + 1))
             settings = IrcSettings(
                 host=server.host, port=server.port, tls=False, nick=BOT, channels=channels,
-                network=NETWORK, flood_burst=4, flood_rate=1.0,
+                network=NETWORK, flood_burst=4, flood_rate=self.flood_rate,
             )  # fmt: skip
             service = Service.in_memory(seed=self.seed, bots=False)
             adapter = IrcAdapter(service, settings, rng=random.Random(0))
@@ -176,7 +179,9 @@ class Bench:
             try:
                 await adapter.wait_ready(20)
                 seated = [await self.seat(server, n) for n in range(1, self.tables + 1)]
-                await asyncio.sleep(5)  # the lobby's lines are out
+                while len(adapter.outbox):  # the lobby's lines go out first
+                    await asyncio.sleep(0.1)
+                await asyncio.sleep(4 / self.flood_rate)
                 self.game_lines = self.other_lines = 0
                 started = time.monotonic()
                 watcher = asyncio.create_task(self.spectator(server, stop))
@@ -213,8 +218,12 @@ def main() -> None:
     parser.add_argument("--card-s", type=float, default=2.0, help="seconds per card (2)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--show", action="store_true", help="print every line the bot sends")
+    parser.add_argument(
+        "--flood-rate", type=float, default=1.0,
+        help="the bot's lines per second (1, the default pacing; more only for a smoke run)",
+    )  # fmt: skip
     args = parser.parse_args()
-    asyncio.run(Bench(args.tables, args.card_s, args.seed, args.show).run())
+    asyncio.run(Bench(args.tables, args.card_s, args.seed, args.show, args.flood_rate).run())
 
 
 if __name__ == "__main__":

@@ -42,6 +42,10 @@ SMOKE: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "engine": ("--seconds 0.2", ("games/s",)),
+    "irc": (
+        "--tables 1 --card-s 0 --flood-rate 50",
+        ("irc_lines_per_card", "answer_p99_s", "prompt_delay_p99_s", "overtakes"),
+    ),
     "host": (
         # one game more than a durable table keeps in memory (a series used to wait for ever)
         f"--tables 10 --commands 200 --series-tables 1 --series-games {KEEP_GAMES + 1}",
