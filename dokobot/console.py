@@ -56,10 +56,10 @@ def _default_name() -> str:
 class Console:
     """Feeds lines to a :class:`Service` and prints what comes back."""
 
-    def __init__(self, service: Service, players: list[str], out: TextIO = sys.stdout) -> None:
+    def __init__(self, service: Service, players: list[str], out: TextIO | None = None) -> None:
         self.service = service
         self.players = players
-        self.out = out
+        self.out = sys.stdout if out is None else out  # the stdout of now, not of import
         service.listener = self._listen
 
     def user(self, name: str) -> str:

@@ -41,13 +41,34 @@ def test_the_console_takes_the_configs_table_defaults(tmp_path: Path) -> None:
     assert "tournament = on" in res.stdout
 
 
-def test_every_name_of_quit_ends_the_console_with_or_without_the_slash(tmp_path: Path) -> None:
-    for word in ("beenden", "!exit"):
-        res = _run("console", "--seed", "1", "--lang", "de", stdin=f"{word}\n/options\n",
-                   cwd=tmp_path)  # fmt: skip
-        assert res.returncode == 0, res.stderr
-        assert "stake = " not in res.stdout, (word, res.stdout)  # /options never ran
-        assert "Befehle:" not in res.stdout, word  # no help list instead of quitting
+def _console(
+    lines: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    lang: str = "en",
+) -> str:
+    """What ``dokobot console --seed 3`` prints (in this process) for the typed ``lines``."""
+    from dokobot.console import run_console
+
+    todo = list(lines)
+
+    def typed(prompt: str = "") -> str:
+        if not todo:
+            raise EOFError
+        return todo.pop(0)
+
+    monkeypatch.setattr("builtins.input", typed)
+    assert run_console(players=None, bots=None, seed=3, lang=lang) == 0
+    return capsys.readouterr().out
+
+
+def test_every_name_of_quit_ends_the_console_with_or_without_the_slash(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for word in ("beenden", "/beenden", "!exit", "quit"):
+        out = _console([word, "/options"], monkeypatch, capsys, lang="de")
+        assert "stake = " not in out, (word, out)  # /options never ran
+        assert "Befehle:" not in out, word  # no help list instead of quitting
 
 
 def test_every_command_line_argument_is_explained() -> None:
@@ -66,9 +87,11 @@ def test_every_command_line_argument_is_explained() -> None:
     assert "--config FILE" in parser.format_help()
 
 
-def test_the_console_asks_each_question_once(tmp_path: Path) -> None:
-    res = _run("console", "--seed", "3", "--lang", "de", stdin="gesund\n", cwd=tmp_path)
-    assert res.stdout.count("Vorbehalt?") == 1, res.stdout  # not the channel's line too
+def test_the_console_asks_each_question_once(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = _console(["gesund"], monkeypatch, capsys, lang="de")
+    assert out.count("Vorbehalt?") == 1, out  # not the channel's line too
 
 
 # ---------------------------------------------------------------- prompts and refusals
@@ -198,9 +221,12 @@ def test_give_with_several_cards_prompts_once_and_counts_what_is_left() -> None:
     assert not [t for t in _private(rep, "replay:ben", start) if "give back" in t]
 
 
-def test_typo_hints_are_as_good_without_the_slash(tmp_path: Path) -> None:
-    res = _run("console", "--seed", "3", stdin="hlep\n/hlep\n", cwd=tmp_path)
-    assert res.stdout.count("Did you mean /help?") == 2, res.stdout
+def test_typo_hints_are_as_good_without_the_slash(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = _console(["hlep", "/hlep", "hello there"], monkeypatch, capsys)
+    assert out.count("Did you mean /help?") == 2, out
+    assert "Commands start with /" in out  # a chat line gets the general hint
 
 
 # ---------------------------------------------------------------- words, plurals, pictures
