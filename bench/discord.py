@@ -120,7 +120,7 @@ class Table:
                 return
             if table.seats[game.turn].user != me:
                 waited_since = None
-                await asyncio.sleep(0.2 / run.speed)
+                await asyncio.sleep(0.5 / run.speed)  # people glance at the board
                 continue
             now = time.monotonic()
             waited_since = waited_since if waited_since is not None else now
