@@ -33,6 +33,7 @@ async def test_a_game_of_shard_1_played_from_dms_that_reach_shard_0(
     monkeypatch.setenv("DOKOBOT_STORE_PASSWORD", PASSWORD)
     url = await asyncio.to_thread(pg_server.new_database)
     fake = FakeDiscord(heartbeat_ms=300, speed=SPEED, guild_shard=(1, 2))
+    fake.check_identify = True  # the two processes take turns to IDENTIFY (5 s apart)
     await fake.start()
     services: list[Service] = []
     handoffs: list[Handoff] = []
@@ -113,3 +114,5 @@ async def test_a_game_of_shard_1_played_from_dms_that_reach_shard_0(
     assert handoffs[0].handed == len(presses) and handoffs[1].handed == 0
     assert all(p.message is not None and p.message.content.count("→") == 1 for p in presses)
     assert fake.violations == []
+    (_, first), (_, second) = fake.identify_times[:2]
+    assert second - first >= 5.0

@@ -308,6 +308,18 @@ class DiscordAdapter(
             except Exception:
                 log.exception("could not keep the hash of the uploaded slash commands")
 
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        """Before an IDENTIFY: with several processes, wait for this shard's turn among all
+        of them (Discord's ``max_concurrency``, through the store: :mod:`.handoff`)."""
+        if self._handoff is None:
+            await super().before_identify_hook(shard_id, initial=initial)
+            return
+        try:
+            await self._handoff.identify_turn(0)  # max_concurrency 1: one key for all shards
+        except Exception:
+            log.exception("could not take a turn to IDENTIFY; waiting 5 s instead")
+            await asyncio.sleep(5.0)
+
     async def sync_commands(self, guild: discord.abc.Snowflake | None = None) -> bool:
         """Upload the slash commands (globally, or to ``guild``); False if Discord refused."""
         try:

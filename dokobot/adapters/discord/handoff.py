@@ -9,6 +9,12 @@ once (a deferred update, well within Discord's 3 seconds) and hands it over with
 through its token (interaction webhooks need no gateway: any process of the bot may use them).
 
 A press is a small JSON object (:class:`Press`), far below PostgreSQL's 8,000 bytes.
+
+The same database spaces the processes' IDENTIFYs: Discord lets one IDENTIFY per rate-limit
+key (``shard_id % max_concurrency``) through every 5 seconds for the whole bot
+(https://docs.discord.com/developers/events/gateway#session-start-limit-object);
+:meth:`Handoff.identify_turn` waits for a PostgreSQL advisory lock of that key and holds it 5
+seconds after the IDENTIFY.
 """
 
 from __future__ import annotations
@@ -27,6 +33,10 @@ log = logging.getLogger(__name__)
 
 CHANNEL: Final = "dokobot_discord_press"
 """The PostgreSQL notification channel of handed-over presses."""
+IDENTIFY_LOCK: Final = 0x646F6B6F
+"""The first key of the advisory locks that space the IDENTIFYs (the second: the
+rate-limit key)."""
+IDENTIFY_SPACING: Final = 5.0
 RECONNECT_AFTER: Final = 1.0
 
 
@@ -73,6 +83,7 @@ class Handoff:
         self._listening = asyncio.Event()
         self.handed = 0
         self.received = 0
+        self._held: set[asyncio.Task[None]] = set()
 
     def __repr__(self) -> str:
         return f"<Handoff handed={self.handed} received={self.received}>"
@@ -100,6 +111,33 @@ class Handoff:
                     if attempt:
                         raise
 
+    async def identify_turn(self, key: int, spacing: float = IDENTIFY_SPACING) -> None:
+        """Wait until this process may IDENTIFY for the rate-limit ``key``; the turn stays
+        taken ``spacing`` seconds (the lock lives in its own connection, closed then)."""
+        conn = await psycopg.AsyncConnection.connect(self._conninfo, autocommit=True)
+        try:
+            while True:
+                cur = await conn.execute(
+                    "SELECT pg_try_advisory_lock(%s, %s)", (IDENTIFY_LOCK, key)
+                )
+                row = await cur.fetchone()
+                if row is not None and row[0]:
+                    break
+                await asyncio.sleep(0.25)
+        except BaseException:
+            await conn.close()
+            raise
+
+        async def release() -> None:
+            try:
+                await asyncio.sleep(spacing)
+            finally:
+                await conn.close()
+
+        task = asyncio.create_task(release())
+        self._held.add(task)
+        task.add_done_callback(self._held.discard)
+
     async def _listen(self, receive: Receiver) -> None:
         while True:
             try:
@@ -120,6 +158,8 @@ class Handoff:
                 await asyncio.sleep(RECONNECT_AFTER)
 
     async def close(self) -> None:
+        for held in list(self._held):
+            held.cancel()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
