@@ -525,11 +525,11 @@ async def test_a_card_number_means_the_card_the_player_saw_under_it() -> None:
     adapter._on_message(conn, "#c", "anna", "!play 2", dm=False)
     adapter._on_message(conn, "#c", "anna", "3", dm=True)
     adapter._on_message(conn, "#c", "anna", "!table 2", dm=False)
-    from dokobot.engine.cards import card_ascii
+    from dokobot.host.i18n import card_text
 
     got = []
     while not adapter._inbox.empty():
         item = adapter._inbox.get_nowait()
         if isinstance(item, Input):
             got.append(item.text)
-    assert got == [f"/play {card_ascii(5)}", card_ascii(32), "/table 2"]
+    assert got == [f"/play {card_text(5, 'en')}", card_text(32, "en"), "/table 2"]

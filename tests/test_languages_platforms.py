@@ -99,6 +99,9 @@ async def test_irc_a_german_player_at_an_italian_table(ngircd: NgircdServer) -> 
                 lambda m: m.text.startswith("Partita 1:"), since=mark_anna
             )
             assert "primo di mano" in started.text  # the channel reads Italian
+            # on IRC a hand comes with its player's first prompt: anna answers first
+            await anna.wait_for(lambda m: m.command == "NOTICE", since=mark_anna)
+            await anna.say(CHANNEL, "!healthy")
             hand_ben = await ben.wait_for(
                 lambda m: m.command == "NOTICE" and m.nick == BOT, since=mark_ben
             )

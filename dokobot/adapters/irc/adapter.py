@@ -63,10 +63,9 @@ from typing import Any, Protocol
 
 import pydle  # type: ignore[import-untyped, import-not-found, unused-ignore]
 
-from dokobot.engine.cards import card_ascii
 from dokobot.host.commands import aliases
 from dokobot.host.events import Event, Input, Private, Public
-from dokobot.host.i18n import render
+from dokobot.host.i18n import card_text, render
 from dokobot.store import Store
 
 from ... import bounded
@@ -1056,7 +1055,7 @@ def _resolve_number(text: str, hand: Sequence[int]) -> str:
     new prompt) would otherwise play another card than the one he saw under that number.
 
     >>> _resolve_number("/play 2", (5, 0, 32)), _resolve_number("2", (5, 0, 32))
-    ('/play C9', 'C9')
+    ('/play ♣9', '♣9')
     >>> _resolve_number("/play 9", (5,)), _resolve_number("/join 2", (5,))
     ('/play 9', '/join 2')
     """
@@ -1069,7 +1068,7 @@ def _resolve_number(text: str, hand: Sequence[int]) -> str:
     number = int(words[-1])
     if not 1 <= number <= len(hand):
         return text
-    card = card_ascii(hand[number - 1])
+    card = card_text(hand[number - 1], "en")
     return f"/{words[0]} {card}" if command else card
 
 
