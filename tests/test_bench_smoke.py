@@ -63,6 +63,10 @@ SMOKE: dict[str, tuple[str, tuple[str, ...]]] = {
         "--games 4 --procs 1 --only search_vs_heuristic --layouts single --fixed --budget 0.005",
         ("strong_vs_normal_ppg", "ci95", "worst_kind_lower", "budget_share_p50", "search_p95_s"),
     ),
+    "slow": (
+        "--games 20 --spectators 2 --exports 5 --moves 5",
+        ("move_p99_ms", "move_max_ms", "exports_taken", "busy"),
+    ),
     "stats": (
         "--games 200 --players 10 --queries 20",
         ("stats_p99_ms", "games"),
