@@ -35,7 +35,7 @@ from dokobot.engine.order import SCHEMES, TRUMP, Scheme
 from dokobot.engine.types import is_solo
 
 from .base import Restrictions
-from .house import house_action, house_plan
+from .house import THROW_IN_BELOW, house_action, house_plan
 from .legal import cards_in, decision_rng, legal_actions, legal_calls, obs_scheme
 
 __all__ = [
@@ -394,12 +394,19 @@ class HeuristicPlayer:
     name = "heuristic"
 
     def __init__(
-        self, seed: int, restrictions: Restrictions, noise: float = 0.0, call_at: float = 13.0
+        self,
+        seed: int,
+        restrictions: Restrictions,
+        noise: float = 0.0,
+        call_at: float = 13.0,
+        throw_in_below: float = THROW_IN_BELOW,
     ) -> None:
         self.seed = seed
         self.restrictions = restrictions
         self.noise = noise
         self.call_at = call_at
+        self.throw_in_below = throw_in_below
+        """Throws in (when it may) a hand whose normal-game strength is below this."""
 
     def decide(self, obs: Observation) -> Action:
         actions = legal_actions(obs)
@@ -408,14 +415,15 @@ class HeuristicPlayer:
         house = house_action(obs)
         if house is not None:
             return house
+        throw = normal_strength(obs.hand) < self.throw_in_below
         if obs.phase is Phase.RESERVATIONS:
             choice, _ = reservation_choice(obs.hand, self.restrictions)
-            return RESERVATION if house_plan(obs) is not None else choice
+            return RESERVATION if house_plan(obs, throw=throw) is not None else choice
         if obs.phase is Phase.DECLARATIONS:
             _, plan = reservation_choice(obs.hand, self.restrictions)
             if plan is not None and is_solo(plan) and plan in actions:
                 return plan
-            hp = house_plan(obs)
+            hp = house_plan(obs, throw=throw)
             if hp is not None and hp in actions:
                 return hp
             if plan is not None and plan in actions:

@@ -22,19 +22,33 @@ from dokobot.engine.types import DECLARE_POVERTY, DECLINE, TAKE, THROW_IN
 
 from .legal import legal_actions
 
-__all__ = ["TAKE_TRUMPS", "house_action", "house_plan", "return_choice"]
+__all__ = ["TAKE_TRUMPS", "THROW_IN_BELOW", "house_action", "house_plan", "return_choice"]
 
 _NORMAL: Final = SCHEMES[NORMAL_SCHEME]
 TAKE_TRUMPS: Final = 7
 """A player takes a poverty with at least this many trumps of his own (he gets at most 3)."""
 
+THROW_IN_BELOW: Final = 7.0
+"""The ``normal`` level throws in (when it may) only a hand whose normal-game strength
+(:func:`~dokobot.ai.heuristic.normal_strength`) is below this: where playing on is worth
+less than a redeal, which is worth 0 to every seat. Calibrated against the strong level's
+value of playing on (its best plan, healthy or a solo, priced by
+:meth:`~dokobot.ai.search.SearchPlayer.plan_values`, fixed budget 0.4) over the 398 hands
+that may throw in among 3,050 deals (seeds 150..3199, nines on), points per game by
+strength (± one standard error): below 4 -0.92 (±0.09), 4..5 -0.83, 5..5.5 -0.70, 5.5..6
+-0.64, 6..6.5 -0.33 (±0.12), 6.5..7 -0.15 (±0.15), 7..7.5 -0.04 (±0.12), 7.5..8 +0.23,
+8..9 +0.63, 9 and above +1.64. Below 7 playing on costs points; from 7 on it does not
+(docs/lab/2026-12-02-house-rule-judgement.md)."""
 
-def house_plan(obs: Observation) -> Action | None:
+
+def house_plan(obs: Observation, *, throw: bool = True) -> Action | None:
     """The house-rule reservation this hand would make (a throw-in or a poverty), if any;
-    a player with such a plan says reservation."""
+    a player with such a plan says reservation. ``throw``: whether the player wants to throw
+    in if he may (each level decides it by what playing on is worth to it, see
+    :func:`throws_in`)."""
     if obs.forced >= 0:
         return None
-    if may_throw_in(obs.rules, obs.hand):
+    if throw and may_throw_in(obs.rules, obs.hand):
         return THROW_IN
     trumps = (obs.hand & _NORMAL.class_mask[TRUMP]).bit_count()
     if obs.rules.poverty and trumps <= POVERTY_MAX_TRUMPS:

@@ -35,7 +35,11 @@ class Level:
 REGISTRY: tuple[Level, ...] = (
     Level("random", True, lambda seed, r, _budget, _fixed: RandomPlayer(seed, r)),
     Level("chaos", False, lambda seed, r, _budget, _fixed: ChaosPlayer(seed, r)),
-    Level("easy", True, lambda seed, r, _budget, _fixed: HeuristicPlayer(seed, r, noise=0.25)),
+    Level(
+        "easy",
+        True,
+        lambda seed, r, _budget, _fixed: HeuristicPlayer(seed, r, noise=0.25, throw_in_below=8.0),
+    ),
     Level("normal", True, lambda seed, r, _budget, _fixed: HeuristicPlayer(seed, r, noise=0.0)),
     Level(
         "strong",

@@ -95,6 +95,7 @@ from dokobot.engine import (
     score,
 )
 from dokobot.engine.cards import CLUB_QUEENS, N_CARDS
+from dokobot.engine.game import may_throw_in
 from dokobot.engine.order import SCHEMES
 from dokobot.engine.scoring import outcome_scores
 from dokobot.engine.types import is_solo
@@ -623,12 +624,15 @@ class SearchPlayer:
             return house
         if obs.phase is Phase.RESERVATIONS:
             plan = self._contract(obs, with_healthy=True)
-            return HEALTHY if plan is None and house_plan(obs) is None else RESERVATION
+            hp = house_plan(obs, throw=self._throws_in(obs))
+            return HEALTHY if plan is None and hp is None else RESERVATION
         if obs.phase is Phase.DECLARATIONS:
             plan = self._contract(obs, with_healthy=False)
             if plan is not None and is_solo(plan) and plan in actions:
                 return plan
-            hp = house_plan(obs)
+            # a hand that said reservation only to throw in throws in
+            other = DECLARE_WEDDING in actions or house_plan(obs, throw=False) is not None
+            hp = house_plan(obs, throw=not other or self._throws_in(obs))
             if hp is not None and hp in actions:
                 return hp
             if plan is not None and plan in actions:
@@ -652,6 +656,13 @@ class SearchPlayer:
             ):
                 return h
         return best
+
+    def _throws_in(self, obs: Observation) -> bool:
+        """Whether to throw in (when the hand may): only if playing on, with the best plan,
+        is worth less than a redeal (0 points) to this seat."""
+        if not may_throw_in(obs.rules, obs.hand) or obs.forced >= 0:
+            return False
+        return max(value for _, value in self.plan_values(obs, with_healthy=True)) < 0.0
 
     def _contract(self, obs: Observation, *, with_healthy: bool) -> Action | None:
         """The declaration to make (None: say healthy), chosen by greedy playouts over
