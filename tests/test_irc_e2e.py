@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import logging
 import random
 import re
@@ -446,12 +445,12 @@ async def test_flood_control_throttles_a_burst(ngircd: NgircdServer) -> None:
         got = [m for m in anna.channel_lines(CHANNEL, mark) if m.nick == BOT]
         assert [m.text for m in got] == lines
         assert adapter.sent - sent_before == 23
-        first, burst_end, last = got[0].when, got[2].when, got[-1].when
-        assert burst_end - first < 0.1  # the burst goes out at once
-        # then 10 lines per second: the other 20 lines take about 2 s
-        assert 1.7 <= last - first <= 3.0, last - first
-        gaps = [b.when - a.when for a, b in itertools.pairwise(got[3:])]
-        assert min(gaps) > 0.05
+        first, last = got[0].when, got[-1].when
+        # The burst goes out at once, then 10 lines per second: the other 20 lines take at
+        # least 1.7 s. (Only the lower bound is a property of the flood control: a busy
+        # machine may deliver later, and the test client may read several lines at once,
+        # so gaps between arrivals say nothing.)
+        assert last - first >= 1.7, last - first
 
 
 async def test_private_text_splitting_and_no_answer_to_notices(ngircd: NgircdServer) -> None:
