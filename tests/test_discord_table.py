@@ -262,6 +262,16 @@ async def test_a_game_in_a_thread_and_a_second_table_in_the_same_channel(
             # a second table while the first one plays: Carl's /join opens the next thread
             await settle(fake, client, await fake.slash(carl, "join"))
             assert len(fake.threads) == 2
+            # and the lobby's "New table" opens a third, with Dora seated at it
+            dora = fake.users[3]
+            new = lobby.button(lambda c: c.endswith(":newtable"))
+            assert new is not None and new.split(":")[1] == str(fake.channel_id)
+            pressed = await settle(fake, client, await fake.click(dora, lobby, new))
+            assert len(fake.threads) == 3
+            third = max(fake.threads)
+            assert f"<#{third}>" in pressed.ephemeral_messages[0].content
+            seated = service.router.tables[f"discord:{third}"].seats
+            assert [s.name for s in seated] == ["Dora"]
             await play_by_buttons(fake, client, service, [anna, ben], where=thread)
             await asyncio.wait_for(client.wait_idle(), 10)
             shown = fake.channel_messages(thread)

@@ -76,7 +76,7 @@ from dokobot.adapters.discord.lobby import LevelSelect, _LobbyMessage, result_co
 from dokobot.adapters.discord.lobby_messages import LobbyMessages
 from dokobot.adapters.discord.messages import ask_service, join_texts, qualify, snowflake_of
 from dokobot.adapters.discord.slash import slash_commands
-from dokobot.adapters.discord.threads import TableThreads
+from dokobot.adapters.discord.threads import NEW_TABLE, TableThreads
 from dokobot.bounded import Bounded
 from dokobot.host.commands import aliases, confirmed_commands, prompt_answers
 from dokobot.host.events import Choice, Event, Input, Private, Public
@@ -225,6 +225,7 @@ class DiscordAdapter(
         self._lobbies: Bounded[int, _LobbyMessage] = Bounded(channels)
         self._threads_on = threads
         self._threads: Bounded[int, int] = Bounded(channels)
+        self._parents: Bounded[int, int] = Bounded(channels)
         self._prompts: Bounded[tuple[int, int], list[_Prompt]] = Bounded(users)
         self._dm_channels: Bounded[int, int] = Bounded(users)
         self._dm_blocked: Bounded[int, float] = Bounded(users, ttl=DM_BLOCKED_FOR)
@@ -389,6 +390,9 @@ class DiscordAdapter(
         if verb(command) == ASK:  # answered here: nothing reaches the host
             await self._ask(interaction, table, command, label, marker)
             return
+        if verb(command) == NEW_TABLE:  # a /join in a new thread of the channel ``table``
+            await self._handle(interaction, "/join", table=table, new_table=True)
+            return
         if self._held_elsewhere(interaction, table):
             await self._hand_over(interaction, table, command, label, marker)
             return
@@ -514,9 +518,10 @@ class DiscordAdapter(
         table: int | None,
         label: str = "",
         marker: tuple[int, int] | None = None,
+        new_table: bool = False,
     ) -> None:
         self._enter()
-        button = table is not None
+        button = table is not None and not new_table
         reply = _Reply(
             interaction,
             button=button,
@@ -530,7 +535,11 @@ class DiscordAdapter(
             creating = verb(command) in ("join", "start") and not button
             if creating and not await self.check_permissions(interaction):
                 return
-            thread = None if button else await self._thread_for(interaction, command)
+            thread = None if button else await self._thread_for(interaction, command, table)
+            if new_table and thread is None:  # no thread could be made: nothing joined
+                async with reply.guard:
+                    await reply.ephemeral(text("thread_failed", reply.lang))
+                return
             inp = self._input(interaction, command, table if thread is None else thread, marker)
             if thread is not None:  # the table lives in its thread: say where
                 async with reply.guard:

@@ -103,15 +103,20 @@ def lobby_embed(view: LobbyView, news: Sequence[str], lang: str) -> discord.Embe
     return embed
 
 
-def lobby_components(table: int, view: LobbyView, lang: str) -> discord.ui.View:
-    """Join, Leave, Start (Start only between games) and, while a seat is free, the menu
-    to add a computer player."""
+def lobby_components(
+    table: int, view: LobbyView, lang: str, parent: int | None = None
+) -> discord.ui.View:
+    """Join, Leave, Start (Start only between games), "New table" for a table in a thread
+    of the channel ``parent`` (a table in a new thread there) and, while a seat is free, the
+    menu to add a computer player."""
     out = PersistentView()
     out.add_item(DokoButton(table, "/join", text("lobby_join", lang), discord.ButtonStyle.success))
     out.add_item(DokoButton(table, "/leave", text("lobby_leave", lang)))
     if not view.running:
         start = text("lobby_start", lang)
         out.add_item(DokoButton(table, "/start", start, discord.ButtonStyle.primary))
+    if parent is not None:
+        out.add_item(DokoButton(parent, "/newtable", text("lobby_new", lang)))
     if not view.full:
         out.add_item(LevelSelect(table, text("lobby_add", lang), row=1))
     return out

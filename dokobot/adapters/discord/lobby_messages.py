@@ -26,6 +26,10 @@ class LobbyMessages(_Base):
 
     _lobbies: Bounded[int, _LobbyMessage]
 
+    if TYPE_CHECKING:
+
+        def parent_of(self, thread: int) -> int | None: ...
+
     def lobby_message(self, channel_id: int) -> int | None:
         """The id of the lobby message in ``channel_id``, if one was sent."""
         lobby = self._lobbies.get(channel_id)
@@ -46,7 +50,7 @@ class LobbyMessages(_Base):
             return
         lang = view.language
         embed = lobby_embed(view, lobby.news, lang)
-        components = lobby_components(channel_id, view, lang)
+        components = lobby_components(channel_id, view, lang, self.parent_of(channel_id))
         target = self.get_partial_messageable(channel_id)
         if lobby.message_id is None:
             message = await target.send(embed=embed, view=components)

@@ -26,6 +26,9 @@ from dokobot.bounded import Bounded
 
 log = logging.getLogger(__name__)
 
+NEW_TABLE: Final = "newtable"
+"""The command of the lobby's button "New table" (the adapter's own): a ``/join`` in a new
+thread of the channel the button names."""
 ARCHIVE_MINUTES: Final = 1440
 """A table's thread is archived by Discord after a day without messages."""
 THREAD_TYPES: Final = (discord.ChannelType.public_thread, discord.ChannelType.private_thread)
@@ -42,19 +45,30 @@ class TableThreads(_Base):
     _threads_on: bool
     _threads: Bounded[int, int]
     """Per text channel: the thread of its newest table."""
+    _parents: Bounded[int, int]
+    """Per table thread: its text channel."""
+
+    def parent_of(self, thread: int) -> int | None:
+        """The text channel of a table's thread (None: not a table thread of this bot)."""
+        return self._parents.get(thread)
+
     _lobbies: Bounded[int, _LobbyMessage]
 
-    async def _thread_for(self, interaction: discord.Interaction[Any], command: str) -> int | None:
+    async def _thread_for(
+        self, interaction: discord.Interaction[Any], command: str, new_in: int | None = None
+    ) -> int | None:
         """The thread whose table a ``/join`` typed in a text channel goes to (made now if
-        needed), or None: the command stays in its channel."""
+        needed; ``new_in``: a new one in that channel, the lobby's "New table"), or None:
+        the command stays in its channel."""
         channel = interaction.channel
-        parent = interaction.channel_id
+        parent = interaction.channel_id if new_in is None else new_in
+        in_thread = new_in is None and getattr(channel, "type", None) in THREAD_TYPES
         if (
             not self._threads_on
             or verb(command) != "join"
             or interaction.guild_id is None
             or parent is None
-            or getattr(channel, "type", None) in THREAD_TYPES
+            or in_thread
         ):
             return None
         perms = interaction.app_permissions
@@ -64,7 +78,7 @@ class TableThreads(_Base):
         if ask_service(service, "opens_thread", qualify(parent)) is not True:
             return None
         current = self._threads.get(parent)
-        if current is not None:
+        if current is not None and new_in is None:
             lobby = self._lobbies.get(current)
             if lobby is not None and not lobby.view.running and not lobby.view.full:
                 return current
@@ -82,4 +96,5 @@ class TableThreads(_Base):
             return None
         thread = int(data["id"])
         self._threads[parent] = thread
+        self._parents[thread] = parent
         return thread
