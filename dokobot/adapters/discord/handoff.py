@@ -24,7 +24,7 @@ import contextlib
 import json
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Final
 
 import psycopg
@@ -42,11 +42,17 @@ RECONNECT_AFTER: Final = 1.0
 
 @dataclass(frozen=True, slots=True)
 class Press:
-    """A press on a button in a DM, as the owner of its table needs it."""
+    """A press on a button in a DM, as the owner of its table needs it.
+
+    >>> p = Press(1, "s3cret", 2, "/play CQ", "♣Q", (1, 2), 3, "Anna", "en-US", "Your turn.")
+    >>> "s3cret" in repr(p) or "Your turn" in repr(p), Press.loads(p.dumps()) == p
+    (False, True)
+    """
 
     application_id: int
-    token: str
-    """The interaction's token (valid 15 minutes; the press is already acknowledged)."""
+    token: str = field(repr=False)
+    """The interaction's token (valid 15 minutes; the press is already acknowledged); a
+    secret, left out of the repr like the pressed message's text."""
     table: int
     command: str
     label: str
@@ -54,7 +60,7 @@ class Press:
     user_id: int
     user_name: str
     locale: str
-    content: str
+    content: str = field(repr=False)
     """What the pressed message said (it is used up by the owner)."""
 
     def dumps(self) -> str:
