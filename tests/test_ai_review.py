@@ -21,13 +21,7 @@ BUDGET = 0.05  # the review's fixed work per decision in these tests
 def _outcome(game: Game, seat: int, card: int, hands: list[int] | None = None) -> int:
     """``seat``'s score if it plays ``card`` now and the rest of the game is forced (the
     last trick), with the others holding ``hands`` (default: their real cards)."""
-    g = Game.from_hands(
-        game.rules,
-        game.dealer,
-        list(game.start_hands),
-        mandatory_owed=game.mandatory_owed,
-        forced_soloist=game.forced if game.forced >= 0 else None,
-    )
+    g = game.redealt()
     for s, a in game.log:
         g.play(s, a)
     if hands is not None:

@@ -85,43 +85,43 @@ def test_a_game_that_ended_unplayed_is_not_reviewed() -> None:
     ]
 
 
-def test_hints_only_where_the_table_allows_them() -> None:
-    r = _table()
-    r.handle(_inp("anna", "/start"))
-    rng = random.Random(3)
-    _play_on(r, rng, until_card_turn=True)
+def _next_card_turn(r: Router, rng: random.Random, *options: str) -> tuple[str, str]:
+    """Finish the running game (if any), set ``options``, deal, and play on to the first
+    card turn: (the player to move, another player)."""
     t = r.tables["chan"]
+    if t.game is not None:
+        _play_on(r, rng)
+    for option in options:  # options change between games only
+        r.handle(_inp("anna", f"/option {option}"))
+    r.handle(_inp("anna", "/start"))
+    _play_on(r, rng, until_card_turn=True)
     assert t.game is not None
     mover = t.seats[t.game.turn].name
-    other = next(n for n in NAMES if n != mover)
+    return mover, next(n for n in NAMES if n != mover)
+
+
+def test_hints_only_where_the_table_allows_them() -> None:
+    r = _table()
+    t = r.tables["chan"]
+    rng = random.Random(3)
+    mover, _ = _next_card_turn(r, rng)
     assert _private(r.handle(_inp(mover, "/hint")), mover) == [
         "Hints are off at this table (an owner or admin: /option hints on)."
     ]
-    # options change between games only: finish this one, then switch hints on
-    _play_on(r, rng)
-    r.handle(_inp("anna", "/option hints on"))
+    mover, _ = _next_card_turn(r, rng, "hints on")
     assert t.options.hints is True
-    r.handle(_inp("anna", "/start"))
-    _play_on(r, rng, until_card_turn=True)
-    mover = t.seats[t.game.turn].name
-    other = next(n for n in NAMES if n != mover)
     assert _private(r.handle(_inp(mover, "/hint")), mover) == [
         "No hints in a rated game (/option rated)."
     ]
-    _play_on(r, rng)
-    r.handle(_inp("anna", "/option rated off"))
+    mover, other = _next_card_turn(r, rng, "rated off")
     assert t.options.rated == "off"
-    r.handle(_inp("anna", "/start"))
-    _play_on(r, rng, until_card_turn=True)
-    mover = t.seats[t.game.turn].name
-    other = next(n for n in NAMES if n != mover)
     [hint] = _private(r.handle(_inp(mover, "/hint")), mover)
     assert hint.startswith(("Hint: ", "You have one card you may play"))
     assert _private(r.handle(_inp(other, "/hint")), other) == [
         "A hint is for your turn in the card play."
     ]
     # a hint changes nothing: the same player is still to move
-    assert t.seats[t.game.turn].name == mover
+    assert t.game is not None and t.seats[t.game.turn].name == mover
 
 
 def test_hints_cannot_be_switched_on_in_tournament_mode() -> None:

@@ -106,13 +106,7 @@ def review_game(
     from the deal; each decision is judged from the deciding seat's observation only."""
     reviewed = frozenset(seats)
     judge = SearchPlayer(seed, NO_RESTRICTIONS, budget_s, fixed=fixed)
-    g = Game.from_hands(
-        game.rules,
-        game.dealer,
-        list(game.start_hands),
-        mandatory_owed=game.mandatory_owed,
-        forced_soloist=game.forced if game.forced >= 0 else None,
-    )
+    g = game.redealt()
     review = Review()
     t0 = time.thread_time()
     for index, (seat, action) in enumerate(game.log):

@@ -401,6 +401,17 @@ class Game:
             forced_soloist,
         )
 
+    def redealt(self) -> Game:
+        """A new game from this game's deal: the same rules, dealer, hands, mandatory solos
+        owed and forced soloist, before the first reservation (to replay its log)."""
+        return Game.from_hands(
+            self.rules,
+            self.dealer,
+            list(self.start_hands),
+            mandatory_owed=self.mandatory_owed,
+            forced_soloist=self.forced if self.forced >= 0 else None,
+        )
+
     def copy(self) -> Game:
         """An independent copy (without the undo history), cheap enough for search."""
         g = Game.__new__(Game)

@@ -15,7 +15,6 @@ import time
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from ..engine.game import Game
 from ..engine.types import CALL_KEYS, CALL_RE, Phase, is_call, is_card
 from ..stats.record import CallMade, FinishedGame, SeatRecord, Trick
 from .series import GameRecord
@@ -153,13 +152,7 @@ def finished_game(table: Table, rec: GameRecord, *, now: float | None = None) ->
         played = 0
         # Replayed alongside, so that cards given in a poverty's exchange (card actions
         # too) are not counted as played.
-        again = Game.from_hands(
-            game.rules,
-            game.dealer,
-            game.start_hands,
-            mandatory_owed=game.mandatory_owed,
-            forced_soloist=None if game.forced < 0 else game.forced,
-        )
+        again = game.redealt()
         for seat, action in game.log:
             if is_card(action) and again.phase is Phase.PLAYING:
                 played += 1
