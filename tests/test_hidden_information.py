@@ -441,3 +441,28 @@ def test_an_aborted_poverty_export_shows_no_passed_or_returned_card() -> None:
         if j != i
     ]
     assert sum(own) / len(own) < sum(other) / len(other) + 1.5, (own, other[:50])
+
+
+@pytest.mark.parametrize("rules", ["house", "tournament"])
+def test_every_game_ended_at_any_point_has_a_cover(rules: str) -> None:
+    """Random games (reservations said often: weddings, poverties, throw-ins, several solos)
+    stopped at any point: a cover is found and replays to the same public state. Seats
+    asked to declare after a solo could throw in (the table saw them asked): so can theirs."""
+    import random
+
+    from dokobot.engine.cover import cover
+    from dokobot.engine.rules import Rules
+    from dokobot.engine.types import RESERVATION
+
+    house = Rules(poverty=True, throw_in=True, piglets=True)
+    for seed in range(1200):
+        rng = random.Random(seed)
+        g = Game.deal(house if rules == "house" else Rules(tournament=True), 3, seed=seed)
+        for _ in range(rng.randrange(60)):
+            if g.phase is Phase.FINISHED:
+                break
+            legal = g.legal_actions()
+            reserve = RESERVATION in legal and rng.random() < 0.6
+            g.play(g.turn, RESERVATION if reserve else rng.choice(legal))
+        hands, _ = cover(g, random.Random(seed))
+        assert sum(h.bit_count() for h in hands) == 48

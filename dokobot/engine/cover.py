@@ -91,6 +91,38 @@ def _disguised(game: Game, rng: random.Random) -> Log:
     return log
 
 
+def _throwers(game: Game, log: Log) -> list[Seat]:
+    """Seats that declared after a solo: with throw-ins on, only a hand that may throw in
+    is asked then, and the table saw them asked."""
+    out: list[Seat] = []
+    solo = False
+    for seat, action in log:
+        if not _is_declaration(action):
+            continue
+        if solo and game.rules.throw_in and seat != game.declarer:
+            out.append(seat)
+        solo = solo or is_solo(action)
+    return out
+
+
+def _may_throw(rng: random.Random, deck: Mask, fixed: list[Mask], seat: Seat) -> bool:
+    """Give ``seat`` five nines or five kings (which, at random), as far as the cards that
+    other seats hold allow; False if they do not."""
+    pools = [p & deck for p in (_NINES, _KINGS) if p & deck]
+    rng.shuffle(pools)
+    others = 0
+    for s in range(4):
+        if s != seat:
+            others |= fixed[s]
+    for pool in pools:
+        free = _cards(pool & ~others & ~fixed[seat])
+        need = 5 - (fixed[seat] & pool).bit_count()
+        if len(free) >= need:
+            fixed[seat] |= sum(1 << c for c in rng.sample(free, max(need, 0)))
+            return True
+    return False
+
+
 def _shown(log: Log, indices: list[int]) -> Shown:
     return [log[i] for i in sorted(indices)]
 
@@ -207,6 +239,8 @@ def _unplayed_cover(game: Game, rng: random.Random, tries: int) -> tuple[list[Ma
         if game.cancelled == "thrown":
             pool = _NINES & deck if _NINES & deck and rng.random() < 0.5 else _KINGS
             fixed[game.declarer] |= sum(1 << c for c in rng.sample(_cards(pool), 5))
+        if not all(_may_throw(rng, deck, fixed, seat) for seat in _throwers(game, log)):
+            continue
         hands = _deal_rest(rng, deck, fixed, everyone, game.rules.hand_size, _caps(log))
         if hands is not None and _replays(game, hands, log):
             return hands, _shown(log, hidden)
@@ -228,7 +262,8 @@ def _voids_allowed(game: Game) -> list[Mask]:
 def _played_cover(game: Game, rng: random.Random, tries: int) -> tuple[list[Mask], Shown]:
     """A solo ended during the card play whose losing declarations were never told: the
     unplayed cards dealt around the cards played and the voids shown, the made-up
-    declarations' demands met (a wedding's ♣Q, a poverty's few trumps)."""
+    declarations' demands met (a wedding's ♣Q, a poverty's few trumps, a hand that may
+    throw in for a seat asked after the solo)."""
     deck = game.rules.deck
     played = _played_by(game)
     unplayed = deck & ~(played[0] | played[1] | played[2] | played[3])
@@ -239,6 +274,8 @@ def _played_cover(game: Game, rng: random.Random, tries: int) -> tuple[list[Mask
         fixed = played[:]
         for seat in _declared(log, DECLARE_WEDDING):
             fixed[seat] |= CLUB_QUEENS & unplayed
+        if not all(_may_throw(rng, deck, fixed, seat) for seat in _throwers(game, log)):
+            continue
         hands = _deal_rest(rng, deck, fixed, allowed, game.rules.hand_size, _caps(log))
         if hands is not None and _replays(game, hands, log):
             return hands, _shown(log, hidden)
