@@ -143,6 +143,14 @@ def test_a_12_card_hand_for_phones_gaps_numbers_and_dimmed_cards() -> None:
     assert not any(p.dimmed for p in hand_layout(HandPicture(hand, groups)).cards)
 
 
+def test_no_hand_in_a_repr() -> None:
+    prompt = turn_prompt()
+    picture = HandPicture(prompt.hand, prompt.groups, prompt.playable, "en")
+    for shown in (repr(prompt), repr(picture)):
+        assert str(prompt.hand[0]) not in shown.replace("discord", ""), shown
+        assert "hand" not in shown and "playable" not in shown and "cards" not in shown
+
+
 def test_dimmed_cards_are_darker_in_the_picture() -> None:
     hand = (card("CQ"), card("SA"))
     png = Image.open(io.BytesIO(hand_png(HandPicture(hand, (0, 1), (card("CQ"),)))))

@@ -98,13 +98,13 @@ class Private:
     choices: tuple[Choice, ...] = field(default=(), repr=False)
     reply: bool = False
     kind: str = "info"
-    hand: tuple[int, ...] = ()
+    hand: tuple[int, ...] = field(default=(), repr=False)
     """The reader's hand at this moment, in display order, on a hand or a prompt (for
     adapters that draw it); empty otherwise."""
-    groups: tuple[int, ...] = ()
+    groups: tuple[int, ...] = field(default=(), repr=False)
     """One value per card of :attr:`hand`: where it changes, trumps end or a plain suit
     does (a picture leaves a gap there)."""
-    playable: tuple[int, ...] | None = None
+    playable: tuple[int, ...] | None = field(default=None, repr=False)
     """On the reader's turn to play a card: the cards of :attr:`hand` he may play (a
     picture dims the others); None otherwise."""
     lang: str = ""

@@ -23,7 +23,7 @@ True
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from PIL import ImageFont
@@ -63,11 +63,12 @@ class HandPicture:
     cards he may play (``playable``; None: nothing is dimmed). ``lang``: the reader's
     language; ``deck``: his choice of colours."""
 
-    cards: tuple[int, ...]
-    groups: tuple[int, ...] = ()
-    playable: tuple[int, ...] | None = None
+    cards: tuple[int, ...] = field(repr=False)
+    groups: tuple[int, ...] = field(default=(), repr=False)
+    playable: tuple[int, ...] | None = field(default=None, repr=False)
     lang: str = "en"
     deck: str = DEFAULT_DECK
+    """(A hand is never in a repr: it may reach a log.)"""
 
 
 @dataclass(frozen=True, slots=True)
