@@ -318,6 +318,8 @@ async def test_serve_runs_discord_and_irc_in_one_process(
         await irc_command(zoe, "!join", f"{PLAYER} joined (1/4)")
         for n in range(2, 5):
             await irc_command(zoe, "!join bot random", f"({n}/4)")
+        # the lobby is edited after each answer: wait for its last edit
+        await fake.wait_for(lambda: any("(4/4)" in line for line in discord_lines(fake)), 10)
         seated = discord_lines(fake)
         assert "Anna joined (1/4)." in seated
         assert [line for line in seated if "(random) joined" in line] == [
