@@ -331,6 +331,32 @@ async def test_people_not_seated_leave_no_record_during_a_game() -> None:
     assert len(store.load_journal("c")) - before + len(table.journal) <= 3
 
 
+async def test_the_language_changes_a_few_times_a_game_however_often_it_is_asked() -> None:
+    """1,000 alternating changes of the table's language during a game leave at most
+    LANGUAGE_CHANGES_PER_GAME records; after the game it may change again."""
+    from dokobot.host.table import LANGUAGE_CHANGES_PER_GAME
+
+    store = MemoryStore()
+    svc = Service(Router(seed=7), store)
+    await _seat(svc)
+    await svc.handle(_inp("u0", "anna", "/start"))
+    before = len(store.load_journal("c"))
+    answers = []
+    for i in range(1000):
+        answers += await svc.handle(
+            _inp("u0", "anna", f"/option language {'de' if i % 2 else 'en'}")
+        )
+    table = svc.router.tables["c"]
+    assert len(store.load_journal("c")) - before <= LANGUAGE_CHANGES_PER_GAME
+    assert answers[-1].text.startswith("The table's language can change 4 times during a game")
+    restarted = await _restart(store)
+    assert restarted == _full(svc)
+    await _game(svc)
+    assert not table.running
+    await svc.handle(_inp("u0", "anna", "/option language de"))
+    assert table.options.language == "de"
+
+
 async def test_a_journal_with_records_that_are_recordless_now_still_restores() -> None:
     """Journals written before: waiting-list places and no-op option changes were records;
     they restore the same table, not a refusal."""

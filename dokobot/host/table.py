@@ -21,6 +21,7 @@ import random
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Final
 
 from ..engine.cards import card_ascii, cards_of
 from ..engine.cover import cover
@@ -72,6 +73,10 @@ def seed_for(base: int | None, n: int) -> int:
     if base is None:
         return secrets.randbits(62)
     return (base * 1_000_003 + n * 7_919 + 12_345) % (1 << 62)
+
+
+LANGUAGE_CHANGES_PER_GAME: Final = 4
+"""How often the table's language may change during one game."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +147,9 @@ class Table:
     multiplier: int = 1
     """The running game's score multiplier: 2 in a bock game (RULES §12.4)."""
     standins: tuple[int, ...] = ()
+    language_changes: int = 0
+    """Changes of the table's language during the running game (at most
+    :data:`LANGUAGE_CHANGES_PER_GAME`)."""
     reviewable: Reviewable | None = field(default=None, repr=False)
     """The last game played to its end, for ``/review`` (every card of it is public by
     then); a game that ended unplayed is never reviewed."""
@@ -287,13 +295,18 @@ class Table:
     # ---------------------------------------------------------------- options
     def set_option(self, name: str, raw: str, by: str, by_user: str = "") -> list[Note]:
         clean = TableOptions.canonical(name)
-        # The language changes no rule: it may change during a game.
+        # The language changes no rule: it may change during a game, a few times (each
+        # change is a journal record, and a game's journal stays bounded).
         if self.running and clean != "language":
             raise Refusal("only_between_games")
+        if self.running and self.language_changes >= LANGUAGE_CHANGES_PER_GAME:
+            raise Refusal("language_changes_spent", n=LANGUAGE_CHANGES_PER_GAME)
         old = self.options
         new = self.options.set(name, raw)
         if new == old:  # changes nothing: no record, so repeating it cannot grow the journal
             raise Refusal("option_unchanged", name=clean, value=old.show(clean))
+        if self.running:
+            self.language_changes += 1
         self.options = new
         self._log(cmd(by_user, by, self.seat_of(by_user), f"/option {clean} {raw.strip()}"))
         notes = [Note(ALL, "option_set", {"name": clean, "value": self.options.show(clean)})]
@@ -397,6 +410,7 @@ class Table:
         self.deal_count += 1
         self.game_number += 1
         self.abort_votes = set()
+        self.language_changes = 0
         self.last_trick = None
         self.multiplier = 2 if opts.bock and self.series.bock_left > 0 else 1
         self.standins = tuple(i for i, s in enumerate(self.seats) if s.standin_for is not None)
