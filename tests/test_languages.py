@@ -348,3 +348,37 @@ def test_the_players_page_lists_every_language_of_the_registry() -> None:
         numbered = re.findall(r"^## (\d+)\.", text, flags=re.M)
         assert numbered == re.findall(r"^## (\d+)\.", (root / "rules.md").read_text(), re.M)
     assert "one registry line" in (root / "languages.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("typed", "option", "value"),
+    [
+        ("/opzione mode duello", "mode", "duel"),
+        ("/option wedding_trick trumf", "wedding_trick", "trump"),
+        ("/option bot_level stark", "bot_level", "strong"),
+        ("/option rated automatico", "rated", "auto"),
+        ("/option mode einzeln", "mode", "single"),
+    ],
+)
+def test_option_values_are_typed_in_every_language(typed: str, option: str, value: str) -> None:
+    from dokobot.host.replay import Replayer
+
+    rep = Replayer()
+    rep.run_text("anna: /join\n!admin anna")
+    if option == "rated":
+        rep.run_text("anna: /option rated on")
+    rep.run_text(f"anna: {typed}")
+    assert rep.table.options.get(option) == value
+
+
+def test_computer_levels_are_typed_in_every_language() -> None:
+    from dokobot.host.replay import Replayer
+
+    rep = Replayer()
+    rep.run_text(
+        "anna: /join\nanna: /join bot forte\nanna: /join bot silný\nanna: /join bot leicht"
+    )
+    assert [s.bot for s in rep.table.seats[1:]] == ["strong", "strong", "easy"]
+    refused = Replayer()
+    refused.run_text("anna: /join\nanna: /join bot zzz")
+    assert len(refused.table.seats) == 1

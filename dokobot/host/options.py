@@ -43,6 +43,24 @@ def yes_no() -> dict[str, bool]:
     return out
 
 
+@languages.derived
+def value_words() -> dict[str, str]:
+    """Every language's words for the values of options and the computer levels
+    (``duello``, ``stark``; the ``values:`` of its words file) -> the value."""
+    out: dict[str, str] = {}
+    for code in reversed(languages.codes()):
+        for value, words in languages.words(code).values.items():
+            out.update({word: value for word in words})
+    return out
+
+
+def level_of(word: str) -> str | None:
+    """The computer level ``word`` names in any language (``forte``), or ``None``."""
+    word = word.lower()
+    level = value_words().get(word, word)
+    return level if level in BOT_LEVELS else None
+
+
 @dataclass(frozen=True, slots=True)
 class Option:
     """The declaration of one table option (the metadata of its :class:`TableOptions`
@@ -376,6 +394,8 @@ def _parse(name: str, raw: str) -> Any:
         values = option_values(name)
         if raw in values:
             return raw
+        if value_words().get(raw) in values:  # the value in another language
+            return value_words()[raw]
         synonyms = dict(decl.synonyms)
         switch = yes_no().get(raw)
         if switch is not None:

@@ -9,7 +9,7 @@ from ..commands import Arg, ArgKind, Phase, Who, command
 from ..context import Context, Host
 from ..events import Event
 from ..notes import Refusal
-from ..options import BOT_LEVELS
+from ..options import BOT_LEVELS, level_of
 from ..permissions import as_admin, need_seat, need_table
 
 BOT_WORDS: tuple[str, ...] = ("bot", "computer", "ki")
@@ -29,8 +29,8 @@ BOT_WORDS: tuple[str, ...] = ("bot", "computer", "ki")
 def join(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     table = need_table(ctx)
     if args and args[0].lower() in BOT_WORDS:
-        level = args[1].lower() if len(args) > 1 else None
-        if level is not None and level not in BOT_LEVELS:
+        level = level_of(args[1]) if len(args) > 1 else None
+        if len(args) > 1 and level is None:
             raise Refusal("bot_level_unknown", levels=" | ".join(BOT_LEVELS))
         if ctx.seat is None and table.owner not in (None, ctx.inp.user) and not ctx.inp.admin:
             raise Refusal("not_seated")
