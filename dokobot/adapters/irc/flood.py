@@ -61,17 +61,27 @@ class TokenBucket:
 ANSWER = 0
 """Lane of a person's answer to his own command: it takes the next free slot."""
 GAME = 1
-"""Lane of the game's flow: channel lines and prompts (and of a second answer that waits)."""
+"""Lane of the game's flow: channel lines and prompts."""
 NOTES = 2
 """Lane of hands and other private notes: when no channel line or prompt waits, or once
 one has waited its :data:`WAIT_LIMIT` (a player who is asked gets his hand at once:
 :meth:`Outbox.promote`)."""
 BULK = 3
-"""Lane of long answers (an export packed into many lines)."""
+"""Lane of long answers (an export packed into many lines), and of a person's further
+answers within :data:`ANSWER_GAP` of his last fast one."""
 
 WAIT_LIMIT = {NOTES: 30.0, BULK: 20.0}
 """Seconds after which a unit of a later lane takes every other slot, however busy the
-tables are (a hand is promoted anyway when its player is asked)."""
+tables are (a hand is promoted anyway when its player is asked); a long answer at most
+once per :data:`BULK_GAP`."""
+
+ANSWER_GAP = 5.0
+"""A person gets one answer in the next free slot per this many seconds; more answers wait
+with the long ones, so somebody who sends commands over and over slows no table."""
+
+BULK_GAP = 30.0
+"""A long answer that waited its :data:`WAIT_LIMIT` goes ahead of the tables at most once
+per this many seconds."""
 
 
 @dataclass(eq=False, slots=True)
@@ -132,9 +142,9 @@ class Outbox:
     :data:`GAME`, :data:`NOTES`, :data:`BULK`; a lane whose oldest unit waited its
     :data:`WAIT_LIMIT` goes first); within a lane the targets take turns (round robin), so
     one table's lines never hold up another table or a person's answer. A target has at
-    most one unit in the answer lane: a further answer waits its turn in the game lane,
-    so somebody who sends many commands gets the first answer at once and costs the
-    others nothing. The units of one target keep their order within a lane. Stale units
+    most one unit in the answer lane, and gets one there per :data:`ANSWER_GAP`: a further
+    answer waits with the long ones, so somebody who sends many commands gets the first
+    answer at once and costs the others nothing. The units of one target keep their order within a lane. Stale units
     (``valid`` False) are dropped when their turn comes. One target holds at most
     ``per_target`` answers (the oldest is dropped), the outbox at most ``maxlen`` units
     (the oldest of the last lane is dropped). Dropped units are counted in ``dropped``.
@@ -149,6 +159,9 @@ class Outbox:
         self._count = 0
         self._seq = 0
         self._picks = 0
+        self._answered: dict[str, float] = {}
+        """target -> when its last answer went out in the answer lane."""
+        self._bulk_ahead = -BULK_GAP
         self._current: Unit | None = None
         self._ready = asyncio.Event()
         self.dropped = 0
@@ -172,8 +185,11 @@ class Outbox:
         self._seq += 1
         unit.seq = self._seq
         lane = unit.lane
-        if lane == ANSWER and self._lanes[ANSWER].get(unit.target):
-            lane = unit.lane = GAME  # one answer at a time jumps the queue
+        if lane == ANSWER and (
+            self._lanes[ANSWER].get(unit.target)
+            or time.monotonic() - self._answered.get(unit.target, -ANSWER_GAP) < ANSWER_GAP
+        ):
+            lane = unit.lane = BULK  # one answer at a time jumps the queue
         self._lanes[lane].setdefault(unit.target, deque()).append(unit)
         self._count += 1
         if unit.answer:
@@ -256,9 +272,13 @@ class Outbox:
         self._picks += 1
         for lane_id, limit in WAIT_LIMIT.items() if self._picks % 2 else ():
             lane = self._lanes[lane_id]
+            if lane_id == BULK and now - self._bulk_ahead < BULK_GAP:
+                continue
             if lane and min(q[0].queued for q in lane.values()) < now - limit:
                 order.remove(lane_id)
                 order.insert(0, lane_id)
+                if lane_id == BULK:
+                    self._bulk_ahead = now
                 break
         for lane_id in order:
             lane = self._lanes[lane_id]
@@ -277,6 +297,12 @@ class Outbox:
                 if queue:
                     lane[target] = queue  # to the end of the round
                 self._count -= 1
+                if lane_id == ANSWER:
+                    if len(self._answered) > 4 * self._per_target + 1000:
+                        self._answered = {
+                            t: w for t, w in self._answered.items() if now - w < ANSWER_GAP
+                        }
+                    self._answered[target] = now
                 return self._line_of(unit)
         return None
 
