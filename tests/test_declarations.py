@@ -25,7 +25,7 @@ from dokobot.config import _SCHEMA, parse_config
 from dokobot.engine.scoring import SCORE_ITEMS
 from dokobot.host.commands import COMMANDS, ArgKind, Command, Phase, Who, find
 from dokobot.host.events import Input
-from dokobot.host.i18n import catalogue, render, slash_texts
+from dokobot.host.i18n import OptionValue, catalogue, option_value_text, render, slash_texts
 from dokobot.host.options import (
     BOT_LEVELS,
     HOUSE_RULES,
@@ -550,8 +550,9 @@ def test_every_option_has_a_help_text_that_help_option_shows(lang: str) -> None:
         assert decl.name == name and decl.help_key in catalogue(lang), (lang, name)
         value = router.tables["c"].options.show(name)
         shown = _texts(router, "anna", f"/help option {name}")
+        values = ", ".join(option_value_text(v, lang) for v in decl.values)
         assert shown == [
-            render(lang, decl.help_key, {"value": value, "values": ", ".join(decl.values)})
+            render(lang, decl.help_key, {"value": OptionValue(value), "values": values})
         ]
         assert "{" not in shown[0]
         assert name in shown[0]

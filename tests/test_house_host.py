@@ -391,7 +391,8 @@ def test_computer_players_play_every_house_rule(
     rep.run_text(f"dora: /join bot {level}")
     deals = [
         _deal({1: "HJ DA D10 HA HA HK HK SA SA SK SK C10"}, seed=1),  # a poverty
-        _deal({2: "C9 C9 S9 S9 H9 H9 CK CK SK SK HK"}, seed=2),  # a throw-in (a hand worth less)
+        # a throw-in: six nines, six kings, four small trumps (no poverty), worth far less
+        _deal({2: "D9 D9 DK DK C9 C9 S9 H9 CK SK HK HK"}, seed=2),
         _deal({0: "DA DA"}, seed=3),  # piglets
     ]
     for deal in deals:

@@ -22,7 +22,15 @@ from dokobot.engine.types import DECLARE_POVERTY, DECLINE, TAKE, THROW_IN
 
 from .legal import legal_actions
 
-__all__ = ["TAKE_TRUMPS", "THROW_IN_BELOW", "house_action", "house_plan", "return_choice"]
+__all__ = [
+    "PLAY_ON_SURE",
+    "TAKE_TRUMPS",
+    "THROW_IN_BELOW",
+    "THROW_IN_SURE",
+    "house_action",
+    "house_plan",
+    "return_choice",
+]
 
 _NORMAL: Final = SCHEMES[NORMAL_SCHEME]
 TAKE_TRUMPS: Final = 7
@@ -39,6 +47,15 @@ strength (± one standard error): below 4 -0.92 (±0.09), 4..5 -0.83, 5..5.5 -0.
 -0.64, 6..6.5 -0.33 (±0.12), 6.5..7 -0.15 (±0.15), 7..7.5 -0.04 (±0.12), 7.5..8 +0.23,
 8..9 +0.63, 9 and above +1.64. Below 7 playing on costs points; from 7 on it does not
 (docs/lab/2026-12-02-house-rule-judgement.md)."""
+
+
+THROW_IN_SURE: Final = 6.0
+PLAY_ON_SURE: Final = 8.0
+"""The ``strong`` level throws in a hand below strength :data:`THROW_IN_SURE` and plays on
+from :data:`PLAY_ON_SURE` without a search (in the calibration every group of hands below 6
+lost 0.6 points a game or more by playing on, every group from 8 won 0.6 or more); between
+them its search prices playing on, whose estimate with the default budget still varies by
+about a point from one search to the next."""
 
 
 def house_plan(obs: Observation, *, throw: bool = True) -> Action | None:

@@ -101,8 +101,8 @@ from dokobot.engine.scoring import outcome_scores
 from dokobot.engine.types import is_solo
 
 from .base import NO_RESTRICTIONS, Restrictions
-from .heuristic import best_solo, choose_card, losers, reservation_choice
-from .house import house_action, house_plan
+from .heuristic import best_solo, choose_card, losers, normal_strength, reservation_choice
+from .house import PLAY_ON_SURE, THROW_IN_SURE, house_action, house_plan
 from .legal import cards_in, decision_rng, legal_actions, legal_calls
 from .rollout import greedy_playout
 
@@ -659,10 +659,18 @@ class SearchPlayer:
 
     def _throws_in(self, obs: Observation) -> bool:
         """Whether to throw in (when the hand may): only if playing on, with the best plan,
-        is worth less than a redeal (0 points) to this seat."""
+        is worth less than a redeal (0 points) to this seat. Clear hands are decided by the
+        calibration of :data:`~dokobot.ai.house.THROW_IN_SURE` and
+        :data:`~dokobot.ai.house.PLAY_ON_SURE`; the search prices the others."""
         if not may_throw_in(obs.rules, obs.hand) or obs.forced >= 0:
             return False
-        return max(value for _, value in self.plan_values(obs, with_healthy=True)) < 0.0
+        strength = normal_strength(obs.hand)
+        if strength < THROW_IN_SURE or strength >= PLAY_ON_SURE:
+            return strength < THROW_IN_SURE
+        # a redeal cannot be taken back: priced with at least the default budget
+        seconds = max(self.budget_s, DEFAULT_BUDGET_S) * self.contract_factor
+        values = self.plan_values(obs, with_healthy=True, seconds=seconds)
+        return max(value for _, value in values) < 0.0
 
     def _contract(self, obs: Observation, *, with_healthy: bool) -> Action | None:
         """The declaration to make (None: say healthy), chosen by greedy playouts over
@@ -702,19 +710,26 @@ class SearchPlayer:
         return plans
 
     def plan_values(
-        self, obs: Observation, *, with_healthy: bool, salt: str = ""
+        self,
+        obs: Observation,
+        *,
+        with_healthy: bool,
+        salt: str = "",
+        seconds: float | None = None,
     ) -> list[tuple[Action | None, float]]:
         """Each plan (``None``: healthy; a wedding; the two most promising solos) with its
         expected score for ``obs.seat`` in points per game, including the gain of its best
         opening call: greedy playouts over sampled deals of the unseen cards (``salt``: other
-        deals and playouts for an independent second estimate)."""
+        deals and playouts for an independent second estimate; ``seconds``: another budget
+        than the player's)."""
         hand = obs.hand
         forced = obs.forced == obs.seat
         plans = self._plans(obs, with_healthy=with_healthy)
         if not plans:
             return []
         rng = random.Random(f"{self.seed}|contract|{obs.seat}|{obs.dealer}|{hand}|{forced}" + salt)
-        seconds = self.budget_s * self.contract_factor
+        if seconds is None:
+            seconds = self.budget_s * self.contract_factor
         fixed = max(1, int(seconds / _GREEDY_PLAYOUT_S) // (len(plans) * self.contract_worlds))
         budget = Budget(seconds, fixed if self.fixed else None)
         values = [0.0] * len(plans)

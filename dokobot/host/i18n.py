@@ -52,6 +52,24 @@ class Cards:
 
 
 @dataclass(frozen=True, slots=True)
+class OptionValue:
+    """An option's value (``duel``, ``on``) as the reader's language names it (``duello``,
+    ``acceso``; :func:`option_value_text`)."""
+
+    word: str
+
+
+def option_value_text(word: str, lang: str) -> str:
+    """``word``, an option's value as the options show it, in ``lang``: on and off as the
+    catalogue says them, other values by the first of the language's words for them
+    (``values:`` of its words file), else as they are (numbers, language codes)."""
+    if word in ("on", "off"):
+        return text(lang, "word." + word)
+    own = languages.words(lang).values.get(word, ())
+    return own[0] if own and lang != languages.DEFAULT else word
+
+
+@dataclass(frozen=True, slots=True)
 class Term:
     """A word from the catalogue, rendered in the reader's language."""
 
@@ -132,6 +150,8 @@ def _value(value: Any, lang: str) -> str:
         return "".join(out)
     if isinstance(value, Term):
         return text(lang, value.key)
+    if isinstance(value, OptionValue):
+        return option_value_text(value.word, lang)
     if isinstance(value, SoloWords):
         return " ".join(solo_words(lang))
     if isinstance(value, CommandWord):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..commands import COMMANDS, Arg, ArgKind, command, find, guess
 from ..context import Context, Host
 from ..events import Event
+from ..i18n import OptionValue, option_value_text
 from ..notes import Refusal
 from ..options import OPTIONS, TableOptions
 from ..views import help_lists, help_rows
@@ -28,8 +29,11 @@ def option_help(router: Host, ctx: Context, word: str) -> list[Event]:
             raise Refusal("option_unknown_guess", name=name, guess=close)
         raise Refusal("option_unknown", name=name, names=", ".join(OPTIONS))
     options = ctx.table.options if ctx.table is not None else TableOptions()
-    values = ", ".join(decl.values)
-    return router._reply(ctx, decl.help_key, {"value": options.show(name), "values": values})
+    lang = router.lang_of(ctx.inp.user, ctx.table)
+    values = ", ".join(option_value_text(v, lang) for v in decl.values)
+    return router._reply(
+        ctx, decl.help_key, {"value": OptionValue(options.show(name)), "values": values}
+    )
 
 
 @command(

@@ -9,6 +9,7 @@ from ..commands import Arg, ArgKind, Phase, Who, command
 from ..context import Context, Host
 from ..events import Event, Private
 from ..export import export_table
+from ..i18n import OptionValue, option_value_text
 from ..notes import Refusal
 from ..options import OptionError, TableOptions
 from ..permissions import as_admin, need_seat, need_table, require
@@ -33,7 +34,8 @@ def option(router: Host, ctx: Context, args: list[str]) -> list[Event]:
             raise Refusal("option_unknown_guess", name=name, guess=guess)
         raise Refusal("option_unknown", name=name, names=", ".join(table.options.names()))
     if len(args) == 1:
-        return router._reply(ctx, "option_value", {"name": name, "value": table.options.show(name)})
+        value = OptionValue(table.options.show(name))
+        return router._reply(ctx, "option_value", {"name": name, "value": value})
     require(ctx, Who.OWNER)
     admin = as_admin(ctx, table)
     try:
@@ -49,7 +51,8 @@ def option(router: Host, ctx: Context, args: list[str]) -> list[Event]:
 def options(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     table = need_table(ctx)
     opts = table.options
-    rows = [f"{n} = {opts.show(n)}" for n in opts.names()]
+    lang = router.lang_of(ctx.inp.user, table)
+    rows = [f"{n} = {option_value_text(opts.show(n), lang)}" for n in opts.names()]
     return router._reply(ctx, "options_list", {"options": "\n".join(rows)})
 
 
