@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dokobot.engine.cards import FULL_DECK, card_ascii
-from dokobot.engine.types import Phase
+from dokobot.engine.types import Phase, call_key
 from dokobot.host.events import Event, Input, Private, Public
 from dokobot.host.i18n import card_text
 from dokobot.host.router import Router
@@ -327,3 +327,27 @@ def test_leave_during_game_standin_then_replace_between_games() -> None:
     assert "eve takes the seat of dora" in ev[0].text
     assert t.seats[3].user == "u:eve" and not t.seats[3].is_bot
     assert "waiting" not in str(t.waiting)
+
+
+def test_a_turn_prompt_carries_the_trick_and_the_calls_so_far() -> None:
+    r = _seated()
+    r.handle(_inp("anna", "/start"))
+    _healthy_all(r)
+    t = r.tables["chan"]
+    assert t.game is not None
+    first = t.seats[t.game.turn].name
+    caller = next(n for n in NAMES if n != first)
+    r.handle(_inp(caller, "/kontra"))  # a call out of turn (kontra fails if he is Re)
+    r.handle(_inp(caller, "/re"))
+    words = {"re": "Re", "kontra": "Kontra"}
+    calls = [f"{t.seats[s].name} {words[call_key(a)]}" for s, a in t.game.calls]
+    assert calls, "one of the two calls was legal"
+    choices = [
+        c for e in r.handle(_inp(first, "/hand")) if isinstance(e, Private) for c in e.choices
+    ]
+    events = r.handle(_inp(first, choices[0].command))
+    mover = t.seats[t.game.turn].name
+    [prompt] = [e.text for e in events if isinstance(e, Private) and e.user == f"u:{mover}"
+                and e.text.startswith("Your turn")]  # fmt: skip
+    assert f"trick 1: {first} " in prompt
+    assert prompt.endswith("; calls: " + ", ".join(calls)), prompt

@@ -52,6 +52,15 @@ class Cards:
 
 
 @dataclass(frozen=True, slots=True)
+class CallsMade:
+    """The calls made so far with their callers, for a prompt: ``; calls: anna Re, ben
+    no 90`` (nothing when nobody has called)."""
+
+    calls: tuple[tuple[str, str], ...]
+    """(name, call key) pairs in the order made."""
+
+
+@dataclass(frozen=True, slots=True)
 class OptionValue:
     """An option's value (``duel``, ``on``) as the reader's language names it (``duello``,
     ``acceso``; :func:`option_value_text`)."""
@@ -152,6 +161,11 @@ def _value(value: Any, lang: str) -> str:
         return text(lang, value.key)
     if isinstance(value, OptionValue):
         return option_value_text(value.word, lang)
+    if isinstance(value, CallsMade):
+        if not value.calls:
+            return ""
+        made = ", ".join(f"{who} {text(lang, 'call.' + key)}" for who, key in value.calls)
+        return render(lang, "prompt_calls", {"calls": made})
     if isinstance(value, SoloWords):
         return " ".join(solo_words(lang))
     if isinstance(value, CommandWord):

@@ -24,7 +24,7 @@ from ..engine.types import (
     is_card,
     is_solo,
 )
-from .i18n import Cards, CommandWord, SoloWords
+from .i18n import CallsMade, Cards, CommandWord, SoloWords
 from .notes import ALL, Note, Refusal
 
 HOUSE_COMMANDS: Final = {
@@ -196,6 +196,7 @@ def prompt(game: Game | None, names: list[str], bots: list[bool]) -> list[Note]:
                 "cards": shown_cards(game, list(cards), numbers),
                 "n": len(game.tricks) + 1,
                 "trick": trick_so_far(game, names),
+                "calls": CallsMade(tuple((names[s], call_key(a)) for s, a in game.calls)),
             },
             kind="turn",
             choices=tuple(choices_c),
