@@ -318,13 +318,14 @@ def test_help_texts_name_the_declared_lists_filled_in_when_shown(lang: str) -> N
     house = option[option.index(", ".join(HOUSE_RULES)) :]
     assert "tournament" not in house  # the house rules are listed apart
     (join,) = _texts(router, "anna", "/help join")
-    assert "|".join(OFFERED_LEVELS) in join
+    levels = "|".join(option_value_text(level, lang) for level in OFFERED_LEVELS)
+    assert levels in join  # in the reader's words (forte, stark)
     (lang_help,) = _texts(router, "anna", "/help lang")
     assert "|".join(LANGS) in lang_help
     (top,) = _texts(router, "anna", "/help top")
     assert "|".join(BOARDS) in top
     listing = "\n".join(_texts(router, "anna", "/help"))
-    assert "|".join(OFFERED_LEVELS) in listing and "{" not in listing
+    assert levels in listing and "{" not in listing
     # no catalogue restates a declared list: they are placeholders
     for key in ("help.option", "help.join", "help.lang", "help.top", "brief.join", "brief.lang"):
         raw = catalogue(lang)[key]

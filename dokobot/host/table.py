@@ -242,7 +242,8 @@ class Table:
         name = bot_name(self.seats, self.bot_counter)
         self.seats.append(SeatInfo(f"bot:{name}", name, bot=level))
         self._log(cmd(by_user, by, self.seat_of(by_user), f"/join bot {level}"))
-        notes = [Note(ALL, "bot_joined", {"player": name, "level": level, "n": len(self.seats)})]
+        shown = OptionValue(level)
+        notes = [Note(ALL, "bot_joined", {"player": name, "level": shown, "n": len(self.seats)})]
         if len(self.seats) == 4:
             notes.append(Note(ALL, "table_complete"))
         return notes

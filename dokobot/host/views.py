@@ -12,7 +12,7 @@ from ..engine.types import Phase, call_key
 from ..stats.book import BOARDS
 from .board import public_party_keys
 from .commands import COMMANDS
-from .i18n import card_text, render, solo_words
+from .i18n import card_text, option_value_text, render, solo_words
 from .options import OPTIONS, option_aliases, option_name
 from .table import Table
 
@@ -81,7 +81,7 @@ def help_lists(lang: str) -> dict[str, Any]:
     if lang == languages.DEFAULT:
         own = [w for w, n in option_aliases().items() if OPTIONS[n].house and w != n]
     return {
-        "levels": "|".join(OFFERED_LEVELS),
+        "levels": "|".join(option_value_text(level, lang) for level in OFFERED_LEVELS),
         "langs": "|".join(languages.codes()),
         "boards": "|".join(BOARDS),
         "solos": solo_words(lang),

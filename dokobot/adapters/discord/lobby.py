@@ -30,6 +30,7 @@ import discord
 from dokobot.adapters.discord.buttons import ButtonHandler, DokoButton, PersistentView
 from dokobot.adapters.discord.i18n import text
 from dokobot.host.board import LobbyView
+from dokobot.host.i18n import option_value_text
 from dokobot.host.options import BOT_LEVELS
 
 log = logging.getLogger(__name__)
@@ -80,7 +81,7 @@ def _seat_line(n: int, view: LobbyView, lang: str) -> str:
     name, level = view.seats[n]
     line = f"{n + 1}. **{discord.utils.escape_markdown(name)}**"
     if level:
-        line += " · " + text("lobby_computer", lang, level=level)
+        line += " · " + text("lobby_computer", lang, level=option_value_text(level, lang))
     elif name == view.owner:
         line += " · " + text("lobby_owner", lang)
     return line

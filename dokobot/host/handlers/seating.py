@@ -8,6 +8,7 @@ from ...names import normalize_name
 from ..commands import Arg, ArgKind, Phase, Who, command
 from ..context import Context, Host
 from ..events import Event
+from ..i18n import option_value_text
 from ..notes import Refusal
 from ..options import BOT_LEVELS, level_of
 from ..permissions import as_admin, need_seat, need_table
@@ -31,7 +32,9 @@ def join(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     if args and args[0].lower() in BOT_WORDS:
         level = level_of(args[1]) if len(args) > 1 else None
         if len(args) > 1 and level is None:
-            raise Refusal("bot_level_unknown", levels=" | ".join(BOT_LEVELS))
+            lang = router.lang_of(ctx.inp.user, ctx.table)
+            shown = (option_value_text(level, lang) for level in BOT_LEVELS)
+            raise Refusal("bot_level_unknown", levels=" | ".join(shown))
         if ctx.seat is None and table.owner not in (None, ctx.inp.user) and not ctx.inp.admin:
             raise Refusal("not_seated")
         admin = ctx.seat is None and as_admin(ctx, table)
