@@ -168,7 +168,8 @@ async def test_result_message_links_the_game_page(site: tuple[Service, str]) -> 
     assert answer[0].text == f"The web page of this server: {base}/s/{key}/"
     refused = await service.handle(Input("feed", seat.user, name, "/web off"))
     assert refused[0].text == "Only a server admin may turn the web page on or off."
-    off = await service.handle(Input("feed", seat.user, name, "/web off", admin=True))
+    # the switch in any language (German "aus")
+    off = await service.handle(Input("feed", seat.user, name, "/web aus", admin=True))
     assert off[0].text == "The web page of this server is turned off."
     new, enabled = service.store.web_page("feed")
     assert not enabled and new != key

@@ -14,7 +14,7 @@ from ..stats import BOARDS, FinishedGame, PlayerStats, Stats, StatsBook
 from .events import Event, Private, Public
 from .i18n import Term, render
 from .notes import Refusal
-from .options import whole_number
+from .options import whole_number, yes_no
 from .series import signed
 from .stakes import server_of
 from .table import Table
@@ -226,12 +226,12 @@ def cmd_web(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     if stats.web_url is None:
         raise Refusal("stats.web_none")
     if args:
-        word = args[0].lower()
-        if word not in ("on", "off") or len(args) > 1:
+        switch = yes_no().get(args[0].lower())  # on/off in any language (an, acceso, zap)
+        if switch is None or len(args) > 1:
             raise Refusal("stats.web_which")
         if not ctx.inp.admin:
             raise Refusal("stats.web_admin_only")
-        stats.set_web_enabled(server, word == "on")
+        stats.set_web_enabled(server, switch)
         url = stats.page_url(server)
         if url is None:
             return _reply(router, ctx, render(lang, "stats.web_set_off"))
