@@ -27,7 +27,7 @@ from typing import Any, Final
 
 from ..stats import Stats
 from ..stats.record import FinishedGame
-from ..store import Checkpoint, MemoryStore, Store, StoreUnknown
+from ..store import Checkpoint, MemoryStore, Store, StoreError, StoreUnknown
 from . import archive, checkpoint, fold
 from .board import board_view, decision_marker, lobby_view
 from .commands import aliases, slow_commands
@@ -556,6 +556,11 @@ class Service:
             self._unknown.add(channel)
             self._recover_soon(channel)
             return "store_unknown"
+        except StoreError as exc:  # the store's own refusal (fenced, locked): one line
+            log.warning("store write failed in %s; the change is undone: %s", channel, exc)
+            await self._rebuild(channel)
+            self._recover_soon(channel)
+            return "store_failed"
         except Exception:
             log.exception("store write failed in %s; the change is undone", channel)
             await self._rebuild(channel)
