@@ -136,8 +136,9 @@ def test_help_lists_the_house_commands_in_german() -> None:
 POOR = "DA D10 HA HA HK HK SA SA SK SK C10 CA"  # dora: two trumps
 
 
-def _poverty_table(*more: str) -> Replayer:
-    return _run(
+def _poverty_lines() -> list[str]:
+    """Four seated, dora poor: her poverty is announced, nothing passed yet."""
+    return [
         *SEATS,
         "anna: /option poverty on",
         "!dealer carl",
@@ -148,8 +149,11 @@ def _poverty_table(*more: str) -> Replayer:
         "ben: /healthy",
         "carl: /healthy",
         "dora: /armut",
-        *more,
-    )
+    ]
+
+
+def _poverty_table(*more: str) -> Replayer:
+    return _run(*_poverty_lines(), *more)
 
 
 def test_give_refuses_a_plain_card_before_the_trumps_and_changes_nothing() -> None:
@@ -230,24 +234,7 @@ def test_a_running_exchange_is_never_exported() -> None:
 
 def test_leaving_during_the_exchange_gets_a_stand_in() -> None:
     rep = Replayer(bot_factory=default_bot_factory())
-    rep.run_text(
-        "\n".join(
-            [
-                *SEATS,
-                "anna: /option poverty on",
-                "!dealer carl",
-                _deal({3: POOR}, seed=1),
-                "anna: /start",
-                "dora: /reservation",
-                "anna: /healthy",
-                "ben: /healthy",
-                "carl: /healthy",
-                "dora: /armut",
-                "dora (dm): /give D10 DA C10",
-                "anna: /leave",
-            ]
-        )
-    )
+    rep.run_text("\n".join([*_poverty_lines(), "dora (dm): /give D10 DA C10", "anna: /leave"]))
     game = rep.table.game
     assert game is not None
     assert rep.table.seats[0].is_bot
