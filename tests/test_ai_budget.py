@@ -1,22 +1,17 @@
 """The strong player's time budget: it thinks for its whole budget and stops in time.
 
-Times are the CPU time of the test's own thread (:func:`time.thread_time`), the clock the
-search itself accounts in: other processes on a loaded machine do not move it, so the
-tolerances can be tight (10 %) and still fail if a deadline is ignored or the budget is
-left unused (the old fixed work used about a quarter of it on this machine).
-
-A full pass of Python's cycle collector over the test runner's heap takes 15-25 ms and may
-fall after a search's last deadline check; against the host's budget (0.45 s) that is within
-the tolerance, against the small budgets here it is not, so the runner's heap is frozen out
-of the collector (:func:`gc.freeze`) while these tests run.
+The search reads its clocks through :class:`Budget` (``Budget.cpu_clock``, thread CPU time,
+and ``Budget.wall_clock``, the safety cap). Here both are one counting clock that moves
+:data:`TICK` seconds at every reading, so "time" is the number of deadline checks the search
+made: the tolerances (10 %) hold on any machine however loaded, and still fail if a deadline
+is ignored (the search would run to the cap) or the budget is left unused (the old fixed work
+used about a quarter of it). The suite times nothing; ``bench/ai.py`` measures real CPU.
 """
 
 from __future__ import annotations
 
-import gc
 import random
 import statistics
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -29,13 +24,27 @@ from dokobot.ai.search import Budget, SearchPlayer, uct_search
 from dokobot.engine import DEFAULT_RULES, HEALTHY, Game, Observation, Phase, observe
 from dokobot.engine.cards import CLUBS, DIAMONDS, HEARTS, JACK, QUEEN, SPADES, TEN, card_of
 
+TICK = 1e-4
+"""Seconds the counting clock moves at each reading."""
+
+
+class CountingClock:
+    """A clock that moves :data:`TICK` at every reading."""
+
+    def __init__(self) -> None:
+        self.readings = 0
+
+    def __call__(self) -> float:
+        self.readings += 1
+        return self.readings * TICK
+
 
 @pytest.fixture(autouse=True)
-def _frozen_heap() -> Iterator[None]:
-    gc.collect()
-    gc.freeze()
-    yield
-    gc.unfreeze()
+def clock(monkeypatch: pytest.MonkeyPatch) -> Iterator[CountingClock]:
+    counting = CountingClock()
+    monkeypatch.setattr(Budget, "cpu_clock", staticmethod(counting))
+    monkeypatch.setattr(Budget, "wall_clock", staticmethod(counting))
+    yield counting
 
 
 def _card_turns(n: int) -> list[Observation]:
@@ -56,13 +65,13 @@ def _card_turns(n: int) -> list[Observation]:
     return out
 
 
-def test_search_stops_within_ten_percent_of_its_budget() -> None:
+def test_search_stops_within_ten_percent_of_its_budget(clock: CountingClock) -> None:
     """``uct_search`` spends 90..110 % of its budget, whatever the budget and cards left."""
     for budget_s in (0.03, 0.12):
         for k, obs in enumerate(_card_turns(4)):
-            t0 = time.thread_time()
+            t0 = clock()
             stats = uct_search(obs, random.Random(k), Budget(budget_s), worlds=10, c=24.0)
-            used = time.thread_time() - t0
+            used = clock() - t0
             assert stats.iterations > 0
             assert used <= 1.1 * budget_s, (budget_s, used)
             assert used >= 0.9 * budget_s, (budget_s, used)
@@ -79,7 +88,7 @@ def test_fixed_mode_does_a_fixed_amount_of_work() -> None:
     assert counts == {300}
 
 
-def test_player_uses_its_budget_per_turn() -> None:
+def test_player_uses_its_budget_per_turn(clock: CountingClock) -> None:
     """Over a whole game, a turn with a choice (a call and a card, or the reservation) costs
     the strong player its budget: never more than 110 %, and at least 60 % at the median."""
     budget_s = 0.06
@@ -87,7 +96,7 @@ def test_player_uses_its_budget_per_turn() -> None:
     players += [make_player("normal", seed=s) for s in (2, 3, 4)]
     shares: list[float] = []
     for seed in (5, 6):
-        rec = play_game(players, seed=seed, dealer=seed % 4)
+        rec = play_game(players, seed=seed, dealer=seed % 4, clock=clock)
         for t, choice in zip(rec.times[0], rec.choices[0], strict=True):
             if choice:
                 shares.append(t / budget_s)
@@ -96,7 +105,7 @@ def test_player_uses_its_budget_per_turn() -> None:
     assert statistics.median(shares) >= 0.6, shares
 
 
-def test_reservation_search_uses_its_budget() -> None:
+def test_reservation_search_uses_its_budget(clock: CountingClock) -> None:
     """Pricing several contracts (healthy, wedding, solos) is timed like the card search."""
     hand = (
         sum(1 << card_of(HEARTS, TEN, i) for i in (0, 1))
@@ -109,9 +118,9 @@ def test_reservation_search_uses_its_budget() -> None:
     obs = observe(Game.from_hands(DEFAULT_RULES, 3, hands), 0)
     budget_s = 0.1
     p = SearchPlayer(1, NO_RESTRICTIONS, budget_s=budget_s)
-    t0 = time.thread_time()
+    t0 = clock()
     p.decide(obs)
-    used = time.thread_time() - t0
+    used = clock() - t0
     assert 0.9 * budget_s <= used <= 1.1 * budget_s, used
 
 
@@ -159,14 +168,14 @@ def test_sampled_worlds_model_a_declared_soloist() -> None:
         assert statistics.median(after) <= SOLO_MODEL_LOSERS < statistics.median(before)
 
 
-def test_more_time_buys_more_worlds_not_deeper_trees() -> None:
+def test_more_time_buys_more_worlds_not_deeper_trees(clock: CountingClock) -> None:
     """With ``world_cap`` a world stops after that many iterations and further worlds are
     searched until the budget is spent: the whole budget, more than ``worlds`` worlds, no
     world over its cap. A fixed amount of work ignores the cap."""
     for k, obs in enumerate(_card_turns(3)):
-        t0 = time.thread_time()
+        t0 = clock()
         stats = uct_search(obs, random.Random(k), Budget(0.12), worlds=10, c=24.0, world_cap=20)
-        used = time.thread_time() - t0
+        used = clock() - t0
         assert 0.9 * 0.12 <= used <= 1.1 * 0.12, used
         assert stats.worlds > 10
         assert stats.iterations <= 20 * stats.worlds

@@ -76,7 +76,8 @@ from __future__ import annotations
 import math
 import random
 import time
-from typing import Final
+from collections.abc import Callable
+from typing import ClassVar, Final
 
 from dokobot.engine import (
     DECLARE_SOLO,
@@ -263,11 +264,16 @@ class Budget:
 
     __slots__ = ("iterations", "seconds", "start", "wall_stop")
 
+    cpu_clock: ClassVar[Callable[[], float]] = staticmethod(time.thread_time)
+    """The thread CPU clock every budget reads (a test may put a counting clock here)."""
+    wall_clock: ClassVar[Callable[[], float]] = staticmethod(time.perf_counter)
+    """The wall clock of the safety cap (likewise)."""
+
     def __init__(self, seconds: float, iterations: int | None = None) -> None:
         self.seconds = seconds
         self.iterations = iterations
-        self.start = time.thread_time()
-        self.wall_stop = time.perf_counter() + WALL_CAP_BASE_S + WALL_CAP_FACTOR * seconds
+        self.start = Budget.cpu_clock()
+        self.wall_stop = Budget.wall_clock() + WALL_CAP_BASE_S + WALL_CAP_FACTOR * seconds
 
     @property
     def fixed(self) -> bool:
@@ -279,7 +285,7 @@ class Budget:
 
     def over(self, deadline: float) -> bool:
         """Whether the thread's CPU time reached ``deadline`` (or the wall-clock cap hit)."""
-        return time.thread_time() >= deadline or time.perf_counter() >= self.wall_stop
+        return Budget.cpu_clock() >= deadline or Budget.wall_clock() >= self.wall_stop
 
     def spent(self) -> bool:
         """Whether the whole budget is used (or the wall-clock cap hit)."""
@@ -287,7 +293,7 @@ class Budget:
 
     def used(self) -> float:
         """Thread CPU seconds since the search started."""
-        return time.thread_time() - self.start
+        return Budget.cpu_clock() - self.start
 
 
 class SearchStats:
@@ -499,7 +505,7 @@ def uct_search(
         _uct_world(root_game, obs.seat, rng, budget, until, c, stats, calls, greedy, world_cap)
         k += 1
         stats.worlds = k
-        if not budget.fixed and time.perf_counter() >= budget.wall_stop:
+        if not budget.fixed and Budget.wall_clock() >= budget.wall_stop:
             break
     stats.seconds = budget.used()
     return stats
