@@ -119,6 +119,7 @@ async def test_a_full_disk_refuses_moves_and_the_store_heals_once_there_is_room(
     assert _played(svc) == played and svc.store.load_journal("c") == journal
     text = _log_text(caplog)
     assert "database or disk is full" in text and "cannot rollback" not in text
+    assert "Traceback" not in text  # the disk's refusal is one log line, not a traceback
 
     # Stopping tries to write the log into the file: the disk stops that half way, and the
     # file's header counts pages the file does not have.

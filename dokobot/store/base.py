@@ -29,6 +29,11 @@ class StoreDamaged(StoreError):
     """The store file is not a healthy dokobot store (truncated, garbage, too new)."""
 
 
+class StoreFull(StoreError):
+    """The store's disk refused the write (full, or an I/O error): nothing was written, and
+    the store is whole; a write can succeed again once there is room."""
+
+
 class StoreConflict(StoreError):
     """An append named a position (its idempotency key) that is not where the table's
     journal ends: nothing was written (another writer, or the retry of an append that was

@@ -33,6 +33,7 @@ from .base import (
     StoreConflict,
     StoreDamaged,
     StoreError,
+    StoreFull,
     StoreLocked,
     Summary,
     check_fold,
@@ -298,6 +299,14 @@ def _migrate(db: sqlite3.Connection, version: int) -> None:
             raise
 
 
+def _disk_refused(exc: BaseException) -> bool:
+    """Whether SQLite's error is the disk's refusal (full, or failed to write)."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    return isinstance(exc, sqlite3.OperationalError) and name.startswith(
+        ("SQLITE_FULL", "SQLITE_IOERR")
+    )
+
+
 def _rollback(db: sqlite3.Connection) -> None:
     """Undo the transaction under way, if SQLite has not undone it itself: it does so on a
     full disk, and a ROLLBACK then would fail and hide the real cause."""
@@ -461,10 +470,12 @@ class SqliteStore(Store):
                 list(ends.items()),
             )
             self._db.execute("COMMIT")
-        except BaseException:
+        except BaseException as exc:
             _rollback(self._db)
             for channel in ends:
                 self._next.pop(channel, None)
+            if _disk_refused(exc):
+                raise StoreFull(f"store {self.path}: {exc}; nothing was written") from exc
             raise
         self._next.update(ends)
         return lengths
