@@ -68,7 +68,7 @@ from typing import Any, Final
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from dokobot.ai import make_player
+from dokobot.ai import make_player, search
 from dokobot.ai.arena import (
     KINDS,
     PAIR_LAYOUTS,
@@ -139,11 +139,25 @@ def _make(
     return make_player(level, seed=seed, budget_s=budget, fixed=fixed)
 
 
-def _run(task: Task) -> tuple[str, DuplicateGame]:
+def _run(task: Task) -> tuple[Task, DuplicateGame]:
     match, deal, a_seats, budget, fixed, rules, params, search_seed = task
     a, b = MATCHES[match]
     make = partial(_make, budget, fixed, params, search_seed)
-    return match, play_duplicate(make, a, b, deal, a_seats, rules=rules)
+    return task, play_duplicate(make, a, b, deal, a_seats, rules=rules)
+
+
+def _lift_wall_cap() -> None:
+    """``--budgets``: no wall-clock cap on a search (see the module), in each worker."""
+    setattr(search, "WALL_CAP_BASE_S", float("inf"))  # noqa: B010 (the bench's own setting)
+
+
+def budget_label(match: str, budget: float) -> str:
+    """The name of a ``--budgets`` run's match at one budget (its results, its journal rows).
+
+    >>> budget_label("search_vs_heuristic", 0.1)
+    'search_vs_heuristic@0.1'
+    """
+    return f"{match}@{budget:g}"
 
 
 def house_rules(spec: str) -> tuple[Rules, bool]:
@@ -225,8 +239,8 @@ def compare_table(games: Sequence[DuplicateGame], before: Sequence[DuplicateGame
 
 
 JOURNAL_OPTIONS: Final = (
-    "games", "solo_games", "seed", "budget", "fixed", "only", "layouts", "solo_deals",
-    "vs_random", "strong", "rules", "search_seed",
+    "games", "solo_games", "seed", "budget", "budgets", "fixed", "only", "layouts",
+    "solo_deals", "vs_random", "strong", "rules", "search_seed",
 )  # fmt: skip
 """The options that define a run: a journal written with others is refused."""
 
@@ -314,6 +328,42 @@ def final_line(
     )
 
 
+def budget_lines(
+    runs: dict[float, Sequence[DuplicateGame]], extra: set[int]
+) -> tuple[list[str], str]:
+    """The ``--budgets`` report: a line per budget (strong - normal with its interval, the
+    games, the strong seats' CPU per game and per decision, the budget share, and the paired
+    change against the budget before it on the same deals) and the last line. ``runs``: the
+    games of each budget, smallest budget first; the ``extra`` solo deals count nowhere."""
+    lines: list[str] = []
+    last: list[str] = []
+    before: Sequence[DuplicateGame] = ()
+    prev = 0.0
+    for budget, played in runs.items():
+        games = [g for g in played if g.deal not in extra]
+        e = overall(games)
+        seat_games = max(1, sum(len(g.a_seats) for g in games))
+        cpu = sum(t for g in games for t in g.a_times)
+        chosen = [t for g in games for t, c in zip(g.a_times, g.a_choices, strict=True) if c]
+        per_decision = sum(chosen) / len(chosen) if chosen else float("nan")
+        share = _pct([t / budget for t in chosen], 0.5)
+        line = (
+            f"budget {budget:g} s: strong - normal {_ci(e)} points/game, {e.deals} deals, "
+            f"{e.games} games; strong CPU {cpu / seat_games:.2f} s per game and seat, "
+            f"{per_decision:.3f} s per decision with a choice (budget share p50 {share:.2f})"
+        )
+        if before:
+            step = paired(games, before)["all"]
+            line += f"; against {prev:g} s: {_ci(step)}"
+        lines.append(line)
+        last.append(
+            f"budget {budget:g}: {e.mean:+.2f} ci95: {e.low:+.2f}..{e.high:+.2f} "
+            f"cpu_s_per_game: {cpu / seat_games:.2f}"
+        )
+        before, prev = games, budget
+    return lines, " ".join(last)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--games", type=int, default=200, help="games with A per match")
@@ -325,6 +375,11 @@ def main() -> None:
         help=f"search seconds (default {DEFAULT_BUDGET_S}; with --fixed {STANDARD_WORK_S})",
     )
     ap.add_argument("--fixed", action="store_true", help="strong: fixed work, not time")
+    ap.add_argument(
+        "--budgets",
+        default="",
+        help="comma list of budgets: strong vs normal at each, on the same deals",
+    )
     ap.add_argument("--procs", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1, help="first deal seed")
     ap.add_argument("--only", default="", help="comma list of matches to run")
@@ -352,12 +407,23 @@ def main() -> None:
     args = ap.parse_args()
     if args.budget is None:
         args.budget = STANDARD_WORK_S if args.fixed else DEFAULT_BUDGET_S
+    try:
+        budgets = sorted({float(b) for b in args.budgets.split(",") if b.strip()})
+    except ValueError:
+        raise SystemExit(f"bench/ai.py: --budgets takes numbers, not {args.budgets!r}") from None
+    if budgets and (min(budgets) <= 0 or args.save or args.compare or args.only):
+        raise SystemExit(
+            "bench/ai.py: --budgets takes positive seconds and plays strong vs normal only "
+            "(no --only, --save, --compare)"
+        )
     rules, bock = house_rules(args.rules)
     layouts = SINGLE_LAYOUTS + (PAIR_LAYOUTS if args.layouts == "both" else ())
     deals_n = max(1, args.games // len(layouts))
     names = ["search_vs_heuristic", "heuristic_vs_random"]
     if args.vs_random:
         names.append("search_vs_random")
+    if budgets:
+        names = ["search_vs_heuristic"]
     if args.only:
         keep = set(args.only.split(","))
         names = [m for m in MATCHES if m in keep]
@@ -376,33 +442,43 @@ def main() -> None:
             more = solo_deals(make, b, args.seed + 1_000_000, args.solo_games // len(layouts))
             extra.update(more)
             deals += more
+        # deal by deal, every budget of a deal after another: a load that changes during
+        # the run falls alike on every budget
         tasks += [
-            (name, d, lay, args.budget, args.fixed, rules, params, args.search_seed)
+            (name, d, lay, budget, args.fixed, rules, params, args.search_seed)
             for d in deals
             for lay in layouts
+            for budget in budgets or [args.budget]
         ]
+
+    def label(t: Task) -> str:
+        return budget_label(t[0], t[3]) if budgets else t[0]
+
     t0 = time.time()
-    results: dict[str, list[DuplicateGame]] = {n: [] for n in names}
+    labels = [budget_label(n, b) for n in names for b in budgets] if budgets else names
+    results: dict[str, list[DuplicateGame]] = {lab: [] for lab in labels}
     journal = None
     if args.resume:
         journal = Journal(args.resume, {k: getattr(args, k) for k in JOURNAL_OPTIONS})
         todo = []
         for t in tasks:
-            old = journal.done.get((t[0], t[1], t[2]))
+            old = journal.done.get((label(t), t[1], t[2]))
             if old is None:
                 todo.append(t)
             else:
-                results[t[0]].append(old)
+                results[label(t)].append(old)
         if len(todo) < len(tasks):
             print(f"  {len(tasks) - len(todo)} games from {args.resume}", file=sys.stderr)
         tasks = todo
-    with mp.Pool(args.procs) as pool:
-        for done, (match, game) in enumerate(pool.imap_unordered(_run, tasks, chunksize=1), 1):
+    # --budgets: the budget is CPU time of the searching thread, and no wall-clock cap cuts a
+    # search short on a loaded machine (a niced run may wait for a core for seconds)
+    with mp.Pool(args.procs, initializer=_lift_wall_cap if budgets else None) as pool:
+        for done, (task, game) in enumerate(pool.imap_unordered(_run, tasks, chunksize=1), 1):
             if done % 100 == 0 or done == len(tasks):
                 print(f"  {done}/{len(tasks)} games, {time.time() - t0:.0f} s", file=sys.stderr)
-            results[match].append(game)
+            results[label(task)].append(game)
             if journal is not None:
-                journal.add(match, game, time.time() - t0)
+                journal.add(label(task), game, time.time() - t0)
     wall = time.time() - t0
     if journal is not None:
         wall += journal.wall_before
@@ -411,6 +487,17 @@ def main() -> None:
         results = {n: with_bock(games) for n, games in results.items()}
     if args.rules:
         print(f"house rules: {args.rules}")
+    if budgets:
+        runs = {b: results[budget_label(names[0], b)] for b in budgets}
+        if args.by_kind:
+            for b, games in runs.items():
+                print(f"budget {b:g} s:")
+                print("\n".join(kind_table(games)))
+        lines, last = budget_lines(runs, extra)
+        print("\n".join(lines))
+        print(f"wall time {wall:.0f} s on {args.procs} processes")
+        print(last)
+        return
     times: dict[str, list[float]] = {}
     shares: list[float] = []
     for name in names:
