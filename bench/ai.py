@@ -48,9 +48,27 @@ it reports adds up the parts.
 ``bock`` plays bock rounds over the deals in order, triggered by the baseline games, so A and
 B count double in the same games.
 
+Strength per CPU second: ``--budgets 0.05,0.1,0.2,0.4`` plays only strong against normal, at
+each budget (seconds per decision) on the same deals and layouts, deal after deal with every
+budget of a deal in turn, so a load that changes during the run falls alike on every budget.
+The strong player keeps its time budget (the live mode; ``--fixed`` is another player, ten
+worlds of more or less work): a budget counts the CPU time of the searching thread, which the
+load of a shared machine changes far less than the wall clock, and the wall-clock cap that lets
+a starved live table answer in time is lifted here, since a niced run may wait seconds for a
+core. Per budget it prints strong - normal with its 95 % interval, the strong seats' CPU per
+game and seat (all their turns) and per decision with a choice, the budget share, and the
+paired change against the budget before it (same deals, same seeds). ``--layouts single``
+spends every strong seat on a game whose result is its own (two strong partners' results cancel
+when they sit on opposite sides).
+
+    nice -n 19 python bench/ai.py --budgets 0.05,0.1,0.2,0.4 --games 368 --layouts single \\
+        --procs 1 --by-kind --resume budgets.jsonl
+
 The last line is
 ``strong_vs_normal_ppg: X ci95: A..B worst_kind_lower: W budget_share_p50: S search_p95_s: Z``
-(W: the lowest CI lower bound over the solo kinds).
+(W: the lowest CI lower bound over the solo kinds); with ``--budgets 0.05,0.1,…`` it is
+``budget 0.05: X ci95: A..B cpu_s_per_game: C budget 0.1: X ci95: A..B cpu_s_per_game: C …``
+(X: strong - normal points per game; C: the strong seats' CPU seconds per game and seat).
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import math
 import random
 import re
@@ -267,6 +268,99 @@ def test_resume_journal_goes_on_where_a_run_stopped(tmp_path: Path) -> None:
     third.close()
     with pytest.raises(SystemExit, match="games 12 there, 18 here"):
         bench.Journal(str(path), {**options, "games": 18})
+
+
+def test_budget_report_per_budget_and_last_line() -> None:
+    """``--budgets``: per budget strong - normal over deals with its interval, the strong
+    seats' CPU per game and seat (all their turns) and per decision with a choice, and the
+    paired change against the budget before; extra solo deals count nowhere; the last line
+    holds every budget."""
+    from dataclasses import replace
+
+    from dokobot.ai.arena import paired
+
+    bench = _bench()
+    low = [play_duplicate(_make, "easy", "normal", d, lay) for d in range(3) for lay in LAYOUTS]
+    # the larger budget: a point better on deal 0, twice the thinking on every turn
+    high = [
+        replace(
+            g,
+            diff=g.diff + (1.0 if g.deal == 0 else 0.0),
+            a_times=tuple(2 * t + 0.01 for t in g.a_times),
+        )
+        for g in low
+    ]
+    extra_deal = play_duplicate(_make, "easy", "normal", 99, (0,))
+    lines, last = bench.budget_lines({0.1: [*low, extra_deal], 0.2: high}, {99})
+    assert len(lines) == 2
+    m = re.fullmatch(
+        r"budget 0\.1: (\S+) ci95: (\S+)\.\.(\S+) cpu_s_per_game: (\S+) "
+        r"budget 0\.2: (\S+) ci95: (\S+)\.\.(\S+) cpu_s_per_game: (\S+)",
+        last,
+    )
+    assert m is not None, last
+    seats = sum(len(g.a_seats) for g in low)
+    for i, games in ((1, low), (5, high)):
+        e = overall(games)
+        assert [float(m[i + k]) for k in range(3)] == [round(x, 2) for x in (e.mean, e.low, e.high)]
+        cpu = sum(t for g in games for t in g.a_times) / seats
+        assert float(m[i + 3]) == round(cpu, 2)
+    assert overall(high).mean > overall(low).mean
+    chosen = [t for g in high for t, c in zip(g.a_times, g.a_choices, strict=True) if c]
+    assert f"{statistics.fmean(chosen):.3f} s per decision with a choice" in lines[1]
+    assert f"{len(LAYOUTS) * 3} games" in lines[0] and "3 deals" in lines[0]
+    step = paired(high, low)["all"]
+    assert math.isclose(step.mean, 1.0 / 3)
+    assert lines[1].endswith(f"against 0.1 s: {bench._ci(step)}")
+    assert "against" not in lines[0]
+
+
+def test_budgets_run_lifts_the_wall_cap_and_resumes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ``--budgets`` run plays every budget on the same deals and layouts and journals each
+    budget's games apart: run again, it plays nothing and prints the same figures. Its
+    searches stop on CPU time alone (a niced run on a busy machine waits for a core longer
+    than the wall-clock cap of a live table)."""
+    from dokobot.ai import search
+
+    bench = _bench()
+    monkeypatch.setattr(search, "WALL_CAP_BASE_S", search.WALL_CAP_BASE_S)
+    assert search.Budget(0.01).wall_stop < math.inf
+    bench._lift_wall_cap()
+    assert search.Budget(0.01).wall_stop == math.inf
+
+    path = tmp_path / "run.jsonl"
+    cmd = [
+        sys.executable,
+        str(BENCH / "ai.py"),
+        *[
+            "--budgets",
+            "0.1,0.05",
+            "--fixed",
+            "--games",
+            "8",
+            "--layouts",
+            "single",
+            "--procs",
+            "1",
+            "--resume",
+        ],
+        str(path),
+    ]
+    first = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    rows = [json.loads(line) for line in path.read_text().splitlines()[1:]]
+    played: dict[str, set[tuple[int, tuple[int, ...]]]] = {}
+    for r in rows:
+        played.setdefault(r["match"], set()).add((r["deal"], tuple(r["a_seats"])))
+    assert set(played) == {"search_vs_heuristic@0.05", "search_vs_heuristic@0.1"}
+    assert played["search_vs_heuristic@0.05"] == played["search_vs_heuristic@0.1"]
+    assert len(played["search_vs_heuristic@0.1"]) == 8
+    last = first.stdout.strip().splitlines()[-1]
+    assert last.startswith("budget 0.05: ") and " budget 0.1: " in last
+    again = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    assert "16 games from" in again.stderr
+    assert again.stdout.strip().splitlines()[-1] == last
 
 
 def test_sees_all_gives_the_strong_player_the_true_deal(monkeypatch: pytest.MonkeyPatch) -> None:

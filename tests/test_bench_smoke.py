@@ -26,8 +26,9 @@ BENCH = ROOT / "bench"
 SMOKE: dict[str, tuple[str, tuple[str, ...]]] = {
     # script: (its smallest settings, the names of its last line in order)
     "ai": (
-        "--games 4 --procs 1 --only search_vs_heuristic --layouts single --fixed --budget 0.005",
-        ("strong_vs_normal_ppg", "ci95", "worst_kind_lower", "budget_share_p50", "search_p95_s"),
+        # strength per CPU second (sees_all below runs the single match of the same script)
+        "--budgets 0.05,0.1 --games 8 --procs 1 --layouts single --fixed",
+        ("budget 0.05", "ci95", "cpu_s_per_game", "budget 0.1", "ci95", "cpu_s_per_game"),
     ),
     "discord": (
         "--tables 1 --games 1 --speed 40",
