@@ -57,9 +57,9 @@ load of a shared machine changes far less than the wall clock, and the wall-cloc
 a starved live table answer in time is lifted here, since a niced run may wait seconds for a
 core. Per budget it prints strong - normal with its 95 % interval, the strong seats' CPU per
 game and seat (all their turns) and per decision with a choice, the budget share, and the
-paired change against the budget before it (same deals, same seeds). ``--layouts single``
-spends every strong seat on a game whose result is its own (two strong partners' results cancel
-when they sit on opposite sides).
+paired change between each two budgets (same deals, same seeds). ``--layouts single`` spends
+every strong seat on a game whose result is its own (two strong partners' results cancel when
+they sit on opposite sides).
 
     nice -n 19 python bench/ai.py --budgets 0.05,0.1,0.2,0.4 --games 368 --layouts single \\
         --procs 1 --by-kind --resume budgets.jsonl
@@ -349,36 +349,35 @@ def final_line(
 def budget_lines(
     runs: dict[float, Sequence[DuplicateGame]], extra: set[int]
 ) -> tuple[list[str], str]:
-    """The ``--budgets`` report: a line per budget (strong - normal with its interval, the
-    games, the strong seats' CPU per game and per decision, the budget share, and the paired
-    change against the budget before it on the same deals) and the last line. ``runs``: the
-    games of each budget, smallest budget first; the ``extra`` solo deals count nowhere."""
+    """The ``--budgets`` report and its last line. ``runs``: the games of each budget,
+    smallest budget first, on the same deals; the ``extra`` solo deals count nowhere. A line
+    per budget: strong - normal with its interval, the games, the strong seats' CPU per game
+    and seat (all their turns) and per decision with a choice, the median budget share; then
+    a line per pair of budgets: the paired change from the smaller to the larger one."""
     lines: list[str] = []
     last: list[str] = []
-    before: Sequence[DuplicateGame] = ()
-    prev = 0.0
-    for budget, played in runs.items():
-        games = [g for g in played if g.deal not in extra]
+    plain = {b: [g for g in played if g.deal not in extra] for b, played in runs.items()}
+    for budget, games in plain.items():
         e = overall(games)
         seat_games = max(1, sum(len(g.a_seats) for g in games))
         cpu = sum(t for g in games for t in g.a_times)
         chosen = [t for g in games for t, c in zip(g.a_times, g.a_choices, strict=True) if c]
         per_decision = sum(chosen) / len(chosen) if chosen else float("nan")
         share = _pct([t / budget for t in chosen], 0.5)
-        line = (
+        lines.append(
             f"budget {budget:g} s: strong - normal {_ci(e)} points/game, {e.deals} deals, "
             f"{e.games} games; strong CPU {cpu / seat_games:.2f} s per game and seat, "
             f"{per_decision:.3f} s per decision with a choice (budget share p50 {share:.2f})"
         )
-        if before:
-            step = paired(games, before)["all"]
-            line += f"; against {prev:g} s: {_ci(step)}"
-        lines.append(line)
         last.append(
             f"budget {budget:g}: {e.mean:+.2f} ci95: {e.low:+.2f}..{e.high:+.2f} "
             f"cpu_s_per_game: {cpu / seat_games:.2f}"
         )
-        before, prev = games, budget
+    budgets = list(plain)
+    for i, low in enumerate(budgets):
+        for high in budgets[i + 1 :]:
+            step = paired(plain[high], plain[low])["all"]
+            lines.append(f"budget {high:g} s against {low:g} s, paired: {_ci(step)}")
     return lines, " ".join(last)
 
 

@@ -272,8 +272,8 @@ def test_resume_journal_goes_on_where_a_run_stopped(tmp_path: Path) -> None:
 
 def test_budget_report_per_budget_and_last_line() -> None:
     """``--budgets``: per budget strong - normal over deals with its interval, the strong
-    seats' CPU per game and seat (all their turns) and per decision with a choice, and the
-    paired change against the budget before; extra solo deals count nowhere; the last line
+    seats' CPU per game and seat (all their turns) and per decision with a choice; then the
+    paired change between each two budgets; extra solo deals count nowhere; the last line
     holds every budget."""
     from dataclasses import replace
 
@@ -292,7 +292,7 @@ def test_budget_report_per_budget_and_last_line() -> None:
     ]
     extra_deal = play_duplicate(_make, "easy", "normal", 99, (0,))
     lines, last = bench.budget_lines({0.1: [*low, extra_deal], 0.2: high}, {99})
-    assert len(lines) == 2
+    assert len(lines) == 3
     m = re.fullmatch(
         r"budget 0\.1: (\S+) ci95: (\S+)\.\.(\S+) cpu_s_per_game: (\S+) "
         r"budget 0\.2: (\S+) ci95: (\S+)\.\.(\S+) cpu_s_per_game: (\S+)",
@@ -311,8 +311,7 @@ def test_budget_report_per_budget_and_last_line() -> None:
     assert f"{len(LAYOUTS) * 3} games" in lines[0] and "3 deals" in lines[0]
     step = paired(high, low)["all"]
     assert math.isclose(step.mean, 1.0 / 3)
-    assert lines[1].endswith(f"against 0.1 s: {bench._ci(step)}")
-    assert "against" not in lines[0]
+    assert lines[2] == f"budget 0.2 s against 0.1 s, paired: {bench._ci(step)}"
 
 
 def test_budgets_run_lifts_the_wall_cap_and_resumes(
