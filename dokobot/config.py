@@ -27,6 +27,7 @@ import yaml
 from . import languages
 from .ai.search import DEFAULT_BUDGET_S
 from .host.options import BOT_LEVELS, OptionError, TableOptions
+from .host.reviewqueue import MAX_QUEUED
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +109,9 @@ class Config:
     search_budget: float = DEFAULT_BUDGET_S
     review_budget: float = 2 * DEFAULT_BUDGET_S
     """CPU seconds per decision of ``/review`` (``bots.review_budget``)."""
+    review_queue: int = MAX_QUEUED
+    """Games waiting for their review at most (``bots.review_queue``; 0: no background
+    reviews, ``/review`` reviews the last game on request)."""
     bot_delay: float = 0.6
     turn_timeout: int = 0
     tables: dict[str, str] = field(default_factory=dict)
@@ -143,6 +147,7 @@ _SCHEMA: dict[str, Any] = {
         "level": ("choice", BOT_LEVELS),
         "search_budget": ("float", (0.05, 10.0)),
         "review_budget": ("float", (0.05, 10.0)),
+        "review_queue": ("int", (0, 100000)),
         "delay": ("float", (0.0, 10.0)),
     },
     "tables": {name: ("option", name) for name in TableOptions.names()},
@@ -322,6 +327,7 @@ def parse_config(text: str, env: Mapping[str, str] | None = None, source: str = 
         bot_level=bots.get("level", "normal"),
         search_budget=float(bots.get("search_budget", DEFAULT_BUDGET_S)),
         review_budget=float(bots.get("review_budget", 2 * DEFAULT_BUDGET_S)),
+        review_queue=int(bots.get("review_queue", MAX_QUEUED)),
         bot_delay=float(bots.get("delay", 0.6)),
         turn_timeout=int(tables.get("turn_timeout", 0)),
         tables=_table_defaults(tables),

@@ -9,6 +9,7 @@ import signal
 from typing import TYPE_CHECKING
 
 from .config import Config
+from .host.reviewqueue import ReviewQueue
 from .host.router import Router
 from .host.service import Service, default_bot_factory
 from .store import Scope, Store, StoreLocked, is_url, open_store
@@ -85,7 +86,10 @@ async def serve(config: Config) -> None:
         from .stats import Stats
 
         router.stats = Stats(store, web_url=web.url)
-    service = Service(router, store, bot_delay=config.bot_delay)
+    reviews = None
+    if config.review_queue:  # every finished game with people reviewed once, in the background
+        reviews = ReviewQueue(store, config.review_budget, limit=config.review_queue)
+    service = Service(router, store, bot_delay=config.bot_delay, reviews=reviews)
     # Discord shows one board per game: the restored games need theirs (and the decision
     # markers of their prompts) from the start
     service.boards = config.discord is not None

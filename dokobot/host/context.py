@@ -18,6 +18,7 @@ from .table import Table
 
 if TYPE_CHECKING:
     from ..stats import Stats
+    from .reviewqueue import ReviewQueue
 
 
 @dataclass(slots=True)
@@ -39,6 +40,7 @@ class Host(Protocol):
     stats: Stats | None
     review_budget: float
     """CPU seconds per decision of /review (and half of it for /hint)."""
+    reviews: ReviewQueue | None
 
     def lang_of(self, user: str, table: Table | None = None) -> str: ...
 

@@ -48,6 +48,7 @@ from .views import label
 
 if TYPE_CHECKING:
     from ..stats import FinishedGame, Stats
+    from .reviewqueue import ReviewQueue
     from .series import GameRecord
 
 __all__ = [
@@ -100,6 +101,10 @@ class Router:
         self.review_budget = 2 * DEFAULT_BUDGET_S
         """CPU seconds per decision of ``/review`` (``bots.review_budget``); ``/hint``
         thinks half of it."""
+        self.reviews: ReviewQueue | None = None
+        """The queue that reviews every finished game with people once and stores the
+        review (set by the service that has one); without it ``/review`` reviews the last
+        game on request."""
         """Statistics over the stored finished games (set by the service)."""
         self._rng = None if seed is None else random.Random(seed)
         self._table_seed = table_seed

@@ -29,6 +29,7 @@ from ..stats import Stats
 from ..stats.record import FinishedGame
 from ..store import Checkpoint, MemoryStore, Store, StoreError, StoreUnknown
 from . import archive, checkpoint, fold
+from . import reviews as review_texts
 from .board import board_view, decision_marker, lobby_view
 from .commands import aliases, slow_commands
 from .events import (
@@ -46,6 +47,8 @@ from .journal import Record
 from .notes import ALL, Note, Refusal
 from .options import TableOptions
 from .replay import RestoreError, restore
+from .reviewqueue import ReviewQueue
+from .reviews import GameReview, job_of, own_answer
 from .router import Router, clean_name
 from .series import GameRecord
 from .slowlane import SLOW_THREAD, SLOW_WORKERS, SlowLane
@@ -89,6 +92,7 @@ class Service:
         *,
         bot_delay: float = 0.0,
         idle_s: float = 900.0,
+        reviews: ReviewQueue | None = None,
     ) -> None:
         self.router = router
         self.store: Store = store if store is not None else MemoryStore()
@@ -164,6 +168,13 @@ class Service:
         self._slow_pool = ThreadPoolExecutor(SLOW_WORKERS, thread_name_prefix=SLOW_THREAD)
         """The worker threads of the slow commands, apart from those that store moves: a
         flood of exports at many tables never keeps a write of another table waiting."""
+        self.reviews = reviews
+        """Reviews every game played to its end with people once, in the background, and
+        stores the review (None: ``/review`` reviews the last game on request)."""
+        router.reviews = reviews
+        if reviews is not None:
+            reviews.on_ready = self._review_ready
+        self._submitting: set[asyncio.Task[int | None]] = set()
 
     @classmethod
     def in_memory(
@@ -246,6 +257,8 @@ class Service:
                     continue
             events += self._with_board(channel, await self._load(channel, private_ledger=False))
             await asyncio.to_thread(self._recover_result, channel)
+        if self.reviews is not None:
+            await self._requeue_reviews()
         if self.router.stats is not None:
             # Reading every stored game takes a while on a big server: in the background, so
             # the adapters connect at once (a question meanwhile waits in its worker thread).
@@ -344,6 +357,9 @@ class Service:
     async def close(self) -> None:
         self._closed = True
         self._slow_pool.shutdown(wait=False)
+        if self.reviews is not None:
+            await asyncio.gather(*self._submitting, return_exceptions=True)
+            await self.reviews.close()
         tasks = [*self._bot_tasks.values(), *self._timers.values(), *self._recovering.values()]
         for task in tasks:
             task.cancel()
@@ -690,7 +706,75 @@ class Service:
             return None
         self._results_done[channel] = _last_game(table)
         _keep_latest(table, carry=True)  # the store has the older ones
+        self._submit_review(channel, table, done)
         return self.router.game_links(table, stored)
+
+    # ---------------------------------------------------------------- reviews
+    def _submit_review(self, channel: str, table: Table, done: int) -> None:
+        """Queue the review of the table's last game played to its end, if it finished
+        after game ``done`` with a person in it (in the background: the answer to the
+        move that ended the game does not wait for it)."""
+        last = table.reviewable
+        if self.reviews is None or last is None or last.number <= done:
+            return
+        if all(user is None for user in last.users):
+            return
+        job = job_of(last.number, last.game, last.users, [s.name for s in table.seats])
+        task = asyncio.get_running_loop().create_task(
+            asyncio.to_thread(self.reviews.submit, (channel, last.number), job)
+        )
+        self._submitting.add(task)
+        task.add_done_callback(self._submitted)
+
+    def _submitted(self, task: asyncio.Task[int | None]) -> None:
+        self._submitting.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("a game's review was not queued: %s", task.exception())
+
+    async def _requeue_reviews(self) -> None:
+        """Queue again the stored reviews not done yet of the tables this process holds."""
+        assert self.reviews is not None
+        self.reviews.attach(asyncio.get_running_loop())
+        try:
+            queued = await asyncio.to_thread(self.store.queued_reviews)
+        except Exception:
+            log.warning("the queued reviews could not be read", exc_info=True)
+            return
+        for channel, number, job in queued:
+            if self.holds(channel):
+                self.reviews.requeue((channel, number), job)
+
+    async def _review_ready(
+        self, key: tuple[str, int], record: str | None, waiting: dict[str, str]
+    ) -> None:
+        """A review is done (``record``; None: it failed): each person who asked for it
+        gets his own, the channel the short summary with the link to the web page."""
+        channel, number = key
+        found = None if record is None else GameReview.from_json(record)
+        events: list[Event] = []
+        for user, lang in waiting.items():
+            text = None if found is None else own_answer(lang, found, user)
+            if text is None:
+                text = render(lang, "review.failed", {"game": number})
+            events.append(Private(channel, user, text, kind="info", lang=lang))
+        if found is not None and found.decisions:
+            table = self.router.tables.get(channel)
+            lang = table.options.language if table is not None else self.router.default_language
+            url = await asyncio.to_thread(self._review_url, channel, number)
+            events.append(Public(channel, review_texts.summary(lang, found, url), lang=lang))
+        await self._emit(events)
+
+    def _review_url(self, channel: str, number: int) -> str | None:
+        """The web page of the review of game ``number`` of ``channel`` (None: no pages)."""
+        stats = self.router.stats
+        if stats is None or stats.web_url is None:
+            return None
+        try:
+            game = next(g for g in self.store.table_results(channel) if g.game == number)
+            url = stats.game_url(game)
+        except Exception:  # no record (yet), or the store cannot say: no link
+            return None
+        return None if url is None else f"{url}/review"
 
     def _archived(self, channel: str) -> tuple[list[GameRecord], list[LedgerEntry]]:
         """The stored finished games of ``channel`` and their settlements (a table's

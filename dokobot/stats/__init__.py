@@ -16,7 +16,7 @@ from .record import FinishedGame, SeatRecord
 
 class Results(Protocol):
     """What the statistics and their web pages read of the store (:class:`dokobot.store.Store`
-    is one): the finished-game records and each server's web page key."""
+    is one): the finished-game records, each server's web page key and the stored reviews."""
 
     def results(
         self, server: str, *, after: int = 0, limit: int | None = None, tricks: bool = True
@@ -31,6 +31,8 @@ class Results(Protocol):
     def set_web_enabled(self, server: str, enabled: bool) -> None: ...
 
     def web_server(self, key: str) -> tuple[str, bool] | None: ...
+
+    def review(self, channel: str, game: int) -> str | None: ...
 
 
 class Stats:

@@ -245,6 +245,27 @@ class Store(ABC):
     def web_server(self, key: str) -> tuple[str, bool] | None:
         """(server, enabled) of a web key, if it exists."""
 
+    # ---------------------------------------------------------------- game reviews
+    @abstractmethod
+    def queue_review(self, channel: str, game: int, job: str) -> bool:
+        """Durably keep ``job`` (an opaque record of the host's: what a review of game
+        ``game`` of ``channel`` needs, hands included) until :meth:`finish_review`; False,
+        and nothing written, if that game has a review or a job already."""
+
+    @abstractmethod
+    def finish_review(self, channel: str, game: int, review: str) -> None:
+        """Keep ``review`` (an opaque record) as the review of that game and forget its
+        job (it holds the hands)."""
+
+    @abstractmethod
+    def review(self, channel: str, game: int) -> str | None:
+        """The review of game ``game`` of ``channel``, if it is done."""
+
+    @abstractmethod
+    def queued_reviews(self) -> list[tuple[str, int, str]]:
+        """``(channel, game, job)`` of every review not done yet, oldest first (a start
+        queues them again)."""
+
     def close(self) -> None:  # noqa: B027 - optional
         """Release resources."""
 
@@ -263,6 +284,8 @@ class MemoryStore(Store):
         self._results: list[FinishedGame] = []
         self._result_keys: dict[tuple[str, int], FinishedGame] = {}
         self._web: dict[str, tuple[str, bool]] = {}
+        self._reviews: dict[tuple[str, int], tuple[str | None, str | None]] = {}
+        """(channel, game) -> (job, review), in the order the jobs came."""
 
     def append(self, channel: str, lines: list[str], at: int | None = None) -> int:
         with self._lock:
@@ -396,3 +419,22 @@ class MemoryStore(Store):
                 if secrets.compare_digest(k, key):
                     return server, enabled
         return None
+
+    def queue_review(self, channel: str, game: int, job: str) -> bool:
+        with self._lock:
+            if (channel, game) in self._reviews:
+                return False
+            self._reviews[(channel, game)] = (job, None)
+            return True
+
+    def finish_review(self, channel: str, game: int, review: str) -> None:
+        with self._lock:
+            self._reviews[(channel, game)] = (None, review)
+
+    def review(self, channel: str, game: int) -> str | None:
+        with self._lock:
+            return self._reviews.get((channel, game), (None, None))[1]
+
+    def queued_reviews(self) -> list[tuple[str, int, str]]:
+        with self._lock:
+            return [(c, g, job) for (c, g), (job, _) in self._reviews.items() if job is not None]

@@ -280,6 +280,18 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     END
     $$ LANGUAGE plpgsql;
     """,
+    # 5: the review of each finished game with people (opaque records of the host): its job
+    # (with the hands) until the review is done, then the review alone
+    """
+    CREATE TABLE reviews (
+        id BIGSERIAL PRIMARY KEY,
+        channel TEXT NOT NULL,
+        game INTEGER NOT NULL,
+        job TEXT,
+        review TEXT,
+        UNIQUE (channel, game)
+    );
+    """,
 )
 
 
@@ -1060,6 +1072,38 @@ class PostgresStore(Store):
                 "SELECT server, enabled FROM web_pages WHERE key = %s", (key,)
             ).fetchone()
         return None if row is None else (str(row[0]), bool(row[1]))
+
+    # ---------------------------------------------------------------- game reviews
+    def queue_review(self, channel: str, game: int, job: str) -> bool:
+        with self._fenced_write(channel) as db:
+            row = db.execute(
+                "INSERT INTO reviews (channel, game, job) VALUES (%s, %s, %s) "
+                "ON CONFLICT (channel, game) DO NOTHING RETURNING id",
+                (channel, game, job),
+            ).fetchone()
+        return row is not None
+
+    def finish_review(self, channel: str, game: int, review: str) -> None:
+        with self._fenced_write(channel) as db:
+            db.execute(
+                "INSERT INTO reviews (channel, game, review) VALUES (%s, %s, %s) "
+                "ON CONFLICT (channel, game) DO UPDATE SET job = NULL, review = excluded.review",
+                (channel, game, review),
+            )
+
+    def review(self, channel: str, game: int) -> str | None:
+        with self._db() as db:
+            row = db.execute(
+                "SELECT review FROM reviews WHERE channel = %s AND game = %s", (channel, game)
+            ).fetchone()
+        return None if row is None or row[0] is None else str(row[0])
+
+    def queued_reviews(self) -> list[tuple[str, int, str]]:
+        with self._db() as db:
+            rows = db.execute(
+                "SELECT channel, game, job FROM reviews WHERE job IS NOT NULL ORDER BY id"
+            ).fetchall()
+        return [(str(c), int(g), str(j)) for c, g, j in rows]
 
     def close(self) -> None:
         """Finish the appends in flight, stop renewing and hand the leases back (a

@@ -125,6 +125,18 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         PRIMARY KEY (user, name)
     );
     """,
+    # 8: the review of each finished game with people (opaque records of the host): its job
+    # (with the hands) until the review is done, then the review alone
+    """
+    CREATE TABLE reviews (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        channel TEXT NOT NULL,
+        game INTEGER NOT NULL,
+        job TEXT,
+        review TEXT,
+        UNIQUE (channel, game)
+    );
+    """,
 )
 
 
@@ -706,6 +718,37 @@ class SqliteStore(Store):
                 "SELECT server, enabled FROM web_pages WHERE key = ?", (key,)
             ).fetchone()
         return None if row is None else (str(row[0]), bool(row[1]))
+
+    # ---------------------------------------------------------------- game reviews
+    def queue_review(self, channel: str, game: int, job: str) -> bool:
+        with self._lock:
+            cur = self._db.execute(
+                "INSERT OR IGNORE INTO reviews (channel, game, job) VALUES (?, ?, ?)",
+                (channel, game, job),
+            )
+            return bool(cur.rowcount)
+
+    def finish_review(self, channel: str, game: int, review: str) -> None:
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO reviews (channel, game, review) VALUES (?, ?, ?) "
+                "ON CONFLICT (channel, game) DO UPDATE SET job = NULL, review = excluded.review",
+                (channel, game, review),
+            )
+
+    def review(self, channel: str, game: int) -> str | None:
+        with self._lock, _damage(self.path):
+            row = self._db.execute(
+                "SELECT review FROM reviews WHERE channel = ? AND game = ?", (channel, game)
+            ).fetchone()
+        return None if row is None or row[0] is None else str(row[0])
+
+    def queued_reviews(self) -> list[tuple[str, int, str]]:
+        with self._lock, _damage(self.path):
+            rows = self._db.execute(
+                "SELECT channel, game, job FROM reviews WHERE job IS NOT NULL ORDER BY id"
+            ).fetchall()
+        return [(str(c), int(g), str(j)) for c, g, j in rows]
 
     def close(self) -> None:
         with self._lock:

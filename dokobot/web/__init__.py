@@ -1,5 +1,7 @@
 """The read-only web pages (aiohttp, jinja2): per server a leaderboard, a page per player,
-and every finished game trick by trick.
+every finished game trick by trick, and its review (``game/ID/review``: each person's
+mistakes marked on the trick they were made in, with the better choice and the points
+lost; only what everybody may read after the game, see :mod:`dokobot.host.reviews`).
 
 Pages live under ``/s/KEY/`` where KEY is the server's unguessable id from the store; a
 server whose pages are turned off (``/web off``), an unknown key, a game of another server
@@ -25,6 +27,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from .. import languages
 from ..engine.cards import N_CARDS
 from ..host.i18n import Term, render, text
+from ..host.reviews import GameReview, choice
 from ..host.series import signed
 from ..host.statcmds import player_lines
 from ..render.cards import card_png
@@ -216,6 +219,19 @@ class Pages:
         )
 
     async def game(self, request: web.Request) -> web.Response:
+        """A finished game trick by trick, or (``…/review``) its review."""
+        g = await self._game(request)
+        lang, _ = _lang(request)
+        stored = await asyncio.to_thread(self.stats.store.review, g.channel, g.game)
+        found = None if stored is None else GameReview.from_json(stored)
+        if request.match_info.get("view") == "review":
+            if found is None:
+                raise web.HTTPNotFound(text="404: no such page")
+            return self._page("game.html", request, **review_view(g, found, lang))
+        return self._page("game.html", request, reviewed=found is not None, **game_view(g, lang))
+
+    async def _game(self, request: web.Request) -> FinishedGame:
+        """The finished game of the address (404: none of this server)."""
         server = await self._server(request)
         raw = request.match_info["id"]
         if not (raw.isascii() and raw.isdigit() and len(raw) < 20 and 0 < int(raw) <= MAX_ID):
@@ -223,8 +239,7 @@ class Pages:
         g: FinishedGame | None = await asyncio.to_thread(self.stats.store.result, int(raw))
         if g is None or g.server != server:
             raise web.HTTPNotFound(text="404: no such page")
-        lang, _ = _lang(request)
-        return self._page("game.html", request, **game_view(g, lang))
+        return g
 
 
 def game_view(g: FinishedGame, lang: str) -> dict[str, Any]:
@@ -289,8 +304,9 @@ def game_view(g: FinishedGame, lang: str) -> dict[str, Any]:
         ]
         eyes = sum((0, 2, 3, 4, 10, 11)[(c >> 1) % 6] for c in cards)
         tricks.append(
-            {"plays": plays, "winner": names[winner], "eyes": eyes, "calls": by_trick.get(k, [])}
-        )
+            {"plays": plays, "winner": names[winner], "eyes": eyes, "calls": by_trick.get(k, []),
+             "notes": []}
+        )  # fmt: skip
     return {
         "g": g,
         "r": r,
@@ -302,6 +318,51 @@ def game_view(g: FinishedGame, lang: str) -> dict[str, Any]:
         "calls": [call_text(s, k) for s, k, _ in g.calls],
         "tricks": tricks,
     }
+
+
+def review_view(g: FinishedGame, review: GameReview, lang: str) -> dict[str, Any]:
+    """The game page with the review: each person's public mistakes marked on the card (or
+    the call) in its trick, with the better choice and the points lost, serious ones apart;
+    the reservations above the tricks; per person the decisions reviewed and the mistakes."""
+    view = game_view(g, lang)
+    names = [s.name for s in g.seats]
+    tricks = view["tricks"]
+    people = []
+    before: list[dict[str, Any]] = []
+    for seat in sorted(review.decisions):
+        mine = review.of(seat, public=True)
+        people.append(
+            {
+                "name": names[seat],
+                "line": render(lang, "web.review_player", {
+                    "decisions": review.decisions[seat], "count": len(mine),
+                    "lost": f"{sum(m.loss for m in mine):.1f}"}),
+            }
+        )  # fmt: skip
+        for m in mine:
+            mark = {
+                "text": render(lang, "web.review_" + m.kind, {
+                    "player": names[seat], "played": choice(m.played, m.kind),
+                    "better": choice(m.better, m.kind), "loss": f"{m.loss:.1f}"}),
+                "serious": m.serious,
+            }  # fmt: skip
+            if m.kind == "reservation" or not 1 <= m.trick <= len(tricks):
+                before.append(mark)
+                continue
+            trick = tricks[m.trick - 1]
+            leader, cards, _ = g.tricks[m.trick - 1]
+            at = (seat - leader) % 4
+            if m.kind == "card" and m.played is not None and cards[at] >> 1 == m.played >> 1:
+                trick["plays"][at]["mistake"] = mark
+            else:
+                trick["notes"].append(mark)
+    view["review"] = {"people": people, "before": before}
+    view["marked"] = [
+        k + 1
+        for k, tr in enumerate(tricks)
+        if tr["notes"] or any("mistake" in p for p in tr["plays"])
+    ]
+    return view
 
 
 def sum_value(result: dict[str, Any]) -> int:
@@ -321,6 +382,7 @@ def make_app(stats: Stats) -> web.Application:
     app.router.add_get("/s/{key}/", pages.board)
     app.router.add_get("/s/{key}/player/{user}", pages.player)
     app.router.add_get("/s/{key}/game/{id}", pages.game)
+    app.router.add_get("/s/{key}/game/{id}/{view:review}", pages.game)
     app.router.add_get("/card/{lang}/{card}.png", card_picture)
     app.router.add_static("/static/", STATIC)
     return app

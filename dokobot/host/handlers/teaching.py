@@ -1,52 +1,45 @@
-"""The computer players as teachers: /review (where you lost points in the last game) and
-/hint (the strong level's card on your turn, where the table allows it).
+"""The computer players as teachers: /review (where you lost points in a game) and /hint
+(the strong level's card on your turn, where the table allows it).
 
-Both run the strong search from the player's own observation (never another hand), in the
-table's slow lane: a worker thread on a snapshot, so the table plays on meanwhile.
+``/review N`` answers from the stored review of game N (:mod:`dokobot.host.reviews`), or
+says where that game is in the review queue (:mod:`dokobot.host.reviewqueue`) and tells the
+player when it is ready. /hint runs the strong search from the player's own observation
+(never another hand), in the table's slow lane: a worker thread on a snapshot, so the table
+plays on meanwhile.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from ...ai.base import NO_RESTRICTIONS
-from ...ai.review import Mistake, review_game
+from ...ai.review import review_game
 from ...ai.search import SearchPlayer
 from ...engine import Phase, observe
-from ...engine.types import DECLARE_SOLO, DECLARE_WEDDING, Solo, call_key, is_call, is_card, is_solo
 from ..commands import Arg, ArgKind, Who, command
 from ..commands import Phase as CommandPhase
 from ..context import Context, Host
-from ..events import Event
-from ..i18n import Cards, Term, render
+from ..events import Event, Private
+from ..i18n import Cards
 from ..notes import Refusal
+from ..options import whole_number
 from ..permissions import need_seat, need_table
+from ..reviews import GameReview, answer, job_of, own_answer
+from ..table import Table
 
 
-def _choice(action: int | None, kind: str) -> Any:
-    """How a reviewed choice is named: a card, a call, healthy, a wedding, a solo."""
-    if action is None:
-        return Term("review.no_call" if kind == "call" else "choice.healthy")
-    if is_card(action):
-        return Cards((action,))
-    if is_call(action):
-        return Term("call." + call_key(action))
-    if action == DECLARE_WEDDING:
-        return Term("choice.wedding")
-    if is_solo(action):
-        return Term("solo." + Solo(action - DECLARE_SOLO).key)
-    return Term("choice.reservation")
+def _text_reply(router: Host, ctx: Context, text: str) -> list[Event]:
+    channel = ctx.inp.channel or (ctx.table.channel if ctx.table else "")
+    lang = router.lang_of(ctx.inp.user, ctx.table)
+    return [Private(channel, ctx.inp.user, text, reply=True, kind="info", lang=lang)]
 
 
-def _item(lang: str, m: Mistake) -> str:
-    params = {
-        "trick": m.trick,
-        "played": _choice(m.played, m.kind),
-        "better": _choice(m.better, m.kind),
-        "loss": f"{m.loss:.1f}",
-    }
-    text = render(lang, "review.item_" + m.kind, params)
-    return render(lang, "review.serious", {"item": text}) if m.serious else text
+def _default_game(t: Table) -> int:
+    """The number of the table's last game played to its end."""
+    if t.reviewable is not None:
+        return t.reviewable.number
+    played = [rec.number for rec in t.finished if not rec.cancelled]
+    if not played:
+        raise Refusal("review.none")
+    return played[-1]
 
 
 @command(
@@ -56,31 +49,60 @@ def _item(lang: str, m: Mistake) -> str:
 )  # fmt: skip
 def review(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     t = need_table(ctx)
+    number = whole_number(args[0]) if args else _default_game(t)
+    if number is None:
+        raise Refusal("review.unknown", game=args[0])
+    user = ctx.inp.user
+    lang = router.lang_of(user, t)
+    queue = router.reviews
+    if queue is None:  # no review queue (a bare router): the last game, reviewed now
+        return _review_now(router, ctx, t, number)
+    key = (t.channel, number)
+    if queue.place(key) is None:
+        # (asked before the store: a review that is done is stored before it leaves the queue)
+        stored = queue.store.review(t.channel, number)
+        found = None if stored is None else GameReview.from_json(stored)
+        if found is not None:
+            text = own_answer(lang, found, user)
+            if text is None:
+                raise Refusal("review.not_yours", game=number)
+            return _text_reply(router, ctx, text)
+        last = t.reviewable
+        if last is None or last.number != number:
+            raise Refusal("review.unknown", game=number)
+        if user not in last.users:
+            raise Refusal("review.not_yours", game=number)
+        names = [s.name for s in t.seats]
+        if queue.submit(key, job_of(number, last.game, last.users, names)) is None:
+            raise Refusal("review.full", game=number)
+    if user not in queue.users(key):
+        raise Refusal("review.not_yours", game=number)
+    where = queue.watch(key, user, lang)
+    if where is None:  # done meanwhile
+        stored = queue.store.review(t.channel, number)
+        found = None if stored is None else GameReview.from_json(stored)
+        text = None if found is None else own_answer(lang, found, user)
+        if text is None:
+            raise Refusal("review.unknown", game=number)
+        return _text_reply(router, ctx, text)
+    if where == 0:
+        return router._reply(ctx, "review.running", {"game": number})
+    return router._reply(ctx, "review.queued", {"game": number, "place": where})
+
+
+def _review_now(router: Host, ctx: Context, t: Table, number: int) -> list[Event]:
+    """``/review`` without a review queue: the last game played to its end, reviewed now."""
     last = t.reviewable
     if last is None:
         raise Refusal("review.none")
-    if args and args[0] != str(last.number):
+    if number != last.number:
         raise Refusal("review.only_last", game=last.number)
     seats = [s for s, user in enumerate(last.users) if user == ctx.inp.user]
     if not seats:
         raise Refusal("review.not_yours", game=last.number)
     found = review_game(last.game, seats, budget_s=router.review_budget, seed=last.number)
     lang = router.lang_of(ctx.inp.user, t)
-    if not found.mistakes:
-        return router._reply(
-            ctx, "review.clean", {"game": last.number, "decisions": found.decisions}
-        )
-    return router._reply(
-        ctx,
-        "review.found",
-        {
-            "game": last.number,
-            "decisions": found.decisions,
-            "count": len(found.mistakes),
-            "lost": f"{sum(m.loss for m in found.mistakes):.1f}",
-            "items": "; ".join(_item(lang, m) for m in found.mistakes),
-        },
-    )
+    return _text_reply(router, ctx, answer(lang, last.number, found.decisions, found.mistakes))
 
 
 @command(
