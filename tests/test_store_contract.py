@@ -473,3 +473,22 @@ def test_the_statistics_read_results_without_tricks_and_score_lines(store: Store
     [whole] = store.results("discord:1")
     assert (bare.tricks, bare.row) == ((), None)
     assert whole.tricks and whole.row == {"number": 1}
+
+
+def test_a_review_is_queued_once_and_kept_without_its_job(store_location: str) -> None:
+    store = _open(store_location)
+    store.append("c", [_line(0)], 0)  # (PostgreSQL: the table's server is known)
+    assert store.queue_review("c", 1, '{"job":1}') is True
+    assert store.queue_review("c", 1, '{"job":"again"}') is False
+    assert store.queue_review("c", 2, '{"job":2}') is True
+    assert store.queued_reviews() == [("c", 1, '{"job":1}'), ("c", 2, '{"job":2}')]
+    assert store.review("c", 1) is None
+    store.finish_review("c", 1, '{"review":1}')
+    assert store.review("c", 1) == '{"review":1}'
+    assert store.queued_reviews() == [("c", 2, '{"job":2}')]
+    assert store.queue_review("c", 1, '{"job":"later"}') is False  # reviewed: never again
+    store.close()
+    store = _open(store_location)  # durable
+    assert store.review("c", 1) == '{"review":1}'
+    assert store.queued_reviews() == [("c", 2, '{"job":2}')]
+    store.close()
