@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from typing import Any
 
 import pytest
@@ -466,3 +467,105 @@ def test_every_game_ended_at_any_point_has_a_cover(rules: str) -> None:
             g.play(g.turn, RESERVATION if reserve else rng.choice(legal))
         hands, _ = cover(g, random.Random(seed))
         assert sum(h.bit_count() for h in hands) == 48
+
+
+def _poverty_played_out(seed: int) -> Any:
+    """A table with poverty on where dora (seat 3) is poor, someone takes, and the game is
+    played to its end at random: the replayer."""
+    import random
+
+    from dokobot.engine.game import _NORMAL_TRUMPS
+    from dokobot.engine.types import DECLARE_POVERTY, DECLINE, HEALTHY, RESERVATION, TAKE
+    from dokobot.host.replay import Replayer
+    from dokobot.host.table import command_for, sorted_hand
+
+    rng = random.Random(seed)
+    trumps = [k for k in range(24) if _NORMAL_TRUMPS >> (2 * k) & 1]
+    plain = [k for k in range(24) if k not in trumps]
+    poor = rng.sample(trumps * 2, rng.randrange(4))
+    poor += rng.sample(plain * 2, 12 - len(poor))
+    rest = [k for k in range(24) for _ in range(2)]
+    for k in poor:
+        rest.remove(k)
+    rng.shuffle(rest)
+    hands = hands_from_kinds([rest[:12], rest[12:24], rest[24:], poor])
+    deal = "!deal " + "; ".join(
+        f"{n}=" + " ".join(card_ascii(c) for c in sorted_hand(None, h))
+        for n, h in zip(NAMES, hands, strict=True)
+    )
+    rep = Replayer()
+    lines = [*(f"{n}: /join" for n in NAMES), "anna: /option poverty on", "!dealer carl"]
+    rep.run_text("\n".join([*lines, deal, "anna: /start"]))
+    game = rep.table.game
+    assert game is not None
+    taker = rng.randrange(3)
+    while game.phase is not Phase.FINISHED:
+        seat = game.turn
+        if game.phase is Phase.RESERVATIONS:
+            action = RESERVATION if seat == 3 else HEALTHY
+        elif game.phase is Phase.DECLARATIONS:
+            action = DECLARE_POVERTY
+        else:
+            legal = game.legal_actions()
+            action = (TAKE if seat == taker else DECLINE) if TAKE in legal else rng.choice(legal)
+        text = command_for(action, phase=game.phase)
+        rep.run_text(f"{NAMES[seat]} (dm): {text}" if text.startswith("/give") else
+                     f"{NAMES[seat]}: {text}")  # fmt: skip
+    assert not rep.failures, rep.failures
+    return rep
+
+
+def test_a_review_tells_nobody_the_hands_of_a_poverty() -> None:
+    """The review of a poverty played to its end: its stored record holds no hand; the
+    reservations of the poor player and the taker (whose start hands stay secret: the cards
+    passed and given back) are never on the web page or in the channel's summary; every
+    card the review view names was played by that seat."""
+    from dokobot.ai.review import Mistake
+    from dokobot.engine.types import DECLARE_SOLO, Solo
+    from dokobot.host import archive, reviews
+    from dokobot.web import review_view
+
+    rep = _poverty_played_out(4)
+    table = rep.table
+    game = table.game
+    assert game is not None and game.exchange is not None and game.exchange.taker >= 0
+    poor, taker = game.exchange.poor, game.exchange.taker
+    other = next(s for s in range(4) if s not in (poor, taker))
+    rec = table.finished[-1]
+    users = tuple(s.user for s in table.seats)
+    job = reviews.job_of(rec.number, game, users, [s.name for s in table.seats])
+    record = reviews.compute(job, 0.01, fixed=True)
+    assert set(json.loads(record)) == {"v", "game", "users", "names", "decisions", "mistakes",
+                                       "seconds"}  # fmt: skip
+    found = reviews.GameReview.from_json(record)
+    assert found is not None and sorted(found.decisions) == [0, 1, 2, 3]
+    for m in found.mistakes:  # what the real review found is public exactly by the rule
+        assert (m.index not in found.hidden) == reviews.is_public(game, m)
+    solo = DECLARE_SOLO + Solo.CLUBS
+    made = {
+        "poor": Mistake(900, poor, 0, "reservation", None, solo, 1.9),
+        "taker": Mistake(901, taker, 0, "reservation", None, solo, 1.8),
+        "other": Mistake(902, other, 0, "reservation", None, solo, 1.7),
+        "card": Mistake(903, poor, 12, "card", game.tricks[11][1][(poor - game.tricks[11][0]) % 4],
+                        None, 0.7),
+    }  # fmt: skip
+    assert [reviews.is_public(game, m) for m in made.values()] == [False, False, True, True]
+    found.mistakes = [m for m in found.mistakes if m.kind != "reservation"] + list(made.values())
+    found.hidden = frozenset(m.index for m in found.mistakes if not reviews.is_public(game, m))
+    finished = archive.finished_game(table, rec).with_id(1)
+    view = review_view(finished, found, "en")
+    shown = [m["text"] for m in view["review"]["before"]]
+    shown += [p["mistake"]["text"] for tr in view["tricks"] for p in tr["plays"] if "mistake" in p]
+    shown += [m["text"] for tr in view["tricks"] for m in tr["notes"]]
+    reserved = [t for t in shown if "reservation" in t]
+    assert reserved == [f"{NAMES[other]}, reservation: Healthy instead of clubs solo (−1.7)"]
+    text = reviews.summary("en", found, None)
+    assert "(−1.9)" not in text and "(−1.8)" not in text and "(−1.7)" in text
+    played = [set[int]() for _ in range(4)]
+    for leader, cards, _ in finished.tricks:
+        for i, c in enumerate(cards):
+            played[(leader + i) % 4].add(c >> 1)
+    for m in found.mistakes:
+        if m.index not in found.hidden and m.kind == "card":
+            assert m.played is not None and m.played >> 1 in played[m.seat]
+            assert m.better is None or m.better >> 1 in played[m.seat]

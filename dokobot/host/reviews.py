@@ -182,7 +182,7 @@ def game_of(text: str) -> tuple[Game, tuple[int, ...]]:
     return g, tuple(s for s, u in enumerate(d["users"]) if u is not None)
 
 
-def _public(game: Game, m: Mistake) -> bool:
+def is_public(game: Game, m: Mistake) -> bool:
     """Whether everybody may read ``m`` after ``game`` (see the module text)."""
     if m.kind != "reservation":
         return True
@@ -205,7 +205,7 @@ def compute(job: str, budget_s: float, *, fixed: bool = False) -> str:
         out.decisions[seat] = found.decisions
         out.mistakes += found.mistakes
         out.seconds += found.seconds
-        hidden |= {m.index for m in found.mistakes if not _public(game, m)}
+        hidden |= {m.index for m in found.mistakes if not is_public(game, m)}
     out.mistakes.sort(key=lambda m: m.index)
     out.hidden = frozenset(hidden)
     return out.to_json()
