@@ -188,3 +188,27 @@ async def test_the_web_page_marks_each_mistake_in_its_trick(
 
 def _fields(review: GameReview) -> dict[str, object]:
     return {name: getattr(review, name) for name in GameReview.__slots__}  # type: ignore[attr-defined]
+
+
+def test_the_examples_of_the_players_page_are_what_players_read() -> None:
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "computer-players.md").read_text(
+        encoding="utf-8"
+    )
+    review = GameReview(
+        4,
+        ("u:anna", None, "u:ben", None),
+        ("anna", "b1", "ben", "b2"),
+        {0: 11, 2: 9},
+        [
+            Mistake(3, 0, 0, "reservation", None, DECLARE_SOLO + Solo.QUEENS, 1.5),
+            Mistake(20, 0, 3, "card", SA, H10, 0.8),
+        ],
+    )
+    url = "https://doko.example.org/s/KEY/game/17/review"
+    for line in summary("en", review, url).split("\n"):
+        assert f"\n{line}\n" in page, line
+    mine = own_answer("en", review, "u:anna")
+    assert mine is not None
+    assert f"\n{mine}\n" in page

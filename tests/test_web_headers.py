@@ -11,6 +11,7 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from dokobot.host.feed import feed
+from dokobot.host.reviews import GameReview
 from dokobot.host.router import Router
 from dokobot.host.service import Service
 from dokobot.stats import Stats
@@ -30,6 +31,10 @@ async def client() -> AsyncIterator[tuple[TestClient, str, int]]:
         await feed(service, lines[: starts[1]], out=out)
     (game,) = store.results("feed")
     key, _ = store.web_page("feed")
+    review = GameReview(game.game, tuple(s.user for s in game.seats),
+                        tuple(s.name for s in game.seats), {0: 12})  # fmt: skip
+    store.queue_review("feed", game.game, "{}")
+    store.finish_review("feed", game.game, review.to_json())
     async with TestClient(TestServer(make_app(Stats(store)))) as c:
         yield c, key, game.id
 
@@ -59,6 +64,7 @@ async def test_every_route_and_every_404_carries_the_headers(
         "/s/{key}/": f"/s/{key}/",
         "/s/{key}/player/{user}": f"/s/{key}/player/replay%3Aanna",
         "/s/{key}/game/{id}": f"/s/{key}/game/{game}",
+        "/s/{key}/game/{id}/{view}": f"/s/{key}/game/{game}/review",
         "/card/{lang}/{card}.png": "/card/de/10.png",
         "/static": "/static/game.js",
     }
@@ -73,7 +79,7 @@ async def test_every_route_and_every_404_carries_the_headers(
         f"/s/{key}/game/9223372036854775808", f"/s/{key}/game/9223372036854775807",
         f"/s/{key}/game/99999999999999999999999", f"/s/{key}/game/" + "9" * 5000,
         f"/s/{key}/game/0", f"/s/{key}/game/-1", f"/s/{key}/game/x", f"/s/{key}/game/%00",
-        f"/s/{key}/game/\u0661",
+        f"/s/{key}/game/\u0661", f"/s/{key}/game/{game}/other", f"/s/{key}/game/0/review",
     ]  # fmt: skip
     for path in missing:
         resp = await c.get(path)

@@ -7,7 +7,7 @@
 >>> s.append("c", ['{"k":"seed","text":"1"}'])
 1
 >>> s.load_journal("c"), s.channels(), s.schema_version()
-(['{"k":"seed","text":"1"}'], ['c'], 7)
+(['{"k":"seed","text":"1"}'], ['c'], 8)
 >>> s.close()
 """
 
