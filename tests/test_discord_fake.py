@@ -327,3 +327,36 @@ async def test_server_errors_and_dropped_connections_on_demand(
             await response.read()
     assert (await send(http, path, {"content": "c"}))[0] == 200
     assert [m.content for m in fake.channel_messages()] == ["c"]
+
+
+async def test_a_mention_notifies_only_in_a_new_message_that_allows_it(
+    fake: FakeDiscord, http: aiohttp.ClientSession
+) -> None:
+    fake.limits.clear()
+    anna, ben, carl = fake.users[:3]
+    path = f"/channels/{fake.channel_id}/messages"
+    only_ben = {"parse": [], "users": [str(ben.id)]}
+    text = f"{anna.mention} {ben.mention} {carl.mention}"
+    # a new message: the mentions that allowed_mentions lets through
+    _, sent = await send(http, path, {"content": text, "allowed_mentions": only_ben})
+    assert [u.id for u in fake.users if fake.notified(u)] == [ben.id]
+    assert [m["id"] for m in sent["mentions"]] == [str(ben.id)]
+    await send(http, path, {"content": carl.mention, "allowed_mentions": {"parse": []}})
+    assert fake.notified(carl) == []
+    await send(http, path, {"content": carl.mention})  # no allowed_mentions: all of them
+    assert len(fake.notified(carl)) == 1
+    # an edit that adds a mention notifies nobody
+    _, quiet = await send(http, path, {"content": "nobody yet"})
+    body = {"content": anna.mention, "allowed_mentions": {"parse": ["users"]}}
+    assert (await send(http, f"{path}/{quiet['id']}", body, "PATCH"))[0] == 200
+    assert fake.notified(anna) == []
+    # an ephemeral message notifies nobody either
+    interaction = fake.register_interaction(2, anna)
+    callback = f"/interactions/{interaction.id}/{interaction.token}/callback"
+    reply = {"type": 4, "data": {"content": anna.mention, "flags": 64}}
+    assert (await send(http, callback, reply))[0] == 200
+    assert fake.notified(anna) == []
+    # a new DM notifies its recipient
+    _, dm = await send(http, "/users/@me/channels", {"recipient_id": str(anna.id)})
+    await send(http, f"/channels/{dm['id']}/messages", {"content": "your turn"})
+    assert [m.content for m in fake.notified(anna)] == ["your turn"]

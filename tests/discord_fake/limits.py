@@ -99,6 +99,14 @@ LIMITS: Final[dict[str, Limit]] = {
     "attach_files": Limit(
         0, "a bot message with files needs Attach Files (1 << 15) in a guild channel", PERMISSIONS
     ),
+    "mention_notifies": Limit(
+        0,
+        "a user mention (<@id>) in the content notifies that user only when the message is "
+        "created (an edit that adds a mention notifies nobody), never in an ephemeral message, "
+        "and only if allowed_mentions lets it (parse 'users' or the id in users; without "
+        "allowed_mentions every mention does); a new DM notifies its recipient",
+        f"{MESSAGES}#allowed-mentions-object",
+    ),
     "dms_to_shard_0": Limit(
         0,
         "direct-message events (a press in a DM included) reach shard 0 only; a guild's "

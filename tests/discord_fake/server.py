@@ -14,7 +14,10 @@ rules (5 per row, 5 rows, label <= 80, ``custom_id`` <= 100 and unique). Per-rou
 rate-limit buckets answer 429 with ``retry_after`` (:attr:`FakeDiscord.limits`), and 429s
 can be injected on demand (:meth:`FakeDiscord.inject_429`, :attr:`FakeDiscord.rate_429`).
 A channel send without the bot's Send Messages permission is refused with 50013
-(:attr:`FakeDiscord.bot_permissions`); opening DMs too fast with 40003.
+(:attr:`FakeDiscord.bot_permissions`); opening DMs too fast with 40003. Who was notified
+(pinged) by which message is in :attr:`FakeDiscord.notifications`: as on Discord, a mention
+notifies only in a newly created message that is not ephemeral, if ``allowed_mentions``
+permits it; an edit that adds a mention notifies nobody; a new DM notifies its recipient.
 
 Strict by default (:attr:`FakeDiscord.strict`, numbers from :mod:`.limits`): the bot-wide
 limit over every request but interaction callbacks and follow-ups (429 with ``global: true``),
@@ -265,6 +268,8 @@ class FakeDiscord:
         self.dm_channels: dict[int, int] = {}
         self.commands: list[Json] = []
         self.violations: list[str] = []
+        self.notifications: list[tuple[int, int]] = []
+        """(user id, message id) of every notification a message caused (:meth:`notified`)."""
         self.unknown_routes: list[str] = []
         self.bot_permissions = ALL_PERMISSIONS
         """The bot's permissions in the table channel (``app_permissions``; 50013)."""
@@ -436,6 +441,10 @@ class FakeDiscord:
             for m in self.messages.values()
             if not m.deleted and (m.dm_user == user.id or (m.ephemeral and m.interaction_id in own))
         ]
+
+    def notified(self, user: FakeUser) -> list[Message]:
+        """The messages that notified ``user`` (a mention in a new message, or a new DM)."""
+        return [self.messages[m] for u, m in self.notifications if u == user.id]
 
     def refused_dms(self, user: FakeUser) -> list[Call]:
         dm = self.dm_channels.get(user.id)
@@ -1182,7 +1191,17 @@ class FakeDiscord:
         message.embed_history.append(message.embeds)
         message.first_custom_ids = message.custom_ids
         self.messages[mid] = message
+        if message.dm_user is not None:
+            self.notifications.append((message.dm_user, mid))
+        elif not message.ephemeral:
+            pinged = _pinged(message.content, body.get("allowed_mentions"))
+            members = [self._member(u) for u in pinged]
+            payload["mentions"] = [m.payload() for m in members if m is not None]
+            self.notifications += [(u, mid) for u in pinged]
         return message
+
+    def _member(self, user_id: int) -> FakeUser | None:
+        return next((u for u in self.users if u.id == user_id), None)
 
     def _channel_message(
         self, channel_id: int, body: Any, files: list[tuple[str, bytes]]
@@ -1367,6 +1386,24 @@ class FakeDiscord:
 #: Interaction type -> the response types Discord accepts for it (ping 1 -> pong 1, command 2
 #: -> message 4 or deferred 5 or modal 9, component 3 -> 4 5 6 7 9, autocomplete 4 -> 8).
 VALID_RESPONSES: dict[int, tuple[int, ...]] = {1: (1,), 2: (4, 5, 9), 3: (4, 5, 6, 7, 9), 4: (8,)}
+
+
+def _pinged(content: str, allowed: Any) -> list[int]:
+    """The users a new message's ``content`` notifies under its ``allowed_mentions``
+    (https://docs.discord.com/developers/resources/message#allowed-mentions-object).
+
+    >>> _pinged("<@1> and <@!2>", None), _pinged("<@1> <@2>", {"parse": [], "users": ["2"]})
+    ([1, 2], [2])
+    >>> _pinged("<@1>", {"parse": ["users"]}), _pinged("<@1>", {"parse": []})
+    ([1], [])
+    """
+    mentioned = list(dict.fromkeys(int(m) for m in re.findall(r"<@!?([0-9]+)>", content)))
+    if allowed is None:
+        return mentioned
+    if "users" in (allowed.get("parse") or []):
+        return mentioned
+    listed = {int(u) for u in allowed.get("users") or []}
+    return [u for u in mentioned if u in listed]
 
 
 def _embed_text(embed: Json) -> str:
