@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from typing import Any
 
 from discord_fake import FakeDiscord, FakeUser, Message, running
 from discord_fake.harness import ScriptedService, make_client, seat_with_bots, settle
 
 from dokobot.adapters.discord import DiscordAdapter
-from dokobot.host.events import Choice, Event, Input, Private, Public
+from dokobot.host.board import BoardView
+from dokobot.host.events import Board, Choice, Event, Input, Private, Public
 from dokobot.host.service import Service
 
 
@@ -231,3 +233,112 @@ async def test_the_commands_are_uploaded_only_when_they_changed_and_some_are_gui
     for name in ("join", "start"):  # they act on a channel's table: not in DMs
         assert by_name[name].get("contexts") == [0] or by_name[name].get("dm_permission") is False
     assert by_name["play"].get("dm_permission") is not False
+
+
+SEATS = ("Anna", "Ben", "Carl", "Dora")
+
+
+def table_view(ch: str, decision: int, turn: int, **fields: object) -> BoardView:
+    """A board state of game 1 at ``ch`` (playing, no card on the table unless given)."""
+    base: dict[str, Any] = {"phase": "playing", "trick_number": 1, "images": False}
+    return BoardView(ch, 1, decision, seats=SEATS, dealer=0, turn=turn, **(base | fields))
+
+
+async def test_a_player_the_board_calls_is_notified_by_a_new_message_once(
+    fake: FakeDiscord,
+) -> None:
+    """Discord notifies a mention only in a new message: naming a player on the board by an
+    edit does not reach him, so a short message does (with "My cards")."""
+    ch = f"discord:{fake.channel_id}"
+    ben = fake.users[1]
+    turn = (Choice("♣Q", "/play CQ"),)
+    prompt = Private(ch, f"discord:{ben.id}", "Your turn.", turn, kind="turn")
+    async with running(make_client(ScriptedService(lambda inp: []))) as client:
+        assert isinstance(client, DiscordAdapter)
+        assert client.service.listener is not None
+        push = client.service.listener
+        await push([Board(ch, table_view(ch, 0, 0))])
+        await asyncio.wait_for(client.wait_idle(), 10)
+        [board] = fake.channel_messages()
+        # Ben never used a command here (no token): the board names him, a message pings him
+        await push([Board(ch, table_view(ch, 1, 1)), prompt])
+        await asyncio.wait_for(client.wait_idle(), 10)
+        assert any(ben.mention in h for h in board.history)
+        assert board not in fake.notified(ben)  # the edit pinged nobody
+        [ping] = fake.notified(ben)
+        assert ping.custom_ids == [f"doko:{fake.channel_id}:hand"]
+        # the same call again (a reminder, another prompt): no second message
+        await push([prompt])
+        await asyncio.wait_for(client.wait_idle(), 10)
+        assert len(fake.notified(ben)) == 1
+        assert fake.channel_messages() == [board, ping]
+    assert fake.violations == []
+
+
+async def test_a_player_with_a_live_token_gets_a_new_panel_without_a_counted_request(
+    fake: FakeDiscord,
+) -> None:
+    """Whoever used a command at the table lately gets his prompt as a new "My cards" panel
+    through that interaction's token (free): the board neither names nor pings him."""
+    ch = f"discord:{fake.channel_id}"
+    ben = fake.users[1]
+    sent: list[tuple[str, str]] = []
+
+    class Timers(ScriptedService):
+        def prompt_sent(self, channel: str, user: str) -> None:
+            sent.append((channel, user))
+
+    service = Timers(lambda inp: [Public(ch, f"{inp.name} joined.")])
+    turn = (Choice("♣Q", "/play CQ"),)
+    async with running(make_client(service)) as client:
+        assert isinstance(client, DiscordAdapter)
+        assert service.listener is not None
+        await settle(fake, client, await fake.slash(ben, "join"))
+        await service.listener([Board(ch, table_view(ch, 0, 1))])
+        await asyncio.wait_for(client.wait_idle(), 10)
+        [board] = [m for m in fake.channel_messages() if m.embeds]
+        counted = sum(c.counted for c in fake.calls)
+        prompt = Private(ch, f"discord:{ben.id}", "Your turn.", turn, kind="turn")
+        await service.listener([prompt])
+        await asyncio.wait_for(client.wait_idle(), 10)
+        assert sum(c.counted for c in fake.calls) == counted  # a follow-up does not count
+        [panel] = [m for m in fake.private_messages(ben) if choice_ids(m)]
+        assert panel.ephemeral and [c.split(":")[-1] for c in choice_ids(panel)] == ["play CQ"]
+        assert "Your turn." in panel.content
+        assert not any(ben.mention in h for h in board.history)
+        assert sent == [(ch, f"discord:{ben.id}")]  # his turn timer runs from now
+        # the next prompt updates that panel in place
+        await service.listener([Private(ch, f"discord:{ben.id}", "Again.", turn, kind="turn")])
+        await asyncio.wait_for(client.wait_idle(), 10)
+        assert [m for m in fake.private_messages(ben) if choice_ids(m)] == [panel]
+        assert "Again." in panel.content
+    assert fake.violations == []
+
+
+async def test_a_single_move_waits_for_the_next_one_then_is_shown(fake: FakeDiscord) -> None:
+    """The first card of a trick (and a reservation) waits a few board intervals: a second
+    card soon after is shown in the same edit; alone, it is shown after the wait."""
+    ch = f"discord:{fake.channel_id}"
+    service = ScriptedService(lambda inp: [])
+    async with running(make_client(service, board_interval=0.5)) as client:
+        assert isinstance(client, DiscordAdapter)
+        assert service.listener is not None
+        push = service.listener
+        taken = {"trick_number": 2, "last_trick": ((0, 1), (1, 2), (2, 3), (3, 4)),
+                 "last_winner": 0}  # fmt: skip
+        await push([Board(ch, table_view(ch, 8, 0, **taken))])
+        await asyncio.wait_for(client.wait_idle(), 10)
+        [board] = fake.channel_messages()
+        await asyncio.sleep(0.6)  # longer than the interval: no edit is due any more
+        await push([Board(ch, table_view(ch, 9, 1, trick=((0, 5),), **taken))])
+        await asyncio.sleep(0.05)
+        await push([Board(ch, table_view(ch, 10, 2, trick=((0, 5), (1, 6)), **taken))])
+        await asyncio.wait_for(client.wait_idle(), 10)
+        descriptions = [str(e[0]["description"]) for e in board.embed_history]
+        assert len(descriptions) == 2, descriptions  # the first card waited for the second
+        assert "**Carl** to play" in descriptions[-1]
+        # a single reservation at a slow pace: shown after the wait (the latest state)
+        await push([Board(ch, table_view(ch, 1, 1, phase="reservations", trick_number=0))])
+        await asyncio.wait_for(client.wait_idle(), 10)
+        assert "**Ben** to play" in str(board.embeds[0]["description"])
+    assert fake.violations == []

@@ -233,6 +233,8 @@ class DiscordAdapter(
         self._prompt_here: Bounded[int, bool] = Bounded(users)
         self._decks: Bounded[int, str] = Bounded(users)
         self._panels: Bounded[tuple[int, int], _Panel] = Bounded(users)
+        self._tokens: Bounded[tuple[int, int], _Reply] = Bounded(users)
+        """The latest interaction of each user at each table (see ``_note_token``)."""
         self._images: Bounded[int, bool] = Bounded(channels)
         self._unseen: Bounded[tuple[int, int], list[Private]] = Bounded(users)
         self._used_presses: Bounded[tuple[int, tuple[int, int] | None], bool] = Bounded(users)
@@ -541,6 +543,7 @@ class DiscordAdapter(
                     await reply.ephemeral(text("thread_failed", reply.lang))
                 return
             inp = self._input(interaction, command, table if thread is None else thread, marker)
+            self._note_token(reply, snowflake_of(inp.channel))
             if thread is not None:  # the table lives in its thread: say where
                 async with reply.guard:
                     await reply.ephemeral(text("thread_opened", reply.lang, thread=f"<#{thread}>"))

@@ -29,6 +29,12 @@ NEWS: Final = 5
 """Latest public texts shown on a board."""
 BOARD_INTERVAL: Final = 1.5
 """Seconds between two edits of one board (sooner when a trick is taken or the game ends)."""
+HOLD: Final = 3
+"""Board intervals for which a single move that changes little waits for the next one (the
+first card of a trick after a taken trick, a reservation): at a fast pace two moves are shown
+in one edit; at a slow pace the move is shown after the wait."""
+HELD_PHASES: Final = frozenset({"reservations", "declarations", "exchange"})
+"""Phases before the play whose single moves may wait (see :data:`HOLD`)."""
 BOARD_TRIES: Final = 8
 """Failed edits in a row after which a board is given up (the next game posts a new one)."""
 
@@ -101,22 +107,27 @@ class BoardMessages(_Base):
         board.message_id = message.id
         board.standin = _idle_name(board.view)
         board.shown = (_embed_key(embed), content, cards)
+        board.shown_view = board.view
         board.picture = cards
         board.last_edit = asyncio.get_running_loop().time()
 
     def _board_changed(self, board: _BoardMessage, view: BoardView, texts: list[str]) -> None:
         """Note a new state of ``board``; an editor task shows the latest one, at most one
-        edit per ``board_interval``, at once when a trick is taken or the game ends."""
+        edit per ``board_interval``, at once when a trick is taken or the game ends; a single
+        move that changes little waits a while for the next one (:func:`_holds`)."""
         taken = not view.trick and view.last_trick and view.last_trick != board.view.last_trick
         board.urgent = board.urgent or view.finished or bool(taken)
+        if _holds(board.shown_view, view):
+            board.held = board.held or asyncio.get_running_loop().time()
+        else:
+            board.held = None
         board.view = view
         board.news = [*board.news, *(t for t in texts if t.strip())][-NEWS:]
         self._board_dirty(board)
 
     def _board_dirty(self, board: _BoardMessage) -> None:
         board.dirty = True
-        if board.urgent:
-            board.wake.set()
+        board.wake.set()  # the editor looks again at when the next edit is due
         if board.task is None or board.task.done():
             self._enter()
             board.task = asyncio.create_task(self._edit_board(board))
@@ -129,10 +140,7 @@ class BoardMessages(_Base):
                 self._notified.pop((channel_id, user_id), None)
             elif (channel_id, user_id) not in self._notified:
                 self._notified[(channel_id, user_id)] = True
-                self._enter()
-                task = asyncio.create_task(self._call_message(channel_id, user_id))
-                self._background.add(task)
-                task.add_done_callback(self._background.discard)
+                self._background_call(channel_id, user_id)
             return
         if board.result_posted:
             if called:  # the board of the next game names him
@@ -147,10 +155,22 @@ class BoardMessages(_Base):
         if called:
             board.calls.append(user_id)
             self._board_dirty(board)
+            if board.message_id is not None:  # an edit pings nobody: a message of its own
+                self._background_call(channel_id, user_id)
         else:  # no edit of its own: the next change of the board drops the name
             board.calls.remove(user_id)
 
+    def _background_call(self, channel_id: int, user_id: int) -> None:
+        """Send :meth:`_call_message` without waiting for it."""
+        self._enter()
+        task = asyncio.create_task(self._call_message(channel_id, user_id))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
     async def _call_message(self, channel_id: int, user_id: int) -> None:
+        """A short message that names ``user_id`` with a mention that notifies him (only a
+        new message does; a mention added to the board by an edit does not), with "My
+        cards"."""
         try:
             lang = self.channel_lang(channel_id)
             await self.get_partial_messageable(channel_id).send(
@@ -171,15 +191,15 @@ class BoardMessages(_Base):
         failures = 0
         try:
             while board.dirty:
-                wait = board.last_edit + self._board_interval - loop.time()
-                if failures:
-                    wait = max(wait, min(30.0, self._board_interval * 2**failures))
-                if wait > 0 and not (board.urgent and not failures):
+                wait = self._board_wait(board, failures, loop.time())
+                if wait > 0:
                     board.wake.clear()
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(board.wake.wait(), wait)
+                    continue  # woken by a change (or the time is up): due when?
                 board.dirty = False
                 board.urgent = False
+                board.held = None
                 try:
                     await self._show_latest(board)
                     failures = 0
@@ -200,6 +220,20 @@ class BoardMessages(_Base):
             log.exception("editing the board failed")
         finally:
             self._leave()
+
+    def _board_wait(self, board: _BoardMessage, failures: int, now: float) -> float:
+        """Seconds until the board's next edit is due: ``board_interval`` after the last one
+        (after a failure, longer and longer), at once for a taken trick or the game's end, and
+        up to :data:`HOLD` intervals later for a single move that waits for the next one."""
+        interval = self._board_interval
+        if failures:
+            return board.last_edit + max(interval, min(30.0, interval * 2.0**failures)) - now
+        if board.urgent:
+            return 0.0
+        due = board.last_edit + interval
+        if board.held is not None:
+            due = max(due, board.held + HOLD * interval)
+        return due - now
 
     async def _show_latest(self, board: _BoardMessage) -> None:
         """Post or edit the board with its latest state; never an identical edit, and the
@@ -222,6 +256,7 @@ class BoardMessages(_Base):
         channel = self.get_partial_messageable(board.channel_id)
         await channel.get_partial_message(board.message_id).edit(**kwargs)
         board.shown = key
+        board.shown_view = board.view
         board.standin = idle
         board.picture = cards
         board.edits += 1
@@ -260,6 +295,7 @@ class BoardMessages(_Base):
         board.reposted = True
         board.message_id = None
         board.shown = None
+        board.shown_view = None
         board.picture = None
         board.notice = text("board_again", board.view.language)
         board.dirty = True
@@ -291,6 +327,20 @@ class BoardMessages(_Base):
     async def _picture_file(self, board: _BoardMessage) -> discord.File:
         png = await drawn(trick_png, trick_picture(board.view))
         return discord.File(io.BytesIO(png), filename=TABLE_PICTURE)
+
+
+def _holds(shown: BoardView | None, view: BoardView) -> bool:
+    """Whether ``view`` may wait for the next move before it replaces ``shown`` on the board:
+    it is one move later in the same phase and that move is the first card of a trick or a
+    move before the play (a reservation). The seated players see each move at once in their
+    own "My cards" panels; onlookers see it with the next move or after the wait."""
+    if shown is None or view.game_number != shown.game_number or view.phase != shown.phase:
+        return False
+    if view.decision != shown.decision + 1 or view.finished:
+        return False
+    if view.phase in HELD_PHASES:
+        return True
+    return view.phase == "playing" and len(view.trick) == 1
 
 
 def _idle_name(view: BoardView) -> str | None:

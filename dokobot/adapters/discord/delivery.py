@@ -74,6 +74,7 @@ class PrivateDelivery(_Base):
     _images: Bounded[int, bool]
     _pending: Bounded[tuple[int, int], Private]
     _panels: Bounded[tuple[int, int], _Panel]
+    _tokens: Bounded[tuple[int, int], _Reply]
     _dm_channels: Bounded[int, int]
     _dm_blocked: Bounded[int, float]
     _prompt_here: Bounded[int, bool]
@@ -296,13 +297,19 @@ class PrivateDelivery(_Base):
         if shown and table:
             if event.choices:
                 self._prompt_delivered(table, user_id)
-                self._call_player(table, user_id, not self._panel_fresh(table, user_id))
+                fresh = self._panel_fresh(table, user_id)
+                if not fresh and not await self._panel_by_token(event, user_id, table):
+                    self._call_player(table, user_id, True)
+                elif fresh:
+                    self._call_player(table, user_id, False)
             if not event.choices or here:
                 return
         if here:
-            self._undelivered(event, user_id, table)
             if reply is not None and reply.user_id == user_id:
+                self._undelivered(event, user_id, table)
                 await self._send_reply(event, reply, table)
+            else:
+                await self._reach(event, user_id, table)
             return
         loop = asyncio.get_running_loop()
         if self._dm_blocked.get(user_id, 0.0) > loop.time():
@@ -320,6 +327,51 @@ class PrivateDelivery(_Base):
             task = loop.create_task(self._dm_retry(event, user_id, table, reply))
             self._background.add(task)
             task.add_done_callback(self._background.discard)
+
+    def _note_token(self, reply: _Reply, table: int | None) -> None:
+        """Keep the interaction of ``reply`` (a command or press of its user at ``table``, made
+        in the table's channel): while its token lives, a prompt that finds no live "My cards"
+        panel becomes a new panel through it (an ephemeral follow-up: no request that counts
+        toward the bot-wide limit, and no board edit to name him)."""
+        if table and reply.channel_id == table:
+            self._tokens[(table, reply.user_id)] = reply
+
+    async def _panel_by_token(self, event: Private, user_id: int, table: int) -> bool:
+        """Show the prompt ``event`` in a new "My cards" panel, an ephemeral follow-up of the
+        user's latest interaction at the table; False if he has none that lives long enough."""
+        reply = self._tokens.get((table, user_id))
+        now = asyncio.get_running_loop().time()
+        margin = PANEL_MARGIN * getattr(self, "_token_life", TOKEN_LIFE)
+        if reply is None or reply.open or reply.expires - now <= margin:
+            return False
+        events = [*self._unseen.pop((table, user_id), []), event]
+        try:
+            async with reply.guard:
+                content, view, file, marker = await self._panel_payload(
+                    table, user_id, events, reply.expires
+                )
+                sent = await reply.ephemeral(content, view, file, keep=True)
+        except (discord.HTTPException, aiohttp.ClientError, OSError) as exc:
+            log.info("could not open a My cards panel through a token: %s", exc)
+            self._tokens.pop((table, user_id), None)
+            return False
+        if sent is None:
+            return False
+        self._panels[(table, user_id)] = _Panel(sent, reply.expires)
+        self._pending.pop((table, user_id), None)
+        self._call_player(table, user_id, False)
+        self._prompt_delivered(table, user_id)
+        self._add_prompt(
+            table, user_id, _Prompt(marker, sent.message_id, sent.strip, reply.expires, event)
+        )
+        return True
+
+    async def _reach(self, event: Private, user_id: int, table: int) -> None:
+        """A private event for a user with no live panel and no DM: a prompt opens a panel
+        through his latest interaction's token if one lives, else :meth:`_undelivered`."""
+        if table and event.choices and await self._panel_by_token(event, user_id, table):
+            return
+        self._undelivered(event, user_id, table)
 
     def _undelivered(self, event: Private, user_id: int, table: int) -> None:
         """A private event its user has not seen: a prompt waits for "My cards" and the board
@@ -399,7 +451,7 @@ class PrivateDelivery(_Base):
         if reply is not None and reply.user_id == user_id:
             await self._send_reply(event, reply, table)
             return
-        self._undelivered(event, user_id, table)
+        await self._reach(event, user_id, table)
 
     # -- superseded prompts --------------------------------------------------------------------
 

@@ -252,6 +252,10 @@ class _BoardMessage:
     """Users named on the board: their prompt found no live "My cards" panel."""
     notice: str = ""
     reposted: bool = False
+    shown_view: BoardView | None = None
+    """The state the message shows (None: not posted yet)."""
+    held: float | None = None
+    """Since when (loop time) a single move waits to be shown with the next one."""
 
     @property
     def game_number(self) -> int:
