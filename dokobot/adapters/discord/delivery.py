@@ -280,7 +280,8 @@ class PrivateDelivery(_Base):
 
     async def _send_dm(self, event: Private, reply: _Reply | None) -> None:
         """A private event that answers no interaction of its user: into his live "My
-        cards" panel; else (by default) his prompt waits and the board names him, or with
+        cards" panel; else (by default) a prompt opens a new panel through his latest
+        interaction's token, or waits while the board names him (:meth:`_reach`); with
         ``/prompts dm`` by DM, retried with backoff."""
         user_id = snowflake_of(event.user)
         if user_id is None:
