@@ -60,6 +60,16 @@ SMOKE: dict[str, tuple[str, tuple[str, ...]]] = {
         "--deals 1 --budget 0.01 --strong-budget 0.01",
         ("review_s_per_game", "mistakes_per_game random", "easy", "normal", "strong"),
     ),
+    "review_queue": (
+        "--games 1 --budget 0.05 --max-s 120",
+        (
+            "move_p99_ms off",
+            "reviewing",
+            "moves_reviewing",
+            "review_cpu_s_per_person_game",
+            "reviews",
+        ),
+    ),
     "sees_all": (
         "--games 4 --procs 1 --only search_vs_heuristic --layouts single --fixed --budget 0.005",
         ("strong_vs_normal_ppg", "ci95", "worst_kind_lower", "budget_share_p50", "search_p95_s"),

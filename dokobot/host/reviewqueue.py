@@ -94,6 +94,12 @@ class ReviewQueue:
                 return n
         return None
 
+    @property
+    def busy(self) -> bool:
+        """Whether a review is being made now."""
+        with self._lock:
+            return self._running is not None
+
     def users(self, key: Key) -> tuple[str | None, ...]:
         with self._lock:
             return self._users.get(key, ())
@@ -227,6 +233,9 @@ class ProcessReviewer:
             proc = ctx.Process(target=serve, args=(theirs,), name="dokobot-review", daemon=True)
             proc.start()
             theirs.close()
+            with contextlib.suppress(OSError):  # lower from its start on (its imports too)
+                mine_nice = os.getpriority(os.PRIO_PROCESS, 0)
+                os.setpriority(os.PRIO_PROCESS, proc.pid, min(19, mine_nice + NICE))
             self._proc, self._conn = proc, mine
         return self._conn
 
@@ -240,9 +249,8 @@ class ProcessReviewer:
 
 
 def serve(conn: Connection) -> None:
-    """The reviewing process: jobs in, review records out, until the pipe closes."""
-    with contextlib.suppress(OSError):  # not allowed: the review runs at the same priority
-        os.nice(NICE)
+    """The reviewing process (lowered by :class:`ProcessReviewer` as it starts): jobs in,
+    review records out, until the pipe closes."""
     while True:
         try:
             job, budget_s = conn.recv()
