@@ -5,12 +5,13 @@ the queue; play never waits for a review; a restart queues the unfinished ones a
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from pathlib import Path
 
 from dokobot.host import reviews
 from dokobot.host.events import Event, Input, Private, Public
-from dokobot.host.reviewqueue import ProcessReviewer, ReviewQueue
+from dokobot.host.reviewqueue import NICE, ProcessReviewer, ReviewQueue
 from dokobot.host.router import Router
 from dokobot.host.service import Service, default_bot_factory
 from dokobot.store import MemoryStore, SqliteStore, Store
@@ -216,6 +217,8 @@ def test_the_review_process_reviews_a_job_and_stops() -> None:
     reviewer = ProcessReviewer()
     try:
         found = reviews.GameReview.from_json(reviewer(_job(5), 0.05))
+        ours = os.getpriority(os.PRIO_PROCESS, 0)  # the review runs at a lower priority
+        assert os.getpriority(os.PRIO_PROCESS, reviewer._proc.pid) == min(19, ours + NICE)
         assert found is not None and found.game == 5 and list(found.decisions) == [0]
         assert found.decisions[0] > 0 and found.seconds > 0
     finally:

@@ -233,9 +233,11 @@ class ProcessReviewer:
             proc = ctx.Process(target=serve, args=(theirs,), name="dokobot-review", daemon=True)
             proc.start()
             theirs.close()
+            pid = proc.pid
+            assert pid is not None  # (started; 0 would lower the bot itself)
             with contextlib.suppress(OSError):  # lower from its start on (its imports too)
                 mine_nice = os.getpriority(os.PRIO_PROCESS, 0)
-                os.setpriority(os.PRIO_PROCESS, proc.pid, min(19, mine_nice + NICE))
+                os.setpriority(os.PRIO_PROCESS, pid, min(19, mine_nice + NICE))
             self._proc, self._conn = proc, mine
         return self._conn
 
