@@ -720,6 +720,7 @@ class Service:
         if all(user is None for user in last.users):
             return
         job = job_of(last.number, last.game, last.users, [s.name for s in table.seats])
+        self.reviews.attach(asyncio.get_running_loop())  # (a service used without start())
         task = asyncio.get_running_loop().create_task(
             asyncio.to_thread(self.reviews.submit, (channel, last.number), job)
         )
