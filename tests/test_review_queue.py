@@ -14,7 +14,7 @@ from dokobot.host.events import Event, Input, Private, Public
 from dokobot.host.reviewqueue import NICE, ProcessReviewer, ReviewQueue
 from dokobot.host.router import Router
 from dokobot.host.service import Service, default_bot_factory
-from dokobot.store import MemoryStore, SqliteStore, Store
+from dokobot.store import MemoryStore, SqliteStore, Store, StoreError
 
 BUDGET = 0.01
 
@@ -224,3 +224,23 @@ def test_the_review_process_reviews_a_job_and_stops() -> None:
     finally:
         reviewer.close()
     assert reviewer._proc is not None and not reviewer._proc.is_alive()
+
+
+class Unreadable(MemoryStore):
+    """A store whose reviews cannot be read (the database does not answer)."""
+
+    def review(self, channel: str, game: int) -> str | None:
+        raise StoreError("the database cannot be reached")
+
+
+async def test_a_store_that_cannot_be_read_is_a_clear_answer() -> None:
+    svc = await _service(Unreadable(), Counting())
+    await _seat(svc)
+    await svc.handle(_inp("anna", "/start"))
+    await _play(svc)
+    assert svc.reviews is not None
+    await svc.reviews.idle()
+    assert await _ask(svc, "/review 1") == (
+        "The reviews cannot be read now (the store does not answer); try again in a moment."
+    )
+    await svc.close()

@@ -14,6 +14,7 @@ from ...ai.base import NO_RESTRICTIONS
 from ...ai.review import review_game
 from ...ai.search import SearchPlayer
 from ...engine import Phase, observe
+from ...store import StoreError
 from ..commands import Arg, ArgKind, Who, command
 from ..commands import Phase as CommandPhase
 from ..context import Context, Host
@@ -22,6 +23,7 @@ from ..i18n import Cards
 from ..notes import Refusal
 from ..options import whole_number
 from ..permissions import need_seat, need_table
+from ..reviewqueue import ReviewQueue
 from ..reviews import GameReview, answer, job_of, own_answer
 from ..table import Table
 
@@ -60,8 +62,7 @@ def review(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     key = (t.channel, number)
     if queue.place(key) is None:
         # (asked before the store: a review that is done is stored before it leaves the queue)
-        stored = queue.store.review(t.channel, number)
-        found = None if stored is None else GameReview.from_json(stored)
+        found = _stored(queue, t.channel, number)
         if found is not None:
             text = own_answer(lang, found, user)
             if text is None:
@@ -73,14 +74,17 @@ def review(router: Host, ctx: Context, args: list[str]) -> list[Event]:
         if user not in last.users:
             raise Refusal("review.not_yours", game=number)
         names = [s.name for s in t.seats]
-        if queue.submit(key, job_of(number, last.game, last.users, names)) is None:
+        try:
+            placed = queue.submit(key, job_of(number, last.game, last.users, names))
+        except StoreError as exc:
+            raise Refusal("review.store") from exc
+        if placed is None:
             raise Refusal("review.full", game=number)
     if user not in queue.users(key):
         raise Refusal("review.not_yours", game=number)
     where = queue.watch(key, user, lang)
     if where is None:  # done meanwhile
-        stored = queue.store.review(t.channel, number)
-        found = None if stored is None else GameReview.from_json(stored)
+        found = _stored(queue, t.channel, number)
         text = None if found is None else own_answer(lang, found, user)
         if text is None:
             raise Refusal("review.unknown", game=number)
@@ -88,6 +92,15 @@ def review(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     if where == 0:
         return router._reply(ctx, "review.running", {"game": number})
     return router._reply(ctx, "review.queued", {"game": number, "place": where})
+
+
+def _stored(queue: ReviewQueue, channel: str, number: int) -> GameReview | None:
+    """The stored review of game ``number`` (None: none, or of another version)."""
+    try:
+        stored = queue.store.review(channel, number)
+    except StoreError as exc:
+        raise Refusal("review.store") from exc
+    return None if stored is None else GameReview.from_json(stored)
 
 
 def _review_now(router: Host, ctx: Context, t: Table, number: int) -> list[Event]:
