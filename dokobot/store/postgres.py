@@ -292,6 +292,17 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         UNIQUE (channel, game)
     );
     """,
+    # 6: DM presses handed from shard 0's process to the holder of their table
+    # (dokobot.adapters.discord.handoff): the first outcome written wins, "taken" by the
+    # holder or "expired" by shard 0 when the holder did not take it in time; so a press is
+    # applied at most once, and never after its presser was told that it was not
+    """
+    CREATE TABLE handed_presses (
+        id BIGINT PRIMARY KEY,
+        outcome TEXT NOT NULL,
+        at TIMESTAMPTZ NOT NULL DEFAULT now()
+    );
+    """,
 )
 
 

@@ -8,16 +8,25 @@ PORT is the port of a running :class:`~discord_fake.FakeDiscord` on 127.0.0.1. d
 REST base and default gateway are pointed at it exactly as :meth:`FakeDiscord.patched` does
 in-process; everything else is the command line's ``dokobot run`` (configuration file,
 ``DOKOBOT_DISCORD_TOKEN`` and the other variables from the environment).
+
+:class:`BotProcess` starts one such process from a test, with the configuration of one
+shard of several (:func:`shard_config`), and stops, pauses or kills it.
 """
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
 import sys
+from pathlib import Path
 
 import discord
 import yarl
 
 from dokobot.cli import main
+
+TOKEN = "fake-token"
 
 
 def run(argv: list[str]) -> int:
@@ -27,6 +36,71 @@ def run(argv: list[str]) -> int:
         f"ws://127.0.0.1:{int(port)}/gateway"
     )
     return main(["run", *rest])
+
+
+def shard_config(store_url: str, shard: int, shard_count: int, lease_s: float = 10.0) -> str:
+    """The configuration (YAML) of the process that serves ``shard`` of ``shard_count``
+    on the PostgreSQL at ``store_url`` (its password comes from the environment)."""
+    return (
+        f"store:\n  url: {store_url}\n  lease_s: {lease_s}\n"
+        f"discord:\n  shard_count: {shard_count}\n  shard_ids: [{shard}]\n"
+        "bots:\n  delay: 0\n"
+    )
+
+
+class BotProcess:
+    """``dokobot run`` with the configuration file ``config`` against the fake on ``port``,
+    in a process of its own; what it logs goes to ``log``."""
+
+    def __init__(self, port: int, config: Path, log: Path) -> None:
+        self.port = port
+        self.config = config
+        self.log = log
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def __repr__(self) -> str:
+        pid = self.proc.pid if self.proc is not None else None
+        return f"<BotProcess {self.config.name} pid={pid}>"
+
+    def start(self) -> None:
+        env = dict(os.environ, DOKOBOT_DISCORD_TOKEN=TOKEN)
+        with self.log.open("ab") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, __file__, str(self.port), "--config", str(self.config)],
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=env,
+            )
+
+    def signal(self, sig: signal.Signals) -> None:
+        """Send ``sig`` to the process (SIGSTOP, SIGCONT, SIGKILL...)."""
+        assert self.proc is not None
+        self.proc.send_signal(sig)
+
+    def kill(self) -> None:
+        """kill -9, and wait until it is gone."""
+        assert self.proc is not None
+        self.proc.kill()
+        self.proc.wait(10)
+
+    def stop(self) -> int | None:
+        """Stop it as an operator would (SIGTERM; SIGKILL after 10 s); its exit status."""
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGCONT)  # a paused one must see the SIGTERM
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+        return self.proc.returncode
+
+    def output(self) -> str:
+        """What it logged so far."""
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
 
 
 if __name__ == "__main__":

@@ -59,7 +59,7 @@ from dokobot.adapters.discord.delivery import (
     PrivateDelivery,
 )
 from dokobot.adapters.discord.handed import HandedPresses
-from dokobot.adapters.discord.handoff import Handoff
+from dokobot.adapters.discord.handoff import CLAIM_WITHIN, Handoff
 from dokobot.adapters.discord.i18n import DokoTranslator, lang_of, text
 from dokobot.adapters.discord.interaction import (
     DM_BLOCKED_FOR,
@@ -161,7 +161,9 @@ class DiscordAdapter(
     that long). ``global_rps``: this process's share of the bot-wide request limit
     (:mod:`.budget`). ``prompts_default``: where the prompts of a user who never chose with
     ``/prompts`` go, ``"here"`` (the "My cards" panel; the board names him) or ``"dm"``. ``dm_retries``: seconds before each new try of a failed DM. ``handoff``: with several
-    processes, DM presses for tables of another process go to it (:mod:`.handoff`). Other keyword arguments go to
+    processes, DM presses for tables of another process go to it (:mod:`.handoff`);
+    ``claim_within``: seconds its process has to take one before the presser is told that
+    nothing happened. Other keyword arguments go to
     :class:`discord.ext.commands.Bot`.
 
     The adapter becomes the service's ``listener``; a listener that was set before keeps
@@ -185,6 +187,7 @@ class DiscordAdapter(
         prompts_default: str = "here",
         dm_retries: tuple[float, ...] = DM_RETRIES,
         handoff: Handoff | None = None,
+        claim_within: float = CLAIM_WITHIN,
         threads: bool = False,
         **options: Any,
     ) -> None:
@@ -245,6 +248,7 @@ class DiscordAdapter(
         self._prompts_default = prompts_default
         self._dm_retries = dm_retries
         self._handoff = handoff
+        self._claim_within = claim_within
         self._busy = 0
         self._idle = asyncio.Event()
         self._idle.set()
@@ -348,6 +352,8 @@ class DiscordAdapter(
         for board in self._boards.values():
             if board.task is not None:
                 board.task.cancel()
+        for task in list(self._background):  # DM retries, handed presses' deadlines
+            task.cancel()
         if self._handoff is not None:
             await self._handoff.close()
         await super().close()

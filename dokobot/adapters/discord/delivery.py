@@ -112,7 +112,11 @@ class PrivateDelivery(_Base):
             self._choices[(qualify(table) if table else "", event.user)] = event.choices
 
     def _marker_of(self, table: int, event: Private) -> tuple[int, int] | None:
-        return self._markers.get(table) if event.choices else None
+        """The decision a prompt's buttons carry: the one the host stamped on it (the
+        latest board's, for an event without one)."""
+        if not event.choices:
+            return None
+        return event.marker if event.marker is not None else self._markers.get(table)
 
     async def _send_reply(self, event: Private, reply: _Reply, table: int | None = None) -> None:
         if event.kind == "error":

@@ -3,15 +3,17 @@ there (a part of :class:`DiscordAdapter`; the transport is :mod:`.handoff`)."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
+import aiohttp
 import discord
 from discord.ext import commands
 
 from dokobot.adapters.discord.buttons import choices_view, verb
-from dokobot.adapters.discord.handoff import Handoff, Press
+from dokobot.adapters.discord.handoff import EXPIRED, TAKEN, Handoff, Press
 from dokobot.adapters.discord.i18n import lang_of, text
 from dokobot.adapters.discord.interaction import used_text
 from dokobot.adapters.discord.messages import ask_service, format_text, qualify
@@ -30,6 +32,8 @@ class HandedPresses(_Base):
     """Hand over DM presses for tables of other processes, and apply those handed to us."""
 
     _handoff: Handoff | None
+    _claim_within: float
+    _background: set[asyncio.Task[None]]
     service: Any
 
     if TYPE_CHECKING:
@@ -41,6 +45,10 @@ class HandedPresses(_Base):
         def _enter(self) -> None: ...
 
         def _leave(self) -> None: ...
+
+        def _user_language(self, user_id: int) -> str | None: ...
+
+        def _marker_of(self, table: int, event: Private) -> tuple[int, int] | None: ...
 
     def _held_elsewhere(self, interaction: discord.Interaction[Any], table: int) -> bool:
         """A press in a DM for a table this process does not hold (another shard's)."""
@@ -71,14 +79,43 @@ class HandedPresses(_Base):
             user_name=interaction.user.display_name,
             locale=str(interaction.locale),
             content=message.content if message is not None else "",
+            interaction_id=interaction.id,
         )
+        lang = self._user_language(interaction.user.id) or lang_of(interaction.locale)
         try:
             await self._handoff.send(press)
         except Exception:
             log.exception("could not hand a DM press over")
-            webhook = self._press_webhook(press)
-            lang = lang_of(interaction.locale)
-            await webhook.send(text("error", lang), wait=False)
+            await self._not_taken(press, lang)
+            return
+        # not counted as busy (wait_idle): it only waits, and says something if it must
+        task = asyncio.create_task(self._unless_taken(press, lang))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _unless_taken(self, press: Press, lang: str) -> None:
+        """:data:`CLAIM_WITHIN` seconds after handing ``press`` over: if the holder of its
+        table has not taken it (down, or not answering), it is expired, never to be applied,
+        and the person is told."""
+        assert self._handoff is not None
+        await asyncio.sleep(self._claim_within)
+        try:
+            expired = await self._handoff.decide(press, EXPIRED)
+        except Exception:  # the holder cannot have taken it either: no store
+            log.exception("could not decide a handed-over press")
+            expired = True
+        if expired:
+            await self._not_taken(press, lang)
+
+    async def _not_taken(self, press: Press, lang: str) -> None:
+        """Tell the person that his press was not applied (the holder of its table is down
+        or does not answer): he may press again."""
+        log.warning("a DM press for table %s was not taken by its process", press.table)
+        try:
+            notice = text("handoff_down", lang)
+            await self._press_webhook(press).send(notice, wait=False)
+        except (discord.HTTPException, aiohttp.ClientError, OSError) as exc:
+            log.warning("could not tell a presser that his press was not applied: %s", exc)
 
     def _press_webhook(self, press: Press) -> discord.Webhook:
         return discord.Webhook.partial(press.application_id, press.token, client=self)
@@ -87,6 +124,15 @@ class HandedPresses(_Base):
         """A press handed over by shard 0: applied here if this process holds its table,
         its prompt used up and the user's answers sent through the interaction's token."""
         if ask_service(self.service, "holds", qualify(press.table)) is not True:
+            return
+        assert self._handoff is not None
+        try:
+            taken = await self._handoff.decide(press, TAKEN)
+        except Exception:
+            log.exception("could not take a handed-over press; not applied")
+            return
+        if not taken:  # too late: its presser was told that nothing happened
+            log.warning("a DM press for table %s came after its time; dropped", press.table)
             return
         self._enter()
         try:
@@ -110,7 +156,9 @@ class HandedPresses(_Base):
                 content = used_text(press.content, press.label)
                 await webhook.edit_message(original, content=content, view=None)
             for event in mine:
-                view = choices_view(press.table, event.choices, press.marker)
+                # the decision of this answer: a trick's winner leads the next one
+                marker = self._marker_of(press.table, event)
+                view = choices_view(press.table, event.choices, marker)
                 body = format_text(event.text) or "-"
                 if view is not None:
                     await webhook.send(body, view=view, wait=False)

@@ -10,6 +10,15 @@ through its token (interaction webhooks need no gateway: any process of the bot 
 
 A press is a small JSON object (:class:`Press`), far below PostgreSQL's 8,000 bytes.
 
+A ``NOTIFY`` reaches only the processes listening at that moment: a press for a table whose
+process is down (killed, restarting) or does not answer (stopped, its event loop stuck)
+would be lost in silence. So each press is decided once, in the table ``handed_presses``
+(:meth:`Handoff.decide`): the holder takes it (``"taken"``) before applying it, and shard
+0's process, :data:`CLAIM_WITHIN` seconds after handing it over, marks it ``"expired"`` if
+nobody took it and tells the person that nothing happened. Whichever outcome is written
+first wins: a holder that comes back and finds a press expired drops it, so nothing is
+applied after its presser was told it was not, nor twice.
+
 The same database spaces the processes' IDENTIFYs: Discord lets one IDENTIFY per rate-limit
 key (``shard_id % max_concurrency``) through every 5 seconds for the whole bot
 (https://docs.discord.com/developers/events/gateway#session-start-limit-object);
@@ -24,7 +33,7 @@ import contextlib
 import json
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Final
 
 import psycopg
@@ -38,13 +47,21 @@ IDENTIFY_LOCK: Final = 0x646F6B6F
 rate-limit key)."""
 IDENTIFY_SPACING: Final = 5.0
 RECONNECT_AFTER: Final = 1.0
+CLAIM_WITHIN: Final = 2.5
+"""Seconds the holder of a table has to take a handed-over press; later, shard 0's process
+takes it back and tells the person (the press was acknowledged at once, so Discord's 3
+seconds are met either way; this is how long the person waits for a sign)."""
+TAKEN: Final = "taken"
+EXPIRED: Final = "expired"
+KEEP_DECIDED: Final = 3600.0
+"""Seconds a decided press is kept (then deleted, at the next decision after a while)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Press:
     """A press on a button in a DM, as the owner of its table needs it.
 
-    >>> p = Press(1, "s3cret", 2, "/play CQ", "♣Q", (1, 2), 3, "Anna", "en-US", "Your turn.")
+    >>> p = Press(1, "s3cret", 2, "/play CQ", "♣Q", (1, 2), 3, "Anna", "en-US", "Your turn.", 7)
     >>> "s3cret" in repr(p) or "Your turn" in repr(p), Press.loads(p.dumps()) == p
     (False, True)
     """
@@ -62,6 +79,8 @@ class Press:
     locale: str
     content: str = field(repr=False)
     """What the pressed message said (it is used up by the owner)."""
+    interaction_id: int
+    """The interaction's id: the key of the press's one outcome (:meth:`Handoff.decide`)."""
 
     def dumps(self) -> str:
         return json.dumps(asdict(self))
@@ -69,6 +88,8 @@ class Press:
     @classmethod
     def loads(cls, text: str) -> Press:
         data: dict[str, Any] = json.loads(text)
+        known = {f.name for f in fields(cls)}
+        data = {k: v for k, v in data.items() if k in known}
         marker = data.get("marker")
         data["marker"] = tuple(marker) if marker is not None else None
         return cls(**data)
@@ -89,10 +110,12 @@ class Handoff:
         self._listening = asyncio.Event()
         self.handed = 0
         self.received = 0
+        self.expired = 0
+        self._pruned = 0.0
         self._held: set[asyncio.Task[None]] = set()
 
     def __repr__(self) -> str:
-        return f"<Handoff handed={self.handed} received={self.received}>"
+        return f"<Handoff handed={self.handed} received={self.received} expired={self.expired}>"
 
     async def start(self, receive: Receiver) -> None:
         """Listen (in the background) and give every press to ``receive``."""
@@ -102,6 +125,31 @@ class Handoff:
 
     async def send(self, press: Press) -> None:
         """Hand ``press`` to the process that holds its table (one try, one reconnect)."""
+        await self._execute("SELECT pg_notify(%s, %s)", (CHANNEL, press.dumps()))
+        self.handed += 1
+
+    async def decide(self, press: Press, outcome: str) -> bool:
+        """Write ``outcome`` (:data:`TAKEN` by the holder, :data:`EXPIRED` by shard 0) as
+        the one outcome of ``press``; False if the other one was written first."""
+        loop = asyncio.get_running_loop()
+        if loop.time() - self._pruned > KEEP_DECIDED / 4:
+            self._pruned = loop.time()
+            await self._execute(
+                "DELETE FROM handed_presses WHERE at < now() - make_interval(secs => %s)",
+                (KEEP_DECIDED,),
+            )
+        rows = await self._execute(
+            "INSERT INTO handed_presses (id, outcome) VALUES (%s, %s) "
+            "ON CONFLICT (id) DO NOTHING RETURNING id",
+            (press.interaction_id, outcome),
+        )
+        won = bool(rows)
+        if won and outcome == EXPIRED:
+            self.expired += 1
+        return won
+
+    async def _execute(self, query: str, params: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+        """Run ``query`` on the sending connection (one try, one reconnect); its rows."""
         async with self._lock:
             for attempt in range(2):
                 try:
@@ -109,13 +157,13 @@ class Handoff:
                         self._send = await psycopg.AsyncConnection.connect(
                             self._conninfo, autocommit=True
                         )
-                    await self._send.execute("SELECT pg_notify(%s, %s)", (CHANNEL, press.dumps()))
-                    self.handed += 1
-                    return
+                    cur = await self._send.execute(query.encode(), params)
+                    return await cur.fetchall() if cur.description is not None else []
                 except psycopg.OperationalError:
                     self._send = None
                     if attempt:
                         raise
+        raise AssertionError("unreachable")  # pragma: no cover
 
     async def identify_turn(self, key: int, spacing: float = IDENTIFY_SPACING) -> None:
         """Wait until this process may IDENTIFY for the rate-limit ``key``; the turn stays
@@ -154,14 +202,26 @@ class Handoff:
                     async for note in conn.notifies():
                         self.received += 1
                         try:
-                            await receive(Press.loads(note.payload))
-                        except Exception:
-                            log.exception("a handed-over press failed")
+                            press = Press.loads(note.payload)
+                        except (ValueError, TypeError):
+                            log.exception("a handed-over press could not be read")
+                            continue
+                        # each press on its own: a slow table does not hold up the others
+                        task = asyncio.create_task(self._receive(receive, press))
+                        self._held.add(task)
+                        task.add_done_callback(self._held.discard)
             except asyncio.CancelledError:
                 raise
             except psycopg.Error as exc:
                 log.warning("listening for handed-over presses: %s; again soon", exc)
                 await asyncio.sleep(RECONNECT_AFTER)
+
+    @staticmethod
+    async def _receive(receive: Receiver, press: Press) -> None:
+        try:
+            await receive(press)
+        except Exception:
+            log.exception("a handed-over press failed")
 
     async def close(self) -> None:
         for held in list(self._held):
