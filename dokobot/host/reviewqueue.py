@@ -259,6 +259,10 @@ def serve(conn: Connection) -> None:
         except (EOFError, OSError):
             return
         try:
-            conn.send((True, reviews.compute(job, budget_s)))
+            answer: tuple[bool, str] = (True, reviews.compute(job, budget_s))
         except Exception as exc:
-            conn.send((False, repr(exc)[:200]))
+            answer = (False, repr(exc)[:200])
+        try:
+            conn.send(answer)
+        except OSError:  # the bot is gone (killed): so is the reason to go on
+            return
