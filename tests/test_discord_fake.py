@@ -301,12 +301,19 @@ async def test_attachments_count_size_names_and_permissions(
     bad: list[tuple[Json, list[tuple[str, bytes]]]] = [
         (picture, [("other.png", b"png")]),  # attachment:// names no file
         ({"content": "x"}, [(f"{n}.png", b"p") for n in range(11)]),  # 11 files
-        ({"content": "x"}, [("big.png", b"p" * (10 * 1024 * 1024 + 1))]),  # over 10 MiB
     ]
     for body, files in bad:
         status, data = await post_files(http, path, body, files)
         assert (status, data["code"]) == (400, 50035), files[:1]
-    assert len(fake.violations) == 3
+    assert len(fake.violations) == 2
+    # over 10 MiB: 413 Request Entity Too Large (a refusal a client must handle, not a
+    # violation of the rules)
+    big = [("big.png", b"p" * (10 * 1024 * 1024 + 1))]
+    assert await post_files(http, path, {"content": "x"}, big) == (
+        413,
+        {"message": "Request entity too large", "code": 40005},
+    )
+    assert len(fake.too_large) == 1 and len(fake.violations) == 2
     fake.bot_permissions = ALL_PERMISSIONS & ~EMBED_LINKS
     assert (await send(http, path, {"embeds": [{"title": "t"}]}))[1]["code"] == 50013
     fake.bot_permissions = ALL_PERMISSIONS & ~ATTACH_FILES

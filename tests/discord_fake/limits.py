@@ -79,7 +79,10 @@ LIMITS: Final[dict[str, Limit]] = {
     "custom_id": Limit(100, "characters of a custom_id", f"{COMPONENTS}#button"),
     "files": Limit(10, "files attached to one message", f"{MESSAGES}#create-message"),
     "upload_bytes": Limit(
-        10 * 1024 * 1024, "bytes of all the files of one request (no boost)", UPLOADS
+        10 * 1024 * 1024,
+        "bytes of all the files of one request (no boost); more: 413 Request Entity Too "
+        "Large, JSON error code 40005",
+        UPLOADS,
     ),
     "ephemeral_via_channel": Limit(
         0,

@@ -68,6 +68,7 @@ MANAGE_GUILD = 1 << 5
 SEND_MESSAGES = 1 << 11
 EMBED_LINKS = 1 << 14
 ATTACH_FILES = 1 << 15
+UPLOAD_BYTES = int(limit("upload_bytes"))
 TOKEN_LIFE = limit("token_life")
 MAX_CONTENT = int(limit("content"))
 DM_OPENS = rate("dm_opens")
@@ -296,6 +297,10 @@ class FakeDiscord:
         self.identify_times: list[tuple[int, float]] = []
         """(rate-limit key, monotonic time) of every IDENTIFY."""
         self.dm_open_limit = DM_OPENS
+        self.upload_limit = UPLOAD_BYTES
+        """Bytes of files one request may upload (more: 413, code 40005)."""
+        self.too_large: list[Call] = []
+        """Requests refused as too large (413)."""
         """DM channels that may be opened per seconds (more: 40003)."""
         self.rate_429 = 0.0
         """The share of requests to the table channel's messages (sends and edits) answered
@@ -824,6 +829,9 @@ class FakeDiscord:
         limited = self._rate_limited(call)
         if limited is not None:
             return await self._too_many(call, limited, False)
+        if self._too_large(call):
+            await self._notify()
+            return web.json_response(call.response, status=413)
         fault = self._fault(call)
         if fault == 0:  # the connection drops before an answer
             call.status = 0
@@ -857,6 +865,16 @@ class FakeDiscord:
             return web.Response(status=204, headers=headers)
         headers["Content-Type"] = "application/json"
         return web.Response(status=status, body=json.dumps(payload).encode(), headers=headers)
+
+    def _too_large(self, call: Call) -> bool:
+        """Discord refuses a request whose files are over the upload size as a whole: 413
+        Request Entity Too Large, JSON error code 40005 (:mod:`.limits`, ``upload_bytes``)."""
+        if sum(len(data) for _, data in call.files) <= self.upload_limit:
+            return False
+        call.status = 413
+        call.response = _error(40005)
+        self.too_large.append(call)
+        return True
 
     async def _too_many(self, call: Call, retry_after: float, is_global: bool) -> web.Response:
         call.status = 429
@@ -1421,13 +1439,12 @@ def message_problems(
     characters in all), component rules (5 rows of 5 buttons, label <= 80, ``custom_id``
     1..100 and unique in the message, 25 select options), files (10, 10 MiB in all, and an
     ``attachment://NAME`` of an embed must name a file of the request or one in ``kept``, the
-    attachments an edited message keeps), and an empty message (:mod:`.limits`)."""
+    attachments an edited message keeps), and an empty message (:mod:`.limits`). Files over
+    the upload size are refused before, with 413 (:meth:`FakeDiscord._too_large`)."""
     problems: list[str] = []
     files = files or []
     if len(files) > limit("files"):
         problems.append(f"{len(files)} files (at most {int(limit('files'))})")
-    if sum(len(data) for _, data in files) > limit("upload_bytes"):
-        problems.append("files over the upload size")
     names = {name for name, _ in files} | set(kept or [])
     for embed in body.get("embeds") or []:
         for part in ("image", "thumbnail"):
@@ -1493,6 +1510,7 @@ def _error(code: int) -> Json:
         10015: "Unknown Webhook",
         10062: "Unknown interaction",
         40003: "You are opening direct messages too fast.",
+        40005: "Request entity too large",
         40060: "Interaction has already been acknowledged.",
         50007: "Cannot send messages to this user",
         50013: "Missing Permissions",

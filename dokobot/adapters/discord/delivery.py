@@ -25,6 +25,8 @@ from dokobot.adapters.discord.interaction import (
     _Prompt,
     _Reply,
     _Sent,
+    too_large,
+    without_file,
 )
 from dokobot.adapters.discord.messages import (
     HAND_PICTURE,
@@ -267,7 +269,13 @@ class PrivateDelivery(_Base):
             table, user_id, [event], panel.expires
         )
         sent = panel.sent
-        await sent.edit(content=content, view=view, attachments=[] if file is None else [file])
+        try:
+            await sent.edit(content=content, view=view, attachments=[] if file is None else [file])
+        except discord.HTTPException as exc:
+            if file is None or not too_large(exc):
+                raise
+            lang = self._user_language(user_id) or self.channel_lang(table)
+            await sent.edit(content=without_file(content, lang), view=view, attachments=[])
         if view is not None:
             self._add_prompt(
                 table, user_id, _Prompt(marker, sent.message_id, sent.strip, panel.expires, event)
@@ -396,7 +404,12 @@ class PrivateDelivery(_Base):
         view = choices_view(table, event.choices, marker)
         dm = await self._dm(user_id)
         if file is not None:
-            await dm.send(file=file)
+            try:
+                await dm.send(file=file)
+            except discord.HTTPException as exc:
+                if not too_large(exc):
+                    raise
+                await dm.send(without_file(None, event.lang or self.channel_lang(table)))
         message: discord.Message | None = None
         for n, piece in enumerate(pieces):
             if view is not None and n == len(pieces) - 1:

@@ -29,6 +29,18 @@ DM_BLOCKED_FOR: Final = 600.0
 Strip = Callable[[], Awaitable[Any]]
 
 
+def too_large(exc: discord.HTTPException) -> bool:
+    """Discord refused an upload as too large (413 Request Entity Too Large, JSON error
+    code 40005: https://docs.discord.com/developers/reference#uploading-files)."""
+    return exc.status == 413 or exc.code == 40005
+
+
+def without_file(content: str | None, lang: str) -> str:
+    """``content`` with the note that its picture or file was too large and is left out."""
+    note = "*" + text("file_too_large", lang) + "*"
+    return (f"{content}\n{note}" if content else note)[:MAX_MESSAGE]
+
+
 @dataclass(eq=False)
 class _Prompt:
     """A sent message with a prompt's buttons: how to take them away once superseded."""
@@ -114,7 +126,23 @@ class _Reply:
         file: discord.File | None = None,
         keep: bool = False,
     ) -> _Sent | None:
-        """Send an ephemeral message; with a ``view`` (or ``keep``), how to edit it later."""
+        """Send an ephemeral message; with a ``view`` (or ``keep``), how to edit it later.
+        A ``file`` Discord refuses as too large is left out, and the message says so."""
+        try:
+            return await self._ephemeral(content, view, file, keep)
+        except discord.HTTPException as exc:
+            if file is None or not too_large(exc):
+                raise
+            log.warning("Discord refused a file of %s as too large; sent without it", file.filename)
+            return await self._ephemeral(without_file(content, self.lang), view, None, keep)
+
+    async def _ephemeral(
+        self,
+        content: str | None,
+        view: discord.ui.View | None,
+        file: discord.File | None,
+        keep: bool,
+    ) -> _Sent | None:
         kwargs: dict[str, Any] = {"ephemeral": True}
         if view is not None:
             kwargs["view"] = view
