@@ -342,3 +342,34 @@ async def test_a_single_move_waits_for_the_next_one_then_is_shown(fake: FakeDisc
         await asyncio.wait_for(client.wait_idle(), 10)
         assert "**Ben** to play" in str(board.embeds[0]["description"])
     assert fake.violations == []
+
+
+async def test_the_board_post_notifies_the_players_no_panel_or_token_reaches(
+    fake: FakeDiscord,
+) -> None:
+    """A new game's board names (and so notifies) its players who have neither a live panel
+    nor a live interaction token at the table (e.g. they joined from the channel of a table
+    in a thread); calling one of them later by an edit needs no message of its own."""
+    ch = f"discord:{fake.channel_id}"
+    anna, ben = fake.users[0], fake.users[1]
+    turn = (Choice("♣Q", "/play CQ"),)
+    service = ScriptedService(lambda inp: [Public(ch, f"{inp.name} joined.")])
+    async with running(make_client(service)) as client:
+        assert isinstance(client, DiscordAdapter)
+        assert service.listener is not None
+        await settle(fake, client, await fake.slash(anna, "join"))  # Anna has a token
+        before = fake.channel_messages()
+        hands = [Private(ch, f"discord:{u.id}", "Your hand: ♣Q", kind="hand") for u in (anna, ben)]
+        await service.listener([Board(ch, table_view(ch, 0, 0)), *hands])
+        await asyncio.wait_for(client.wait_idle(), 10)
+        [board] = [m for m in fake.channel_messages() if m not in before]
+        assert ben.mention in board.content and anna.mention not in board.content
+        assert fake.notified(ben) == [board] and fake.notified(anna) == []
+        # his turn: the board names him (an edit), and no message pings him a second time
+        prompt = Private(ch, f"discord:{ben.id}", "Your turn.", turn, kind="turn")
+        await service.listener([Board(ch, table_view(ch, 1, 1)), prompt])
+        await asyncio.wait_for(client.wait_idle(), 10)
+        assert ben.mention in board.content
+        assert fake.notified(ben) == [board]
+        assert [m for m in fake.channel_messages() if m not in before] == [board]
+    assert fake.violations == []

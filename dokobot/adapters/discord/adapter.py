@@ -822,7 +822,12 @@ class DiscordAdapter(
         view = batch.boards.get(channel)
         lobby = batch.lobbies.get(channel)
         if view is not None and self._on_board(channel, batch):
-            await self._show_board(channel_id, view, texts)
+            players = [
+                user
+                for p in (*batch.mine, *batch.others)
+                if p.channel == channel and (user := snowflake_of(p.user)) is not None
+            ]
+            await self._show_board(channel_id, view, texts, players)
             if lobby is not None:
                 await self._show_lobby(channel_id, lobby, [])
             return

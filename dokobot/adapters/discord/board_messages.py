@@ -8,6 +8,7 @@ import contextlib
 import io
 import json
 import logging
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 import aiohttp
@@ -65,11 +66,23 @@ class BoardMessages(_Base):
 
         def channel_lang(self, channel_id: int) -> str: ...
 
-    async def _show_board(self, channel_id: int, view: BoardView, texts: list[str]) -> None:
+        def _reachable(self, table: int, user_id: int) -> bool: ...
+
+    async def _show_board(
+        self, channel_id: int, view: BoardView, texts: list[str], people: Sequence[int] = ()
+    ) -> None:
+        """Show ``view`` on the channel's board; a new game posts a new board, which names
+        (and so notifies) the ``people`` of the batch (its players) whom no panel and no
+        interaction token can reach."""
         board = self._boards.get(channel_id)
         if board is None or board.game_number != view.game_number:
             board = _BoardMessage(channel_id, view, news=[t for t in texts if t.strip()][-NEWS:])
             board.calls = [u for u in self._calls_waiting.pop(channel_id, [])]
+            board.greeted = [
+                u
+                for u in dict.fromkeys(people)
+                if u not in board.calls and not self._reachable(channel_id, u)
+            ]
             self._boards[channel_id] = board
             try:  # in the channel's turn: a new game is news
                 await self._post_board(board)
@@ -79,21 +92,28 @@ class BoardMessages(_Base):
             return
         self._board_changed(board, view, texts)
 
-    def _board_content(self, board: _BoardMessage) -> tuple[str, discord.AllowedMentions]:
+    def _board_content(
+        self, board: _BoardMessage, post: bool = False
+    ) -> tuple[str, discord.AllowedMentions]:
         """The board's text above the embed: the players called to open "My cards" (their
-        prompt found no live panel), and a notice; with the mentions it may ping."""
+        prompt found no live panel), in its ``post`` the players greeted at the start, and a
+        notice; with the mentions it may ping (only a post pings)."""
         lang = board.view.language
         lines = [board.notice] if board.notice else []
+        greeted = [u for u in board.greeted if u not in board.calls] if post else []
+        if greeted:
+            mentions = " ".join(f"<@{u}>" for u in greeted)
+            lines.append(text("board_start", lang, mentions=mentions))
         if board.calls:
             mentions = " ".join(f"<@{u}>" for u in board.calls)
             lines.append(text("board_call", lang, mentions=mentions))
-        users = [discord.Object(id=u) for u in board.calls]
+        users = [discord.Object(id=u) for u in [*greeted, *board.calls]]
         return "\n".join(lines), discord.AllowedMentions(everyone=False, roles=False, users=users)
 
     async def _post_board(self, board: _BoardMessage) -> None:
         """Send the board message (with "My cards")."""
         embed, cards = self._board_embed(board)
-        content, mentions = self._board_content(board)
+        content, mentions = self._board_content(board, post=True)
         kwargs: dict[str, Any] = {
             "embed": embed,
             "view": self._board_buttons(board),
@@ -150,12 +170,15 @@ class BoardMessages(_Base):
             elif user_id in self._calls_waiting.get(channel_id, []):
                 self._calls_waiting[channel_id].remove(user_id)
             return
+        if not called and user_id in board.greeted:  # he has his panel
+            board.greeted.remove(user_id)
         if called == (user_id in board.calls):
             return
         if called:
             board.calls.append(user_id)
             self._board_dirty(board)
-            if board.message_id is not None:  # an edit pings nobody: a message of its own
+            # an edit pings nobody: a message of its own, unless the post pinged him
+            if board.message_id is not None and user_id not in board.greeted:
                 self._background_call(channel_id, user_id)
         else:  # no edit of its own: the next change of the board drops the name
             board.calls.remove(user_id)

@@ -349,6 +349,16 @@ class PrivateDelivery(_Base):
         if table and reply.channel_id == table:
             self._tokens[(table, reply.user_id)] = reply
 
+    def _reachable(self, table: int, user_id: int) -> bool:
+        """Whether a prompt for ``user_id`` at ``table`` would reach him without a call: a
+        live panel, a live interaction token there, or DMs (``/prompts dm``)."""
+        if self._panel_fresh(table, user_id) or not self._prompts_here(user_id):
+            return True
+        reply = self._tokens.get((table, user_id))
+        now = asyncio.get_running_loop().time()
+        margin = PANEL_MARGIN * getattr(self, "_token_life", TOKEN_LIFE)
+        return reply is not None and reply.expires - now > margin
+
     async def _panel_by_token(self, event: Private, user_id: int, table: int) -> bool:
         """Show the prompt ``event`` in a new "My cards" panel, an ephemeral follow-up of the
         user's latest interaction at the table; False if he has none that lives long enough."""
