@@ -244,3 +244,37 @@ async def test_a_store_that_cannot_be_read_is_a_clear_answer() -> None:
         "The reviews cannot be read now (the store does not answer); try again in a moment."
     )
     await svc.close()
+
+
+async def test_a_game_that_found_the_queue_full_is_queued_when_asked_for() -> None:
+    gate = threading.Event()
+    compute = Counting(gate)
+    store = MemoryStore()
+    svc = await _service(store, compute, limit=1)
+    heard = _heard(svc)
+    await _seat(svc)
+    for _ in range(2):  # game 1 is being reviewed when game 2 ends: no room for game 2
+        await svc.handle(_inp("anna", "/start"))
+        await _play(svc)
+    queue = svc.reviews
+    assert queue is not None
+    for _ in range(500):
+        if queue.place(("c", 1)) == 0 and not svc._submitting:
+            break
+        await asyncio.sleep(0.01)
+    assert queue.place(("c", 2)) is None and [n for _, n, _ in store.queued_reviews()] == [1]
+    assert await _ask(svc, "/review 2") == (
+        "The review queue is full: game 2 cannot be reviewed now; try again later."
+    )
+    gate.set()
+    await queue.idle()
+    assert store.review("c", 2) is None
+    # room again: asked for, the last game is queued (with the names of its seats) and told
+    assert (await _ask(svc, "/review")).startswith(("Game 2 waits", "Game 2 is being reviewed"))
+    await queue.idle()
+    assert compute.calls == [("job", 1), ("job", 2)]
+    told = [e.text for e in heard if isinstance(e, Private) and e.text.startswith("Game 2: ")]
+    assert told == [await _ask(svc, "/review 2")]
+    summaries = [e.text for e in heard if isinstance(e, Public) and "Review of game 2" in e.text]
+    assert len(summaries) == 1 and summaries[0].startswith("Review of game 2: anna")
+    await svc.close()

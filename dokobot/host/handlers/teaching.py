@@ -73,7 +73,9 @@ def review(router: Host, ctx: Context, args: list[str]) -> list[Event]:
             raise Refusal("review.unknown", game=number)
         if user not in last.users:
             raise Refusal("review.not_yours", game=number)
-        names = [s.name for s in t.seats]
+        # the names of that game's seats (somebody may have left since)
+        names = next((r.names for r in t.finished if r.number == number and r.names),
+                     [s.name for s in t.seats])  # fmt: skip
         try:
             placed = queue.submit(key, job_of(number, last.game, last.users, names))
         except StoreError as exc:
