@@ -68,6 +68,8 @@ class BoardMessages(_Base):
 
         def _reachable(self, table: int, user_id: int) -> bool: ...
 
+        async def report_lost_permissions(self, channel_id: int, lang: str) -> None: ...
+
     async def _show_board(
         self, channel_id: int, view: BoardView, texts: list[str], people: Sequence[int] = ()
     ) -> None:
@@ -326,16 +328,14 @@ class BoardMessages(_Base):
         return failures
 
     async def _board_forbidden(self, board: _BoardMessage, exc: discord.Forbidden) -> None:
-        """The bot lost a permission in the channel: said once, in the log and (if it may
-        still write there) in the channel."""
+        """The bot lost a permission in the channel: said once, in the log and in the
+        channel, or to the server's owner if it may not write there either."""
         board.dirty = True
         if board.channel_id in self._permission_reported:
             return
         self._permission_reported[board.channel_id] = True
         log.error("Discord refuses the board in channel %s: %s", board.channel_id, exc.text)
-        with contextlib.suppress(discord.HTTPException):
-            notice = text("board_forbidden", board.view.language)
-            await self.get_partial_messageable(board.channel_id).send(notice)
+        await self.report_lost_permissions(board.channel_id, board.view.language)
 
     def _board_embed(self, board: _BoardMessage) -> tuple[discord.Embed, TrickPicture | None]:
         """The embed of the board and the cards its picture shows (None: no picture)."""

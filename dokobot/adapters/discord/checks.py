@@ -3,14 +3,18 @@ permissions the bot lacks."""
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any, Final
 
+import aiohttp
 import discord
 from discord.ext import commands
 
 from dokobot.adapters.discord.i18n import lang_of, text
 from dokobot.adapters.discord.messages import ask_service, qualify
 from dokobot.bounded import Bounded
+
+log = logging.getLogger(__name__)
 
 NEEDED_PERMISSIONS: Final = (
     "view_channel",
@@ -42,6 +46,34 @@ class AdminChecks(_Base):
     _admin_role: str | None
     _admins: Bounded[tuple[int, int], bool]
     _user_lang: Bounded[int, str | None]
+    _parents: Bounded[int, int]
+
+    if TYPE_CHECKING:
+
+        async def _dm(self, user_id: int) -> discord.PartialMessageable: ...
+
+    async def report_lost_permissions(self, channel_id: int, lang: str) -> None:
+        """Say that the bot may no longer show a table in ``channel_id`` (the caller says it
+        once): in the channel; if Discord refuses that too (no Send Messages), by DM to the
+        server's owner, who can grant the permissions; else only the log has it."""
+        try:
+            await self.get_partial_messageable(channel_id).send(text("board_forbidden", lang))
+            return
+        except discord.HTTPException as exc:
+            log.info("could not say so in channel %s either: %s", channel_id, exc.text)
+        except (aiohttp.ClientError, OSError) as exc:
+            log.info("could not say so in channel %s either: %r", channel_id, exc)
+        channel = self.get_channel(channel_id) or self.get_channel(self._parents.get(channel_id, 0))
+        guild = getattr(channel, "guild", None)
+        owner = guild.owner_id if isinstance(guild, discord.Guild) else None
+        if owner is None:
+            log.warning("channel %s: no server owner known to tell", channel_id)
+            return
+        try:
+            dm = await self._dm(owner)
+            await dm.send(text("board_forbidden_owner", lang, channel=f"<#{channel_id}>"))
+        except (discord.HTTPException, aiohttp.ClientError, OSError) as exc:
+            log.warning("could not tell the owner of the server of channel %s: %s", channel_id, exc)
 
     async def check_permissions(self, interaction: discord.Interaction[Any]) -> bool:
         """Before a table is created: tell the user (ephemerally) which channel permissions
