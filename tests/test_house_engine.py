@@ -493,6 +493,41 @@ def test_sampled_worlds_respect_the_exchange() -> None:
         assert w.re_seats == 0b0110 and w.game_type is GameType.POVERTY
 
 
+def test_worlds_are_sampled_at_every_step_of_the_exchange() -> None:
+    # The cards in transit (passed and not yet taken, given back and not yet arrived) are
+    # in nobody's hand; sample_hands used to look for a hand for them and never returned.
+    for seed in range(12):
+        g = _poverty({0: "DA HA HA HK HK SA SA SK SK C10 CA CK"}, {0}, seed)
+        g.play(0, DECLARE_POVERTY)
+        rng = random.Random(seed)
+        while g.phase is Phase.EXCHANGE:
+            ex = g.exchange
+            assert ex is not None
+            for seat in range(4):
+                obs = observe(g, seat)
+                hands = obs.sample_hands(random.Random(seed * 4 + seat))
+                assert [h.bit_count() for h in hands] == [h.bit_count() for h in g.hands]
+                assert hands[seat] == g.hands[seat]
+                held = hands[0] | hands[1] | hands[2] | hands[3]
+                assert held.bit_count() == sum(h.bit_count() for h in hands)  # disjoint
+                if seat == 0 or seat == ex.taker:  # they know the cards in transit
+                    assert held == sum(g.hands)
+                passed_all = g.hands[0].bit_count() == 9
+                if seat != 0 and passed_all:  # all his trumps are passed
+                    assert not hands[0] & NORMAL_TRUMPS
+                w = obs.world(hands)
+                assert w.phase is Phase.EXCHANGE and w.turn == g.turn
+                if seat == g.turn:
+                    assert w.legal_actions() == g.legal_actions()
+                for _ in range(60):  # the world plays on to the end
+                    if w.phase is Phase.FINISHED:
+                        break
+                    w.push(w.turn, rng.choice(w.legal_actions()))
+                assert w.phase is Phase.FINISHED and sum(w.eyes) in (0, 240)
+            actions = g.legal_actions()
+            g.play(g.turn, rng.choice([a for a in actions if a != DECLINE] or actions))
+
+
 def test_computer_players_see_the_same_legal_actions_in_the_exchange() -> None:
     from dokobot.ai.legal import legal_actions
 

@@ -22,9 +22,9 @@ turns such a deal into a full :class:`~dokobot.engine.game.Game` at the same poi
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from .cards import CLUB_QUEENS, DIAMOND_ACES, FULL_DECK, Card, Mask
+from .cards import CLUB_QUEENS, DIAMOND_ACES, FULL_DECK, Card, Mask, cards_of
 from .game import Exchange, Game, Trick
 from .order import NORMAL_SCHEME, PIGLETS_SCHEME, SCHEMES, TRUMP, Scheme
 from .rules import DEFAULT_RULES, Rules
@@ -114,12 +114,17 @@ class Observation:
 
     def _known_cards(self) -> list[Mask]:
         """Per seat the unplayed cards this player knows it holds: what he passed to the
-        taker of his poverty, or what he gave back to the poor player."""
+        taker of his poverty (also while the taker gives back), or what he gave back to the
+        poor player."""
         ex = self.exchange
         known = [0, 0, 0, 0]
-        if ex is None or ex.taker < 0 or ex.trumps_back < 0:
+        if ex is None or ex.taker < 0:
             return known
         unseen = self.unseen
+        if ex.trumps_back < 0:  # the taker is giving back: the poor player knows what he took
+            if self.seat == ex.poor:
+                known[ex.taker] = ex.passed & ~ex.returned & unseen
+            return known
         if self.seat == ex.poor:
             known[ex.taker] = ex.passed & ~ex.returned & unseen
         elif self.seat == ex.taker:
@@ -142,6 +147,29 @@ class Observation:
                 if (leader + i) & 3 == ex.poor and trump >> c & 1:
                     played += 1
         return ex.trumps_back - played
+
+    def _pile(self) -> tuple[Mask, int]:
+        """The cards of a poverty's exchange in transit, held by nobody: passed by the poor
+        player and not yet taken, or given back and not yet arrived. (Those of them this
+        player knows: all or none, how many there are.)"""
+        others = sum(self.hand_sizes[s] for s in range(4) if s != self.seat)
+        size = self.unseen.bit_count() - others
+        ex = self.exchange
+        if size <= 0 or ex is None:
+            return 0, 0
+        moving = (ex.passed if ex.taker < 0 else ex.returned) & self.unseen
+        return (moving if moving.bit_count() == size else 0), size
+
+    def _poor_has_no_trumps(self) -> bool:
+        """Whether the poor player is known to hold no trump beyond what came back to him:
+        he passed all his trumps, so from the end of his passing until the cards come back
+        he holds none, and afterwards the taker knows which trumps he gave him."""
+        ex = self.exchange
+        if ex is None or self.seat == ex.poor:
+            return False
+        if ex.trumps_back < 0:
+            return self.hand_sizes[ex.poor] <= self.rules.hand_size - 3
+        return self.seat == ex.taker
 
     def _club_queen_rules(self) -> tuple[int, int]:
         """(seats that hold no unplayed ♣Q, seats that must hold one)."""
@@ -176,15 +204,20 @@ class Observation:
 
         Every hand has its true size; a seat never gets a card of a class it has shown
         void in; a known Kontra player (normal game) gets no ♣Q, a revealed Re player who
-        has not played one gets one.
+        has not played one gets one. In a poverty's exchange the cards in transit (passed
+        and not yet taken, or given back and not yet arrived) are in no hand: unless this
+        player knows them, they are drawn like the hands (:meth:`world` puts them back in
+        the exchange), and the poor player holds no trump from the end of his passing.
         """
         scheme = self.scheme
-        allowed = [0, 0, 0, 0]
+        allowed = [0, 0, 0, 0, 0]
         no_q, must_q = self._club_queen_rules()
         known = self._known_cards()
         no_aces = self._no_piglet_aces()
         poor_trumps = self._poor_trumps_left()
         poor = -1 if self.exchange is None else self.exchange.poor
+        no_trumps = self._poor_has_no_trumps()
+        pile_known, pile_size = self._pile()
         for s in range(4):
             if s == self.seat:
                 continue
@@ -196,27 +229,25 @@ class Observation:
                 bad |= CLUB_QUEENS
             if no_aces >> s & 1:
                 bad |= DIAMOND_ACES
+            if no_trumps and s == poor:
+                bad |= SCHEMES[NORMAL_SCHEME].class_mask[TRUMP]
             allowed[s] = FULL_DECK & ~bad
-        for s in range(4):  # cards known to be with a seat are nobody else's
-            for t in range(4):
+        allowed[4] = FULL_DECK if pile_size and not pile_known else 0
+        known = [*known, pile_known]
+        for s in range(5):  # cards known to be with a seat (or in transit) are nobody else's
+            for t in range(5):
                 if t != s:
                     allowed[t] &= ~known[s]
-        unseen = self.unseen
-        others = [s for s in range(4) if s != self.seat]
-        cards = []
-        m = unseen
-        while m:
-            low = m & -m
-            cards.append(low.bit_length() - 1)
-            m ^= low
+        # the holders drawn for: the other seats and the cards in transit (index 4)
+        others = [s for s in range(5) if s != self.seat and (s < 4 or allowed[4])]
+        sizes = [*self.hand_sizes, pile_size]
+        cards = [c for c in cards_of(self.unseen) if not any(k >> c & 1 for k in known)]
         for _ in range(tries):
             hands = list(known)
             if self.seat >= 0:
                 hands[self.seat] = self.hand
-            need = [
-                self.hand_sizes[s] - known[s].bit_count() if s != self.seat else 0 for s in range(4)
-            ]
-            pool = [c for c in cards if not any(k >> c & 1 for k in known)]
+            need = [sizes[s] - known[s].bit_count() if s != self.seat else 0 for s in range(5)]
+            pool = list(cards)
             ok = True
             # Revealed Re players get a ♣Q first.
             for s in others:
@@ -243,22 +274,25 @@ class Observation:
             if ok and poor_trumps >= 0:
                 ok = (hands[poor] & scheme.class_mask[TRUMP]).bit_count() == poor_trumps
             if ok:
-                return hands
-        return self._sample_exact(rng, cards, allowed)
+                return hands[:4]
+        return self._sample_exact(rng, cards, allowed, known, sizes, others)
 
     def _sample_exact(
-        self, rng: random.Random, cards: list[int], allowed: list[Mask]
+        self,
+        rng: random.Random,
+        cards: list[int],
+        allowed: list[Mask],
+        known: list[Mask],
+        sizes: list[int],
+        others: list[int],
     ) -> list[Mask]:
         """Backtracking fallback; ignores the soft ♣Q rule if nothing else fits."""
-        others = [s for s in range(4) if s != self.seat]
-        known = self._known_cards()
-        need = [
-            self.hand_sizes[s] - known[s].bit_count() if s != self.seat else 0 for s in range(4)
-        ]
+        need = [sizes[s] - known[s].bit_count() if s != self.seat else 0 for s in range(5)]
+        if sum(need) != len(cards):
+            raise ValueError("no deal fits this observation")
         hands = list(known)
         if self.seat >= 0:
             hands[self.seat] = self.hand
-        cards = [c for c in cards if not any(k >> c & 1 for k in known)]
         order = sorted(cards, key=lambda c: sum(1 for s in others if allowed[s] >> c & 1))
 
         def go(i: int) -> bool:
@@ -278,7 +312,7 @@ class Observation:
 
         if not go(0):
             raise ValueError("no deal fits this observation")
-        return hands
+        return hands[:4]
 
     def _no_piglet_aces(self) -> int:
         """Seats (bit set) that hold no unplayed ♦A: with piglets on, a seat that played
@@ -296,9 +330,12 @@ class Observation:
         return out
 
     def world(self, hands: list[Mask]) -> Game:
-        """A full game at this point of play in which the players hold ``hands``."""
+        """A full game at this point of play in which the players hold ``hands`` (in a
+        poverty's exchange the cards in nobody's hand are those in transit)."""
         if self.phase in (Phase.RESERVATIONS, Phase.DECLARATIONS):
-            raise ValueError("worlds are built for the card play")
+            raise ValueError("worlds are built for the card play and a poverty's exchange")
+        if self.phase is Phase.EXCHANGE:
+            return self._exchange_world(hands)
         start = [h | p for h, p in zip(hands, self.played_by(), strict=True)]
         g = Game.from_hands(self.rules, self.dealer, start, mandatory_owed=self.mandatory_owed)
         g.hands = list(hands)
@@ -340,6 +377,32 @@ class Observation:
                 g.game_type = GameType.SILENT_WEDDING
                 g.declarer = holders[0]
             g.re_seats = sum(1 << s for s in holders)
+        return g
+
+    def _exchange_world(self, hands: list[Mask]) -> Game:
+        """:meth:`world` in a poverty's exchange: the cards of the deck in nobody's hand are
+        in transit (passed and not taken yet, or given back and not arrived yet)."""
+        ex = self.exchange
+        assert ex is not None
+        pile = self.rules.deck & ~(hands[0] | hands[1] | hands[2] | hands[3])
+        start = list(hands)
+        if ex.taker < 0:
+            ex = replace(ex, passed=pile)
+            start[ex.poor] |= pile
+        else:
+            ex = replace(ex, returned=pile)  # the others do not know the cards, only how many
+            start[ex.poor] |= ex.passed
+            start[ex.taker] = (hands[ex.taker] | pile) & ~ex.passed
+        h0, h1, h2, h3 = start
+        g = Game._new(self.rules, self.dealer, h0, h1, h2, h3, self.mandatory_owed, None)
+        g.hands = list(hands)
+        g.phase = Phase.EXCHANGE
+        g.reserved = list(self.reserved)
+        g.game_type = GameType.POVERTY
+        g.declarer = ex.poor
+        g.exchange = ex
+        g.re_seats = 1 << ex.poor
+        g.turn = self.turn
         return g
 
 
