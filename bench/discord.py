@@ -1,27 +1,36 @@
-"""Tables on Discord: N tables of four people each play through the real discord.py client
-against the strict fake Discord (tests/discord_fake: the bot-wide limit, per-route buckets,
-interaction deadlines), with injected route 429s and 502s on the table channels.
+"""Tables on Discord: N tables of four people each play against the strict fake Discord
+(tests/discord_fake: the bot-wide limit, per-route buckets, interaction deadlines), with
+injected route 429s and 502s on the table channels, and the bot in a process of its own.
 
-People take 3 s per action; the fake's rate-limit windows, the adapter's board interval and
-its request budget and the people all run ``--speed`` times faster than Discord's clock (the
-interaction deadlines and their acknowledgement times do not: those are measured as they are).
-Every person keeps the default: prompts in the channel (the "My cards" panel, opened from the
-board when the board names him). It ends with
+Two operating-system processes: the bot is a real ``dokobot run`` (tests/discord_fake/
+bot_process.py: discord.py, the Discord adapter, the service and an SQLite store in a temporary
+folder), pointed at the fake; this process runs the fake and the people. People see only
+what Discord shows them: the channel's messages and their own ephemeral messages (the "My
+cards" panel). A person knows it is his turn when his panel has the buttons of a prompt or
+the board names him ("your turn"); he waits 3 s and presses the first "Healthy" or card
+button, or "My cards" on the board. Every person keeps the default: prompts in the channel.
+
+``--speed S`` runs the fake's rate-limit windows, the bot's board interval and request
+budget and the people S times faster than Discord's clock (the interaction deadlines and the
+acknowledgement times do not: those are measured as they are); speed 1 is real time. It ends
+with
 
     global_rps_per_table: X dm_per_game: D tables_at_50rps: T lost_prompts: L
     failed_interactions: F p99_ack_ms: P channel_messages_per_game: M
 
 X: bot-token requests that count toward the bot-wide limit (the injected faults and their
-repetitions are not a table's cost and left out), per second of a table's play
-when every press takes exactly 3 s (the fastest table; the measured time, stretched by the
-client's real latencies, is printed on stderr); D: DMs sent per game; T = floor(50 / X), the tables one bot token carries
-at Discord's 50 requests per second (valid only if the run had no global 429, which it
-reports on stderr); L: turns whose player found no prompt (panel or board naming him) within
-5 s; F: interactions not answered in time (or refused); P: the 99th percentile of the time to
-answer an interaction; M: channel messages per game (board, result, lobby and any other).
-Goals: D = 0, L = 0, F = 0, P < 500, M <= 3, T >= 150.
+repetitions are not a table's cost and left out), per second of a table's play when every
+press takes exactly 3 s (the fastest table; the measured rate is printed on stderr); D: DMs
+sent per game; T = floor(50 / X), the tables one bot token carries at Discord's 50 requests
+per second (valid only if the run had no global 429, which it reports on stderr); L: turns
+where the board named a person as the player to play while he had no prompt (panel buttons
+or a call on the board) for 5 s; F: interactions not answered within Discord's 3 s (or
+refused); P: the 99th percentile of the time to answer an interaction; M: channel messages
+per game (board, result, lobby and any other). Goals: D = 0, L = 0, F = 0, P < 500, M <= 3,
+T >= 150. The line before it (stderr) holds the CPU seconds of the bot's process and of this
+one, the wall time and the measured request rates.
 
-    python bench/discord.py --tables 20 --games 1
+    python bench/discord.py --tables 20 --speed 1
 """
 
 from __future__ import annotations
@@ -31,7 +40,10 @@ import asyncio
 import contextlib
 import logging
 import math
+import os
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -40,33 +52,47 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from discord_fake import FakeDiscord, FakeUser, Interaction, Message, running  # noqa: E402
+from discord_fake import FakeDiscord, FakeUser, Interaction, Message  # noqa: E402
+from discord_fake.bot_process import SPEED_ENV  # noqa: E402
 
-from dokobot.adapters.discord import DiscordAdapter  # noqa: E402
-from dokobot.adapters.discord.board_messages import BOARD_INTERVAL  # noqa: E402
 from dokobot.adapters.discord.budget import BOT_WIDE_RPS  # noqa: E402
-from dokobot.host.service import Service  # noqa: E402
+from dokobot.adapters.discord.i18n import text  # noqa: E402
 
 THINK = 3.0
 """Seconds a person takes per action (Discord's clock)."""
 LOST_AFTER = 5.0
-"""Seconds after which a turn whose player sees no prompt counts as a lost prompt."""
+"""Seconds the board may name a person as the player to play while he sees no prompt."""
+REAL_SLACK = 3.0
+"""Real seconds added to :data:`LOST_AFTER` on a scaled clock: discord.py waits real
+seconds (1, 3, 5) before it repeats a request answered 502, which no speed-up shortens."""
+GLANCE = 0.5
+"""Seconds between two looks of a person at Discord (Discord's clock)."""
+LANG = "en"
+"""The people's and the guild's language (the fake's default locale)."""
+BOT = [sys.executable, str(ROOT / "tests" / "discord_fake" / "bot_process.py")]
+TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def choices(message: Message) -> list[str]:
     return [c for c in message.custom_ids if not c.endswith(":hand")]
 
 
-class Run:
-    """The fake, the client and the service shared by all tables, and what was measured."""
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds of the process ``pid`` so far (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
 
-    def __init__(self, fake: FakeDiscord, client: DiscordAdapter, service: Service, speed: float):
+
+class Run:
+    """The fake shared by all tables, and what was measured."""
+
+    def __init__(self, fake: FakeDiscord, speed: float) -> None:
         self.fake = fake
-        self.client = client
-        self.service = service
         self.speed = speed
         self.interactions: list[Interaction] = []
         self.lost = 0
+        self.over = text("board_over", LANG)
+        self.lost_after = LOST_AFTER / speed + (REAL_SLACK if speed != 1 else 0.0)
 
     async def press(self, interaction: Interaction) -> Interaction:
         self.interactions.append(interaction)
@@ -75,131 +101,168 @@ class Run:
         return interaction
 
     def board(self, channel_id: int) -> Message | None:
-        found = [
-            m
-            for m in self.fake.channel_messages(channel_id)
-            if m.embeds and m.button(lambda c: c.endswith(":hand"))
-        ]
-        return found[-1] if found else None
+        """The channel's newest board (the message with "My cards" and an embed)."""
+        for message in reversed(self.fake.channel_messages(channel_id)):
+            if message.embeds and message.button(lambda c: c.endswith(":hand")):
+                return message
+        return None
+
+    async def glance(self) -> None:
+        await asyncio.sleep(GLANCE / self.speed)
 
 
 class Table:
     def __init__(self, run: Run, channel_id: int, people: list[FakeUser]) -> None:
         self.run = run
         self.channel_id = channel_id
-        self.channel = f"discord:{channel_id}"
         self.people = people
 
-    async def slash(self, user: FakeUser, name: str, options: dict[str, object] | None = None):
-        fake = self.run.fake
-        interaction = await fake.slash(user, name, options, channel_id=self.channel_id)  # type: ignore[arg-type]
-        await self.run.press(interaction)
+    async def slash(self, user: FakeUser, name: str) -> Interaction:
+        interaction = await self.run.fake.slash(user, name, channel_id=self.channel_id)
+        return await self.run.press(interaction)
 
     async def seat(self) -> None:
         for user in self.people:
             await self.slash(user, "join")
 
-    def _game(self):  # type: ignore[no-untyped-def]
-        return self.run.service.router.tables[self.channel].game
-
     async def play(self, games: int) -> None:
         for _ in range(games):
+            before = self.run.board(self.channel_id)
             await self.slash(self.people[0], "start")
-            await asyncio.gather(*(self._person(user) for user in self.people))
+            while (board := self.run.board(self.channel_id)) is None or board is before:
+                await self.run.glance()
+            await asyncio.gather(*(self._person(user, board) for user in self.people))
 
-    async def _person(self, user: FakeUser) -> None:
-        """One person: on his turn he waits 3 s, then presses a button of his prompt (his
-        panel); with no prompt, "My cards" on the board; never a DM."""
+    async def _person(self, user: FakeUser, board: Message) -> None:
+        """One person during one game (``board``: its board message)."""
         run = self.run
-        me = f"discord:{user.id}"
-        waited_since: float | None = None
-        while True:
-            table = run.service.router.tables[self.channel]
-            game = table.game
-            if game is None or game.phase.name == "FINISHED":
-                return
-            if table.seats[game.turn].user != me:
-                waited_since = None
-                await asyncio.sleep(0.5 / run.speed)  # people glance at the board
-                continue
+        waiting = text("board_waiting", LANG, player=f"**{user.name}**")
+        seen: float | None = None  # since when he sees his turn (a prompt or a call)
+        since = time.monotonic()  # since when the board names him without a prompt (or
+        counted = False  # his last press); whether that turn was counted as lost
+        while not board.deleted and run.over not in str(board.embeds[0].get("title")):
+            await run.glance()
             now = time.monotonic()
-            waited_since = waited_since if waited_since is not None else now
-            await asyncio.sleep(THINK / run.speed)
-            if run.service.router.tables[self.channel].game is not game or game.turn is None:
-                continue
-            if table.seats[game.turn].user != me:
-                continue
-            live = [
+            prompts = [
                 m
                 for m in run.fake.private_messages(user)
-                if choices(m) and m.channel_id == self.channel_id
+                if m.channel_id == self.channel_id and choices(m)
             ]
-            if live:
-                prompt = live[-1]
+            called = user.mention in board.content
+            if not prompts and not called:
+                seen = None
+                if waiting not in str(board.embeds[0].get("description")):
+                    since, counted = now, False
+                elif not counted and now - since > run.lost_after:
+                    run.lost += 1  # the board says he plays, Discord shows him nothing
+                    counted = True
+                continue
+            seen = seen if seen is not None else now
+            if now - seen < THINK / run.speed:
+                continue
+            if prompts:
+                prompt = prompts[-1]
                 pick = next(
                     (c for c in choices(prompt) if c.endswith(":healthy") or ":play " in c),
                     choices(prompt)[0],
                 )
                 await run.press(await run.fake.click(user, prompt, pick))
-                waited_since = None
-                continue
-            board = run.board(self.channel_id)
-            named = board is not None and user.mention in board.content
-            if not named and time.monotonic() - waited_since < LOST_AFTER / run.speed + THINK:
-                continue  # the prompt may still be on its way
-            if not named:
-                run.lost += 1
-            if board is None:
-                continue
-            hand = board.button(lambda c: c.endswith(":hand"))
-            if hand is not None:
-                await run.press(await run.fake.click(user, board, hand))
-            waited_since = None
+            else:
+                hand = board.button(lambda c: c.endswith(":hand"))
+                if hand is not None:
+                    await run.press(await run.fake.click(user, board, hand))
+            seen = None
+            since, counted = time.monotonic(), False
 
 
-async def run(tables: int, games: int, speed: float, rate_429: float, rate_5xx: float) -> str:
-    fake = FakeDiscord(heartbeat_ms=1000, speed=speed)
+def bot_config(folder: Path, speed: float) -> Path:
+    """The bot's configuration: an SQLite store in ``folder``, tables in their channels (no
+    threads), and the bot-wide request budget on the fake's clock."""
+    path = folder / "dokobot.yaml"
+    path.write_text(
+        f"store:\n  path: {folder / 'dokobot.sqlite3'}\n"
+        "log_level: WARNING\n"
+        "tables:\n  thread: off\n"
+        f"discord:\n  global_rps: {BOT_WIDE_RPS * speed}\n"
+    )
+    return path
+
+
+@contextlib.asynccontextmanager
+async def bot_process(fake: FakeDiscord, folder: Path, speed: float, profile: str | None):  # type: ignore[no-untyped-def]
+    """A ``dokobot run`` process connected to ``fake`` (its log in ``folder``)."""
+    env = dict(os.environ, DOKOBOT_DISCORD_TOKEN="fake-token", **{SPEED_ENV: str(speed)})
+    env.pop("DOKOBOT_CONFIG", None)
+    profiler = ["-m", "cProfile", "-o", profile] if profile else []
+    command = [BOT[0], *profiler, *BOT[1:], str(fake.port), "--config"]
+    log = (folder / "bot.log").open("w")
+    process = subprocess.Popen(
+        [*command, str(bot_config(folder, speed))], env=env, stdout=log, stderr=log
+    )
+    try:
+        ready = time.monotonic() + 60
+        while not (fake.commands and fake._shards):
+            if process.poll() is not None or time.monotonic() > ready:
+                raise RuntimeError(f"the bot did not start:\n{(folder / 'bot.log').read_text()}")
+            await asyncio.sleep(0.05)
+        yield process
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                await asyncio.to_thread(process.wait, 30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        log.close()
+
+
+async def ready(run: Run, table: Table) -> None:
+    """Wait until the bot answers interactions (its client has its guild)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        probe = await run.fake.slash(table.people[0], "help", channel_id=table.channel_id)
+        with contextlib.suppress(TimeoutError):
+            await run.fake.wait_answered(probe, timeout=2)
+            return
+    raise RuntimeError("the bot answers no interaction")
+
+
+async def run(
+    tables: int, games: int, speed: float, rate_429: float, rate_5xx: float, profile: str | None
+) -> str:
+    fake = FakeDiscord(heartbeat_ms=10_000, speed=speed)
+    fake.keep_uploads = False
     channels = [fake.channel_id] + [fake.add_channel() for _ in range(tables - 1)]
     people = [[fake.add_user(f"P{t}x{s}") for s in range(4)] for t in range(tables)]
     await fake.start()
-    service = Service.in_memory(seed=1)
+    bench = Run(fake, speed)
+    seated = [Table(bench, c, p) for c, p in zip(channels, people, strict=True)]
     try:
-        with fake.patched():
-            fake.rate_429 = rate_429
-            fake.rate_5xx = rate_5xx
-            fake.retry_after = 1.0 / speed
-            client = DiscordAdapter(
-                service,
-                guild_ready_timeout=0.05,
-                board_interval=BOARD_INTERVAL / speed,
-                global_rps=BOT_WIDE_RPS * speed,
-            )
-            async with running(client):
-                bench = Run(fake, client, service, speed)
-                seated = [Table(bench, c, p) for c, p in zip(channels, people, strict=True)]
-                for table in seated:
-                    await table.seat()
-                await asyncio.wait_for(client.wait_idle(), 60)
-                before = {c: 0 for c in channels}  # every message counts, the lobby too
+        with tempfile.TemporaryDirectory() as tmp:
+            async with bot_process(fake, Path(tmp), speed, profile) as bot:
+                await ready(bench, seated[0])
+                bench.interactions.clear()
+                fake.rate_429, fake.rate_5xx, fake.retry_after = rate_429, rate_5xx, 1.0 / speed
+                await asyncio.gather(*(table.seat() for table in seated))
                 calls_before = len(fake.calls)
+                cpu_bot, cpu_me = cpu_seconds(bot.pid), time.process_time()
                 began = time.monotonic()
                 await asyncio.gather(*(t.play(games) for t in seated))
-                seconds = (time.monotonic() - began) * speed  # on Discord's clock
-                await asyncio.wait_for(client.wait_idle(), 60)
+                wall = time.monotonic() - began
+                cpu_bot, cpu_me = cpu_seconds(bot.pid) - cpu_bot, time.process_time() - cpu_me
+                await asyncio.sleep(2 * THINK / speed)  # the last edits and the result
                 calls = fake.calls[calls_before:]
-                counted = sum(c.counted and not c.injected for c in calls)
-                injected = sum(c.injected for c in calls)
-                messages = sum(len(fake.channel_messages(c)) - before[c] for c in channels)
-                budget = client.budget.report()
     finally:
-        await service.close()
         await fake.stop()
+    seconds = wall * speed  # on Discord's clock
     played = tables * games
+    counted = sum(c.counted and not c.injected for c in calls)
+    injected = sum(c.injected for c in calls)
+    messages = sum(len(fake.channel_messages(c)) for c in channels)
     dms = sum(1 for c in fake.calls if c.method == "POST" and "/messages" in c.path
               and fake._dm_user(int(c.path.split("/")[2])) is not None)  # fmt: skip
     # the time a game takes at 3 s per action without any delay: the fastest people, the
-    # most requests per second (the measured time also holds the client's real latencies,
-    # which the speed-up stretches)
+    # most requests per second (the measured time also holds the latencies of the requests)
     presses = sum(1 for i in bench.interactions if i.kind == 3)
     per_table = counted / (presses * THINK) if presses else 0.0
     acks = sorted(i.answered_after for i in bench.interactions if i.answered_after is not None)
@@ -208,12 +271,15 @@ async def run(tables: int, games: int, speed: float, rate_429: float, rate_5xx: 
     p99 = acks[min(len(acks) - 1, int(len(acks) * 0.99))] * 1000 if acks else 0.0
     mean, peak = fake.requests_per_second()
     print(
-        f"tables: {tables} games: {played} seconds: {seconds:.0f} counted: {counted} "
-        f"injected_faults: {injected} "
+        f"tables: {tables} games: {played} speed: {speed:g} wall_s: {wall:.0f} "
+        f"discord_seconds: {seconds:.0f} presses: {presses} counted: {counted} "
+        f"injected_faults: {injected} presses_per_s: {presses / wall:.1f} "
         f"measured_rps_per_table: {counted / seconds / tables:.3f} "
         f"mean_rps: {mean / speed:.2f} peak_rps: {peak / speed:.1f} "
         f"global_429s: {fake.global_429s} route_429s: {len(fake.rate_limited)} "
-        f"interactions: {len(bench.interactions)} violations: {fake.violations[:3]}\n{budget}",
+        f"cpu_bot_s: {cpu_bot:.1f} cpu_bench_s: {cpu_me:.1f} "
+        f"bot_cpu_ms_per_press: {1000 * cpu_bot / max(1, presses):.1f} "
+        f"interactions: {len(bench.interactions)} violations: {fake.violations[:3]}",
         file=sys.stderr,
     )
     at_50 = math.floor(BOT_WIDE_RPS / per_table) if per_table > 0 else 0
@@ -228,12 +294,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=10)
     parser.add_argument("--games", type=int, default=1, help="games per table")
-    parser.add_argument("--speed", type=float, default=10.0, help="the clock's speed-up")
+    parser.add_argument("--speed", type=float, default=1.0, help="the clock's speed-up")
     parser.add_argument("--rate-429", type=float, default=0.05, help="share of route 429s")
     parser.add_argument("--rate-5xx", type=float, default=0.01, help="share of 502s")
+    parser.add_argument("--profile", metavar="FILE", help="cProfile the bot's process into FILE")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
-    print(asyncio.run(run(args.tables, args.games, args.speed, args.rate_429, args.rate_5xx)))
+    line = asyncio.run(
+        run(args.tables, args.games, args.speed, args.rate_429, args.rate_5xx, args.profile)
+    )
+    print(line)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,10 @@ REST base and default gateway are pointed at it exactly as :meth:`FakeDiscord.pa
 in-process; everything else is the command line's ``dokobot run`` (configuration file,
 ``DOKOBOT_DISCORD_TOKEN`` and the other variables from the environment).
 
+``DOKOBOT_FAKE_SPEED=S`` (default 1) runs the adapter's board interval S times faster, for a
+fake whose clock runs S times faster (:attr:`FakeDiscord.speed`; the bot's request budget is
+the configuration's ``discord.global_rps``, which the caller scales the same).
+
 :class:`BotProcess` starts one such process from a test, with the configuration of one
 shard of several (:func:`shard_config`), and stops, pauses or kills it.
 """
@@ -24,9 +28,12 @@ from pathlib import Path
 import discord
 import yarl
 
+from dokobot.adapters.discord.adapter import DiscordAdapter
+from dokobot.adapters.discord.board_messages import BOARD_INTERVAL
 from dokobot.cli import main
 
 TOKEN = "fake-token"
+SPEED_ENV = "DOKOBOT_FAKE_SPEED"
 
 
 def run(argv: list[str]) -> int:
@@ -35,6 +42,10 @@ def run(argv: list[str]) -> int:
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(
         f"ws://127.0.0.1:{int(port)}/gateway"
     )
+    speed = float(os.environ.get(SPEED_ENV) or 1.0)
+    defaults = DiscordAdapter.__init__.__kwdefaults__
+    if speed != 1.0 and defaults is not None:
+        defaults["board_interval"] = BOARD_INTERVAL / speed
     return main(["run", *rest])
 
 

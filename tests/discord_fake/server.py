@@ -263,7 +263,14 @@ class FakeDiscord:
         self.blocked_dms: set[int] = set()
         self.roles: dict[int, str] = {}
         self.calls: list[Call] = []
+        self.keep_uploads = True
+        """Whether :attr:`calls` keep the bytes of uploaded files (a long bench keeps only
+        their names; the messages keep their files either way)."""
         self.messages: dict[int, Message] = {}
+        self._in_channel: dict[int, list[Message]] = {}
+        """Channel id -> its messages (ephemeral and DMs too), oldest first."""
+        self._of_user: dict[int, list[Message]] = {}
+        """User id -> the DMs to him and the messages of his interactions, oldest first."""
         self.interactions: dict[int, Interaction] = {}
         self.by_token: dict[str, Interaction] = {}
         self.dm_channels: dict[int, int] = {}
@@ -431,8 +438,8 @@ class FakeDiscord:
         cid = channel_id or self.channel_id
         return [
             m
-            for m in self.messages.values()
-            if m.channel_id == cid and not m.ephemeral and not m.deleted and m.dm_user is None
+            for m in self._in_channel.get(cid, [])
+            if not m.ephemeral and not m.deleted and m.dm_user is None
         ]
 
     def dms(self, user: FakeUser) -> list[Message]:
@@ -440,11 +447,10 @@ class FakeDiscord:
 
     def private_messages(self, user: FakeUser) -> list[Message]:
         """What only ``user`` sees: DMs and the ephemeral messages of their interactions."""
-        own = {i.id for i in self.interactions.values() if i.user is user}
         return [
             m
-            for m in self.messages.values()
-            if not m.deleted and (m.dm_user == user.id or (m.ephemeral and m.interaction_id in own))
+            for m in self._of_user.get(user.id, [])
+            if not m.deleted and (m.dm_user == user.id or m.ephemeral)
         ]
 
     def notified(self, user: FakeUser) -> list[Message]:
@@ -816,7 +822,8 @@ class FakeDiscord:
     async def _rest(self, request: web.Request) -> web.StreamResponse:
         path = "/" + request.match_info["tail"]
         body, files = await self._read_body(request)
-        call = Call(request.method, path, dict(request.query), body, files=files)
+        kept = files if self.keep_uploads else [(name, b"") for name, _ in files]
+        call = Call(request.method, path, dict(request.query), body, files=kept)
         call.authorization = request.headers.get("Authorization")
         self.calls.append(call)
         call.counted = self._counts(call)
@@ -1216,6 +1223,10 @@ class FakeDiscord:
             members = [self._member(u) for u in pinged]
             payload["mentions"] = [m.payload() for m in members if m is not None]
             self.notifications += [(u, mid) for u in pinged]
+        self._in_channel.setdefault(channel_id, []).append(message)
+        owner = interaction.user.id if interaction is not None else message.dm_user
+        if owner is not None:
+            self._of_user.setdefault(owner, []).append(message)
         return message
 
     def _member(self, user_id: int) -> FakeUser | None:
