@@ -23,7 +23,9 @@ True
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Final
 
 from PIL import ImageFont
@@ -163,7 +165,13 @@ def fitted(name: str, size: int, room: int) -> str:
 
 
 def text_font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    """A font for names (any script): DejaVu Sans if the system has it, else Pillow's."""
+    """A font for names (any script): DejaVu Sans if the system has it, else Pillow's
+    (loaded once per size and thread, like :func:`~dokobot.render.cards.font`)."""
+    return _text_font(size, threading.get_ident())
+
+
+@lru_cache(maxsize=64)
+def _text_font(size: int, thread: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     try:
         return ImageFont.truetype("DejaVuSans.ttf", size)
     except OSError:

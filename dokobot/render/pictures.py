@@ -18,7 +18,7 @@ from typing import TypeVar
 
 from PIL import Image, ImageDraw
 
-from dokobot.render.cards import FELT, HEIGHT, RADIUS, WIDTH, card_face, png
+from dokobot.render.cards import FELT, HEIGHT, PALETTE, RADIUS, WIDTH, card_face, png
 from dokobot.render.layout import (
     FRAME,
     GOLD,
@@ -39,9 +39,9 @@ Spec = TypeVar("Spec", HandPicture, TrickPicture)
 
 
 def paint(layout: Layout) -> Image.Image:
-    """The picture of ``layout``."""
-    img = Image.new("RGBA", (layout.width, layout.height), FELT)
-    draw = ImageDraw.Draw(img)
+    """The picture of ``layout`` (opaque: the felt fills it; outlines blend into it)."""
+    img = Image.new("RGB", (layout.width, layout.height), FELT[:3])
+    draw = ImageDraw.Draw(img, "RGBA")
     for placed in layout.cards:
         x, y = placed.x, placed.y
         if placed.framed:
@@ -51,12 +51,8 @@ def paint(layout: Layout) -> Image.Image:
             box = [x, y, x + WIDTH - 1, y + HEIGHT - 1]
             draw.rounded_rectangle(box, RADIUS, outline=EMPTY, width=3)
             continue
-        face = card_face(placed.card, layout.lang, layout.deck)
-        img.alpha_composite(face, (x, y))
-        if placed.dimmed:
-            shade = Image.new("RGBA", face.size, DIM)
-            mask = face.getchannel("A")
-            img.paste(Image.alpha_composite(face, shade), (x, y), mask)
+        face = shown_face(placed.card, layout.lang, layout.deck, placed.dimmed)
+        img.paste(face, (x, y), face)
     for label in layout.labels:
         draw.text(
             (label.x, label.y), label.text, font=text_font(label.size), fill=label.colour,
@@ -65,16 +61,27 @@ def paint(layout: Layout) -> Image.Image:
     return img
 
 
+@lru_cache(maxsize=192)
+def shown_face(card: int, lang: str, deck: str, dimmed: bool) -> Image.Image:
+    """A card's face as a picture shows it: dimmed when the reader may not play it now."""
+    face = card_face(card, lang, deck)
+    if not dimmed:
+        return face
+    shaded = Image.alpha_composite(face, Image.new("RGBA", face.size, DIM))
+    shaded.putalpha(face.getchannel("A"))
+    return shaded
+
+
 @lru_cache(maxsize=512)
 def hand_png(hand: HandPicture) -> bytes:
     """A hand (PNG)."""
-    return png(paint(hand_layout(hand)))
+    return png(paint(hand_layout(hand)), PALETTE)
 
 
 @lru_cache(maxsize=512)
 def trick_png(trick: TrickPicture) -> bytes:
     """A trick on the table (PNG)."""
-    return png(paint(trick_layout(trick)))
+    return png(paint(trick_layout(trick)), PALETTE)
 
 
 async def drawn(draw: Callable[[Spec], bytes], spec: Spec) -> bytes:
