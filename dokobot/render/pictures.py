@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
-from typing import TypeVar
+from typing import Final, TypeVar
 
 from PIL import Image, ImageDraw
 
@@ -84,6 +85,13 @@ def trick_png(trick: TrickPicture) -> bytes:
     return png(paint(trick_layout(trick)), PALETTE)
 
 
+DRAWERS: Final = 2
+"""Threads that draw pictures: their own, so that a queue of pictures never holds up the
+work of the default executor (the store's journal writes, which answers wait for)."""
+_drawers = ThreadPoolExecutor(DRAWERS, thread_name_prefix="dokobot-draw")
+
+
 async def drawn(draw: Callable[[Spec], bytes], spec: Spec) -> bytes:
-    """``draw(spec)`` in a worker thread, so that drawing never holds up the event loop."""
-    return await asyncio.to_thread(draw, spec)
+    """``draw(spec)`` in one of the drawing threads, so that drawing never holds up the
+    event loop nor the default executor."""
+    return await asyncio.get_running_loop().run_in_executor(_drawers, draw, spec)
