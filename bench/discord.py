@@ -175,12 +175,13 @@ class Table:
             since, counted = time.monotonic(), False
 
 
-def bot_config(folder: Path, speed: float) -> Path:
-    """The bot's configuration: an SQLite store in ``folder``, tables in their channels (no
-    threads), and the bot-wide request budget on the fake's clock."""
+def bot_config(folder: Path, speed: float, memory: bool) -> Path:
+    """The bot's configuration: an SQLite store in ``folder`` (or in memory), tables in
+    their channels (no threads), and the bot-wide request budget on the fake's clock."""
     path = folder / "dokobot.yaml"
+    store = ":memory:" if memory else str(folder / "dokobot.sqlite3")
     path.write_text(
-        f"store:\n  path: {folder / 'dokobot.sqlite3'}\n"
+        f"store:\n  path: '{store}'\n"
         "log_level: WARNING\n"
         "tables:\n  thread: off\n"
         f"discord:\n  global_rps: {BOT_WIDE_RPS * speed}\n"
@@ -189,7 +190,9 @@ def bot_config(folder: Path, speed: float) -> Path:
 
 
 @contextlib.asynccontextmanager
-async def bot_process(fake: FakeDiscord, folder: Path, speed: float, profile: str | None):  # type: ignore[no-untyped-def]
+async def bot_process(  # type: ignore[no-untyped-def]
+    fake: FakeDiscord, folder: Path, speed: float, memory: bool, profile: str | None
+):
     """A ``dokobot run`` process connected to ``fake`` (its log in ``folder``)."""
     env = dict(os.environ, DOKOBOT_DISCORD_TOKEN="fake-token", **{SPEED_ENV: str(speed)})
     env.pop("DOKOBOT_CONFIG", None)
@@ -197,7 +200,7 @@ async def bot_process(fake: FakeDiscord, folder: Path, speed: float, profile: st
     command = [BOT[0], *profiler, *BOT[1:], str(fake.port), "--config"]
     log = (folder / "bot.log").open("w")
     process = subprocess.Popen(
-        [*command, str(bot_config(folder, speed))], env=env, stdout=log, stderr=log
+        [*command, str(bot_config(folder, speed, memory))], env=env, stdout=log, stderr=log
     )
     try:
         ready = time.monotonic() + 60
@@ -227,8 +230,27 @@ async def ready(run: Run, table: Table) -> None:
     raise RuntimeError("the bot answers no interaction")
 
 
+async def lag(samples: list[float]) -> None:
+    """How late this process's event loop wakes up (the fake and the people share it)."""
+    loop = asyncio.get_running_loop()
+    while True:
+        before = loop.time()
+        await asyncio.sleep(0.01)
+        samples.append(loop.time() - before - 0.01)
+
+
+def p99(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] if ordered else 0.0
+
+
 async def run(
-    tables: int, games: int, speed: float, rate_429: float, rate_5xx: float, profile: str | None
+    tables: int,
+    games: int,
+    speed: float,
+    faults: tuple[float, float],
+    memory: bool,
+    profile: str | None,
 ) -> str:
     fake = FakeDiscord(heartbeat_ms=10_000, speed=speed)
     fake.keep_uploads = False
@@ -239,16 +261,19 @@ async def run(
     seated = [Table(bench, c, p) for c, p in zip(channels, people, strict=True)]
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            async with bot_process(fake, Path(tmp), speed, profile) as bot:
+            async with bot_process(fake, Path(tmp), speed, memory, profile) as bot:
                 await ready(bench, seated[0])
                 bench.interactions.clear()
-                fake.rate_429, fake.rate_5xx, fake.retry_after = rate_429, rate_5xx, 1.0 / speed
+                (fake.rate_429, fake.rate_5xx), fake.retry_after = faults, 1.0 / speed
                 await asyncio.gather(*(table.seat() for table in seated))
                 calls_before = len(fake.calls)
                 cpu_bot, cpu_me = cpu_seconds(bot.pid), time.process_time()
                 began = time.monotonic()
+                lags: list[float] = []
+                watch = asyncio.create_task(lag(lags))
                 await asyncio.gather(*(t.play(games) for t in seated))
                 wall = time.monotonic() - began
+                watch.cancel()
                 cpu_bot, cpu_me = cpu_seconds(bot.pid) - cpu_bot, time.process_time() - cpu_me
                 await asyncio.sleep(2 * THINK / speed)  # the last edits and the result
                 calls = fake.calls[calls_before:]
@@ -268,7 +293,7 @@ async def run(
     acks = sorted(i.answered_after for i in bench.interactions if i.answered_after is not None)
     failed = sum(1 for i in bench.interactions if i.response_type is None)
     failed += sum("interaction" in v for v in fake.violations)
-    p99 = acks[min(len(acks) - 1, int(len(acks) * 0.99))] * 1000 if acks else 0.0
+    ack_p99 = p99(acks) * 1000
     mean, peak = fake.requests_per_second()
     print(
         f"tables: {tables} games: {played} speed: {speed:g} wall_s: {wall:.0f} "
@@ -279,6 +304,7 @@ async def run(
         f"global_429s: {fake.global_429s} route_429s: {len(fake.rate_limited)} "
         f"cpu_bot_s: {cpu_bot:.1f} cpu_bench_s: {cpu_me:.1f} "
         f"bot_cpu_ms_per_press: {1000 * cpu_bot / max(1, presses):.1f} "
+        f"bench_loop_lag_p99_ms: {1000 * p99(lags):.0f} store: {'memory' if memory else 'file'} "
         f"interactions: {len(bench.interactions)} violations: {fake.violations[:3]}",
         file=sys.stderr,
     )
@@ -286,7 +312,7 @@ async def run(
     return (
         f"global_rps_per_table: {per_table:.3f} dm_per_game: {dms / played:.1f} "
         f"tables_at_50rps: {at_50} lost_prompts: {bench.lost} failed_interactions: {failed} "
-        f"p99_ack_ms: {p99:.0f} channel_messages_per_game: {messages / played:.1f}"
+        f"p99_ack_ms: {ack_p99:.0f} channel_messages_per_game: {messages / played:.1f}"
     )
 
 
@@ -297,12 +323,14 @@ def main() -> None:
     parser.add_argument("--speed", type=float, default=1.0, help="the clock's speed-up")
     parser.add_argument("--rate-429", type=float, default=0.05, help="share of route 429s")
     parser.add_argument("--rate-5xx", type=float, default=0.01, help="share of 502s")
+    parser.add_argument(
+        "--memory", action="store_true", help="the bot's store in memory (default: a file)"
+    )
     parser.add_argument("--profile", metavar="FILE", help="cProfile the bot's process into FILE")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
-    line = asyncio.run(
-        run(args.tables, args.games, args.speed, args.rate_429, args.rate_5xx, args.profile)
-    )
+    faults = (args.rate_429, args.rate_5xx)
+    line = asyncio.run(run(args.tables, args.games, args.speed, faults, args.memory, args.profile))
     print(line)
 
 
