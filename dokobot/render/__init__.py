@@ -12,7 +12,7 @@ True
 
 from dokobot.render.cards import DECKS, card_face, card_png
 from dokobot.render.layout import HandPicture, TrickPicture
-from dokobot.render.pictures import drawn, hand_png, trick_png
+from dokobot.render.pictures import drawn, hand_png, prepare, trick_png
 
 __all__ = [
     "DECKS",
@@ -22,5 +22,6 @@ __all__ = [
     "card_png",
     "drawn",
     "hand_png",
+    "prepare",
     "trick_png",
 ]

@@ -81,6 +81,7 @@ from dokobot.bounded import Bounded
 from dokobot.host.commands import aliases, confirmed_commands, prompt_answers
 from dokobot.host.events import Choice, Event, Input, Private, Public
 from dokobot.host.i18n import render as host_render
+from dokobot.render import prepare
 from dokobot.render.cards import deck_of
 
 log = logging.getLogger(__name__)
@@ -259,6 +260,9 @@ class DiscordAdapter(
     # -- lifecycle -----------------------------------------------------------------------------
 
     async def setup_hook(self) -> None:
+        prepared = asyncio.create_task(prepare())  # the pictures' palette, meanwhile
+        self._background.add(prepared)
+        prepared.add_done_callback(self._background.discard)
         self.add_dynamic_items(DokoButton, LevelSelect)
         await self.tree.set_translator(DokoTranslator())
         for command in slash_commands(self):
