@@ -65,6 +65,8 @@ LOST_AFTER = 5.0
 REAL_SLACK = 3.0
 """Real seconds added to :data:`LOST_AFTER` on a scaled clock: discord.py waits real
 seconds (1, 3, 5) before it repeats a request answered 502, which no speed-up shortens."""
+GAME_LIMIT = 1800.0
+"""Seconds (Discord's clock) after which a game that has not ended counts as stuck."""
 GLANCE = 0.5
 """Seconds between two looks of a person at Discord (Discord's clock)."""
 LANG = "en"
@@ -91,6 +93,7 @@ class Run:
         self.speed = speed
         self.interactions: list[Interaction] = []
         self.lost = 0
+        self.stuck = 0
         self.over = text("board_over", LANG)
         self.lost_after = LOST_AFTER / speed + (REAL_SLACK if speed != 1 else 0.0)
 
@@ -116,6 +119,7 @@ class Table:
         self.run = run
         self.channel_id = channel_id
         self.people = people
+        self.games_over = 0
 
     async def slash(self, user: FakeUser, name: str) -> Interaction:
         interaction = await self.run.fake.slash(user, name, channel_id=self.channel_id)
@@ -131,16 +135,36 @@ class Table:
             await self.slash(self.people[0], "start")
             while (board := self.run.board(self.channel_id)) is None or board is before:
                 await self.run.glance()
-            await asyncio.gather(*(self._person(user, board) for user in self.people))
+            people = asyncio.gather(*(self._person(user, board) for user in self.people))
+            try:
+                await asyncio.wait_for(people, GAME_LIMIT / self.run.speed)
+            except TimeoutError:
+                self.run.stuck += 1
+                print(
+                    f"  table {self.channel_id}: no end after {GAME_LIMIT:.0f} s", file=sys.stderr
+                )
+                return
+            self.games_over += 1
+
+    def _over(self, board: Message) -> bool:
+        """Whether the game of ``board`` is over: the board says so, or its result is
+        posted (a message with "Score" after the board)."""
+        if board.deleted or self.run.over in str(board.embeds[0].get("title")):
+            return True
+        return any(
+            m.id > board.id and m.button(lambda c: c.endswith(":score"))
+            for m in self.run.fake.channel_messages(self.channel_id)
+        )
 
     async def _person(self, user: FakeUser, board: Message) -> None:
         """One person during one game (``board``: its board message)."""
         run = self.run
         waiting = text("board_waiting", LANG, player=f"**{user.name}**")
         seen: float | None = None  # since when he sees his turn (a prompt or a call)
-        since = time.monotonic()  # since when the board names him without a prompt (or
-        counted = False  # his last press); whether that turn was counted as lost
-        while not board.deleted and run.over not in str(board.embeds[0].get("title")):
+        since: float | None = None  # since when the board names him, and he sees no prompt
+        counted = False  # whether that turn was counted as lost
+        acted: object = None  # the board's last edit when his last press was answered
+        while not self._over(board):
             await run.glance()
             now = time.monotonic()
             prompts = [
@@ -151,12 +175,17 @@ class Table:
             called = user.mention in board.content
             if not prompts and not called:
                 seen = None
-                if waiting not in str(board.embeds[0].get("description")):
-                    since, counted = now, False
-                elif not counted and now - since > run.lost_after:
-                    run.lost += 1  # the board says he plays, Discord shows him nothing
-                    counted = True
+                # a board not edited since his last press may still name him: it is late
+                fresh = board.payload.get("edited_timestamp") != acted
+                if fresh and waiting in str(board.embeds[0].get("description")):
+                    since = since if since is not None else now
+                    if not counted and now - since > run.lost_after:
+                        run.lost += 1  # the board says he plays, Discord shows him nothing
+                        counted = True
+                else:
+                    since, counted = None, False
                 continue
+            since, counted = None, False
             seen = seen if seen is not None else now
             if now - seen < THINK / run.speed:
                 continue
@@ -171,8 +200,8 @@ class Table:
                 hand = board.button(lambda c: c.endswith(":hand"))
                 if hand is not None:
                     await run.press(await run.fake.click(user, board, hand))
+            acted = board.payload.get("edited_timestamp")
             seen = None
-            since, counted = time.monotonic(), False
 
 
 def bot_config(folder: Path, speed: float, memory: bool) -> Path:
@@ -230,6 +259,23 @@ async def ready(run: Run, table: Table) -> None:
     raise RuntimeError("the bot answers no interaction")
 
 
+async def progress(run: Run, tables: list[Table], pid: int, every: float = 30.0) -> None:
+    """A line on stderr every ``every`` seconds: games over, presses, CPU so far."""
+    began = time.monotonic()
+    while True:
+        await asyncio.sleep(every)
+        over = sum(t.games_over for t in tables)
+        presses = sum(1 for i in run.interactions if i.kind == 3)
+        late = sum(1 for i in run.interactions if i.response_type is None)
+        print(
+            f"  {time.monotonic() - began:.0f} s: games over {over}, presses {presses}, "
+            f"unanswered {late}, lost {run.lost}, bot cpu {cpu_seconds(pid):.0f} s, "
+            f"bench cpu {time.process_time():.0f} s",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
 async def lag(samples: list[float]) -> None:
     """How late this process's event loop wakes up (the fake and the people share it)."""
     loop = asyncio.get_running_loop()
@@ -264,16 +310,20 @@ async def run(
             async with bot_process(fake, Path(tmp), speed, memory, profile) as bot:
                 await ready(bench, seated[0])
                 bench.interactions.clear()
+                seating = time.monotonic()
                 (fake.rate_429, fake.rate_5xx), fake.retry_after = faults, 1.0 / speed
                 await asyncio.gather(*(table.seat() for table in seated))
+                print(f"  seated in {time.monotonic() - seating:.0f} s", file=sys.stderr)
                 calls_before = len(fake.calls)
                 cpu_bot, cpu_me = cpu_seconds(bot.pid), time.process_time()
                 began = time.monotonic()
                 lags: list[float] = []
                 watch = asyncio.create_task(lag(lags))
+                report = asyncio.create_task(progress(bench, seated, bot.pid))
                 await asyncio.gather(*(t.play(games) for t in seated))
                 wall = time.monotonic() - began
                 watch.cancel()
+                report.cancel()
                 cpu_bot, cpu_me = cpu_seconds(bot.pid) - cpu_bot, time.process_time() - cpu_me
                 await asyncio.sleep(2 * THINK / speed)  # the last edits and the result
                 calls = fake.calls[calls_before:]
@@ -301,7 +351,7 @@ async def run(
         f"injected_faults: {injected} presses_per_s: {presses / wall:.1f} "
         f"measured_rps_per_table: {counted / seconds / tables:.3f} "
         f"mean_rps: {mean / speed:.2f} peak_rps: {peak / speed:.1f} "
-        f"global_429s: {fake.global_429s} route_429s: {len(fake.rate_limited)} "
+        f"stuck_tables: {bench.stuck} global_429s: {fake.global_429s} route_429s: {len(fake.rate_limited)} "
         f"cpu_bot_s: {cpu_bot:.1f} cpu_bench_s: {cpu_me:.1f} "
         f"bot_cpu_ms_per_press: {1000 * cpu_bot / max(1, presses):.1f} "
         f"bench_loop_lag_p99_ms: {1000 * p99(lags):.0f} store: {'memory' if memory else 'file'} "
