@@ -53,7 +53,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"
 sys.path.insert(0, str(ROOT / "tests"))
 
 from discord_fake import FakeDiscord, FakeUser, Interaction, Message  # noqa: E402
-from discord_fake.bot_process import SPEED_ENV  # noqa: E402
+from discord_fake.bot_process import SPEED_ENV, TOKEN  # noqa: E402
 
 from dokobot.adapters.discord.budget import BOT_WIDE_RPS  # noqa: E402
 from dokobot.adapters.discord.i18n import text  # noqa: E402
@@ -223,7 +223,7 @@ async def bot_process(  # type: ignore[no-untyped-def]
     fake: FakeDiscord, folder: Path, speed: float, memory: bool, profile: str | None
 ):
     """A ``dokobot run`` process connected to ``fake`` (its log in ``folder``)."""
-    env = dict(os.environ, DOKOBOT_DISCORD_TOKEN="fake-token", **{SPEED_ENV: str(speed)})
+    env = dict(os.environ, DOKOBOT_DISCORD_TOKEN=TOKEN, **{SPEED_ENV: str(speed)})
     env.pop("DOKOBOT_CONFIG", None)
     profiler = ["-m", "cProfile", "-o", profile] if profile else []
     command = [BOT[0], *profiler, *BOT[1:], str(fake.port), "--config"]
