@@ -43,6 +43,10 @@ SMOKE: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "engine": ("--seconds 0.2", ("games/s",)),
+    "handoff": (
+        "--games 1",
+        ("dm_presses", "ack_p99_ms", "applied_p50_ms", "applied_p99_ms", "down_notice_ms"),
+    ),
     "irc": (
         "--tables 1 --card-s 0 --flood-rate 50",
         ("irc_lines_per_card", "answer_p99_s", "prompt_delay_p99_s", "overtakes"),
