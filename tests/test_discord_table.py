@@ -282,3 +282,21 @@ async def test_a_game_in_a_thread_and_a_second_table_in_the_same_channel(
     finally:
         await service.close()
     assert fake.violations == []
+
+
+async def test_joins_at_the_same_moment_in_a_channel_open_one_thread(fake: FakeDiscord) -> None:
+    """Four people type /join in the channel at once: one thread, one table of four (the
+    thread is decided under a lock per channel, and a thread whose table has no lobby yet
+    is the one being opened)."""
+    service = Service.in_memory(seed=6)
+    try:
+        async with running(DiscordAdapter(service, board_interval=0.05, threads=True)) as client:
+            pressed = await asyncio.gather(*(fake.slash(u, "join") for u in fake.users[:4]))
+            for interaction in pressed:
+                await settle(fake, client, interaction)
+            [thread] = fake.threads
+            table = service.router.tables[f"discord:{thread}"]
+            assert sorted(s.name for s in table.seats) == ["Anna", "Ben", "Carl", "Dora"]
+    finally:
+        await service.close()
+    assert fake.violations == []

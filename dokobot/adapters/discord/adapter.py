@@ -230,6 +230,7 @@ class DiscordAdapter(
         self._threads_on = threads
         self._threads: Bounded[int, int] = Bounded(channels)
         self._parents: Bounded[int, int] = Bounded(channels)
+        self._thread_locks: Bounded[int, asyncio.Lock] = Bounded(channels)
         self._prompts: Bounded[tuple[int, int], list[_Prompt]] = Bounded(users)
         self._dm_channels: Bounded[int, int] = Bounded(users)
         self._dm_blocked: Bounded[int, float] = Bounded(users, ttl=DM_BLOCKED_FOR)

@@ -12,6 +12,7 @@ stays in the channel.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import TYPE_CHECKING, Any, Final
 
@@ -47,6 +48,9 @@ class TableThreads(_Base):
     """Per text channel: the thread of its newest table."""
     _parents: Bounded[int, int]
     """Per table thread: its text channel."""
+    _thread_locks: Bounded[int, asyncio.Lock]
+    """Per text channel: held while a ``/join`` there finds or opens its thread, so that
+    joins at the same moment go to one thread."""
 
     def parent_of(self, thread: int) -> int | None:
         """The text channel of a table's thread (None: not a table thread of this bot)."""
@@ -77,11 +81,21 @@ class TableThreads(_Base):
         service = getattr(self, "service", None)
         if ask_service(service, "opens_thread", qualify(parent)) is not True:
             return None
-        current = self._threads.get(parent)
-        if current is not None and new_in is None:
-            lobby = self._lobbies.get(current)
-            if lobby is not None and not lobby.view.running and not lobby.view.full:
-                return current
+        lock = self._thread_locks.get(parent)
+        if lock is None:
+            lock = self._thread_locks[parent] = asyncio.Lock()
+        async with lock:
+            current = self._threads.get(parent)
+            if current is not None and new_in is None:
+                lobby = self._lobbies.get(current)
+                # no lobby yet: the thread was opened a moment ago and its first /join is
+                # on its way to the table
+                if lobby is None or (not lobby.view.running and not lobby.view.full):
+                    return current
+            return await self._open_thread(interaction, parent)
+
+    async def _open_thread(self, interaction: discord.Interaction[Any], parent: int) -> int | None:
+        """A new public thread of ``parent`` for a table (None: Discord refused it)."""
         lang = lang_of(interaction.guild_locale)
         name = text("thread_name", lang, player=interaction.user.display_name)[:100]
         try:
