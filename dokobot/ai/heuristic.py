@@ -35,7 +35,7 @@ from dokobot.engine.order import SCHEMES, TRUMP, Scheme
 from dokobot.engine.types import is_solo
 
 from .base import Restrictions
-from .house import THROW_IN_BELOW, house_action, house_plan
+from .house import TAKE_TRUMPS, THROW_IN_BELOW, house_action, house_plan
 from .legal import cards_in, decision_rng, legal_actions, legal_calls, obs_scheme
 
 __all__ = [
@@ -400,6 +400,7 @@ class HeuristicPlayer:
         noise: float = 0.0,
         call_at: float = 13.0,
         throw_in_below: float = THROW_IN_BELOW,
+        take_trumps: int = TAKE_TRUMPS,
     ) -> None:
         self.seed = seed
         self.restrictions = restrictions
@@ -407,12 +408,14 @@ class HeuristicPlayer:
         self.call_at = call_at
         self.throw_in_below = throw_in_below
         """Throws in (when it may) a hand whose normal-game strength is below this."""
+        self.take_trumps = take_trumps
+        """Takes a poverty with at least this many trumps of its own."""
 
     def decide(self, obs: Observation) -> Action:
         actions = legal_actions(obs)
         if not actions:
             raise ValueError("it is not this player's turn")
-        house = house_action(obs)
+        house = house_action(obs, self.take_trumps)
         if house is not None:
             return house
         throw = normal_strength(obs.hand) < self.throw_in_below

@@ -29,24 +29,33 @@ __all__ = [
     "THROW_IN_SURE",
     "house_action",
     "house_plan",
+    "pass_choice",
+    "return_candidates",
     "return_choice",
+    "takes_poverty",
 ]
 
 _NORMAL: Final = SCHEMES[NORMAL_SCHEME]
-TAKE_TRUMPS: Final = 7
-"""A player takes a poverty with at least this many trumps of his own (he gets at most 3)."""
+TAKE_TRUMPS: Final = 9
+"""The ``normal`` level takes a poverty with at least this many trumps of its own (he gets
+at most 3 more). Measured by playing each take-or-decline decision of four ``normal``
+players both ways to the end (``python bench/house.py``, 40,000 deals, seeds 10000..): the
+gain of taking over declining is negative up to 8 trumps and positive from 9, whether the
+other players take from 8, 9 or 10 trumps (with 8 trumps -0.71, -0.49, -0.83 points per
+game; with 9 +0.70, +1.21, +1.07; ± 0.2 to 0.3). The old rule, from 7, lost 2.0 points each
+time it took with 7 (docs/lab/2026-12-02-house-rule-judgement.md)."""
 
-THROW_IN_BELOW: Final = 7.0
+THROW_IN_BELOW: Final = 8.5
 """The ``normal`` level throws in (when it may) only a hand whose normal-game strength
 (:func:`~dokobot.ai.heuristic.normal_strength`) is below this: where playing on is worth
-less than a redeal, which is worth 0 to every seat. Calibrated against the strong level's
-value of playing on (its best plan, healthy or a solo, priced by
-:meth:`~dokobot.ai.search.SearchPlayer.plan_values`, fixed budget 0.4) over the 398 hands
-that may throw in among 3,050 deals (seeds 150..3199, nines on), points per game by
-strength (± one standard error): below 4 -0.92 (±0.09), 4..5 -0.83, 5..5.5 -0.70, 5.5..6
--0.64, 6..6.5 -0.33 (±0.12), 6.5..7 -0.15 (±0.15), 7..7.5 -0.04 (±0.12), 7.5..8 +0.23,
-8..9 +0.63, 9 and above +1.64. Below 7 playing on costs points; from 7 on it does not
-(docs/lab/2026-12-02-house-rule-judgement.md)."""
+less than a redeal. Measured without any search by playing every hand that may throw in
+to the end with four ``normal`` players (``python bench/house.py``: 5,321 hands of 40,000
+deals, seeds 10000..; its seat's score minus the seat's mean score, what a redeal is worth
+to it), points per game by strength (± one standard error): below 4 -2.87 (±0.10), 5..5.5
+-1.91, 6..6.5 -1.29 (±0.12), 7..7.5 -0.56 (±0.13), 7.5..8 -0.49, 8..8.5 +0.06 (±0.16),
+8.5..9 -0.09, 9..10 +0.37, 10 and up +1.29; a least-squares line over 4..10 crosses 0 at
+8.48 (±0.13). The strong level's playout values had put that point near 7: they are biased
+upward (docs/lab/2026-12-02-house-rule-judgement.md)."""
 
 
 THROW_IN_SURE: Final = 6.0
@@ -73,21 +82,31 @@ def house_plan(obs: Observation, *, throw: bool = True) -> Action | None:
     return None
 
 
-def house_action(obs: Observation) -> Action | None:
+def takes_poverty(hand: Mask, take_trumps: int = TAKE_TRUMPS) -> bool:
+    """Whether a player with ``hand`` takes a poverty offered to him by the rule of the
+    ``easy`` and ``normal`` levels: with at least ``take_trumps`` trumps of his own."""
+    return (hand & _NORMAL.class_mask[TRUMP]).bit_count() >= take_trumps
+
+
+def house_action(obs: Observation, take_trumps: int = TAKE_TRUMPS) -> Action | None:
     """The action for a house-rule decision now (the exchange of a poverty), or None if the
-    turn is no such decision."""
+    turn is no such decision. ``take_trumps``: see :func:`takes_poverty`."""
     if obs.phase is not Phase.EXCHANGE or obs.turn != obs.seat or obs.exchange is None:
         return None
     actions = legal_actions(obs)
     ex = obs.exchange
     if TAKE in actions:
-        trumps = (obs.hand & _NORMAL.class_mask[TRUMP]).bit_count()
-        return TAKE if trumps >= TAKE_TRUMPS else DECLINE
+        return TAKE if takes_poverty(obs.hand, take_trumps) else DECLINE
     if ex.taker < 0:
-        # The poor player: his trumps are forced first, then the plain cards he can spare
-        # best: no aces, fewest eyes, from the shortest suit.
-        return min(actions, key=lambda c: _spare_key(obs.hand, c))
+        return pass_choice(obs.hand, actions)
     return return_choice(obs.hand, actions)
+
+
+def pass_choice(hand: Mask, actions: list[Action]) -> Action:
+    """The next card the poor player passes (one of ``actions``): his trumps are forced
+    first, then the plain cards he can spare best: no aces, fewest eyes, from the shortest
+    suit."""
+    return min(actions, key=lambda c: _spare_key(hand, c))
 
 
 def _spare_key(hand: Mask, card: int) -> tuple[int, int, int, int]:
@@ -99,17 +118,31 @@ def _spare_key(hand: Mask, card: int) -> tuple[int, int, int, int]:
     return (1, ace, length, POINTS[card])
 
 
+def _return_key(hand: Mask, card: int) -> tuple[int, int, int, int]:
+    cls = _NORMAL.cls[card]
+    if cls == TRUMP:
+        return (1, _NORMAL.key[card], 0, card)
+    length = (hand & _NORMAL.class_mask[cls]).bit_count()
+    return (0, int(POINTS[card] == 11), length, -POINTS[card])
+
+
 def return_choice(hand: Mask, actions: list[Action]) -> Action:
     """The next card a poverty's taker gives back (one of ``actions``, the cards he may
     give): plain cards of his shortest suits first (voids to trump in), no aces while other
     plain cards remain, trumps only if he must."""
     cards = actions or distinct_cards(hand)
+    return min(cards, key=lambda c: _return_key(hand, c))
 
-    def key(card: int) -> tuple[int, int, int, int]:
-        cls = _NORMAL.cls[card]
-        if cls == TRUMP:
-            return (1, _NORMAL.key[card], 0, card)
-        length = (hand & _NORMAL.class_mask[cls]).bit_count()
-        return (0, int(POINTS[card] == 11), length, -POINTS[card])
 
-    return min(cards, key=key)
+RETURN_CANDIDATES: Final = 6
+"""The cards among which the ``strong`` level prices the sets to give back."""
+
+
+def return_candidates(hand: Mask, actions: list[Action]) -> list[Action]:
+    """The cards (of ``actions``) whose sets the ``strong`` level prices when it gives back a
+    poverty's cards: the :data:`RETURN_CANDIDATES` - 1 that :func:`return_choice` would
+    give first, and his lowest trump (so that giving one back is priced too)."""
+    ranked = sorted(actions, key=lambda c: _return_key(hand, c))
+    out = ranked[: RETURN_CANDIDATES - 1]
+    trumps = [c for c in ranked if _NORMAL.cls[c] == TRUMP and c not in out]
+    return out + trumps[:1] if trumps else ranked[:RETURN_CANDIDATES]

@@ -73,6 +73,7 @@ current machine): the same seed and observation then give the same action on any
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import time
@@ -99,11 +100,20 @@ from dokobot.engine.cards import CLUB_QUEENS, N_CARDS
 from dokobot.engine.game import may_throw_in
 from dokobot.engine.order import SCHEMES
 from dokobot.engine.scoring import outcome_scores
-from dokobot.engine.types import is_solo
+from dokobot.engine.types import DECLINE, TAKE, is_solo
 
 from .base import NO_RESTRICTIONS, Restrictions
 from .heuristic import best_solo, choose_card, losers, normal_strength, reservation_choice
-from .house import PLAY_ON_SURE, THROW_IN_SURE, house_action, house_plan
+from .house import (
+    PLAY_ON_SURE,
+    THROW_IN_SURE,
+    house_action,
+    house_plan,
+    pass_choice,
+    return_candidates,
+    return_choice,
+    takes_poverty,
+)
 from .legal import cards_in, decision_rng, legal_actions, legal_calls
 from .rollout import greedy_playout
 
@@ -531,6 +541,29 @@ def _contract_game(
     return g
 
 
+EXCHANGE_MIN_WORLDS: Final = 8
+"""The fewest sampled worlds of a poverty decision (:meth:`SearchPlayer.exchange_values`)."""
+
+
+def _finish_exchange(g: Game) -> None:
+    """Play the rest of a poverty's exchange in a world (all cards known) by the rules of
+    :mod:`~dokobot.ai.house`: the poor player passes, candidates take by
+    :func:`~dokobot.ai.house.takes_poverty`, the taker gives back by
+    :func:`~dokobot.ai.house.return_choice`."""
+    while g.phase is Phase.EXCHANGE:
+        ex = g.exchange
+        assert ex is not None
+        seat = g.turn
+        actions = g.legal_actions()
+        if TAKE in actions:
+            action = TAKE if takes_poverty(g.hands[seat]) else DECLINE
+        elif ex.taker < 0:
+            action = pass_choice(g.hands[seat], actions)
+        else:
+            action = return_choice(g.hands[seat], actions)
+        g.push(seat, action)
+
+
 class SearchPlayer:
     """The ``strong`` level: thinks ``budget_s`` seconds of thread CPU time per decision
     (``fixed=True``: a fixed, deterministic amount of work instead; see the module)."""
@@ -625,6 +658,12 @@ class SearchPlayer:
         actions = legal_actions(obs)
         if not actions:
             raise ValueError("it is not this player's turn")
+        if obs.phase is Phase.EXCHANGE and obs.exchange is not None:
+            ex = obs.exchange
+            if TAKE in actions:
+                return TAKE if self._takes(obs) else DECLINE
+            if ex.taker == obs.seat and len(actions) > 1:
+                return self._give_back(obs, actions)
         house = house_action(obs)
         if house is not None:
             return house
@@ -677,6 +716,67 @@ class SearchPlayer:
         seconds = max(self.budget_s, DEFAULT_BUDGET_S) * self.contract_factor
         values = self.plan_values(obs, with_healthy=True, seconds=seconds)
         return max(value for _, value in values) < 0.0
+
+    def _exchange_seconds(self) -> float:
+        """The thinking time of a poverty decision: like a throw-in, at least the default
+        budget (a poverty is rare and its choice is worth points)."""
+        return max(self.budget_s, DEFAULT_BUDGET_S) * self.contract_factor
+
+    def exchange_values(
+        self, obs: Observation, options: list[Mask], seconds: float | None = None
+    ) -> list[float]:
+        """The expected score of ``obs.seat`` (points per game) after each of ``options`` in
+        a poverty's exchange: a candidate's take (``TAKE``, as the mask 0) or decline (-1), or
+        a set of cards for the taker to give back (their mask). Worlds of the hidden cards
+        come from :meth:`Observation.sample_hands` (the cards in transit are hidden from
+        all but the poor player and the taker); in each, every option is played on, the rest
+        of the exchange by the rules of :mod:`~dokobot.ai.house` (later candidates take by
+        :func:`~dokobot.ai.house.takes_poverty`, the taker gives back by
+        :func:`~dokobot.ai.house.return_choice`), the card play by greedy playouts."""
+        me = obs.seat
+        rng = decision_rng(self.seed, obs, f"exchange|{obs.hand}")
+        seconds = self._exchange_seconds() if seconds is None else seconds
+        per_world = len(options) * (_GREEDY_PLAYOUT_S + _GREEDY_PER_CARD_S * obs.rules.deck_size)
+        worlds = max(EXCHANGE_MIN_WORLDS, int(seconds / per_world))
+        budget = Budget(seconds, worlds if self.fixed else None)
+        totals = [0.0] * len(options)
+        n = 0
+        while n < EXCHANGE_MIN_WORLDS or (n < worlds if budget.fixed else not budget.spent()):
+            world = obs.world(obs.sample_hands(rng))
+            for i, option in enumerate(options):
+                g = world.copy()
+                if option <= 0:
+                    g.push(me, TAKE if option == 0 else DECLINE)
+                else:
+                    for card in cards_in(option):
+                        g.push(me, card)
+                _finish_exchange(g)
+                if g.phase is Phase.PLAYING:
+                    greedy_playout(g, rng, self._eps(me))
+                totals[i] += _rewards(g)[me] if g.phase is Phase.FINISHED else 0.0
+            n += 1
+        return [t / n for t in totals]
+
+    def _takes(self, obs: Observation) -> bool:
+        """Whether to take the poverty: if taking is worth more than declining (after which
+        the next players may take, or nobody: a redeal, 0)."""
+        take, decline = self.exchange_values(obs, [0, -1])
+        return take > decline
+
+    def _give_back(self, obs: Observation, actions: list[Action]) -> Action:
+        """The next card to give back as the poverty's taker: the first of the best set of
+        the cards still to give, priced by :meth:`exchange_values` among the sets of the
+        most likely candidates (:func:`~dokobot.ai.house.return_candidates`)."""
+        ex = obs.exchange
+        assert ex is not None
+        left = 3 - ex.returned.bit_count()
+        cands = return_candidates(obs.hand, actions)
+        sets = [sum(1 << c for c in combo) for combo in itertools.combinations(cands, left)]
+        if len(sets) <= 1:
+            return return_choice(obs.hand, actions)
+        values = self.exchange_values(obs, sets)
+        best = sets[max(range(len(sets)), key=lambda i: values[i])]
+        return return_choice(obs.hand, [c for c in actions if best >> c & 1])
 
     def _contract(self, obs: Observation, *, with_healthy: bool) -> Action | None:
         """The declaration to make (None: say healthy), chosen by greedy playouts over
