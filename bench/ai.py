@@ -11,6 +11,7 @@ baseline (the luck of the cards cancels); a deal's result is the mean over its g
     python bench/ai.py --games 2000 --solo-games 480 --procs 2 --by-kind --resume run.jsonl
     python bench/ai.py --games 80 --procs 1 --solo-deals --only search_vs_heuristic
     python bench/ai.py --games 400 --rules poverty,piglets,bock --by-kind   # house rules on
+    python bench/ai.py --games 600 --procs 1 --only search_vs_heuristic --house-rules  # all
 
 ``--games`` counts the games with A per match (deals x layouts). ``--by-kind`` adds a table
 per game kind: normal with A partners, normal with B partners (mixed), wedding, a solo
@@ -45,8 +46,9 @@ it reports adds up the parts.
 
 ``--rules`` sets table options as ``/option`` takes them (RULES §11, §12): a comma list of
 ``NAME=VALUE``, or ``NAME`` for ``NAME=on``, e.g. ``poverty,nines=off,wedding_trick=trump``;
-``bock`` plays bock rounds over the deals in order, triggered by the baseline games, so A and
-B count double in the same games.
+``--house-rules`` adds every house rule that is off in the plain game (poverty, throw-in,
+piglets, bock); ``bock`` plays bock rounds over the deals in order, triggered by the baseline
+games, so A and B count double in the same games.
 
 Strength per CPU second: ``--budgets 0.05,0.1,0.2,0.4`` plays only strong against normal, at
 each budget (seconds per decision) on the same deals and layouts, deal after deal with every
@@ -176,6 +178,17 @@ def budget_label(match: str, budget: float) -> str:
     'search_vs_heuristic@0.1'
     """
     return f"{match}@{budget:g}"
+
+
+def all_house_rules() -> str:
+    """The ``--rules`` of ``--house-rules``: every house rule (RULES §12) that is off in the
+    plain game, on.
+
+    >>> all_house_rules()
+    'poverty,throw_in,piglets,bock'
+    """
+    plain = TableOptions()
+    return ",".join(n for n in HOUSE_RULES if plain.get(n) is False)
 
 
 def house_rules(spec: str) -> tuple[Rules, bool]:
@@ -421,7 +434,12 @@ def main() -> None:
         help="table options as /option takes them, NAME=VALUE or NAME for on, e.g. house rules "
         + ",".join(HOUSE_RULES),
     )
+    ap.add_argument(
+        "--house-rules", action="store_true", help="every house rule on (added to --rules)"
+    )
     args = ap.parse_args()
+    if args.house_rules:
+        args.rules = ",".join(filter(None, (all_house_rules(), args.rules)))
     if args.budget is None:
         args.budget = STANDARD_WORK_S if args.fixed else DEFAULT_BUDGET_S
     try:

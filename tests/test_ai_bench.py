@@ -152,6 +152,15 @@ def test_bock_rounds_double_both_sides_of_the_same_games() -> None:
         _bench().house_rules("wedding_trick=second")
     with pytest.raises(SystemExit, match="no_nines"):
         _bench().house_rules("no_nines")
+    # --house-rules: every house rule that is off in the plain game, on
+    rules, bock = _bench().house_rules(_bench().all_house_rules())
+    assert (rules.poverty, rules.throw_in, rules.piglets, rules.nines, bock) == (
+        True,
+        True,
+        True,
+        True,
+        True,
+    )
 
 
 def test_paired_comparison_of_two_runs_on_the_same_seeds(tmp_path: Path) -> None:
