@@ -1,13 +1,16 @@
 """How the computer players judge the house rules (RULES §12), measured by playing the deals
-out with four ``normal`` players (no search values, so no bias of the search's playouts).
+out with four players of a level (``normal`` unless ``--level``): no search values, so none
+of the upward bias of the search's playouts.
 
 Throw-in: every deal of ``--deals`` (from seed ``--seed``, nines on) is played once with
-nobody throwing in; each hand that may throw in (five nines or kings) scores what playing on
-was worth to its seat (a redeal is worth 0 to every seat; when another seat throws in, the
-choice does not matter, so the others play on too). The table gives the mean by the hand's
-normal-game strength (:func:`~dokobot.ai.heuristic.normal_strength`) with its standard error,
-and a least-squares line through the hands between strength 4 and 10 gives where playing on
-starts to be worth more than a redeal (``play_on_zero_at``, ± its standard error).
+nobody throwing in (when another seat throws in, a hand's choice does not matter); each hand
+that may throw in (five nines or kings) counts its seat's score minus what a redeal is worth
+to that seat (the seat's mean score over all the deals, counted from first hand to dealer).
+The table gives the mean by the hand's normal-game strength
+(:func:`~dokobot.ai.heuristic.normal_strength`) with its standard error, and a least-squares
+line through the hands between strength 4 and 10 gives where playing on starts to be worth
+more than a redeal (``play_on_zero_at``, ± its standard error); then what playing on from a
+lower strength would gain, per 1000 deals.
 
 Poverty: the same deals with ``poverty`` on; at every take-or-decline decision of the four
 players the game is played on both ways from there (the same deal, the same players:
@@ -15,16 +18,21 @@ players the game is played on both ways from there (the same deal, the same play
 difference counts for his trump count (before taking). The table gives the mean by trumps; the
 poverties played show how often one was taken and what the poor player scored.
 
-Redeal rate: deals 0..1999 (``--redeal-deals``), four ``normal`` players with ``throw_in`` on:
+Redeal rate: deals 0..1999 (``--redeal-deals``), four such players with ``throw_in`` on:
 the share of deals thrown in under the old rule (every hand that may), under the level's rule
 now, and with a few other thresholds.
 
     python bench/house.py                                    # the lab notebook's run
     python bench/house.py --deals 200 --redeal-deals 100     # a quick look
 
-The last line is ``redeal_pct_normal: X always_pct: Y ratio: R play_on_zero_at: S ±E
-take_gain_at_take_trumps: G`` (R = X / Y; G: the mean gain of taking for hands with exactly
-the trump count from which ``normal`` takes).
+``--level easy`` measures the ``easy`` level instead; ``--take-trumps N`` lets the players
+take from N trumps (the rule is right where the gain changes sign whatever the others do);
+``--parts strong`` adds what playing on is worth to the ``strong`` level where its search
+decides (``--strong-hands`` hands played by it, a few seconds each).
+
+The last line is ``redeal_pct: X always_pct: Y ratio: R play_on_zero_at: S se: E
+take_gain_at_rule: G`` (R = X / Y; S ± E: where playing on starts to be worth a redeal; G:
+the mean gain of taking for hands with exactly the trump count from which the level takes).
 """
 
 from __future__ import annotations
@@ -122,7 +130,10 @@ def zero_crossing(
     mx = statistics.fmean(x for x, _ in pts)
     my = statistics.fmean(y for _, y in pts)
     sxx = sum((x - mx) ** 2 for x, _ in pts)
-    b = sum((x - mx) * (y - my) for x, y in pts) / sxx
+    sxy = sum((x - mx) * (y - my) for x, y in pts)
+    if not sxx or not sxy:
+        return math.nan, math.nan
+    b = sxy / sxx
     a = my - b * mx
     s2 = sum((y - a - b * x) ** 2 for x, y in pts) / (n - 2)
     var_b = s2 / sxx
@@ -355,8 +366,8 @@ def main(argv: list[str] | None = None) -> int:
     if "redeal" in parts:
         now, always = report_redeals(args.level, args.redeal_deals)
     print(
-        f"redeal_pct: {now:.2f} always_pct: {always:.2f} ratio: {now / always:.2f} "
-        f"play_on_zero_at: {x0:.2f} ±{x0_se:.2f} take_gain_at_rule: {gain_at:+.2f}"
+        f"redeal_pct: {now:.2f} always_pct: {always:.2f} ratio: {now / (always or math.nan):.2f} "
+        f"play_on_zero_at: {x0:.2f} se: {x0_se:.2f} take_gain_at_rule: {gain_at:+.2f}"
     )
     return 0
 

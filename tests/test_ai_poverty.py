@@ -78,8 +78,8 @@ def test_strong_gives_back_three_cards_it_priced() -> None:
 
 def test_normal_takes_from_the_measured_trump_count() -> None:
     # TAKE_TRUMPS trumps: take; one fewer: decline (a hand of plain cards otherwise)
-    trumps = "CQ CQ SQ SQ HQ HQ DQ DQ CJ CJ SJ SJ".split()
-    plain = "C9 C9 S9 S9 H9 H9 CK CK SK SK CA CA".split()
+    trumps = ["CQ", "CQ", "SQ", "SQ", "HQ", "HQ", "DQ", "DQ", "CJ", "CJ", "SJ", "SJ"]
+    plain = ["C9", "C9", "S9", "S9", "H9", "H9", "CK", "CK", "SK", "SK", "CA", "CA"]
     for n, expected in ((TAKE_TRUMPS, TAKE), (TAKE_TRUMPS - 1, DECLINE)):
         hand = " ".join(trumps[:n] + plain[: 12 - n])
         g = _offered_last(hand)

@@ -47,6 +47,17 @@ SMOKE: dict[str, tuple[str, tuple[str, ...]]] = {
         "--games 1",
         ("dm_presses", "ack_p99_ms", "applied_p50_ms", "applied_p99_ms", "down_notice_ms"),
     ),
+    "house": (
+        "--deals 200 --redeal-deals 40",
+        (
+            "redeal_pct",
+            "always_pct",
+            "ratio",
+            "play_on_zero_at",
+            "se",
+            "take_gain_at_rule",
+        ),
+    ),
     "irc": (
         "--tables 1 --card-s 0 --flood-rate 50",
         ("irc_lines_per_card", "answer_p99_s", "prompt_delay_p99_s", "overtakes"),

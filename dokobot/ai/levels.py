@@ -38,7 +38,7 @@ REGISTRY: tuple[Level, ...] = (
     Level(
         "easy",
         True,
-        lambda seed, r, _budget, _fixed: HeuristicPlayer(seed, r, noise=0.25, throw_in_below=8.0),
+        lambda seed, r, _budget, _fixed: HeuristicPlayer(seed, r, noise=0.25),
     ),
     Level("normal", True, lambda seed, r, _budget, _fixed: HeuristicPlayer(seed, r, noise=0.0)),
     Level(

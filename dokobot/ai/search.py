@@ -40,6 +40,13 @@ each plan played out many times with the greedy full-information policy of
 could not play); each plan's value includes the gain of its best opening call. A solo must
 beat the best other plan by ``solo_margin`` points per game.
 
+A poverty (RULES §12.1) is priced the same way (:meth:`SearchPlayer.exchange_values`): a
+player asked to take compares taking with declining over sampled deals of what it cannot see,
+the three cards passed among them (:meth:`Observation.sample_hands` keeps them in nobody's
+hand), the rest of the exchange played by the rules of :mod:`~dokobot.ai.house` and the card
+play by greedy playouts; as the taker it gives back the best-priced set among its six likeliest
+cards (:func:`~dokobot.ai.house.return_candidates`).
+
 ``greedy=False`` plays the rollouts with uniformly random cards (:meth:`Game.playout`), about
 five times cheaper. Random opponents never punish a weak lead, so they priced, say, a
 Kontra player's early ♠Q lead like his ♣10 (README, "Computer players"). The greedy rollouts
@@ -734,7 +741,7 @@ class SearchPlayer:
         :func:`~dokobot.ai.house.takes_poverty`, the taker gives back by
         :func:`~dokobot.ai.house.return_choice`), the card play by greedy playouts."""
         me = obs.seat
-        rng = decision_rng(self.seed, obs, f"exchange|{obs.hand}")
+        rng = decision_rng(self.seed, obs, "exchange")
         seconds = self._exchange_seconds() if seconds is None else seconds
         per_world = len(options) * (_GREEDY_PLAYOUT_S + _GREEDY_PER_CARD_S * obs.rules.deck_size)
         worlds = max(EXCHANGE_MIN_WORLDS, int(seconds / per_world))
