@@ -269,6 +269,14 @@ def report_strong(first: int, hands: int) -> None:
         print(f"  {name:<22} {m:+.2f} (±{se:.2f})")
     m, se = _mean_se([r[2] - r[1] for r in rows])
     print(f"  strong - normal, paired {m:+.2f} (±{se:.2f})")
+    for lo, hi in itertools.pairwise((THROW_IN_SURE, 7.0, PLAY_ON_SURE)):
+        part = [r for r in rows if lo <= r[0] < hi]
+        m, se = _mean_se([r[2] for r in part])
+        pm, pse = _mean_se([r[3] for r in part])
+        print(
+            f"  strength {lo:g}..{hi:g}: {len(part)} hands, strong plays on {m:+.2f} (±{se:.2f}),"
+            f" its plan value {pm:+.2f} (±{pse:.2f})"
+        )
     m, se = _mean_se([r[3] - r[2] for r in rows])
     print(f"  plan value - strong's score (the search's bias) {m:+.2f} (±{se:.2f})")
 
