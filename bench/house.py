@@ -27,8 +27,9 @@ now, and with a few other thresholds.
 
 ``--level easy`` measures the ``easy`` level instead; ``--take-trumps N`` lets the players
 take from N trumps (the rule is right where the gain changes sign whatever the others do);
-``--parts strong`` adds what playing on is worth to the ``strong`` level where its search
-decides (``--strong-hands`` hands played by it, a few seconds each).
+``--parts strong`` adds what playing on hands of strength 6 to 8 is worth to the ``strong``
+level, and what its search says they are worth (``--strong-hands`` hands played by it
+against three ``normal`` players, a few seconds each).
 
 The last line is ``redeal_pct: X always_pct: Y ratio: R play_on_zero_at: S se: E
 take_gain_at_rule: G`` (R = X / Y; S ± E: where playing on starts to be worth a redeal; G:
@@ -52,7 +53,6 @@ from dokobot.ai import make_player
 from dokobot.ai.arena import play_game
 from dokobot.ai.base import ComputerPlayer
 from dokobot.ai.heuristic import HeuristicPlayer, normal_strength
-from dokobot.ai.house import PLAY_ON_SURE, THROW_IN_SURE
 from dokobot.ai.search import DEFAULT_BUDGET_S, SearchPlayer
 from dokobot.engine import Action, Game, Observation, Phase, Rules, observe, score
 from dokobot.engine.game import may_throw_in
@@ -60,6 +60,9 @@ from dokobot.engine.order import NORMAL_SCHEME, SCHEMES, TRUMP
 from dokobot.engine.types import DECLINE, TAKE, THROW_IN
 
 _TRUMPS = SCHEMES[NORMAL_SCHEME].class_mask[TRUMP]
+STRONG_BAND = (6.0, 7.0, 8.0)
+"""The strengths of the hands ``--parts strong`` plays (where the strong level's search used
+to decide a throw-in), in two groups."""
 
 
 def _players(
@@ -203,9 +206,8 @@ def redeal_pct(level: str, deals: int, below: float | None) -> float:
 
 def strong_throw_in(first: int, hands: int) -> list[tuple[float, float, float, float]]:
     """(strength, normal's score, strong's score, strong's own value of its best plan) of
-    the first ``hands`` hands that may throw in with a strength between
-    :data:`~dokobot.ai.house.THROW_IN_SURE` and :data:`~dokobot.ai.house.PLAY_ON_SURE`
-    (where the strong level's search decides), each played on by ``normal`` in all seats and
+    the first ``hands`` hands that may throw in with a strength in :data:`STRONG_BAND`, each
+    played on by ``normal`` in all seats and
     by ``strong`` in its seat (the others ``normal``), nobody throwing in."""
     rules = Rules(throw_in=True)
     out = []
@@ -215,7 +217,7 @@ def strong_throw_in(first: int, hands: int) -> list[tuple[float, float, float, f
         for s in range(4):
             hand = g.start_hands[s]
             strength = normal_strength(hand)
-            if not may_throw_in(rules, hand) or not THROW_IN_SURE <= strength < PLAY_ON_SURE:
+            if not may_throw_in(rules, hand) or not STRONG_BAND[0] <= strength < STRONG_BAND[-1]:
                 continue
             base = play_game(
                 _players(deal, "normal", -math.inf), seed=deal, dealer=deal % 4, rules=rules
@@ -261,15 +263,15 @@ def report_strong(first: int, hands: int) -> None:
     """Print what playing on is worth to the strong level where its search decides."""
     rows = strong_throw_in(first, hands)
     print(
-        f"strong: {len(rows)} hands that may throw in, strength {THROW_IN_SURE:g}.."
-        f"{PLAY_ON_SURE:g}, played on (deals {first}..), points per game (± s.e.)"
+        f"strong: {len(rows)} hands that may throw in, strength {STRONG_BAND[0]:g}.."
+        f"{STRONG_BAND[-1]:g}, played on (deals {first}..), points per game (± s.e.)"
     )
     for name, i in (("normal plays on", 1), ("strong plays on", 2), ("strong's plan value", 3)):
         m, se = _mean_se([r[i] for r in rows])
         print(f"  {name:<22} {m:+.2f} (±{se:.2f})")
     m, se = _mean_se([r[2] - r[1] for r in rows])
     print(f"  strong - normal, paired {m:+.2f} (±{se:.2f})")
-    for lo, hi in itertools.pairwise((THROW_IN_SURE, 7.0, PLAY_ON_SURE)):
+    for lo, hi in itertools.pairwise(STRONG_BAND):
         part = [r for r in rows if lo <= r[0] < hi]
         m, se = _mean_se([r[2] for r in part])
         pm, pse = _mean_se([r[3] for r in part])

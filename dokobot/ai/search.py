@@ -112,8 +112,7 @@ from dokobot.engine.types import DECLINE, TAKE, is_solo
 from .base import NO_RESTRICTIONS, Restrictions
 from .heuristic import best_solo, choose_card, losers, normal_strength, reservation_choice
 from .house import (
-    PLAY_ON_SURE,
-    THROW_IN_SURE,
+    STRONG_THROW_IN_BELOW,
     house_action,
     house_plan,
     pass_choice,
@@ -710,19 +709,13 @@ class SearchPlayer:
         return best
 
     def _throws_in(self, obs: Observation) -> bool:
-        """Whether to throw in (when the hand may): only if playing on, with the best plan,
-        is worth less than a redeal (0 points) to this seat. Clear hands are decided by the
-        calibration of :data:`~dokobot.ai.house.THROW_IN_SURE` and
-        :data:`~dokobot.ai.house.PLAY_ON_SURE`; the search prices the others."""
+        """Whether to throw in (when the hand may): only if playing on is worth less than a
+        redeal to this seat, which is so below :data:`~dokobot.ai.house.STRONG_THROW_IN_BELOW`
+        (measured by playing such hands out; the search's own value of playing on is biased
+        upward and does not decide)."""
         if not may_throw_in(obs.rules, obs.hand) or obs.forced >= 0:
             return False
-        strength = normal_strength(obs.hand)
-        if strength < THROW_IN_SURE or strength >= PLAY_ON_SURE:
-            return strength < THROW_IN_SURE
-        # a redeal cannot be taken back: priced with at least the default budget
-        seconds = max(self.budget_s, DEFAULT_BUDGET_S) * self.contract_factor
-        values = self.plan_values(obs, with_healthy=True, seconds=seconds)
-        return max(value for _, value in values) < 0.0
+        return normal_strength(obs.hand) < STRONG_THROW_IN_BELOW
 
     def _exchange_seconds(self) -> float:
         """The thinking time of a poverty decision: like a throw-in, at least the default
