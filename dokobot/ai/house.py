@@ -1,5 +1,8 @@
 """House-rule choices of the computer players (RULES §12): throw in, announce or take a
-poverty, which cards to pass and to give back. Shared by every level above ``random``.
+poverty, which cards to pass and to give back. Shared by every level above ``random``; the
+``strong`` level decides taking a poverty and what to give back by its search instead
+(:meth:`~dokobot.ai.search.SearchPlayer.exchange_values`). The thresholds are measured by
+playing deals out (``bench/house.py``), never by the search's biased values.
 
 Piglets and the game without nines need no choice here: the observation's trump order
 (:attr:`Observation.scheme`) and deadlines already follow them.
