@@ -41,11 +41,11 @@ _NORMAL: Final = SCHEMES[NORMAL_SCHEME]
 TAKE_TRUMPS: Final = 9
 """The ``normal`` level takes a poverty with at least this many trumps of its own (he gets
 at most 3 more). Measured by playing each take-or-decline decision of four ``normal``
-players both ways to the end (``python bench/house.py``, 40,000 deals, seeds 10000..): the
-gain of taking over declining is negative up to 8 trumps and positive from 9, whether the
-other players take from 8, 9 or 10 trumps (with 8 trumps -0.71, -0.49, -0.83 points per
-game; with 9 +0.70, +1.21, +1.07; ± 0.2 to 0.3). The old rule, from 7, lost 2.0 points each
-time it took with 7 (docs/lab/2026-12-02-house-rule-judgement.md)."""
+players both ways to the end (``python bench/house.py``, deals from 10000 on): the gain of
+taking over declining is negative up to 8 trumps and positive from 9, whether the other
+players take from 8, 9 or 10 trumps (with 8 trumps -0.71, -0.38, -0.83 points per game;
+with 9 +0.70, +1.20, +1.07; ± 0.1 to 0.3). The old rule, from 7, lost 2.0 points each time
+it took with 7 (docs/lab/2026-12-02-house-rule-judgement.md)."""
 
 THROW_IN_BELOW: Final = 8.5
 """The ``normal`` level throws in (when it may) only a hand whose normal-game strength
