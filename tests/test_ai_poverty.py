@@ -8,12 +8,13 @@ from dokobot.ai.base import NO_RESTRICTIONS
 from dokobot.ai.heuristic import HeuristicPlayer
 from dokobot.ai.house import TAKE_TRUMPS
 from dokobot.ai.legal import legal_actions
-from dokobot.ai.search import SearchPlayer
+from dokobot.ai.search import DECLINE_OPTION, TAKE_OPTION, SearchPlayer
 from dokobot.engine import Game, Phase, Rules, observe
 from dokobot.engine.types import DECLARE_POVERTY, DECLINE, TAKE
 from tests.test_house_engine import deal, reserve
 
 RULES = Rules(poverty=True)
+OPTIONS = [TAKE_OPTION, DECLINE_OPTION]
 POOR = "HJ DA D10 HA HA HK HK SA SA SK SK C10"  # three trumps, passed at once
 OTHER_POOR = "DJ DK D9 HA HA HK HK SA SA SK SK C10"
 STRONG_HAND = "CQ CQ SQ SQ HQ H10 H10 DQ CJ CJ CA CA"  # ten high trumps
@@ -39,11 +40,11 @@ def _strong(seed: int) -> SearchPlayer:
 def test_strong_takes_a_good_poverty_and_declines_a_bad_one() -> None:
     for seed in range(2):
         good = observe(_offered_last(STRONG_HAND, seed=seed), 0)
-        take, decline = _strong(seed).exchange_values(good, [0, -1])
+        take, decline = _strong(seed).exchange_values(good, OPTIONS)
         assert decline == 0.0 and take > 2.0  # the last candidate: declining is a redeal
         assert _strong(seed).decide(good) == TAKE
         bad = observe(_offered_last(WEAK_HAND, seed=seed), 0)
-        take, decline = _strong(seed).exchange_values(bad, [0, -1])
+        take, decline = _strong(seed).exchange_values(bad, OPTIONS)
         assert decline == 0.0 and take < -2.0
         assert _strong(seed).decide(bad) == DECLINE
 
@@ -57,7 +58,7 @@ def test_strong_reads_only_its_observation_at_the_exchange() -> None:
     oa, ob = observe(a, 0), observe(b, 0)
     assert oa == ob and oa.exchange is not None and oa.exchange.passed == 0
     player = _strong(5)
-    assert player.exchange_values(oa, [0, -1]) == player.exchange_values(ob, [0, -1])
+    assert player.exchange_values(oa, OPTIONS) == player.exchange_values(ob, OPTIONS)
     assert player.decide(oa) == player.decide(ob)
 
 

@@ -549,6 +549,10 @@ def _contract_game(
 
 EXCHANGE_MIN_WORLDS: Final = 8
 """The fewest sampled worlds of a poverty decision (:meth:`SearchPlayer.exchange_values`)."""
+TAKE_OPTION: Final = 0
+DECLINE_OPTION: Final = -1
+"""The options of :meth:`SearchPlayer.exchange_values` for taking and declining a poverty (a
+set of cards to give back is its mask, never 0 or negative)."""
 
 
 def _finish_exchange(g: Game) -> None:
@@ -726,8 +730,8 @@ class SearchPlayer:
         self, obs: Observation, options: list[Mask], seconds: float | None = None
     ) -> list[float]:
         """The expected score of ``obs.seat`` (points per game) after each of ``options`` in
-        a poverty's exchange: a candidate's take (``TAKE``, as the mask 0) or decline (-1), or
-        a set of cards for the taker to give back (their mask). Worlds of the hidden cards
+        a poverty's exchange: a candidate's :data:`TAKE_OPTION` or :data:`DECLINE_OPTION`,
+        or a set of cards for the taker to give back (their mask). Worlds of the hidden cards
         come from :meth:`Observation.sample_hands` (the cards in transit are hidden from
         all but the poor player and the taker); in each, every option is played on, the rest
         of the exchange by the rules of :mod:`~dokobot.ai.house` (later candidates take by
@@ -745,8 +749,8 @@ class SearchPlayer:
             world = obs.world(obs.sample_hands(rng))
             for i, option in enumerate(options):
                 g = world.copy()
-                if option <= 0:
-                    g.push(me, TAKE if option == 0 else DECLINE)
+                if option in (TAKE_OPTION, DECLINE_OPTION):
+                    g.push(me, TAKE if option == TAKE_OPTION else DECLINE)
                 else:
                     for card in cards_in(option):
                         g.push(me, card)
@@ -760,7 +764,7 @@ class SearchPlayer:
     def _takes(self, obs: Observation) -> bool:
         """Whether to take the poverty: if taking is worth more than declining (after which
         the next players may take, or nobody: a redeal, 0)."""
-        take, decline = self.exchange_values(obs, [0, -1])
+        take, decline = self.exchange_values(obs, [TAKE_OPTION, DECLINE_OPTION])
         return take > decline
 
     def _give_back(self, obs: Observation, actions: list[Action]) -> Action:
