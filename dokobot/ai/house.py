@@ -39,25 +39,27 @@ __all__ = [
 
 _NORMAL: Final = SCHEMES[NORMAL_SCHEME]
 TAKE_TRUMPS: Final = 9
-"""The ``normal`` level takes a poverty with at least this many trumps of its own (he gets
-at most 3 more). Measured by playing each take-or-decline decision of four ``normal``
-players both ways to the end (``python bench/house.py``, deals from 10000 on): the gain of
-taking over declining is negative up to 8 trumps and positive from 9, whether the other
-players take from 8, 9 or 10 trumps (with 8 trumps -0.71, -0.38, -0.83 points per game;
-with 9 +0.70, +1.20, +1.07; ± 0.1 to 0.3). The old rule, from 7, lost 2.0 points each time
-it took with 7 (docs/lab/2026-12-02-house-rule-judgement.md)."""
+"""The ``normal`` and ``easy`` levels take a poverty with at least this many trumps of their
+own (the taker gets at most 3 more). Measured by playing each take-or-decline decision of
+four ``normal`` players both ways to the end (``python bench/house.py``, deals from 10000
+on): the gain of taking over declining is negative up to 8 trumps and positive from 9,
+whether the other players take from 8, 9 or 10 trumps (with 8 trumps -0.71, -0.38, -0.83
+points per game; with 9 +0.70, +1.20, +1.07; ± 0.1 to 0.3; four ``easy`` players: -0.38 and
++1.57). The old rule, from 7, lost 2.0 points each time it took with 7
+(docs/lab/2026-12-02-house-rule-judgement.md)."""
 
 THROW_IN_BELOW: Final = 8.5
-"""The ``normal`` level throws in (when it may) only a hand whose normal-game strength
-(:func:`~dokobot.ai.heuristic.normal_strength`) is below this: where playing on is worth
+"""The ``normal`` and ``easy`` levels throw in (when they may) only a hand whose normal-game
+strength (:func:`~dokobot.ai.heuristic.normal_strength`) is below this: where playing on is worth
 less than a redeal. Measured without any search by playing every hand that may throw in
 to the end with four ``normal`` players (``python bench/house.py``: 5,321 hands of 40,000
 deals, seeds 10000..; its seat's score minus the seat's mean score, what a redeal is worth
 to it), points per game by strength (± one standard error): below 4 -2.87 (±0.10), 5..5.5
 -1.91, 6..6.5 -1.29 (±0.12), 7..7.5 -0.56 (±0.13), 7.5..8 -0.49, 8..8.5 +0.06 (±0.16),
 8.5..9 -0.09, 9..10 +0.37, 10 and up +1.29; a least-squares line over 4..10 crosses 0 at
-8.48 (±0.13). The strong level's playout values had put that point near 7: they are biased
-upward (docs/lab/2026-12-02-house-rule-judgement.md)."""
+8.48 (±0.13); for four ``easy`` players at 8.34 (±0.16). The strong level's playout values
+had put that point near 7: they are biased upward
+(docs/lab/2026-12-02-house-rule-judgement.md)."""
 
 
 STRONG_THROW_IN_BELOW: Final = 8.0
