@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from dokobot.ai.arena import play_game
 from dokobot.ai.levels import OFFERED_LEVELS, make_player
 from dokobot.ai.review import review_game
-from dokobot.ai.search import DEFAULT_BUDGET_S
+from dokobot.ai.search import DEFAULT_BUDGET_S, REVIEW_BUDGET_S
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,8 +34,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--budget",
         type=float,
-        default=2 * DEFAULT_BUDGET_S,
-        help="the review's CPU seconds per decision (default: twice the strong level's)",
+        default=REVIEW_BUDGET_S,
+        help=f"the review's CPU seconds per decision (default {REVIEW_BUDGET_S})",
     )
     parser.add_argument(
         "--strong-budget",

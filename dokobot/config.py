@@ -25,7 +25,7 @@ from typing import Any
 import yaml
 
 from . import languages
-from .ai.search import DEFAULT_BUDGET_S
+from .ai.search import DEFAULT_BUDGET_S, REVIEW_BUDGET_S
 from .host.options import BOT_LEVELS, OptionError, TableOptions
 from .host.reviewqueue import MAX_QUEUED
 
@@ -107,7 +107,7 @@ class Config:
     """PostgreSQL: how long a dead process's servers stay locked (``store.lease_s``)."""
     bot_level: str = "normal"
     search_budget: float = DEFAULT_BUDGET_S
-    review_budget: float = 2 * DEFAULT_BUDGET_S
+    review_budget: float = REVIEW_BUDGET_S
     """CPU seconds per decision of ``/review`` (``bots.review_budget``)."""
     review_queue: int = MAX_QUEUED
     """Games waiting for their review at most (``bots.review_queue``; 0: no background
@@ -326,7 +326,7 @@ def parse_config(text: str, env: Mapping[str, str] | None = None, source: str = 
         store_lease_s=float(store.get("lease_s", 10.0)),
         bot_level=bots.get("level", "normal"),
         search_budget=float(bots.get("search_budget", DEFAULT_BUDGET_S)),
-        review_budget=float(bots.get("review_budget", 2 * DEFAULT_BUDGET_S)),
+        review_budget=float(bots.get("review_budget", REVIEW_BUDGET_S)),
         review_queue=int(bots.get("review_queue", MAX_QUEUED)),
         bot_delay=float(bots.get("delay", 0.6)),
         turn_timeout=int(tables.get("turn_timeout", 0)),

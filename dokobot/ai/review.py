@@ -8,8 +8,9 @@ A decision whose expected score is at least :data:`MISTAKE` points below the bes
 
 The evaluation is the strong level's own machinery (:meth:`SearchPlayer.card_values`,
 :meth:`SearchPlayer.call_gain`, :meth:`SearchPlayer.plan_values`) with its budget per
-decision, by default twice the strong level's thinking time. With ``fixed=True`` the work is
-fixed and the review is the same on every machine (tests, the bench).
+decision, by default :data:`~dokobot.ai.search.REVIEW_BUDGET_S` (0.4 s). With
+``fixed=True`` the work is fixed and the review is the same on every machine (tests, the
+bench).
 
 >>> from dokobot.engine import DEFAULT_RULES, Game, observe
 >>> from dokobot.ai.levels import make_player
@@ -38,7 +39,7 @@ from dokobot.engine.types import (
 
 from .base import NO_RESTRICTIONS
 from .legal import legal_actions
-from .search import DEFAULT_BUDGET_S, SearchPlayer
+from .search import REVIEW_BUDGET_S, SearchPlayer
 
 __all__ = ["MISTAKE", "SERIOUS", "Mistake", "Review", "review_game"]
 
@@ -98,7 +99,7 @@ def review_game(
     game: Game,
     seats: Iterable[int] = range(4),
     *,
-    budget_s: float = 2 * DEFAULT_BUDGET_S,
+    budget_s: float = REVIEW_BUDGET_S,
     fixed: bool = False,
     seed: int = 0,
 ) -> Review:

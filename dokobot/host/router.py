@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 from .. import languages
-from ..ai.search import DEFAULT_BUDGET_S
+from ..ai.search import REVIEW_BUDGET_S
 from ..engine.errors import NotationError
 from ..engine.notation import parse_kind
 from ..engine.types import Action, Phase
@@ -98,7 +98,7 @@ class Router:
         """The stored finished games of a channel and their settlements, given to every
         table it makes (:attr:`Table.archive`; set by the service)."""
         self.stats: Stats | None = None
-        self.review_budget = 2 * DEFAULT_BUDGET_S
+        self.review_budget = REVIEW_BUDGET_S
         """CPU seconds per decision of ``/review`` (``bots.review_budget``); ``/hint``
         thinks half of it."""
         self.reviews: ReviewQueue | None = None
