@@ -494,7 +494,10 @@ def main() -> None:
     results: dict[str, list[DuplicateGame]] = {lab: [] for lab in labels}
     journal = None
     if args.resume:
-        journal = Journal(args.resume, {k: getattr(args, k) for k in JOURNAL_OPTIONS})
+        options = {k: getattr(args, k) for k in JOURNAL_OPTIONS}
+        if budgets:  # --budget plays no part (nor does the default budget of the day)
+            options["budget"] = None
+        journal = Journal(args.resume, options)
         todo = []
         for t in tasks:
             old = journal.done.get((label(t), t[1], t[2]))
