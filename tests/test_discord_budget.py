@@ -11,6 +11,7 @@ from discord_fake import FakeDiscord, FakeUser, Message, running
 from discord_fake.harness import ScriptedService, make_client, seat_with_bots, settle
 
 from dokobot.adapters.discord import DiscordAdapter
+from dokobot.adapters.discord.budget import RequestBudget, default_rps
 from dokobot.host.board import BoardView
 from dokobot.host.events import Board, Choice, Event, Input, Private, Public
 from dokobot.host.service import Service
@@ -373,3 +374,18 @@ async def test_the_board_post_notifies_the_players_no_panel_or_token_reaches(
         assert fake.notified(ben) == [board]
         assert [m for m in fake.channel_messages() if m not in before] == [board]
     assert fake.violations == []
+
+
+def test_paced_requests_leave_room_in_every_second_of_discords() -> None:
+    """At its share of 50 per second, a process keeps more than a twentieth of a second to
+    spare in every run of 51 requests: a request held up on its way cannot put a 51st into
+    one of Discord's seconds (paced exactly at 50, 51 requests spanned exactly 1 s)."""
+    budget = RequestBudget(rps=50)
+    starts = [budget.slot(100.0) for _ in range(500)]
+    spans = [starts[i + 50] - starts[i] for i in range(len(starts) - 50)]
+    assert min(spans) > 1.04
+    assert max(b - a for a, b in itertools.pairwise(starts)) < 1.06 / 50  # still about 50/s
+    assert budget.slot(starts[-1] + 5.0) == starts[-1] + 5.0  # after a pause: at once
+    shared = RequestBudget(rps=default_rps(4))  # each of four processes: a quarter
+    quarter = [shared.slot(0.0) for _ in range(100)]
+    assert min(quarter[i + 12] - quarter[i] for i in range(88)) > 1.0
