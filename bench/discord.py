@@ -52,7 +52,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from discord_fake import FakeDiscord, FakeUser, Interaction, Message  # noqa: E402
+from discord_fake import Call, FakeDiscord, FakeUser, Interaction, Message  # noqa: E402
 from discord_fake.bot_process import SPEED_ENV, TOKEN  # noqa: E402
 
 from dokobot.adapters.discord.budget import BOT_WIDE_RPS  # noqa: E402
@@ -285,6 +285,10 @@ async def lag(samples: list[float]) -> None:
         samples.append(loop.time() - before - 0.01)
 
 
+def global_429(call: Call) -> bool:
+    return call.status == 429 and bool((call.response or {}).get("global"))
+
+
 def p99(values: list[float]) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] if ordered else 0.0
@@ -354,7 +358,10 @@ async def run(
         f"stuck_tables: {bench.stuck} global_429s: {fake.global_429s} route_429s: {len(fake.rate_limited)} "
         f"cpu_bot_s: {cpu_bot:.1f} cpu_bench_s: {cpu_me:.1f} "
         f"bot_cpu_ms_per_press: {1000 * cpu_bot / max(1, presses):.1f} "
-        f"bench_loop_lag_p99_ms: {1000 * p99(lags):.0f} store: {'memory' if memory else 'file'} "
+        f"bench_loop_lag_p99_ms: {1000 * p99(lags):.0f} "
+        f"max_ms: {1000 * max(lags, default=0.0):.0f} "
+        f"global_429_at_s: {[round(c.at - began) for c in calls if global_429(c)][:10]} "
+        f"store: {'memory' if memory else 'file'} "
         f"interactions: {len(bench.interactions)} violations: {fake.violations[:3]}",
         file=sys.stderr,
     )
