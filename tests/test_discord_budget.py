@@ -7,6 +7,7 @@ import asyncio
 import itertools
 from typing import Any
 
+import pytest
 from discord_fake import FakeDiscord, FakeUser, Message, running
 from discord_fake.harness import ScriptedService, make_client, seat_with_bots, settle
 
@@ -373,6 +374,42 @@ async def test_the_board_post_notifies_the_players_no_panel_or_token_reaches(
         assert ben.mention in board.content
         assert fake.notified(ben) == [board]
         assert [m for m in fake.channel_messages() if m not in before] == [board]
+    assert fake.violations == []
+
+
+async def test_a_busy_budget_holds_the_third_card_too(
+    fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Near its share of the bot-wide limit (:meth:`RequestBudget.busy`) the board shows two
+    cards per edit: the third card of a trick waits for the fourth like the first; with room
+    to spare it is shown at the board's pace."""
+    ch = f"discord:{fake.channel_id}"
+    service = ScriptedService(lambda inp: [])
+    async with running(make_client(service, board_interval=0.3)) as client:
+        assert isinstance(client, DiscordAdapter)
+        assert service.listener is not None
+        push = service.listener
+        two = ((0, 5), (1, 6))
+        await push([Board(ch, table_view(ch, 10, 2, trick=two))])
+        await asyncio.wait_for(client.wait_idle(), 10)
+        [board] = fake.channel_messages()
+        await asyncio.sleep(0.4)  # longer than the interval: an edit would be due at once
+        busy = [True]
+        monkeypatch.setattr(client.budget, "busy", lambda now: busy[0])
+        await push([Board(ch, table_view(ch, 11, 3, trick=(*two, (2, 7))))])
+        await asyncio.sleep(0.6)  # two intervals: still held
+        assert "**Dora** to play" not in board.embed_text
+        taken = {"trick_number": 2, "last_trick": (*two, (2, 7), (3, 8)), "last_winner": 2}
+        await push([Board(ch, table_view(ch, 12, 2, **taken))])
+        await asyncio.wait_for(client.wait_idle(), 10)
+        assert "**Carl** to play" in board.embed_text
+        edits = len(board.embed_history)
+        # with room to spare, the third card of the next trick is shown alone
+        busy[0] = False
+        three = ((2, 9), (3, 10), (0, 11))
+        await push([Board(ch, table_view(ch, 15, 1, trick=three, **taken))])
+        await asyncio.sleep(0.6)
+        assert "**Ben** to play" in board.embed_text and len(board.embed_history) == edits + 1
     assert fake.violations == []
 
 

@@ -16,6 +16,7 @@ import discord
 from discord.ext import commands
 
 from dokobot.adapters.discord.board import TABLE_PICTURE, board_embed
+from dokobot.adapters.discord.budget import RequestBudget
 from dokobot.adapters.discord.buttons import DokoButton
 from dokobot.adapters.discord.i18n import text
 from dokobot.adapters.discord.interaction import _BoardMessage
@@ -51,6 +52,7 @@ class BoardMessages(_Base):
 
     _boards: Bounded[int, _BoardMessage]
     _board_interval: float
+    budget: RequestBudget
     _calls_waiting: Bounded[int, list[int]]
     _notified: Bounded[tuple[int, int], bool]
     _background: set[asyncio.Task[None]]
@@ -139,8 +141,9 @@ class BoardMessages(_Base):
         move that changes little waits a while for the next one (:func:`_holds`)."""
         taken = not view.trick and view.last_trick and view.last_trick != board.view.last_trick
         board.urgent = board.urgent or view.finished or bool(taken)
-        if _holds(board.shown_view, view):
-            board.held = board.held or asyncio.get_running_loop().time()
+        loop = asyncio.get_running_loop()
+        if _holds(board.shown_view, view, self.budget.busy(loop.time())):
+            board.held = board.held or loop.time()
         else:
             board.held = None
         board.view = view
@@ -352,18 +355,19 @@ class BoardMessages(_Base):
         return discord.File(io.BytesIO(png), filename=TABLE_PICTURE)
 
 
-def _holds(shown: BoardView | None, view: BoardView) -> bool:
+def _holds(shown: BoardView | None, view: BoardView, busy: bool = False) -> bool:
     """Whether ``view`` may wait for the next move before it replaces ``shown`` on the board:
-    it is one move later in the same phase and that move is the first card of a trick or a
-    move before the play (a reservation). The seated players see each move at once in their
-    own "My cards" panels; onlookers see it with the next move or after the wait."""
+    it is one move later in the same phase and that move is the first card of a trick (with
+    ``busy``, the request budget near its share: the first or the third) or a move before the
+    play (a reservation). The seated players see each move at once in their own "My cards"
+    panels; onlookers see it with the next move or after the wait."""
     if shown is None or view.game_number != shown.game_number or view.phase != shown.phase:
         return False
     if view.decision != shown.decision + 1 or view.finished:
         return False
     if view.phase in HELD_PHASES:
         return True
-    return view.phase == "playing" and len(view.trick) == 1
+    return view.phase == "playing" and len(view.trick) in ((1, 3) if busy else (1,))
 
 
 def _idle_name(view: BoardView) -> str | None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import Counter
+from collections import Counter, deque
 from types import SimpleNamespace
 from typing import Final
 
@@ -36,6 +36,12 @@ way to Discord some are held up longer than others, and requests paced exactly a
 second put a 51st into one of Discord's seconds now and then (global 429s in
 ``bench/discord.py`` from 25 tables on, when the boards of all tables start at once; a slack
 of 5 % still let 6 through with 150 tables, 10 % none)."""
+BUSY_SHARE: Final = 0.75
+"""Share of the process's pace above which the budget is busy (:meth:`RequestBudget.busy`):
+the boards then show two moves per edit where they would show one, so that a process near
+its share makes fewer requests instead of queueing them."""
+BUSY_WINDOW: Final = 5.0
+"""Seconds over which :meth:`RequestBudget.busy` measures the pace."""
 FREE_KINDS: Final = frozenset({"interaction", "webhook", "gateway"})
 """Request kinds that do not count toward the bot-wide limit (``gateway``: the websocket's
 own connection, not a REST request)."""
@@ -60,6 +66,8 @@ class RequestBudget:
         self.global_429s = 0
         self.route_429s = 0
         self._next = 0.0
+        self._left: deque[float] = deque()
+        """When the counted requests of the last :data:`BUSY_WINDOW` seconds left."""
         self._lock = asyncio.Lock()
         self.trace = aiohttp.TraceConfig()
         self.trace.on_request_start.append(self._on_start)
@@ -132,6 +140,23 @@ class RequestBudget:
         """
         assert self.rps is not None
         self._next = at + (1.0 + SLACK) / self.rps
+        self._left.append(at)
+
+    def busy(self, now: float) -> bool:
+        """Whether the counted requests of the last :data:`BUSY_WINDOW` seconds (up to
+        ``now``) used more than :data:`BUSY_SHARE` of the process's pace.
+
+        >>> budget = RequestBudget(rps=10)
+        >>> for k in range(40): budget.leave(budget.slot(100.0))
+        >>> budget.busy(budget.slot(100.0)), budget.busy(budget.slot(100.0) + 2 * BUSY_WINDOW)
+        (True, False)
+        """
+        if self.rps is None:
+            return False
+        left = self._left
+        while left and left[0] < now - BUSY_WINDOW:
+            left.popleft()
+        return len(left) > BUSY_SHARE * BUSY_WINDOW * self.rps / (1.0 + SLACK)
 
     async def _on_end(
         self,
