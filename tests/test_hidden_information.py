@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import random
 from typing import Any
 
 import pytest
@@ -314,18 +315,13 @@ def test_export_of_an_aborted_game_shows_a_cover_deal_and_replays() -> None:
 # ------------------------------------------------------- aborted poverty games: the cover
 
 
-def _poverty_game(seed: int) -> tuple[Any, list[int]]:
-    """A table with poverty on where dora (seat 3) is poor, played at random up to a random
-    point (in the exchange or the card play) and aborted (or nobody takes). Returns the
-    replayer and the real start hands."""
-    import random
-
+def _poverty_dealt(rng: random.Random) -> tuple[Any, list[int]]:
+    """A table with poverty on, dealt at random by ``rng`` so that dora (seat 3) holds at
+    most three trumps, and started: the replayer and the start hands."""
     from dokobot.engine.game import _NORMAL_TRUMPS
-    from dokobot.engine.types import DECLARE_POVERTY, DECLINE, HEALTHY, RESERVATION, TAKE
     from dokobot.host.replay import Replayer
-    from dokobot.host.table import command_for, sorted_hand
+    from dokobot.host.table import sorted_hand
 
-    rng = random.Random(seed)
     trumps = [k for k in range(24) if _NORMAL_TRUMPS >> (2 * k) & 1]
     plain = [k for k in range(24) if k not in trumps]
     poor = rng.sample(trumps * 2, rng.randrange(4))
@@ -342,6 +338,18 @@ def _poverty_game(seed: int) -> tuple[Any, list[int]]:
     rep = Replayer()
     lines = [*(f"{n}: /join" for n in NAMES), "anna: /option poverty on", "!dealer carl"]
     rep.run_text("\n".join([*lines, deal, "anna: /start"]))
+    return rep, hands
+
+
+def _poverty_game(seed: int) -> tuple[Any, list[int]]:
+    """A table with poverty on where dora (seat 3) is poor, played at random up to a random
+    point (in the exchange or the card play) and aborted (or nobody takes). Returns the
+    replayer and the real start hands."""
+    from dokobot.engine.types import DECLARE_POVERTY, DECLINE, HEALTHY, RESERVATION, TAKE
+    from dokobot.host.table import command_for
+
+    rng = random.Random(seed)
+    rep, hands = _poverty_dealt(rng)
     table = rep.table
     game = table.game
     assert game is not None
@@ -449,8 +457,6 @@ def test_every_game_ended_at_any_point_has_a_cover(rules: str) -> None:
     """Random games (reservations said often: weddings, poverties, throw-ins, several solos)
     stopped at any point: a cover is found and replays to the same public state. Seats
     asked to declare after a solo could throw in (the table saw them asked): so can theirs."""
-    import random
-
     from dokobot.engine.cover import cover
     from dokobot.engine.rules import Rules
     from dokobot.engine.types import RESERVATION
@@ -472,30 +478,11 @@ def test_every_game_ended_at_any_point_has_a_cover(rules: str) -> None:
 def _poverty_played_out(seed: int) -> Any:
     """A table with poverty on where dora (seat 3) is poor, someone takes, and the game is
     played to its end at random: the replayer."""
-    import random
-
-    from dokobot.engine.game import _NORMAL_TRUMPS
     from dokobot.engine.types import DECLARE_POVERTY, DECLINE, HEALTHY, RESERVATION, TAKE
-    from dokobot.host.replay import Replayer
-    from dokobot.host.table import command_for, sorted_hand
+    from dokobot.host.table import command_for
 
     rng = random.Random(seed)
-    trumps = [k for k in range(24) if _NORMAL_TRUMPS >> (2 * k) & 1]
-    plain = [k for k in range(24) if k not in trumps]
-    poor = rng.sample(trumps * 2, rng.randrange(4))
-    poor += rng.sample(plain * 2, 12 - len(poor))
-    rest = [k for k in range(24) for _ in range(2)]
-    for k in poor:
-        rest.remove(k)
-    rng.shuffle(rest)
-    hands = hands_from_kinds([rest[:12], rest[12:24], rest[24:], poor])
-    deal = "!deal " + "; ".join(
-        f"{n}=" + " ".join(card_ascii(c) for c in sorted_hand(None, h))
-        for n, h in zip(NAMES, hands, strict=True)
-    )
-    rep = Replayer()
-    lines = [*(f"{n}: /join" for n in NAMES), "anna: /option poverty on", "!dealer carl"]
-    rep.run_text("\n".join([*lines, deal, "anna: /start"]))
+    rep, _ = _poverty_dealt(rng)
     game = rep.table.game
     assert game is not None
     taker = rng.randrange(3)
