@@ -17,7 +17,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from discord_fake import Call, FakeDiscord, Message, running
-from discord_fake.harness import make_client, open_my_cards, seat_with_bots, settle
+from discord_fake.harness import make_client, panel_in_a_game
 from discord_fake.server import ALL_PERMISSIONS, EMBED_LINKS, SEND_MESSAGES
 
 
@@ -29,10 +29,7 @@ async def _play_after_losing(fake: FakeDiscord, lost: int) -> None:
     try:
         async with running(make_client(service)) as client:
             assert isinstance(client, DiscordAdapter)
-            await seat_with_bots(fake, client, anna)
-            await settle(fake, client, await fake.slash(anna, "start"))
-            _, opened = await open_my_cards(fake, client, anna)
-            [panel] = opened.ephemeral_messages
+            panel = await panel_in_a_game(fake, client, anna)
             fake.bot_permissions = ALL_PERMISSIONS & ~lost
             for want in (":healthy", ":play ", ":play ", ":play "):
                 await _press(fake, service, panel, want)

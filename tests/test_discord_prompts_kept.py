@@ -19,7 +19,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from discord_fake import FakeDiscord, FakeUser, running
-from discord_fake.harness import make_client, open_my_cards, seat_with_bots, settle
+from discord_fake.harness import make_client, panel_in_a_game, settle
 
 
 def _router() -> Router:
@@ -41,10 +41,7 @@ async def _turn_comes_by_dm(fake: FakeDiscord, service: Service, forget: bool) -
     anna = fake.users[0]
     async with running(make_client(service)) as client:
         assert isinstance(client, DiscordAdapter)
-        await seat_with_bots(fake, client, anna)
-        await settle(fake, client, await fake.slash(anna, "start"))
-        _, opened = await open_my_cards(fake, client, anna)
-        [panel] = opened.ephemeral_messages
+        panel = await panel_in_a_game(fake, client, anna)
         healthy = panel.button(lambda c: c.endswith(":healthy"))
         assert healthy is not None
         if forget:

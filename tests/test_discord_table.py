@@ -18,7 +18,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from discord_fake import FakeDiscord, FakeUser, Message, running
-from discord_fake.harness import open_my_cards, seat_with_bots, settle
+from discord_fake.harness import panel_in_a_game, settle
 
 
 def lobby_of(fake: FakeDiscord, client: DiscordAdapter, where: int | None = None) -> Message:
@@ -139,10 +139,7 @@ async def test_a_call_is_made_only_by_the_second_press(fake: FakeDiscord) -> Non
     channel = f"discord:{fake.channel_id}"
     try:
         async with running(DiscordAdapter(service, board_interval=0.05)) as client:
-            await seat_with_bots(fake, client, anna)
-            await settle(fake, client, await fake.slash(anna, "start"))
-            _, opened = await open_my_cards(fake, client, anna)
-            [panel] = opened.ephemeral_messages
+            panel = await panel_in_a_game(fake, client, anna)
             game = service.router.tables[channel].game
             assert game is not None
             for _ in range(40):  # to Anna's first turn in the card play

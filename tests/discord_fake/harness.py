@@ -65,3 +65,13 @@ async def open_my_cards(
     my_cards = board.button(lambda c: c.endswith(":hand"))
     assert my_cards is not None
     return board, await settle(fake, client, await fake.click(user, board, my_cards))
+
+
+async def panel_in_a_game(fake: FakeDiscord, client: DiscordAdapter, user: Any) -> Message:
+    """``user`` sits down with three computer players, starts the game and opens "My cards":
+    his panel."""
+    await seat_with_bots(fake, client, user)
+    await settle(fake, client, await fake.slash(user, "start"))
+    _, opened = await open_my_cards(fake, client, user)
+    [panel] = opened.ephemeral_messages
+    return panel
