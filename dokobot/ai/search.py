@@ -125,14 +125,14 @@ from .rollout import greedy_playout
 
 __all__ = ["Budget", "SearchPlayer", "SearchStats", "uct_search"]
 
-DEFAULT_BUDGET_S: Final = 0.1
+DEFAULT_BUDGET_S: Final = 0.2
 """Thinking time per decision (``bots.search_budget``): the knee of the strength per CPU
-second (``bench/ai.py --budgets``, docs/lab/2026-12-02-budgets.md): 0.2 s, about ten more
-worlds, plays no measurably stronger, 0.4 s weaker, 0.05 s a little weaker."""
-REVIEW_BUDGET_S: Final = 0.4
+second (``bench/ai.py --budgets``, docs/lab/2026-12-02-budgets.md): the best estimate of the
+four budgets measured, 0.4 s no stronger, 0.1 and 0.05 s a little weaker (within the noise)."""
+REVIEW_BUDGET_S: Final = 2 * DEFAULT_BUDGET_S
 """The game review's CPU seconds per decision (``bots.review_budget``; ``/hint`` thinks half
-of it): the budget its measurements were made with (docs/lab/2026-12-02-review.md), the
-strong level's budget before December 2026 doubled."""
+of it): twice the strong level's thinking, the most the review may take (issue 30), and the
+budget its measurements were made with (docs/lab/2026-12-02-review.md)."""
 STANDARD_WORK_S: Final = 0.45
 """The standard amount of search work, in the seconds of the fixed-mode calibration below
 (about 0.11 s of CPU on a current machine): ``fixed=True`` with this budget does it in
