@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import getpass
 import os
+import signal
 import sys
 import threading
 from collections.abc import Callable
@@ -240,13 +241,28 @@ def run_console(
         finally:
             await service.close()
 
-    try:
-        asyncio.run(main())
-    except KeyboardInterrupt:
-        # Ctrl-C: quit at once. The console keeps nothing, so a running game is abandoned.
-        print("\n" + render(console.language, "console.interrupted"), flush=True)
-        sys.stderr.flush()
+    def interrupted(signum: int, frame: object) -> None:
+        # Ctrl-C: quit at once, whatever the event loop is doing (a cancelled task could
+        # still be finishing a move). The console keeps nothing, so a running game is
+        # abandoned. The handler may interrupt a print: what is buffered is flushed if it
+        # can be, the notice written past the buffer.
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+        notice = "\n" + render(console.language, "console.interrupted") + "\n"
+        with contextlib.suppress(OSError):
+            os.write(sys.stdout.fileno(), notice.encode())
         # The input thread may be inside input(), holding the lock of stdin: the
         # interpreter's own shutdown could abort on it, so leave without one.
         os._exit(130)
+
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGINT, interrupted)  # asyncio.run keeps it
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        interrupted(signal.SIGINT, None)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
     return 0

@@ -98,7 +98,7 @@ async def test_each_game_is_reviewed_once_and_answered_from_the_store() -> None:
         await svc.handle(_inp("anna", "/start"))
         await _play(svc)
     assert svc.reviews is not None
-    await svc.reviews.idle()
+    await svc.reviews_idle()
     # both games reviewed in the background, once each, without anybody asking
     assert compute.calls == [("job", 1), ("job", 2)]
     assert store.queued_reviews() == []  # the jobs (with the hands) are forgotten
@@ -206,7 +206,7 @@ async def test_a_restart_queues_the_unfinished_reviews_again(tmp_path: Path) -> 
     compute = Counting()
     svc = await _service(store, compute)
     assert svc.reviews is not None
-    await svc.reviews.idle()
+    await svc.reviews_idle()
     assert compute.calls == [("job", 1)]
     assert store.queued_reviews() == [] and store.review("c", 1) is not None
     assert (await _ask(svc, "/review 1")).startswith("Game 1: ")
@@ -239,7 +239,7 @@ async def test_a_store_that_cannot_be_read_is_a_clear_answer() -> None:
     await svc.handle(_inp("anna", "/start"))
     await _play(svc)
     assert svc.reviews is not None
-    await svc.reviews.idle()
+    await svc.reviews_idle()
     assert await _ask(svc, "/review 1") == (
         "The reviews cannot be read now (the store does not answer); try again in a moment."
     )

@@ -1000,6 +1000,14 @@ class Service:
         game = table.game
         return game is not None and table.running and (table.game_number, len(game.log)) == marker
 
+    async def reviews_idle(self) -> None:
+        """Wait until every finished game handed to the review queue is in it and the queue
+        is empty (tests: a game's job reaches the queue from a worker thread)."""
+        while self._submitting:
+            await asyncio.gather(*self._submitting, return_exceptions=True)
+        if self.reviews is not None:
+            await self.reviews.idle()
+
     async def idle(self) -> None:
         """Wait until no computer player is thinking (tests)."""
         while True:
