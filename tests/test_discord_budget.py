@@ -4,12 +4,14 @@ board that comes back (all in the strict fake, see tests/discord_fake/limits.py)
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 from discord_fake import FakeDiscord, FakeUser, Message, running
-from discord_fake.harness import ScriptedService, make_client, seat_with_bots, settle
+from discord_fake.harness import Listener, ScriptedService, make_client, seat_with_bots, settle
 
 from dokobot.adapters.discord import DiscordAdapter
 from dokobot.adapters.discord.budget import RequestBudget, default_rps
@@ -317,15 +319,21 @@ async def test_a_player_with_a_live_token_gets_a_new_panel_without_a_counted_req
     assert fake.violations == []
 
 
+@contextlib.asynccontextmanager
+async def board_only(interval: float) -> AsyncIterator[tuple[DiscordAdapter, Listener]]:
+    """A client of a service that answers nothing; the board states a test pushes."""
+    service = ScriptedService(lambda inp: [])
+    async with running(make_client(service, board_interval=interval)) as client:
+        assert isinstance(client, DiscordAdapter)
+        assert service.listener is not None
+        yield client, service.listener
+
+
 async def test_a_single_move_waits_for_the_next_one_then_is_shown(fake: FakeDiscord) -> None:
     """The first card of a trick (and a reservation) waits a few board intervals: a second
     card soon after is shown in the same edit; alone, it is shown after the wait."""
     ch = f"discord:{fake.channel_id}"
-    service = ScriptedService(lambda inp: [])
-    async with running(make_client(service, board_interval=0.5)) as client:
-        assert isinstance(client, DiscordAdapter)
-        assert service.listener is not None
-        push = service.listener
+    async with board_only(0.5) as (client, push):
         taken = {"trick_number": 2, "last_trick": ((0, 1), (1, 2), (2, 3), (3, 4)),
                  "last_winner": 0}  # fmt: skip
         await push([Board(ch, table_view(ch, 8, 0, **taken))])
@@ -384,11 +392,7 @@ async def test_a_busy_budget_holds_the_third_card_too(
     cards per edit: the third card of a trick waits for the fourth like the first; with room
     to spare it is shown at the board's pace."""
     ch = f"discord:{fake.channel_id}"
-    service = ScriptedService(lambda inp: [])
-    async with running(make_client(service, board_interval=0.3)) as client:
-        assert isinstance(client, DiscordAdapter)
-        assert service.listener is not None
-        push = service.listener
+    async with board_only(0.3) as (client, push):
         two = ((0, 5), (1, 6))
         await push([Board(ch, table_view(ch, 10, 2, trick=two))])
         await asyncio.wait_for(client.wait_idle(), 10)
