@@ -99,13 +99,21 @@ def house_action(obs: Observation, take_trumps: int = TAKE_TRUMPS) -> Action | N
     turn is no such decision. ``take_trumps``: see :func:`takes_poverty`."""
     if obs.phase is not Phase.EXCHANGE or obs.turn != obs.seat or obs.exchange is None:
         return None
-    actions = legal_actions(obs)
-    ex = obs.exchange
+    return exchange_choice(obs.hand, legal_actions(obs), obs.exchange.taker, take_trumps)
+
+
+def exchange_choice(
+    hand: Mask, actions: list[Action], taker: int, take_trumps: int = TAKE_TRUMPS
+) -> Action:
+    """The rules' choice in a poverty's exchange for the player to move with ``hand``:
+    take or decline (:func:`takes_poverty`), else, with no taker yet, the poor player's
+    next card to pass (:func:`pass_choice`), else the taker's next card to give back
+    (:func:`return_choice`)."""
     if TAKE in actions:
-        return TAKE if takes_poverty(obs.hand, take_trumps) else DECLINE
-    if ex.taker < 0:
-        return pass_choice(obs.hand, actions)
-    return return_choice(obs.hand, actions)
+        return TAKE if takes_poverty(hand, take_trumps) else DECLINE
+    if taker < 0:
+        return pass_choice(hand, actions)
+    return return_choice(hand, actions)
 
 
 def pass_choice(hand: Mask, actions: list[Action]) -> Action:

@@ -113,12 +113,11 @@ from .base import NO_RESTRICTIONS, Restrictions
 from .heuristic import best_solo, choose_card, losers, normal_strength, reservation_choice
 from .house import (
     STRONG_THROW_IN_BELOW,
+    exchange_choice,
     house_action,
     house_plan,
-    pass_choice,
     return_candidates,
     return_choice,
-    takes_poverty,
 )
 from .legal import cards_in, decision_rng, legal_actions, legal_calls
 from .rollout import greedy_playout
@@ -565,17 +564,9 @@ def _finish_exchange(g: Game) -> None:
     :func:`~dokobot.ai.house.takes_poverty`, the taker gives back by
     :func:`~dokobot.ai.house.return_choice`."""
     while g.phase is Phase.EXCHANGE:
-        ex = g.exchange
-        assert ex is not None
+        assert g.exchange is not None
         seat = g.turn
-        actions = g.legal_actions()
-        if TAKE in actions:
-            action = TAKE if takes_poverty(g.hands[seat]) else DECLINE
-        elif ex.taker < 0:
-            action = pass_choice(g.hands[seat], actions)
-        else:
-            action = return_choice(g.hands[seat], actions)
-        g.push(seat, action)
+        g.push(seat, exchange_choice(g.hands[seat], g.legal_actions(), g.exchange.taker))
 
 
 class SearchPlayer:
