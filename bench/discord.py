@@ -3,32 +3,45 @@
 injected route 429s and 502s on the table channels, and the bot in a process of its own.
 
 Two operating-system processes: the bot is a real ``dokobot run`` (tests/discord_fake/
-bot_process.py: discord.py, the Discord adapter, the service and an SQLite store in a temporary
-folder), pointed at the fake; this process runs the fake and the people. People see only
-what Discord shows them: the channel's messages and their own ephemeral messages (the "My
-cards" panel). A person knows it is his turn when his panel has the buttons of a prompt or
-the board names him ("your turn"); he waits 3 s and presses the first "Healthy" or card
-button, or "My cards" on the board. Every person keeps the default: prompts in the channel.
+bot_process.py: discord.py, the Discord adapter, the service, its review worker and an
+SQLite store in a temporary folder), pointed at the fake; this process runs the fake and
+the people. People see only what Discord shows them: the channel's messages and their own
+ephemeral messages (the "My cards" panel). Every person keeps the default (prompts in the
+channel); tables open in threads (the bot's default).
 
-``--speed S`` runs the fake's rate-limit windows, the bot's board interval and request
-budget and the people S times faster than Discord's clock (the interaction deadlines and the
-acknowledgement times do not: those are measured as they are); speed 1 is real time. It ends
+The people are modelled on real life (:class:`Person`): half look at Discord every 1-3 s
+(the tab is open), half glance at it every 5-20 s; everybody looks at once when Discord
+notifies him (a mention in a new message, a new DM). A person knows it is his turn when his
+panel has the buttons of a prompt or the board names him; he then takes 3 s and presses the
+first "Healthy" or card button, or "My cards" on the board. The tables start at different
+times (spread over the first minute); on a share of the tables (``--idle-share``) the people
+idle 13-16 minutes between two games (their interaction tokens and panels are past their
+life), and on a share (``--miss-share``) one person misses one prompt per game (the turn
+clock reminds him, then a computer player stands in).
+
+``--speed S`` runs the fake's rate-limit windows, the bot's board interval, turn clock and
+request budget and the people S times faster than Discord's clock (the interaction deadlines
+and the acknowledgement times do not: those are measured as they are); speed 1 is real time.
+``--burn N`` runs N busy-loop processes beside it (a loaded machine, reproducibly). It ends
 with
 
     global_rps_per_table: X dm_per_game: D tables_at_50rps: T lost_prompts: L
-    failed_interactions: F p99_ack_ms: P channel_messages_per_game: M
+    failed_interactions: F p99_ack_ms: P channel_messages_per_game: M stuck_tables: S
 
 X: bot-token requests that count toward the bot-wide limit (the injected faults and their
-repetitions are not a table's cost and left out), per second of a table's play when every
-press takes exactly 3 s (the fastest table; the measured rate is printed on stderr); D: DMs
-sent per game; T = floor(50 / X), the tables one bot token carries at Discord's 50 requests
-per second (valid only if the run had no global 429, which it reports on stderr); L: turns
-where the board named a person as the player to play while he had no prompt (panel buttons
-or a call on the board) for 5 s; F: interactions not answered within Discord's 3 s (or
-refused); P: the 99th percentile of the time to answer an interaction; M: channel messages
-per game (board, result, lobby and any other). Goals: D = 0, L = 0, F = 0, P < 500, M <= 3,
-T >= 150. The line before it (stderr) holds the CPU seconds of the bot's process and of this
-one, the wall time and the measured request rates.
+repetitions are not a table's cost and left out) per table and second of the measured time
+(Discord's clock, idle tables included: the mean of real life); D: DMs sent per game;
+T = floor(50 / X), the tables one bot token carries at Discord's 50 requests per second
+(valid only if the run had no global 429, which it reports on stderr); L: turns where the
+board named a person as the player to play while he had no prompt (panel buttons or a call on
+the board) for 5 s; F: interactions not answered within Discord's 3 s (or refused); P: the
+99th percentile of the time to answer an interaction; M: channel messages per game (board,
+result, lobby and any other); S: tables whose channel showed no change for
+:data:`STUCK_AFTER` seconds while a game ran (each is named on stderr, and the run stops
+within two minutes of the first: a table never stands still). Goals: D = 0, L = 0, F = 0,
+P < 1500, M <= 3, S = 0. The lines before it (stderr) hold the CPU seconds of the bot's
+process, of its review worker and of this one, the wall time and the measured request rates;
+the exit status is 1 when a table got stuck.
 
     python bench/discord.py --tables 20 --speed 1
 """
@@ -41,10 +54,12 @@ import contextlib
 import logging
 import math
 import os
+import random
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,15 +75,29 @@ from dokobot.adapters.discord.i18n import text  # noqa: E402
 
 THINK = 3.0
 """Seconds a person takes per action (Discord's clock)."""
+ATTENTIVE = (1.0, 3.0)
+"""Seconds between two looks at Discord of a person who has its tab open."""
+CASUAL = (5.0, 20.0)
+"""Seconds between two glances at Discord of a person who does something else meanwhile."""
+IDLE_BETWEEN = (13 * 60.0, 16 * 60.0)
+"""Seconds the people of an idle table wait between two games."""
+STAGGER = 60.0
+"""The tables start at random times within this many seconds."""
+TURN_TIMEOUT = 30
+"""The turn clock on Discord (seconds): a reminder after it, a stand-in after twice it."""
 LOST_AFTER = 5.0
 """Seconds the board may name a person as the player to play while he sees no prompt."""
 REAL_SLACK = 3.0
 """Real seconds added to :data:`LOST_AFTER` on a scaled clock: discord.py waits real
 seconds (1, 3, 5) before it repeats a request answered 502, which no speed-up shortens."""
+STUCK_AFTER = 3.0
+"""Turn clocks (real seconds: :data:`TURN_TIMEOUT` on the scaled clock) a running game's
+channel may show no change before its table counts as stuck: a person who misses his turn is
+reminded after one and stood in for after two."""
 GAME_LIMIT = 1800.0
 """Seconds (Discord's clock) after which a game that has not ended counts as stuck."""
 GLANCE = 0.5
-"""Seconds between two looks of a person at Discord (Discord's clock)."""
+"""Seconds between two looks of the observer of a table (Discord's clock)."""
 LANG = "en"
 """The people's and the guild's language (the fake's default locale)."""
 BOT = [sys.executable, str(ROOT / "tests" / "discord_fake" / "bot_process.py")]
@@ -80,9 +109,46 @@ def choices(message: Message) -> list[str]:
 
 
 def cpu_seconds(pid: int) -> float:
-    """User and system CPU seconds of the process ``pid`` so far (Linux)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    """User and system CPU seconds of the process ``pid`` so far (Linux; 0 once gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
     return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes started by ``pid`` and by them (the bot's review worker)."""
+    parents: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        parents.setdefault(ppid, []).append(int(entry.name))
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        for child in parents.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+@dataclass(eq=False)
+class Person:
+    """One person: how often he looks at Discord, and what he saw."""
+
+    user: FakeUser
+    look_every: tuple[float, float]
+    woken: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when Discord notifies him: he looks at once."""
+    acted: object = None
+    """The board's last edit when his last press was answered."""
+    misses: bool = False
+    """He misses one prompt of the current game (and a computer player stands in)."""
 
 
 class Run:
@@ -93,9 +159,14 @@ class Run:
         self.speed = speed
         self.interactions: list[Interaction] = []
         self.lost = 0
-        self.stuck = 0
+        self.stuck: list[str] = []
         self.over = text("board_over", LANG)
         self.lost_after = LOST_AFTER / speed + (REAL_SLACK if speed != 1 else 0.0)
+        self.turn_timeout = max(10, round(TURN_TIMEOUT / speed))
+        self.stuck_after = STUCK_AFTER * self.turn_timeout + REAL_SLACK
+        self.people: dict[int, Person] = {}
+        self.failed = asyncio.Event()
+        self._notified = 0
 
     async def press(self, interaction: Interaction) -> Interaction:
         self.interactions.append(interaction)
@@ -110,39 +181,78 @@ class Run:
                 return message
         return None
 
-    async def glance(self) -> None:
-        await asyncio.sleep(GLANCE / self.speed)
+    async def sleep(self, seconds: float) -> None:
+        """Wait ``seconds`` of Discord's clock."""
+        await asyncio.sleep(seconds / self.speed)
+
+    async def notifications(self) -> None:
+        """Wake every person Discord notifies (he looks at Discord at once)."""
+        while True:
+            await self.sleep(GLANCE)
+            new = self.fake.notifications[self._notified :]
+            self._notified += len(new)
+            for user_id, _ in new:
+                person = self.people.get(user_id)
+                if person is not None:
+                    person.woken.set()
+
+    def stop(self, table: Table, why: str) -> None:
+        """``table`` stopped progressing: named on stderr, and the run ends."""
+        self.stuck.append(str(table.channel_id))
+        print(f"  STUCK table {table.channel_id}: {why}", file=sys.stderr, flush=True)
+        self.failed.set()
 
 
 class Table:
-    def __init__(self, run: Run, channel_id: int, people: list[FakeUser]) -> None:
+    def __init__(self, run: Run, channel_id: int, people: list[Person], rng: random.Random) -> None:
         self.run = run
+        self.parent = channel_id
         self.channel_id = channel_id
+        """The table's channel: the thread the first ``/join`` opened (else the channel)."""
         self.people = people
+        self.rng = rng
         self.games_over = 0
+        self.idle = False
+        """Its people idle 13+ minutes between two games."""
+        self.miss = False
+        """One of its people misses one prompt per game."""
 
-    async def slash(self, user: FakeUser, name: str) -> Interaction:
-        interaction = await self.run.fake.slash(user, name, channel_id=self.channel_id)
+    async def slash(self, user: FakeUser, name: str, channel_id: int | None = None) -> Interaction:
+        channel = channel_id or self.channel_id
+        interaction = await self.run.fake.slash(user, name, channel_id=channel)
         return await self.run.press(interaction)
 
     async def seat(self) -> None:
-        for user in self.people:
-            await self.slash(user, "join")
+        for person in self.people:
+            await self.slash(person.user, "join", self.parent)
+        threads = [t for t, (parent, _) in self.run.fake.threads.items() if parent == self.parent]
+        if threads:
+            self.channel_id = threads[-1]
 
-    async def play(self, games: int) -> None:
-        for _ in range(games):
+    async def play(self, games: int, start_at: float) -> None:
+        await self.run.sleep(start_at)
+        await self.seat()
+        for game in range(games):
+            if game and self.idle:
+                await self.run.sleep(self.rng.uniform(*IDLE_BETWEEN))
             before = self.run.board(self.channel_id)
-            await self.slash(self.people[0], "start")
+            await self.slash(self.people[0].user, "start")
+            began = time.monotonic()
             while (board := self.run.board(self.channel_id)) is None or board is before:
-                await self.run.glance()
-            people = asyncio.gather(*(self._person(user, board) for user in self.people))
+                if time.monotonic() - began > self.run.stuck_after:
+                    self.run.stop(self, "no board after /start")
+                    return
+                await self.run.sleep(GLANCE)
+            if self.miss:
+                self.rng.choice(self.people).misses = True
+            people = [self._person(p, board) for p in self.people]
+            watch = asyncio.gather(self._observe(board), *people)
             try:
-                await asyncio.wait_for(people, GAME_LIMIT / self.run.speed)
+                await asyncio.wait_for(watch, GAME_LIMIT / self.run.speed)
             except TimeoutError:
-                self.run.stuck += 1
-                print(
-                    f"  table {self.channel_id}: no end after {GAME_LIMIT:.0f} s", file=sys.stderr
-                )
+                self.run.stop(self, f"no end after {GAME_LIMIT:.0f} s")
+                return
+            if self.run.failed.is_set():
                 return
             self.games_over += 1
 
@@ -156,39 +266,75 @@ class Table:
             for m in self.run.fake.channel_messages(self.channel_id)
         )
 
-    async def _person(self, user: FakeUser, board: Message) -> None:
-        """One person during one game (``board``: its board message)."""
+    def _prompts(self, person: Person) -> list[Message]:
+        return [
+            m
+            for m in self.run.fake.private_messages(person.user)
+            if m.channel_id == self.channel_id and choices(m)
+        ]
+
+    def _shown(self, board: Message) -> tuple[object, ...]:
+        """What the channel shows: its messages and the board's latest edit."""
+        messages = self.run.fake.channel_messages(self.channel_id)
+        return (len(messages), board.payload.get("edited_timestamp"), board.edits)
+
+    async def _observe(self, board: Message) -> None:
+        """Watch the game of ``board``: lost prompts (the board names a person as the
+        player to play while he sees no prompt) and whether the channel changes at all."""
         run = self.run
-        waiting = text("board_waiting", LANG, player=f"**{user.name}**")
-        seen: float | None = None  # since when he sees his turn (a prompt or a call)
-        since: float | None = None  # since when the board names him, and he sees no prompt
-        counted = False  # whether that turn was counted as lost
-        acted: object = None  # the board's last edit when his last press was answered
-        while not self._over(board):
-            await run.glance()
+        waiting = {
+            p.user.id: text("board_waiting", LANG, player=f"**{p.user.name}**") for p in self.people
+        }
+        since: dict[int, float] = {}  # since when the board names him, and he sees no prompt
+        counted: set[int] = set()  # whose turn was counted as lost
+        shown, changed = self._shown(board), time.monotonic()
+        while not self._over(board) and not run.failed.is_set():
+            await run.sleep(GLANCE)
             now = time.monotonic()
-            prompts = [
-                m
-                for m in run.fake.private_messages(user)
-                if m.channel_id == self.channel_id and choices(m)
-            ]
-            called = user.mention in board.content
-            if not prompts and not called:
-                seen = None
+            if (seen := self._shown(board)) != shown:
+                shown, changed = seen, now
+            elif now - changed > run.stuck_after:
+                description = str(board.embeds[0].get("description")).replace("\n", " / ")
+                run.stop(self, f"nothing changed for {now - changed:.0f} s; board: {description}")
+                return
+            for person in self.people:
+                uid = person.user.id
+                if self._prompts(person) or person.user.mention in board.content:
+                    since.pop(uid, None)
+                    counted.discard(uid)
+                    continue
                 # a board not edited since his last press may still name him: it is late
-                fresh = board.payload.get("edited_timestamp") != acted
-                if fresh and waiting in str(board.embeds[0].get("description")):
-                    since = since if since is not None else now
-                    if not counted and now - since > run.lost_after:
+                fresh = board.payload.get("edited_timestamp") != person.acted
+                if fresh and waiting[uid] in str(board.embeds[0].get("description")):
+                    since.setdefault(uid, now)
+                    if uid not in counted and now - since[uid] > run.lost_after:
                         run.lost += 1  # the board says he plays, Discord shows him nothing
-                        counted = True
+                        counted.add(uid)
                 else:
-                    since, counted = None, False
+                    since.pop(uid, None)
+                    counted.discard(uid)
+
+    async def _person(self, person: Person, board: Message) -> None:
+        """One person during one game (``board``: its board message): he looks at Discord
+        now and then (at once when notified), and acts when he sees his turn."""
+        run = self.run
+        user = person.user
+        missed = False
+        while not self._over(board) and not run.failed.is_set():
+            person.woken.clear()
+            with contextlib.suppress(TimeoutError):
+                pause = self.rng.uniform(*person.look_every) / run.speed
+                await asyncio.wait_for(person.woken.wait(), pause)
+            prompts = self._prompts(person)
+            if not prompts and user.mention not in board.content:
                 continue
-            since, counted = None, False
-            seen = seen if seen is not None else now
-            if now - seen < THINK / run.speed:
+            if person.misses and prompts and not missed:
+                missed = True  # he does not see this one: the turn clock acts
+                person.misses = False
+                await asyncio.sleep(2.5 * run.turn_timeout)  # the turn clock's seconds are real
                 continue
+            await run.sleep(THINK)
+            prompts = self._prompts(person)  # the latest, after thinking
             if prompts:
                 prompt = prompts[-1]
                 pick = next(
@@ -196,23 +342,22 @@ class Table:
                     choices(prompt)[0],
                 )
                 await run.press(await run.fake.click(user, prompt, pick))
-            else:
+            elif user.mention in board.content:
                 hand = board.button(lambda c: c.endswith(":hand"))
                 if hand is not None:
                     await run.press(await run.fake.click(user, board, hand))
-            acted = board.payload.get("edited_timestamp")
-            seen = None
+            person.acted = board.payload.get("edited_timestamp")
 
 
-def bot_config(folder: Path, speed: float, memory: bool) -> Path:
+def bot_config(folder: Path, speed: float, memory: bool, turn_timeout: int) -> Path:
     """The bot's configuration: an SQLite store in ``folder`` (or in memory), tables in
-    their channels (no threads), and the bot-wide request budget on the fake's clock."""
+    threads, the turn clock and the bot-wide request budget on the fake's clock."""
     path = folder / "dokobot.yaml"
     store = ":memory:" if memory else str(folder / "dokobot.sqlite3")
     path.write_text(
         f"store:\n  path: '{store}'\n"
         "log_level: WARNING\n"
-        "tables:\n  thread: off\n"
+        f"tables:\n  turn_timeout: {turn_timeout}\n"
         f"discord:\n  global_rps: {BOT_WIDE_RPS * speed}\n"
     )
     return path
@@ -220,17 +365,16 @@ def bot_config(folder: Path, speed: float, memory: bool) -> Path:
 
 @contextlib.asynccontextmanager
 async def bot_process(  # type: ignore[no-untyped-def]
-    fake: FakeDiscord, folder: Path, speed: float, memory: bool, profile: str | None
+    fake: FakeDiscord, folder: Path, run: Run, memory: bool, profile: str | None
 ):
     """A ``dokobot run`` process connected to ``fake`` (its log in ``folder``)."""
-    env = dict(os.environ, DOKOBOT_DISCORD_TOKEN=TOKEN, **{SPEED_ENV: str(speed)})
+    env = dict(os.environ, DOKOBOT_DISCORD_TOKEN=TOKEN, **{SPEED_ENV: str(run.speed)})
     env.pop("DOKOBOT_CONFIG", None)
     profiler = ["-m", "cProfile", "-o", profile] if profile else []
     command = [BOT[0], *profiler, *BOT[1:], str(fake.port), "--config"]
     log = (folder / "bot.log").open("w")
-    process = subprocess.Popen(
-        [*command, str(bot_config(folder, speed, memory))], env=env, stdout=log, stderr=log
-    )
+    config = bot_config(folder, run.speed, memory, run.turn_timeout)
+    process = subprocess.Popen([*command, str(config)], env=env, stdout=log, stderr=log)
     try:
         ready = time.monotonic() + 60
         while not (fake.commands and fake._shards):
@@ -246,17 +390,37 @@ async def bot_process(  # type: ignore[no-untyped-def]
             except subprocess.TimeoutExpired:
                 process.kill()
         log.close()
+        if run.stuck:
+            lines = (folder / "bot.log").read_text(errors="replace").splitlines()
+            print("  the bot's log ends:", *lines[-15:], sep="\n    ", file=sys.stderr)
 
 
-async def ready(run: Run, table: Table) -> None:
+@contextlib.contextmanager
+def burning(count: int):  # type: ignore[no-untyped-def]
+    """``count`` busy-loop processes (each takes a core while it may) for the time of the
+    block: a loaded machine, reproducibly."""
+    loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+    try:
+        yield
+    finally:
+        for loop in loops:
+            loop.kill()
+            loop.wait()
+
+
+async def ready(run: Run, channel_id: int, user: FakeUser) -> None:
     """Wait until the bot answers interactions (its client has its guild)."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        probe = await run.fake.slash(table.people[0], "help", channel_id=table.channel_id)
+        probe = await run.fake.slash(user, "help", channel_id=channel_id)
         with contextlib.suppress(TimeoutError):
             await run.fake.wait_answered(probe, timeout=2)
             return
     raise RuntimeError("the bot answers no interaction")
+
+
+def cpu_of(pids: list[int]) -> dict[int, float]:
+    return {pid: cpu_seconds(pid) for pid in pids}
 
 
 async def progress(run: Run, tables: list[Table], pid: int, every: float = 30.0) -> None:
@@ -267,10 +431,12 @@ async def progress(run: Run, tables: list[Table], pid: int, every: float = 30.0)
         over = sum(t.games_over for t in tables)
         presses = sum(1 for i in run.interactions if i.kind == 3)
         late = sum(1 for i in run.interactions if i.response_type is None)
+        review = sum(cpu_of(descendants(pid)).values())
         print(
             f"  {time.monotonic() - began:.0f} s: games over {over}, presses {presses}, "
-            f"unanswered {late}, lost {run.lost}, bot cpu {cpu_seconds(pid):.0f} s, "
-            f"bench cpu {time.process_time():.0f} s",
+            f"unanswered {late}, lost {run.lost}, global 429s {run.fake.global_429s}, "
+            f"bot cpu {cpu_seconds(pid):.0f} s, review cpu {review:.0f} s, "
+            f"bench cpu {time.process_time():.0f} s, load {os.getloadavg()[0]:.1f}",
             file=sys.stderr,
             flush=True,
         )
@@ -294,101 +460,166 @@ def p99(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] if ordered else 0.0
 
 
-async def run(
-    tables: int,
-    games: int,
-    speed: float,
-    faults: tuple[float, float],
-    memory: bool,
-    profile: str | None,
-) -> str:
+@dataclass(frozen=True)
+class Settings:
+    tables: int
+    games: int
+    speed: float
+    faults: tuple[float, float]
+    memory: bool
+    profile: str | None
+    idle_share: float
+    miss_share: float
+    seed: int
+
+
+def people_of(fake: FakeDiscord, run: Run, table: int, rng: random.Random) -> list[Person]:
+    people: list[Person] = []
+    for seat in range(4):
+        look = ATTENTIVE if rng.random() < 0.5 else CASUAL
+        person = Person(fake.add_user(f"P{table}x{seat}"), look)
+        run.people[person.user.id] = person
+        people.append(person)
+    return people
+
+
+async def run(settings: Settings) -> tuple[str, bool]:
+    speed, tables = settings.speed, settings.tables
+    rng = random.Random(settings.seed)
     fake = FakeDiscord(heartbeat_ms=10_000, speed=speed)
     fake.keep_uploads = False
     channels = [fake.channel_id] + [fake.add_channel() for _ in range(tables - 1)]
-    people = [[fake.add_user(f"P{t}x{s}") for s in range(4)] for t in range(tables)]
     await fake.start()
     bench = Run(fake, speed)
-    seated = [Table(bench, c, p) for c, p in zip(channels, people, strict=True)]
+    seated = [
+        Table(bench, c, people_of(fake, bench, n, rng), random.Random(rng.random()))
+        for n, c in enumerate(channels)
+    ]
+    for n, table in enumerate(seated):  # every k-th table, so that few tables get none
+        table.idle = settings.idle_share > 0 and n % round(1 / settings.idle_share) == 1
+        table.miss = settings.miss_share > 0 and n % round(1 / settings.miss_share) == 2
+    starts = [0.0] + [rng.uniform(0, STAGGER) for _ in seated[1:]]
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            async with bot_process(fake, Path(tmp), speed, memory, profile) as bot:
-                await ready(bench, seated[0])
+            async with bot_process(
+                fake, Path(tmp), bench, settings.memory, settings.profile
+            ) as bot:
+                await ready(bench, channels[0], seated[0].people[0].user)
                 bench.interactions.clear()
-                seating = time.monotonic()
-                (fake.rate_429, fake.rate_5xx), fake.retry_after = faults, 1.0 / speed
-                await asyncio.gather(*(table.seat() for table in seated))
-                print(f"  seated in {time.monotonic() - seating:.0f} s", file=sys.stderr)
+                (fake.rate_429, fake.rate_5xx), fake.retry_after = settings.faults, 1.0 / speed
                 calls_before = len(fake.calls)
-                cpu_bot, cpu_me = cpu_seconds(bot.pid), time.process_time()
+                workers = descendants(bot.pid)
+                cpu_bot, cpu_review, cpu_me = (
+                    cpu_seconds(bot.pid),
+                    cpu_of(workers),
+                    time.process_time(),
+                )
                 began = time.monotonic()
                 lags: list[float] = []
-                watch = asyncio.create_task(lag(lags))
-                report = asyncio.create_task(progress(bench, seated, bot.pid))
-                await asyncio.gather(*(t.play(games) for t in seated))
+                watchers = [
+                    asyncio.create_task(lag(lags)),
+                    asyncio.create_task(progress(bench, seated, bot.pid)),
+                    asyncio.create_task(bench.notifications()),
+                ]
+                plays = asyncio.gather(
+                    *(t.play(settings.games, s) for t, s in zip(seated, starts, strict=True))
+                )
+                failed = asyncio.create_task(bench.failed.wait())
+                await asyncio.wait([plays, failed], return_when=asyncio.FIRST_COMPLETED)
                 wall = time.monotonic() - began
-                watch.cancel()
-                report.cancel()
-                cpu_bot, cpu_me = cpu_seconds(bot.pid) - cpu_bot, time.process_time() - cpu_me
-                await asyncio.sleep(2 * THINK / speed)  # the last edits and the result
+                plays.cancel()
+                for task in (*watchers, failed):
+                    task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await plays
+                workers = descendants(bot.pid)
+                cpu_bot = cpu_seconds(bot.pid) - cpu_bot
+                cpu_review = sum(cpu_seconds(p) - cpu_review.get(p, 0.0) for p in workers)
+                cpu_me = time.process_time() - cpu_me
+                if not bench.stuck:
+                    await bench.sleep(2 * THINK)  # the last edits and the result
                 calls = fake.calls[calls_before:]
     finally:
         await fake.stop()
     seconds = wall * speed  # on Discord's clock
-    played = tables * games
+    played = max(1, sum(t.games_over for t in seated))
     counted = sum(c.counted and not c.injected for c in calls)
     injected = sum(c.injected for c in calls)
-    messages = sum(len(fake.channel_messages(c)) for c in channels)
+    messages = sum(len(fake.channel_messages(c)) for c in {*channels, *fake.threads})
     dms = sum(1 for c in fake.calls if c.method == "POST" and "/messages" in c.path
               and fake._dm_user(int(c.path.split("/")[2])) is not None)  # fmt: skip
-    # the time a game takes at 3 s per action without any delay: the fastest people, the
-    # most requests per second (the measured time also holds the latencies of the requests)
     presses = sum(1 for i in bench.interactions if i.kind == 3)
-    per_table = counted / (presses * THINK) if presses else 0.0
+    per_table = counted / seconds / tables if seconds else 0.0
     acks = sorted(i.answered_after for i in bench.interactions if i.answered_after is not None)
-    failed = sum(1 for i in bench.interactions if i.response_type is None)
-    failed += sum("interaction" in v for v in fake.violations)
+    failed_count = sum(1 for i in bench.interactions if i.response_type is None)
+    failed_count += sum("interaction" in v for v in fake.violations)
     ack_p99 = p99(acks) * 1000
     mean, peak = fake.requests_per_second()
     print(
         f"tables: {tables} games: {played} speed: {speed:g} wall_s: {wall:.0f} "
         f"discord_seconds: {seconds:.0f} presses: {presses} counted: {counted} "
         f"injected_faults: {injected} presses_per_s: {presses / wall:.1f} "
-        f"measured_rps_per_table: {counted / seconds / tables:.3f} "
+        f"rps_per_table_at_3s_per_press: {counted / (presses * THINK) if presses else 0:.3f} "
         f"mean_rps: {mean / speed:.2f} peak_rps: {peak / speed:.1f} "
-        f"stuck_tables: {bench.stuck} global_429s: {fake.global_429s} route_429s: {len(fake.rate_limited)} "
-        f"cpu_bot_s: {cpu_bot:.1f} cpu_bench_s: {cpu_me:.1f} "
-        f"bot_cpu_ms_per_press: {1000 * cpu_bot / max(1, presses):.1f} "
+        f"stuck: {bench.stuck} global_429s: {fake.global_429s} "
+        f"route_429s: {len(fake.rate_limited)} "
+        f"cpu_bot_s: {cpu_bot:.1f} cpu_review_s: {cpu_review:.1f} cpu_bench_s: {cpu_me:.1f} "
+        f"bot_cpu_ms_per_press: {1000 * (cpu_bot + cpu_review) / max(1, presses):.1f} "
         f"bench_loop_lag_p99_ms: {1000 * p99(lags):.0f} "
         f"max_ms: {1000 * max(lags, default=0.0):.0f} "
         f"global_429_at_s: {[round(c.at - began) for c in calls if global_429(c)][:10]} "
-        f"store: {'memory' if memory else 'file'} "
+        f"store: {'memory' if settings.memory else 'file'} load: {os.getloadavg()[0]:.1f} "
         f"interactions: {len(bench.interactions)} violations: {fake.violations[:3]}",
         file=sys.stderr,
     )
     at_50 = math.floor(BOT_WIDE_RPS / per_table) if per_table > 0 else 0
-    return (
+    line = (
         f"global_rps_per_table: {per_table:.3f} dm_per_game: {dms / played:.1f} "
-        f"tables_at_50rps: {at_50} lost_prompts: {bench.lost} failed_interactions: {failed} "
-        f"p99_ack_ms: {ack_p99:.0f} channel_messages_per_game: {messages / played:.1f}"
+        f"tables_at_50rps: {at_50} lost_prompts: {bench.lost} failed_interactions: "
+        f"{failed_count} p99_ack_ms: {ack_p99:.0f} channel_messages_per_game: "
+        f"{messages / played:.1f} stuck_tables: {len(bench.stuck)}"
     )
+    return line, not bench.stuck
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=10)
-    parser.add_argument("--games", type=int, default=1, help="games per table")
+    parser.add_argument("--games", type=int, default=2, help="games per table")
     parser.add_argument("--speed", type=float, default=1.0, help="the clock's speed-up")
     parser.add_argument("--rate-429", type=float, default=0.05, help="share of route 429s")
     parser.add_argument("--rate-5xx", type=float, default=0.01, help="share of 502s")
+    parser.add_argument(
+        "--idle-share", type=float, default=0.1, help="share of tables idle 13+ min between games"
+    )
+    parser.add_argument(
+        "--miss-share", type=float, default=0.1, help="share of tables where a person misses a turn"
+    )
+    parser.add_argument("--burn", type=int, default=0, help="busy-loop processes beside it")
+    parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--memory", action="store_true", help="the bot's store in memory (default: a file)"
     )
     parser.add_argument("--profile", metavar="FILE", help="cProfile the bot's process into FILE")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
-    faults = (args.rate_429, args.rate_5xx)
-    line = asyncio.run(run(args.tables, args.games, args.speed, faults, args.memory, args.profile))
+    settings = Settings(
+        args.tables,
+        args.games,
+        args.speed,
+        (args.rate_429, args.rate_5xx),
+        args.memory,
+        args.profile,
+        args.idle_share,
+        args.miss_share,
+        args.seed,
+    )
+    print(f"  load before: {os.getloadavg()}", file=sys.stderr)
+    with burning(args.burn):
+        line, ok = asyncio.run(run(settings))
     print(line)
+    if not ok:
+        sys.exit(1)
 
 
 if __name__ == "__main__":

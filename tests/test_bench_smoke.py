@@ -40,6 +40,7 @@ SMOKE: dict[str, tuple[str, tuple[str, ...]]] = {
             "failed_interactions",
             "p99_ack_ms",
             "channel_messages_per_game",
+            "stuck_tables",
         ),
     ),
     "engine": ("--seconds 0.2", ("games/s",)),
