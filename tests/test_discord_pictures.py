@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ from dokobot.host.prompts import shown_cards
 from dokobot.host.service import Service
 from dokobot.host.table import sorted_hand
 from dokobot.render import HandPicture, hand_png, trick_png
+from dokobot.render.layout import BOARD_ROOM
 
 if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -54,7 +56,38 @@ async def test_the_hand_picture_is_in_the_players_language_and_deck(fake: FakeDi
             picture = trick_picture(view)
             assert picture.seats == tuple(table.names()) and picture.lang == "en"
             img = Image.open(io.BytesIO(trick_png(picture)))
-            assert img.width >= 2 * (4 * 72 + 3 * 8 + 20)
+            assert 2 * (4 * 72 + 3 * 8 + 20) * 0.9 <= img.width <= BOARD_ROOM
+    finally:
+        await service.close()
+    assert fake.violations == []
+
+
+async def test_card_buttons_have_their_suits_colours(fake: FakeDiscord) -> None:
+    """Discord's four button styles are the four-colour deck's: ♣ green (success), ♠ grey
+    (secondary, for black), ♥ red (danger), ♦ blurple (primary, for blue); they were all grey,
+    and ♥ and ♦ differed only by the sign in the label."""
+    anna = fake.users[0]
+    service = Service.in_memory(seed=4)
+    styles = {"♣": 3, "♠": 2, "♥": 4, "♦": 1}  # Discord's numbers of those styles
+    try:
+        async with running(make_client(service, prompts_default="dm")) as client:
+            await seat_with_bots(fake, client, anna)
+            await settle(fake, client, await fake.slash(anna, "prompts", {"where": "here"}))
+            await settle(fake, client, await fake.slash(anna, "start"))
+            _, opened = await open_my_cards(fake, client, anna)
+            [panel] = opened.ephemeral_messages
+            healthy = panel.button(lambda c: c.endswith(":healthy"))
+            assert healthy is not None
+            await settle(fake, client, await fake.click(anna, panel, healthy))
+            await asyncio.wait_for(service.idle(), 10)
+            await asyncio.wait_for(client.wait_idle(), 10)
+            cards = [b for b in panel.buttons if ":play " in b["custom_id"]]
+            assert len(cards) >= 5, panel.content
+            for button in cards:
+                assert button["style"] == styles[button["label"][0]], button
+            assert len({b["style"] for b in cards}) >= 3  # this hand holds three suits or more
+            others = [b for b in panel.buttons if ":play " not in b["custom_id"]]
+            assert all(b["label"][0] not in styles for b in others)
     finally:
         await service.close()
     assert fake.violations == []

@@ -17,6 +17,7 @@ from dokobot.host.prompts import shown_cards
 from dokobot.host.service import Service
 from dokobot.host.table import sorted_hand
 from dokobot.render import HandPicture, hand_png
+from dokobot.render.cards import DEFAULT_DECK
 
 if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -55,14 +56,14 @@ async def test_discord_a_german_player_at_an_italian_table(fake: FakeDiscord) ->
             seat = table.seat_of(f"discord:{ben.id}")
             assert seat is not None
             shown = shown_cards(game, sorted_hand(game, game.hands[seat]))
-            german = HandPicture(shown.cards, shown.groups, None, "de", "classic")
+            german = HandPicture(shown.cards, shown.groups, None, "de", DEFAULT_DECK)
             assert panel.files == [("hand.png", hand_png(german))]
 
             _, opened = await open_my_cards(fake, client, anna)
             [panel] = opened.ephemeral_messages
             assert "La tua mano" in panel.content and "Le mie carte" in panel.content
             shown = shown_cards(game, sorted_hand(game, game.hands[0]))
-            italian = HandPicture(shown.cards, shown.groups, None, "it", "classic")
+            italian = HandPicture(shown.cards, shown.groups, None, "it", DEFAULT_DECK)
             assert panel.files == [("hand.png", hand_png(italian))]
             assert hand_png(italian) != hand_png(german)  # ♣D, ♣F against ♣D, ♣B
     finally:

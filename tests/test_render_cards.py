@@ -17,11 +17,15 @@ from dokobot.render.cards import (
     BIG_SIGN,
     BLACK,
     CORNER_SIGN,
+    DEFAULT_DECK,
+    EDGE_WIDTH,
     FELT,
     HEIGHT,
     INDEX_AT,
+    INDEX_INK,
     INDEX_SIZE,
     INDEX_WIDTH,
+    PAPER,
     RED,
     WIDTH,
     font,
@@ -29,9 +33,15 @@ from dokobot.render.cards import (
     sign_box,
 )
 from dokobot.render.layout import (
+    BOARD_ROOM,
+    BOARD_WIDTH,
     GROUP_GAP,
+    PHONE_SIGN,
     PHONE_TEXT,
+    PHONE_WIDTH,
+    ROW_ROOM,
     STEP,
+    Layout,
     hand_layout,
     shown_size,
     trick_layout,
@@ -39,8 +49,6 @@ from dokobot.render.layout import (
 
 OLD_CARD = (72, 104)
 """A card's size before pictures were made for phones."""
-OLD_HAND_12 = 20 + 72 + 40 * 11
-OLD_TRICK = 4 * 72 + 3 * 8 + 20
 
 
 def card(name: str) -> int:
@@ -54,7 +62,8 @@ def centre(face: Image.Image) -> tuple[int, ...]:
 def test_red_hearts_and_diamonds_black_clubs_and_spades_in_the_classic_deck() -> None:
     for c in range(0, 48, 2):
         suit = card_ascii(c)[0]
-        assert centre(card_face(c, "en")) == (RED if suit in "HD" else BLACK), card_ascii(c)
+        colour = centre(card_face(c, "en", "classic"))
+        assert colour == (RED if suit in "HD" else BLACK), card_ascii(c)
 
 
 def test_four_colour_and_german_decks_tell_every_suit_by_its_colour() -> None:
@@ -113,34 +122,126 @@ def turn_prompt() -> Private:
     raise AssertionError("no seed gives a hand with illegal cards")
 
 
-def test_a_12_card_hand_for_phones_gaps_numbers_and_dimmed_cards() -> None:
+def test_a_12_card_hand_for_phones_two_rows_gaps_numbers_and_dimmed_cards() -> None:
     prompt = turn_prompt()
     hand, groups, legal = prompt.hand, prompt.groups, prompt.playable
     assert legal is not None and len(hand) == len(groups) == 12
     picture = HandPicture(hand, groups, legal, "de")
     layout = hand_layout(picture)
-    # drawn at least twice the old size
+    # drawn at least twice the old size, in two rows
     assert 2 * OLD_CARD[0] <= WIDTH and 2 * OLD_CARD[1] <= HEIGHT
-    assert layout.width >= 2 * OLD_HAND_12
+    assert len({p.y for p in layout.cards}) == 2
     png = Image.open(io.BytesIO(hand_png(picture)))
     assert png.size == (layout.width, layout.height)
-    # legible on a phone 360 px wide, even with the most groups (a jacks solo: five)
-    assert shown_size(INDEX_SIZE, layout.width) >= PHONE_TEXT
-    widest = hand_layout(HandPicture(hand, (0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4)))
-    assert shown_size(INDEX_SIZE, widest.width) >= PHONE_TEXT
     # the dimmed cards are exactly the illegal ones
     assert {p.card for p in layout.cards if p.dimmed} == set(hand) - set(legal)
-    # numbers under the cards, as /play N takes them
+    # numbers under the cards, as /play N takes them, left to right and top to bottom
     assert [lb.text for lb in layout.labels] == [str(n) for n in range(1, 13)]
+    assert [p.card for p in sorted(layout.cards, key=lambda p: (p.y, p.x))] == list(hand)
     for placed, label in zip(layout.cards, layout.labels, strict=True):
         assert placed.x < label.x < placed.x + STEP and label.y >= placed.y + HEIGHT
-    # a gap wherever trumps end or a plain suit does, and only there
-    steps = [b.x - a.x for a, b in zip(layout.cards, layout.cards[1:], strict=False)]
-    changes = [groups[i] != groups[i + 1] for i in range(11)]
-    assert steps == [STEP + GROUP_GAP if change else STEP for change in changes]
-    assert any(changes)
+    # a gap wherever trumps end or a plain suit does (within a row), and only there
+    pairs = list(zip(layout.cards, layout.cards[1:], strict=False))
+    for n, (a, b) in enumerate(pairs):
+        if a.y == b.y:
+            assert b.x - a.x == (STEP + GROUP_GAP if groups[n] != groups[n + 1] else STEP)
+    assert any(groups[n] != groups[n + 1] for n in range(11))
     # not on his turn: nothing dimmed
     assert not any(p.dimmed for p in hand_layout(HandPicture(hand, groups)).cards)
+
+
+def compositions(n: int, parts: int) -> list[tuple[int, ...]]:
+    """Every way to cut ``n`` cards into ``parts`` groups in order."""
+    if parts == 1:
+        return [(n,)]
+    return [(k, *rest) for k in range(1, n) for rest in compositions(n - k, parts - 1)]
+
+
+def ink_heights(img: Image.Image, layout: Layout) -> list[tuple[int, int]]:
+    """(letter, sign) ink heights in pixels of each card's top left corner in ``img``: the
+    rows of the visible corner (left of the next card) that hold anything but paper, in two
+    runs (the letter, then the small sign under it)."""
+    rgb = img.convert("RGB")
+    heights = []
+    for placed in layout.cards:
+        left, top = placed.x + EDGE_WIDTH + 5, placed.y + EDGE_WIDTH + 5  # off the round edge
+        right, bottom = placed.x + STEP - 2, placed.y + HEIGHT // 2
+        inked = [
+            any(
+                sum(abs(a - b) for a, b in zip(rgb.getpixel((x, y)), PAPER[:3], strict=True)) > 90
+                for x in range(left, right)
+            )
+            for y in range(top, bottom)
+        ]
+        runs: list[int] = []
+        for y, ink in enumerate(inked):
+            if ink and (y == 0 or not inked[y - 1]):
+                runs.append(0)
+            if ink:
+                runs[-1] += 1
+        assert len(runs) >= 2, placed
+        heights.append((runs[0], runs[1]))
+    return heights
+
+
+def test_corner_letters_and_signs_read_on_a_phone_294_px_wide() -> None:
+    """Measured in the pictures: Discord shows a picture 294 px wide on a phone 360 px wide
+    (272 inside the board's embed); a 12-card hand in one row showed letters 10 px high."""
+    assert (PHONE_WIDTH, PHONE_TEXT, PHONE_SIGN) == (294, 16, 12)
+    prompt = turn_prompt()
+    pictures = [HandPicture(prompt.hand, prompt.groups, None, lang) for lang in ("en", "de")]
+    jacks_solo = (0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 4)  # the most groups: five
+    pictures.append(HandPicture(prompt.hand, jacks_solo, None, "it", "german"))
+    for picture in pictures:
+        layout = hand_layout(picture)
+        img = Image.open(io.BytesIO(hand_png(picture)))
+        for letter, sign in ink_heights(img, layout):
+            assert letter >= INDEX_INK
+            assert shown_size(letter, layout.width) >= PHONE_TEXT, (letter, layout.width)
+            assert shown_size(sign, layout.width) >= PHONE_SIGN, (sign, layout.width)
+    names = ("Anna", "Ben", "Carl", "Dora")
+    played = ((1, card("H10")), (2, card("CQ")), (3, card("DA")), (0, card("S9")))
+    trick = TrickPicture(names, played, winner=2)
+    layout = trick_layout(trick)
+    img = Image.open(io.BytesIO(trick_png(trick)))
+    for letter, sign in ink_heights(img, layout):
+        assert shown_size(letter, layout.width, BOARD_WIDTH) >= PHONE_TEXT
+        assert shown_size(sign, layout.width, BOARD_WIDTH) >= PHONE_SIGN
+    # the layout keeps to it for every 12-card hand, however its suits are grouped
+    for parts in range(1, 6):
+        for sizes in compositions(12, parts):
+            groups = tuple(g for g, size in enumerate(sizes) for _ in range(size))
+            layout = hand_layout(HandPicture(tuple(range(12)), groups))
+            assert layout.width <= ROW_ROOM, sizes
+            assert shown_size(INDEX_INK, layout.width) >= PHONE_TEXT
+    # two rows from 10 cards on, one row for a few
+    for n in range(1, 13):
+        groups = tuple(sorted(i % 4 for i in range(n)))
+        rows = {p.y for p in hand_layout(HandPicture(tuple(range(n)), groups)).cards}
+        assert len(rows) == (2 if n >= 10 else len(rows)) and (n > 6 or len(rows) == 1), n
+
+
+def luminance(colour: tuple[int, ...]) -> float:
+    """WCAG 2's relative luminance of an sRGB colour."""
+    lin = [(c / 255) / 12.92 if c <= 10 else ((c / 255 + 0.055) / 1.055) ** 2.4 for c in colour[:3]]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def contrast(a: tuple[int, ...], b: tuple[int, ...]) -> float:
+    light, dark = sorted((luminance(a), luminance(b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def test_every_suit_colour_reads_on_its_card() -> None:
+    """WCAG's contrast ratio of at least 3:1 (large text and signs): the German deck's
+    gold was 2.6:1, the four-colour deck's orange 2.9:1."""
+    assert round(contrast((0, 0, 0), (255, 255, 255)), 1) == 21.0
+    assert contrast((206, 150, 0), PAPER) < 3  # the old gold
+    for deck, colours in DECKS.items():
+        for colour in colours:
+            assert contrast(colour, PAPER) >= 3, (deck, colour)
+    # the default deck tells ♥ from ♦ (and every suit) by its colour
+    assert len(set(DECKS[DEFAULT_DECK])) == 4
 
 
 def test_no_hand_in_a_repr() -> None:
@@ -165,7 +266,7 @@ def test_the_trick_shows_four_names_who_led_and_who_won() -> None:
     played = ((1, card("H10")), (2, card("CQ")), (3, card("DA")), (0, card("S9")))
     picture = TrickPicture(names, played, winner=2, lang="en")
     layout = trick_layout(picture)
-    assert layout.width >= 2 * OLD_TRICK
+    assert layout.width <= BOARD_ROOM  # cards twice the old size, letters 16 px in an embed
     texts = [lb.text for lb in layout.labels]
     assert texts[:1] == ["Anna"] and all(n in texts for n in names)
     assert "led" in texts and "took it" in texts
@@ -175,7 +276,7 @@ def test_the_trick_shows_four_names_who_led_and_who_won() -> None:
     assert [p.framed for p in ordered] == [False, False, True, False]
     led = next(lb for lb in layout.labels if lb.text == "led")
     assert ordered[1].x < led.x < ordered[1].x + WIDTH  # under Ben's card
-    assert shown_size(INDEX_SIZE, layout.width) >= PHONE_TEXT
+    assert shown_size(INDEX_INK, layout.width, BOARD_WIDTH) >= PHONE_TEXT
     german = [lb.text for lb in trick_layout(TrickPicture(names, played[:2], lang="de")).labels]
     assert "kam raus" in german and "sticht" not in german  # no winner before it is taken
     empty = trick_layout(TrickPicture(names, played[:2]))
@@ -194,7 +295,7 @@ def test_repeated_renders_are_cached_and_equal_to_fresh_ones() -> None:
     png = hand_png(hand)
     hand_png.cache_clear()
     assert hand_png(hand) == png  # a fresh render draws the same picture
-    assert hand_png(HandPicture((1, 3, 40), (0, 0, 1), lang="de")) != png  # the deck counts
+    assert hand_png(HandPicture((1, 3, 40), (0, 0, 1), "de", deck="classic")) != png  # deck
 
 
 def test_the_docs_pictures_are_drawn_by_one_command_for_a_phone(tmp_path: Path) -> None:

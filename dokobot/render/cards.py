@@ -12,10 +12,10 @@ Faces are drawn once per card kind, language and deck.
 >>> face = card_face(4, "de")   # ♣D (a queen of clubs)
 >>> face.size
 (144, 208)
->>> face.getpixel(BIG_SIGN[:2])[:3]  # the middle of the large clubs sign is black
-(20, 20, 20)
->>> card_face(4, "de", "four").getpixel(BIG_SIGN[:2])[:3]  # green in the four-colour deck
+>>> face.getpixel(BIG_SIGN[:2])[:3]  # green in the four-colour deck (the default)
 (16, 130, 60)
+>>> card_face(4, "de", "classic").getpixel(BIG_SIGN[:2])[:3]  # black in the classic deck
+(20, 20, 20)
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import Final
 
 from PIL import Image, ImageDraw, ImageFont
 
-from dokobot.engine.cards import CLUBS, DIAMONDS, HEARTS, SPADES
+from dokobot.engine.cards import CLUBS, DIAMONDS, HEARTS, SPADES, SUIT_SYMBOLS
 from dokobot.host.i18n import card_text
 
 WIDTH: Final = 144
@@ -38,6 +38,9 @@ EDGE_WIDTH: Final = 3
 
 INDEX_SIZE: Final = 56
 """Font size (pixels) of the rank letter in the corner."""
+INDEX_INK: Final = 39
+"""The least height in pixels of a corner letter's ink at :data:`INDEX_SIZE` (capitals and
+digits of Pillow's font: 39 or 40; measured by the tests)."""
 INDEX_AT: Final = (10, 54)
 """Left end of the corner letter's baseline."""
 INDEX_WIDTH: Final = 70
@@ -52,29 +55,38 @@ Colour = tuple[int, int, int, int]
 RED: Final[Colour] = (200, 30, 40, 255)
 BLACK: Final[Colour] = (20, 20, 20, 255)
 GREEN: Final[Colour] = (16, 130, 60, 255)
-ORANGE: Final[Colour] = (232, 118, 0, 255)
+BLUE: Final[Colour] = (30, 90, 210, 255)
 ACORN: Final[Colour] = (122, 74, 28, 255)
-BELL: Final[Colour] = (206, 150, 0, 255)
+BELL: Final[Colour] = (168, 118, 0, 255)
+"""The bells' gold, dark enough to read on white (contrast 3.9:1; a bright gold is 2.6)."""
 EDGE: Final[Colour] = (40, 40, 40, 255)
 PAPER: Final[Colour] = (252, 252, 248, 255)
 FELT: Final[Colour] = (34, 110, 60, 255)
 
 DECKS: Final[dict[str, tuple[Colour, Colour, Colour, Colour]]] = {
+    "four": (GREEN, BLACK, RED, BLUE),
     "classic": (BLACK, BLACK, RED, RED),
-    "four": (GREEN, BLACK, RED, ORANGE),
     "german": (ACORN, GREEN, RED, BELL),
 }
-"""The decks a player may choose (``/deck``): the colours of ♣ ♠ ♥ ♦. ``classic`` has two
-colours; ``four`` tells every suit by its colour (♣ green, ♦ orange); ``german`` has the
-colours of the German-suited deck (acorns brown, leaves green, hearts red, bells gold)."""
-DEFAULT_DECK: Final = "classic"
+"""The decks a player may choose (``/deck``): the colours of ♣ ♠ ♥ ♦. ``four`` (the
+default) tells every suit by its colour (♣ green, ♠ black, ♥ red, ♦ blue: the four-colour
+deck of card rooms, and Discord's four button colours); ``classic`` has two colours, so ♥
+and ♦ differ only by their sign; ``german`` has the colours of the German-suited deck
+(acorns brown, leaves green, hearts red, bells gold). Every colour reads on the cards' white
+with a contrast of at least 3:1 (WCAG's least for large text and signs; checked by the
+tests)."""
+SUIT_SIGNS: Final[tuple[str, ...]] = SUIT_SYMBOLS
+"""The suits' signs in the order of a deck's colours: ♣ ♠ ♥ ♦."""
+DEFAULT_DECK: Final = "four"
+"""Four colours: in Doppelkopf ♦ is the trump suit and ♥ a plain one, and on a phone the
+small sign is a few pixels high, so the colour tells them apart at a glance."""
 
 
 def deck_of(name: str | None) -> str:
     """A known deck's name: ``name`` if it is one, else the default.
 
-    >>> deck_of("four"), deck_of(None), deck_of("pink")
-    ('four', 'classic', 'classic')
+    >>> deck_of("classic"), deck_of(None), deck_of("pink")
+    ('classic', 'four', 'four')
     """
     return name if name in DECKS else DEFAULT_DECK
 

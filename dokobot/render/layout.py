@@ -4,11 +4,17 @@ A layout is plain data (:class:`Layout`), so tests can read what a picture shows
 cards are dimmed, which names are written) without looking at pixels;
 :mod:`dokobot.render.pictures` paints it.
 
+Pictures are made for a phone: Discord shows a picture :data:`PHONE_WIDTH` pixels wide on a
+phone 360 pixels wide (:data:`BOARD_WIDTH` inside an embed), and there a corner letter's ink
+must be at least :data:`PHONE_TEXT` pixels high and a suit sign at least :data:`PHONE_SIGN`
+(:func:`shown_size`). So no picture is wider than :data:`ROW_ROOM` (a board's trick:
+:data:`BOARD_ROOM`).
+
 A **hand** (:class:`HandPicture`) is fanned out left to right in display order, with a gap
 between trumps and each plain suit; under each card its number (what ``/play N`` takes); on
-the reader's turn the cards he may not play are dimmed. Its width is chosen so that the
-corner letters are at least :data:`PHONE_TEXT` pixels high on a phone that shows the picture
-:data:`PHONE_WIDTH` pixels wide (:func:`shown_size`).
+the reader's turn the cards he may not play are dimmed. A hand that would be wider than
+:data:`ROW_ROOM` in one row (from 7 to 9 cards on, by its gaps; always from 10) lies in two
+rows, split where the wider row is narrowest (often where a suit ends).
 
 A **trick** (:class:`TrickPicture`) shows the four seats side by side in seat order, each
 with its player's name over its card (an empty place before he plays); the card that led is
@@ -23,6 +29,7 @@ True
 
 from __future__ import annotations
 
+import itertools
 import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -31,7 +38,7 @@ from typing import Final
 from PIL import ImageFont
 
 from dokobot.host.i18n import text
-from dokobot.render.cards import DEFAULT_DECK, HEIGHT, WIDTH, Colour, font
+from dokobot.render.cards import CORNER_SIGN, DEFAULT_DECK, HEIGHT, INDEX_INK, WIDTH, Colour, font
 
 PAD: Final = 16
 STEP: Final = 84
@@ -41,17 +48,29 @@ GROUP_GAP: Final = 32
 """Extra room between trumps and a plain suit, and between two plain suits."""
 NUMBER_SIZE: Final = 44
 NUMBER_GAP: Final = 6
-SLOT_GAP: Final = 24
+ROW_GAP: Final = 8
+"""Room between the two rows of a hand."""
+SLOT_GAP: Final = 16
 """Room between the four places of a trick."""
 NAME_SIZE: Final = 34
 TAG_SIZE: Final = 30
 FRAME: Final = 6
 """Width of the frame around the winning card."""
 
-PHONE_WIDTH: Final = 360
-"""The width (CSS pixels) at which a phone shows a picture that fills the chat's width."""
+PHONE_WIDTH: Final = 294
+"""The width (CSS pixels) at which Discord shows a picture on a phone 360 pixels wide: the
+chat's width less the avatars' column (54) and the margin (12)."""
+BOARD_WIDTH: Final = 272
+"""The width at which it shows a picture inside an embed (the board's trick): 22 less."""
 PHONE_TEXT: Final = 16
-"""The least height in pixels of a corner letter at :data:`PHONE_WIDTH`."""
+"""The least height in pixels of a corner letter's ink as a phone shows it."""
+PHONE_SIGN: Final = 12
+"""The least height in pixels of the small suit sign as a phone shows it."""
+ROW_ROOM: Final = PHONE_WIDTH * INDEX_INK // PHONE_TEXT
+"""The widest picture whose corner letters a phone shows :data:`PHONE_TEXT` high (716)."""
+BOARD_ROOM: Final = BOARD_WIDTH * INDEX_INK // PHONE_TEXT
+"""The same for a picture inside an embed (663)."""
+assert CORNER_SIGN[2] * BOARD_WIDTH >= PHONE_SIGN * BOARD_ROOM  # the signs are large enough
 
 TEXT: Final[Colour] = (245, 245, 240, 255)
 MUTED: Final[Colour] = (150, 170, 155, 255)
@@ -117,37 +136,81 @@ class Layout:
     deck: str
 
 
-def shown_size(size: float, width: int) -> float:
+def shown_size(size: float, width: int, shown: int = PHONE_WIDTH) -> float:
     """How high ``size`` pixels of a picture ``width`` pixels wide are on a phone that shows
-    it :data:`PHONE_WIDTH` pixels wide (a narrower picture is not enlarged).
+    it ``shown`` pixels wide (a narrower picture is not enlarged).
 
-    >>> shown_size(56, 1120), shown_size(56, 200)
-    (18.0, 56)
+    >>> shown_size(56, 1176), shown_size(56, 200)
+    (14.0, 56)
     """
-    return size * PHONE_WIDTH / width if width > PHONE_WIDTH else size
+    return size * shown / width if width > shown else size
+
+
+ROW_HEIGHT: Final = HEIGHT + NUMBER_GAP + NUMBER_SIZE
+"""A row of a hand: the cards and their numbers under them."""
+
+
+def row_width(groups: tuple[int, ...]) -> int:
+    """The width of a picture of one row of cards of ``groups`` (a gap where it changes).
+
+    >>> row_width((0, 0, 1)) == 2 * PAD + 2 * STEP + GROUP_GAP + WIDTH
+    True
+    """
+    if not groups:
+        return 2 * PAD
+    gaps = sum(1 for a, b in itertools.pairwise(groups) if a != b)
+    return 2 * PAD + (len(groups) - 1) * STEP + gaps * GROUP_GAP + WIDTH
+
+
+def hand_rows(groups: tuple[int, ...]) -> tuple[int, ...]:
+    """How many cards of a hand of ``groups`` lie in each row: one row if it is no wider than
+    :data:`ROW_ROOM`, else two, split where the wider of them is narrowest (the nearer to
+    the middle of the equally good splits).
+
+    >>> hand_rows((0, 0, 1, 2)), hand_rows((0,) * 6 + (1,) * 3 + (2,) * 3)
+    ((4,), (6, 6))
+    >>> hand_rows((0,) * 7 + (1, 1, 2, 2, 3))  # a gap at the split costs no width
+    (7, 5)
+    """
+    n = len(groups)
+    if row_width(groups) <= ROW_ROOM or n < 2:
+        return (n,)
+    split = min(
+        range(1, n),
+        key=lambda k: (max(row_width(groups[:k]), row_width(groups[k:])), abs(2 * k - n)),
+    )
+    return split, n - split
 
 
 def hand_layout(hand: HandPicture) -> Layout:
     """The layout of a hand picture."""
     cards: list[Placed] = []
     labels: list[Label] = []
-    x = PAD
+    groups = tuple(hand.groups[: len(hand.cards)])
+    groups += (0,) * (len(hand.cards) - len(groups))
     playable = None if hand.playable is None else set(hand.playable)
-    for n, card in enumerate(hand.cards):
-        if n and hand.groups[n : n + 1] != hand.groups[n - 1 : n]:
-            x += GROUP_GAP
-        dimmed = playable is not None and card not in playable
-        cards.append(Placed(card, x, PAD, dimmed=dimmed))
-        labels.append(
-            Label(
-                str(n + 1), x + STEP // 2, PAD + HEIGHT + NUMBER_GAP, NUMBER_SIZE,
-                MUTED if dimmed else TEXT,
-            )
-        )  # fmt: skip
-        x += STEP
-    width = (x - STEP if cards else x) + WIDTH + PAD
-    height = PAD + HEIGHT + NUMBER_GAP + NUMBER_SIZE + PAD
-    return Layout(width, height, tuple(cards), tuple(labels), hand.lang, hand.deck)
+    first = 0
+    for row, count in enumerate(hand_rows(groups)):
+        x = PAD
+        y = PAD + row * (ROW_HEIGHT + ROW_GAP)
+        for n in range(first, first + count):
+            if n > first and groups[n] != groups[n - 1]:
+                x += GROUP_GAP
+            card = hand.cards[n]
+            dimmed = playable is not None and card not in playable
+            cards.append(Placed(card, x, y, dimmed=dimmed))
+            labels.append(
+                Label(
+                    str(n + 1), x + STEP // 2, y + HEIGHT + NUMBER_GAP, NUMBER_SIZE,
+                    MUTED if dimmed else TEXT,
+                )
+            )  # fmt: skip
+            x += STEP
+        first += count
+    rows = hand_rows(groups)
+    widths = [row_width(groups[sum(rows[:r]) : sum(rows[: r + 1])]) for r in range(len(rows))]
+    height = 2 * PAD + len(rows) * ROW_HEIGHT + (len(rows) - 1) * ROW_GAP
+    return Layout(max(widths), height, tuple(cards), tuple(labels), hand.lang, hand.deck)
 
 
 def fitted(name: str, size: int, room: int) -> str:

@@ -28,6 +28,7 @@ import discord
 
 from dokobot.host.commands import confirmed_commands
 from dokobot.host.events import Choice
+from dokobot.render.cards import SUIT_SIGNS
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +55,24 @@ _STYLES: dict[str, discord.ButtonStyle] = {
     "hand": discord.ButtonStyle.primary,
     "ask": discord.ButtonStyle.danger,
 }
+
+CARD_COMMANDS: Final = frozenset({"play", "give"})
+"""Commands whose choice is a card (played, or given in a poverty's exchange): their
+buttons fill rows of their own and have their suit's colour (:data:`SUIT_STYLES`)."""
+SUIT_STYLES: Final[dict[str, discord.ButtonStyle]] = dict(
+    zip(
+        SUIT_SIGNS,
+        (
+            discord.ButtonStyle.success,  # ♣ green
+            discord.ButtonStyle.secondary,  # ♠ grey, for black
+            discord.ButtonStyle.danger,  # ♥ red
+            discord.ButtonStyle.primary,  # ♦ blurple, for blue
+        ),
+        strict=True,
+    )
+)
+"""A card button's style by its suit: Discord's four button colours are the four-colour
+deck's (the default ``/deck``), so a ♦ never looks like a ♥ and red suits never like black."""
 
 ASK: Final = "ask"
 """The adapter's own command of a button that asks before a call (:func:`asking`)."""
@@ -205,14 +224,19 @@ def choices_view(
 ) -> discord.ui.View | None:
     """Buttons for ``choices`` (of the decision ``marker``), or None if there are none.
 
-    Cards fill rows of five; other choices (calls such as Re) start a row of their own.
-    Duplicates are dropped; Discord allows 25 buttons in 5 rows.
+    Cards fill rows of five, each button in its suit's colour (:data:`SUIT_STYLES`); other
+    choices (calls such as Re) start a row of their own. Duplicates are dropped; Discord
+    allows 25 buttons in 5 rows.
 
-    >>> cards = [Choice(c, "/play " + c) for c in ["CQ", "CQ", "SA", "S9", "H9", "D9", "DA"]]
+    >>> names = {"C": "♣", "S": "♠", "H": "♥", "D": "♦"}
+    >>> cards = [Choice(names[c[0]] + c[1:], "/play " + c)
+    ...          for c in ["CQ", "CQ", "SA", "S9", "H9", "D9", "DA"]]
     >>> v = choices_view(7, [*cards, Choice("Re", "/re")])
     >>> [(c.custom_id, c.row) for c in v.children]  # doctest: +NORMALIZE_WHITESPACE
     [('doko:7:play CQ', 0), ('doko:7:play SA', 0), ('doko:7:play S9', 0), ('doko:7:play H9', 0),
      ('doko:7:play D9', 0), ('doko:7:play DA', 1), ('doko:7:ask re', 2)]
+    >>> [c.item.style.name for c in v.children]  # doctest: +NORMALIZE_WHITESPACE
+    ['success', 'secondary', 'secondary', 'danger', 'primary', 'primary', 'danger']
     >>> v.timeout is None
     True
     """
@@ -227,8 +251,8 @@ def choices_view(
             unique.append(choice)
     if not unique:
         return None
-    cards = [c for c in unique if verb(c.command) == "play"]
-    others = [c for c in unique if verb(c.command) != "play"]
+    cards = [c for c in unique if verb(c.command) in CARD_COMMANDS]
+    others = [c for c in unique if verb(c.command) not in CARD_COMMANDS]
     rows = [cards[i : i + 5] for i in range(0, len(cards), 5)]
     rows += [others[i : i + 5] for i in range(0, len(others), 5)]
     if len(rows) > 5:  # too many rows when grouped: fill them in order instead
@@ -239,9 +263,24 @@ def choices_view(
     for number, row in enumerate(rows):
         for choice in row:
             view.add_item(
-                DokoButton(table, asking(choice.command), choice.label, row=number, marker=marker)
-            )
+                DokoButton(
+                    table, asking(choice.command), choice.label, card_style(choice), number, None,
+                    marker,
+                )
+            )  # fmt: skip
     return view
+
+
+def card_style(choice: Choice) -> discord.ButtonStyle | None:
+    """The style of a card's button: its suit's colour (None: not a card, the command's
+    own style).
+
+    >>> card_style(Choice("♦10", "/play D10")), card_style(Choice("Re", "/re"))
+    (<ButtonStyle.primary: 1>, None)
+    """
+    if verb(choice.command) not in CARD_COMMANDS:
+        return None
+    return SUIT_STYLES.get(choice.label[:1])
 
 
 def table_view(table: int, label: str) -> discord.ui.View:

@@ -224,10 +224,12 @@ def _embed(
 
 
 def _picture(img: Image.Image, png: bytes, x: int, y: int, room: int) -> int:
-    """Draw a picture scaled down to ``room`` pixels as Discord does; the y below it."""
+    """Draw a picture as Discord does: as many CSS pixels wide as it has pixels, scaled down
+    to ``room``; the y below it."""
     pic: Image.Image = Image.open(io.BytesIO(png)).convert("RGBA")
-    if pic.width > room:
-        pic = pic.resize((room, pic.height * room // pic.width), Image.Resampling.LANCZOS)
+    width = min(pic.width * SCALE, room)
+    if width != pic.width:
+        pic = pic.resize((width, pic.height * width // pic.width), Image.Resampling.LANCZOS)
     img.alpha_composite(pic, (x, y))
     return y + pic.height
 
