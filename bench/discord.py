@@ -371,7 +371,7 @@ async def bot_process(  # type: ignore[no-untyped-def]
     env = dict(os.environ, DOKOBOT_DISCORD_TOKEN=TOKEN, **{SPEED_ENV: str(run.speed)})
     env.pop("DOKOBOT_CONFIG", None)
     profiler = ["-m", "cProfile", "-o", profile] if profile else []
-    command = [BOT[0], *profiler, *BOT[1:], str(fake.port), "--config"]
+    command = [BOT[0], *profiler, *BOT[1:], str(fake.port), "--new-store", "--config"]
     log = (folder / "bot.log").open("w")
     config = bot_config(folder, run.speed, memory, run.turn_timeout)
     process = subprocess.Popen([*command, str(config)], env=env, stdout=log, stderr=log)

@@ -136,12 +136,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     if config is None:
         return 2
     if not config.has_chat() and not config.web.enabled:
-        if args.command == "run":
+        if args.command == "run":  # `dokobot` alone plays in the console instead
             print(
-                "dokobot run: no chat adapter is configured (set DOKOBOT_DISCORD_TOKEN or an "
-                "irc section); starting a console game instead.",
+                "dokobot run: no chat is configured (set DOKOBOT_DISCORD_TOKEN or an irc "
+                "section; `dokobot console` plays in the terminal)",
                 file=sys.stderr,
             )
+            return 2
         from .console import run_console
 
         return run_console(
@@ -152,7 +153,32 @@ def cmd_run(args: argparse.Namespace) -> int:
             level=config.bot_level,
             options=config.table_options(),
         )
+    refusal = _new_store_refusal(config, args.new_store)
+    if refusal:
+        print(f"dokobot run: {refusal}", file=sys.stderr)
+        return 2
     return run_adapters(config)
+
+
+def _new_store_refusal(config: Config, asked: bool) -> str:
+    """Why ``dokobot run`` may not start on the SQLite store of ``config`` ("" if it may): a
+    store that does not exist is made only when asked (``--new-store``), and only in a
+    folder that exists, so a mistyped path never starts the bot on a new, empty store."""
+    from .store import is_url
+
+    where = config.store_path
+    if is_url(where) or where == ":memory:" or Path(where).exists():
+        return ""
+    origin = "the default" if config.source.startswith("(") else f"of {config.source}"
+    named = f"{where} (store.path, {origin})"
+    if not asked:
+        return (
+            f"there is no store at {named}; to start a new, empty one there, run "
+            "`dokobot run --new-store` once"
+        )
+    if not Path(where).absolute().parent.is_dir():
+        return f"there is no folder {Path(where).absolute().parent} for the new store {named}"
+    return ""
 
 
 def cmd_sync(args: argparse.Namespace) -> int:
@@ -319,6 +345,11 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="serve the configured chat platforms")
     run.add_argument("--config", default=os.environ.get("DOKOBOT_CONFIG"), metavar="FILE",
                      help=CONFIG_HELP)  # fmt: skip
+    run.add_argument(
+        "--new-store",
+        action="store_true",
+        help="make the SQLite store if it does not exist (else that is refused)",
+    )
     run.set_defaults(func=cmd_run)
     return p
 

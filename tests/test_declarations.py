@@ -25,7 +25,14 @@ from dokobot.config import _SCHEMA, parse_config
 from dokobot.engine.scoring import SCORE_ITEMS
 from dokobot.host.commands import COMMANDS, ArgKind, Command, Phase, Who, find
 from dokobot.host.events import Input
-from dokobot.host.i18n import OptionValue, catalogue, option_value_text, render, slash_texts
+from dokobot.host.i18n import (
+    OptionValue,
+    catalogue,
+    name_text,
+    option_value_text,
+    render,
+    slash_texts,
+)
 from dokobot.host.options import (
     BOT_LEVELS,
     HOUSE_RULES,
@@ -562,7 +569,8 @@ def test_every_option_has_a_help_text_that_help_option_shows(lang: str) -> None:
         router, "anna", "/help option poverty"
     )
     guess = _texts(router, "anna", "/help option stak")
-    assert guess == [render(lang, "option_unknown_guess", {"name": "stak", "guess": "stake"})]
+    stake = name_text("option", "stake", lang)  # the guess in the reader's words
+    assert guess == [render(lang, "option_unknown_guess", {"name": "stak", "guess": stake})]
 
 
 def test_start_in_a_private_message_says_first_what_is_missing() -> None:

@@ -17,14 +17,15 @@ Parameters may be plain values, :class:`Cards` (rendered with the reader's rank 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from .. import languages
 from ..engine.cards import N_CARDS, SUIT_SYMBOLS
+from ..engine.notation import parse_kind
 from ..languages import DEFAULT as DEFAULT_LANG
 
-__all__ = ["DEFAULT_LANG", "Cards", "Term", "card_text", "catalogue", "render", "slash_texts",
-           "text"]  # fmt: skip
+__all__ = ["DEFAULT_LANG", "Cards", "Name", "Setting", "Term", "card_text", "catalogue",
+           "name_text", "render", "slash_texts", "text"]  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,22 +61,65 @@ class CallsMade:
     """(name, call key) pairs in the order made."""
 
 
-@dataclass(frozen=True, slots=True)
-class OptionValue:
-    """An option's value (``duel``, ``on``) as the reader's language names it (``duello``,
-    ``acceso``; :func:`option_value_text`)."""
+NameKind = Literal["card", "option", "value", "call", "command"]
+"""What a :class:`Name` names: a card (its ASCII code, ``CQ``), an option (``nines``), an
+option's value or a computer level (``duel``, ``on``, ``strong``), a call (``re``,
+``no90``), a command (``healthy``)."""
 
-    word: str
+
+def name_text(kind: NameKind, key: str, lang: str) -> str:
+    """The one way a name reaches a reader: ``key`` of ``kind`` in ``lang``'s words and
+    letters (a card with its rank letters, an option or a command by the first word the
+    language types it with, a value or level by its words, a call as the catalogue says it).
+
+    >>> [name_text("card", "CQ", "de"), name_text("option", "nines", "it"),
+    ...  name_text("value", "off", "it"), name_text("call", "kontra", "it"),
+    ...  name_text("command", "healthy", "cs")]
+    ['♣D', 'nove', 'disattivata', 'Contra', '/zdravá']
+    """
+    if kind == "card":
+        return card_names(lang)[parse_kind(key) * 2]
+    if kind == "call":
+        return text(lang, "call." + key)
+    if kind == "value" and key in ("on", "off"):
+        return text(lang, "word." + key)
+    table = {"option": languages.words(lang).options, "value": languages.words(lang).values,
+             "command": languages.words(lang).commands}[kind]  # fmt: skip
+    own = table.get(key, ()) if lang != languages.DEFAULT else ()
+    word = own[0] if own else key
+    return "/" + word if kind == "command" else word
+
+
+@dataclass(frozen=True, slots=True)
+class Name:
+    """A name in a message (:func:`name_text` renders it for each reader)."""
+
+    kind: NameKind
+    key: str
+
+
+def OptionValue(word: str) -> Name:
+    """An option's value (``duel``, ``on``) as the reader's language names it (``duello``,
+    ``attivata``)."""
+    return Name("value", word)
+
+
+def OptionName(name: str) -> Name:
+    """An option (``nines``) as the reader's language names it (``nove``)."""
+    return Name("option", name)
 
 
 def option_value_text(word: str, lang: str) -> str:
-    """``word``, an option's value as the options show it, in ``lang``: on and off as the
-    catalogue says them, other values by the first of the language's words for them
-    (``values:`` of its words file), else as they are (numbers, language codes)."""
-    if word in ("on", "off"):
-        return text(lang, "word." + word)
-    own = languages.words(lang).values.get(word, ())
-    return own[0] if own and lang != languages.DEFAULT else word
+    """``word``, an option's value as the options show it, in ``lang`` (:func:`name_text`)."""
+    return name_text("value", word, lang)
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """An option with a value (``nines on``), each named in the reader's language."""
+
+    option: str
+    value: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,12 +129,10 @@ class Term:
     key: str
 
 
-@dataclass(frozen=True, slots=True)
-class CommandWord:
+def CommandWord(name: str) -> Name:
     """A command as a reader types it in his language (``/armut`` for a German reader of
     ``CommandWord("poverty")``)."""
-
-    name: str
+    return Name("command", name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,18 +201,17 @@ def _value(value: Any, lang: str) -> str:
         return "".join(out)
     if isinstance(value, Term):
         return text(lang, value.key)
-    if isinstance(value, OptionValue):
-        return option_value_text(value.word, lang)
+    if isinstance(value, Name):
+        return name_text(value.kind, value.key, lang)
+    if isinstance(value, Setting):
+        return f"{name_text('option', value.option, lang)} {name_text('value', value.value, lang)}"
     if isinstance(value, CallsMade):
         if not value.calls:
             return ""
-        made = ", ".join(f"{who} {text(lang, 'call.' + key)}" for who, key in value.calls)
+        made = ", ".join(f"{who} {name_text('call', key, lang)}" for who, key in value.calls)
         return render(lang, "prompt_calls", {"calls": made})
     if isinstance(value, SoloWords):
         return " ".join(solo_words(lang))
-    if isinstance(value, CommandWord):
-        own = languages.words(lang).commands.get(value.name, ())
-        return "/" + (own[0] if own and lang != languages.DEFAULT else value.name)
     if isinstance(value, bool):
         return text(lang, "word.on" if value else "word.off")
     if isinstance(value, list | tuple):

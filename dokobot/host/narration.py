@@ -24,7 +24,7 @@ from ..engine.types import (
     is_call,
     is_card,
 )
-from .i18n import Cards, Term
+from .i18n import Cards, Name, Term
 from .notes import ALL, Note
 from .prompts import hand_note, shown_cards, sorted_hand
 from .series import GameRecord, value_lines
@@ -209,4 +209,6 @@ def illegal_params(game: Game, exc: IllegalAction) -> dict[str, Any]:
         params["led"] = Term("class.trump" if led == TRUMP else f"class.{led}")
     if "turn" in params and isinstance(params["turn"], int):
         params["turn_seat"] = params.pop("turn")
+    if isinstance(params.get("card"), str):  # the engine names it in its own code: ♣Q
+        params["card"] = Name("card", params["card"])
     return params

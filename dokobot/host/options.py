@@ -24,6 +24,7 @@ from typing import Any, Final
 from .. import languages
 from ..ai.levels import OFFERED_LEVELS
 from ..engine.rules import WEDDING_TRICKS, Rules
+from .i18n import OptionName, OptionValue, Setting
 
 MODES: Final = ("free", "single", "fixed4", "duel")
 BOT_LEVELS: Final = OFFERED_LEVELS
@@ -214,18 +215,20 @@ class TableOptions:
             raise OptionError("option_unknown", f"unknown option {name}", name=name)
         new = dataclasses.replace(self, **{name: _parse(name, raw.strip().lower())})
         if new.tournament and new.not_in_tournament():
-            rules = ", ".join(new.not_in_tournament())
+            # each with the value tournament mode needs (nines on, poverty off)
+            rules = tuple(Setting(n, _PLAIN.show(n)) for n in new.not_in_tournament())
+            shown = ", ".join(f"{s.option} {s.value}" for s in rules)
             if name == "tournament":  # the house rules are on: they go first
                 raise OptionError(
                     "option_house_tournament",
-                    f"tournament mode plays no house rules: turn these off first: {rules}",
-                    name=name,
+                    f"tournament mode plays no house rules: first set these back: {shown}",
+                    name=OptionName(name),
                     rules=rules,
                 )
             raise OptionError(  # tournament is on: it goes first
                 "option_house_in_tournament",
                 f"house rule {name} is not played in tournament mode",
-                name=name,
+                name=OptionName(name),
                 rules=rules,
             )
         if new.tournament and new.mode != "free":
@@ -233,14 +236,14 @@ class TableOptions:
                 raise OptionError(
                     "option_conflict_mode",
                     f"mode {new.mode} needs tournament off",
-                    name=name,
-                    mode=new.mode,
+                    name=OptionName(name),
+                    mode=OptionValue(new.mode),
                 )
             raise OptionError(
                 "option_conflict",
                 f"tournament mode needs mode free, not {new.mode}",
-                name=name,
-                mode=new.mode,
+                name=OptionName(name),
+                mode=OptionValue(new.mode),
             )
         return new
 
@@ -367,7 +370,9 @@ def whole_number(text: str) -> int | None:
 
 
 def _bad(name: str, what: str) -> OptionError:
-    return OptionError("option_bad_value", f"{name} must be {what}", name=name, what=what)
+    return OptionError(
+        "option_bad_value", f"{name} must be {what}", name=OptionName(name), what=what
+    )
 
 
 def _parse(name: str, raw: str) -> Any:

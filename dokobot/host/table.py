@@ -33,7 +33,7 @@ from . import bots as _bots
 from . import chips as _chips
 from . import narration, scoreviews
 from .bots import Bot, BotFactory
-from .i18n import OptionValue
+from .i18n import OptionName, OptionValue
 from .journal import Record, cmd
 from .modes import (
     DuelWedding,
@@ -306,13 +306,15 @@ class Table:
         old = self.options
         new = self.options.set(name, raw)
         if new == old:  # changes nothing: no record, so repeating it cannot grow the journal
-            raise Refusal("option_unchanged", name=clean, value=OptionValue(old.show(clean)))
+            raise Refusal(
+                "option_unchanged", name=OptionName(clean), value=OptionValue(old.show(clean))
+            )
         if self.running:
             self.language_changes += 1
         self.options = new
         self._log(cmd(by_user, by, self.seat_of(by_user), f"/option {clean} {raw.strip()}"))
         shown = OptionValue(self.options.show(clean))
-        notes = [Note(ALL, "option_set", {"name": clean, "value": shown})]
+        notes = [Note(ALL, "option_set", {"name": OptionName(clean), "value": shown})]
         if clean == "mode":
             self.bots.clear()  # computer players are made with or without duel limits
         if clean == "tournament" or (clean == "mode" and old.mode != self.options.mode):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..commands import COMMANDS, Arg, ArgKind, command, find, guess
 from ..context import Context, Host
 from ..events import Event
-from ..i18n import OptionValue, option_value_text
+from ..i18n import OptionName, OptionValue, option_value_text
 from ..notes import Refusal
 from ..options import OPTIONS, TableOptions
 from ..views import help_lists, help_rows
@@ -26,8 +26,8 @@ def option_help(router: Host, ctx: Context, word: str) -> list[Event]:
     if decl is None:
         close = TableOptions.guess(name)
         if close is not None:
-            raise Refusal("option_unknown_guess", name=name, guess=close)
-        raise Refusal("option_unknown", name=name, names=", ".join(OPTIONS))
+            raise Refusal("option_unknown_guess", name=name, guess=OptionName(close))
+        raise Refusal("option_unknown", name=name, names=tuple(map(OptionName, OPTIONS)))
     options = ctx.table.options if ctx.table is not None else TableOptions()
     lang = router.lang_of(ctx.inp.user, ctx.table)
     values = ", ".join(option_value_text(v, lang) for v in decl.values)

@@ -9,9 +9,9 @@ from ..commands import Arg, ArgKind, Phase, Who, command
 from ..context import Context, Host
 from ..events import Event, Private
 from ..export import export_table
-from ..i18n import OptionValue, option_value_text
+from ..i18n import OptionName, OptionValue, name_text
 from ..notes import Refusal
-from ..options import OptionError, TableOptions
+from ..options import OPTIONS, OptionError, TableOptions
 from ..permissions import as_admin, need_seat, need_table, require
 from ..series import series_csv
 
@@ -31,17 +31,17 @@ def option(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     if name not in table.options.names():
         guess = TableOptions.guess(name)
         if guess is not None:
-            raise Refusal("option_unknown_guess", name=name, guess=guess)
-        raise Refusal("option_unknown", name=name, names=", ".join(table.options.names()))
+            raise Refusal("option_unknown_guess", name=name, guess=OptionName(guess))
+        raise Refusal("option_unknown", name=name, names=tuple(map(OptionName, OPTIONS)))
     if len(args) == 1:
         value = OptionValue(table.options.show(name))
-        return router._reply(ctx, "option_value", {"name": name, "value": value})
+        return router._reply(ctx, "option_value", {"name": OptionName(name), "value": value})
     require(ctx, Who.OWNER)
     admin = as_admin(ctx, table)
     try:
         notes = table.set_option(name, " ".join(args[1:]), ctx.inp.name, ctx.inp.user)
     except OptionError as exc:
-        raise Refusal(exc.reason, names=", ".join(table.options.names()), **exc.params) from exc
+        raise Refusal(exc.reason, **exc.params) from exc
     if admin:
         table.journal[-1] = dataclasses.replace(table.journal[-1], admin=True)
     return router.render_notes(table, notes, ctx.inp)
@@ -52,7 +52,10 @@ def options(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     table = need_table(ctx)
     opts = table.options
     lang = router.lang_of(ctx.inp.user, table)
-    rows = [f"{n} = {option_value_text(opts.show(n), lang)}" for n in opts.names()]
+    rows = [
+        f"{name_text('option', n, lang)} = {name_text('value', opts.show(n), lang)}"
+        for n in opts.names()
+    ]
     return router._reply(ctx, "options_list", {"options": "\n".join(rows)})
 
 
