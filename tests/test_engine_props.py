@@ -267,6 +267,31 @@ def test_playout_agrees_with_push(s: dict[str, Any], cut: int) -> None:
     assert score(p) == score(q)
 
 
+def kinds(mask: int) -> list[int]:
+    """How many copies of each kind ``mask`` holds."""
+    return [(mask >> (2 * k) & 1) + (mask >> (2 * k + 1) & 1) for k in range(24)]
+
+
+def swap_copies(g: Game, rng: random.Random, seat: int) -> tuple[list[int], int] | None:
+    """Start hands in which the two copies of one kind held at the start by two different
+    seats (``seat`` may be one of them) are exchanged: a twin deal that ``seat`` cannot
+    tell from ``g``'s. None if no kind is split so."""
+    start = g.start_hands
+    split = []
+    for k in range(24):
+        a = [s for s in range(4) if start[s] >> (2 * k) & 1]
+        b = [s for s in range(4) if start[s] >> (2 * k + 1) & 1]
+        if a and b and a != b:
+            split.append((k, a[0], b[0]))
+    if not split:
+        return None
+    k, a, b = rng.choice(split)
+    hands = list(start)
+    hands[a] ^= 3 << (2 * k)
+    hands[b] ^= 3 << (2 * k)
+    return hands, k
+
+
 def swap_hidden(g: Game, rng: random.Random, a: int, b: int) -> list[int] | None:
     """Start hands with an unplayed card of ``a`` and one of ``b`` exchanged, of the same
     class and not ♣Q, so that the history stays legal; None if there is no such pair."""
@@ -321,7 +346,7 @@ def test_observation_hides_other_hands(s: dict[str, Any], cut: int, seat: int) -
     assert h.hands != g.hands and h.hands[seat] == g.hands[seat]
     assert observe(h, seat) == observe(g, seat)
     assert observe(h, a) != observe(g, a)  # the test can see a difference
-    obs = observe(g, seat)
+    obs = observe(g, seat, canonical=False)  # the game's own card ids
     others = 0
     for x in range(4):
         if x != seat:
@@ -331,6 +356,38 @@ def test_observation_hides_other_hands(s: dict[str, Any], cut: int, seat: int) -
         assert obs.parties[x] in (None, g.party_of(x))
     for field in ("tricks", "trick", "calls", "eyes", "won", "level"):
         assert getattr(obs, field) == tuple(getattr(g, field))
+    canon = observe(g, seat)  # the same cards, only their copies numbered otherwise
+    assert kinds(canon.hand) == kinds(obs.hand) and kinds(canon.unseen) == kinds(obs.unseen)
+    assert [kinds(m) for m in canon.played_by()] == [kinds(m) for m in obs.played_by()]
+
+
+@given(setups(), st.integers(0, 47), st.integers(0, 3))
+def test_observation_numbers_copies_canonically(s: dict[str, Any], cut: int, seat: int) -> None:
+    """Twin deals: the two copies of a kind exchanged between two seats (one of them may be
+    the player), the same history played (each card as the copy its player holds). The
+    player cannot tell the deals apart, and his observation is the same at every point."""
+    rng = random.Random(s["seed"])
+    g = new_game(s)
+    play_to(g, rng, s, cut)
+    twin = swap_copies(g, rng, seat)
+    if twin is None:
+        return
+    hands, _ = twin
+    h = Game.from_hands(
+        g.rules,
+        g.dealer,
+        hands,
+        mandatory_owed=g.mandatory_owed,
+        forced_soloist=None if g.forced < 0 else g.forced,
+    )
+    again = g.redealt()
+    for who, action in g.log:
+        assert observe(h, who) == observe(again, who)
+        h.play(who, action)  # the copy ``who`` holds in this deal
+        again.play(who, action)
+    assert h.start_hands != g.start_hands  # the test can see a difference
+    for x in range(-1, 4):
+        assert observe(h, x) == observe(g, x)
 
 
 @given(setups(), st.integers(0, 47), st.integers(0, 3))
@@ -340,7 +397,7 @@ def test_sampled_worlds_are_consistent(s: dict[str, Any], cut: int, seat: int) -
     play_to(g, rng, s, cut)
     if g.phase is not Phase.PLAYING:
         return
-    obs = observe(g, seat)
+    obs = observe(g, seat, canonical=False)  # the game's own card ids
     truth = obs.world(list(g.hands))
     for name in (
         "hands",
@@ -358,25 +415,26 @@ def test_sampled_worlds_are_consistent(s: dict[str, Any], cut: int, seat: int) -
         assert getattr(truth, name) == getattr(g, name), name
     assert truth.legal_actions() == g.legal_actions()
     assert [truth.legal_calls(x) for x in range(4)] == [g.legal_calls(x) for x in range(4)]
-    hands = obs.sample_hands(random.Random(s["seed"] + 7))
-    assert hands[seat] == g.hands[seat]
-    assert [h.bit_count() for h in hands] == [h.bit_count() for h in g.hands]
-    total = 0
-    for x in range(4):
-        assert total & hands[x] == 0
-        total |= hands[x]
-    assert total == obs.unseen | obs.hand
-    for x in range(4):
-        for c in range(5):
-            if obs.voids[x] >> c & 1:
-                assert hands[x] & g.scheme.class_mask[c if c < TRUMP else TRUMP] == 0
-    w = obs.world(hands)
-    assert w.turn == g.turn and w.re_seats.bit_count() >= 1
-    if g.turn == seat:
-        assert w.legal_actions() == g.legal_actions()
-    w.playout(random.Random(1))
-    r = score(w)
-    assert sum(r.scores) == 0 and sum(r.eyes) == 240
+    for o in (obs, observe(g, seat)):  # the game's card ids, and the canonical ones
+        hands = o.sample_hands(random.Random(s["seed"] + 7))
+        assert hands[seat] == o.hand and kinds(o.hand) == kinds(g.hands[seat])
+        assert [h.bit_count() for h in hands] == [h.bit_count() for h in g.hands]
+        total = 0
+        for x in range(4):
+            assert total & hands[x] == 0
+            total |= hands[x]
+        assert total == o.unseen | o.hand
+        for x in range(4):
+            for c in range(5):
+                if o.voids[x] >> c & 1:
+                    assert hands[x] & g.scheme.class_mask[c if c < TRUMP else TRUMP] == 0
+        w = o.world(hands)
+        assert w.turn == g.turn and w.re_seats.bit_count() >= 1
+        if g.turn == seat:
+            assert [a >> 1 for a in w.legal_actions()] == [a >> 1 for a in g.legal_actions()]
+        w.playout(random.Random(1))
+        r = score(w)
+        assert sum(r.scores) == 0 and sum(r.eyes) == 240
 
 
 # ------------------------------------------------------------------ exact reproducibility

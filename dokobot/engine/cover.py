@@ -130,7 +130,7 @@ def _shown(log: Log, indices: list[int]) -> Shown:
 def cover_deal(game: Game, rng: random.Random, tries: int = 400) -> list[Mask]:
     """Start hands of a game without a poverty that ended during the card play: the
     unplayed cards dealt at random as a spectator could (voids, public ♣Q facts)."""
-    spectator = observe(game, -1)
+    spectator = observe(game, -1, canonical=False)
     played = _played_by(game)
     for _ in range(tries):
         try:
@@ -249,7 +249,7 @@ def _unplayed_cover(game: Game, rng: random.Random, tries: int) -> tuple[list[Ma
 
 def _voids_allowed(game: Game) -> list[Mask]:
     """Per seat the cards it may hold: none of a class it has shown void in."""
-    spectator = observe(game, -1)
+    spectator = observe(game, -1, canonical=False)
     allowed = [game.rules.deck] * 4
     scheme = spectator.scheme
     for s in range(4):

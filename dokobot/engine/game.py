@@ -564,12 +564,25 @@ class Game:
 
     # ----------------------------------------------------------------- checked play
     def play(self, seat: Seat, action: Action) -> None:
-        """Apply ``action`` by ``seat`` after checking it; raise :class:`IllegalAction`."""
+        """Apply ``action`` by ``seat`` after checking it; raise :class:`IllegalAction`.
+
+        A card names its kind: of the two copies the seat plays the one it holds (an
+        observation numbers copies its own way, see :mod:`dokobot.engine.observation`)."""
+        action = self.held(seat, action)
         problem = self.problem(seat, action)
         if problem is not None:
             reason, params = problem
             raise IllegalAction(reason, _explain(reason, params, action), **params)
         self.push(seat, action)
+
+    def held(self, seat: Seat, action: Action) -> Action:
+        """``action``, a card as the copy of its kind that ``seat`` holds if it holds only
+        the other one (both copies are the same card for the rules)."""
+        if 0 <= action < HEALTHY and 0 <= seat < 4:
+            hand = self.hands[seat]
+            if not hand >> action & 1 and hand >> (action ^ 1) & 1:
+                return action ^ 1
+        return action
 
     def problem(self, seat: Seat, action: Action) -> tuple[str, dict[str, Any]] | None:
         """Why ``seat`` may not do ``action`` now (a reason key and parameters), or None."""

@@ -7,6 +7,14 @@ announced, every played card, every call, and the parties as far as they are rev
 known fact holds (voids shown by play, ♣Q played or announced), and :meth:`Observation.world`
 turns such a deal into a full :class:`~dokobot.engine.game.Game` at the same point of play.
 
+The two copies of a card are the same card for the rules, and which copy a player holds
+tells him nothing: it depends on where the other copy is. So an observation numbers the
+copies canonically, from what the player saw alone: of each kind, the copy played first is
+copy 0; of a kind nobody played, a single copy in the player's hand is copy 0, then a single
+copy the player knows from a poverty's exchange. Two deals alike in everything a player may
+see give him the same observation (and so the same computer player's choice, hint and
+review); a card chosen on it is played as the copy the player holds (:meth:`Game.play`).
+
 >>> import random
 >>> from dokobot.engine.game import Game
 >>> from dokobot.engine.types import HEALTHY
@@ -23,6 +31,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field, replace
+from typing import Final
 
 from .cards import CLUB_QUEENS, DIAMOND_ACES, FULL_DECK, Card, Mask, cards_of
 from .game import Exchange, Game, Trick
@@ -470,16 +479,50 @@ def _known_parties(game: Game, seat: Seat) -> list[Party | None]:
     return known
 
 
-def observe(game: Game, seat: Seat) -> Observation:
-    """The observation of ``seat`` (-1: a spectator, who holds no cards)."""
+_EVEN: Final = int("01" * 24, 2)
+"""Copy 0 of every kind."""
+_ODD: Final = _EVEN << 1
+"""Copy 1 of every kind."""
+
+
+def _flip_mask(mask: Mask, swap: Mask) -> Mask:
+    """``mask`` with the two copies of each kind in ``swap`` exchanged."""
+    moved = ((mask & _EVEN) << 1 | (mask & _ODD) >> 1) & swap
+    return mask & ~swap | moved
+
+
+def _flip_cards(cards: tuple[Card, ...], swap: Mask) -> tuple[Card, ...]:
+    return tuple(c ^ 1 if swap >> c & 1 else c for c in cards)
+
+
+def _single_copies(mask: Mask, assigned: Mask) -> tuple[Mask, Mask]:
+    """For the kinds of ``mask`` not in ``assigned``: (the kinds to swap so that a single
+    copy of one becomes copy 0, ``assigned`` with these kinds added)."""
+    rest = mask & ~assigned
+    odd_only = rest & _ODD & ~((rest & _EVEN) << 1)
+    kinds = (rest | rest >> 1) & _EVEN
+    return odd_only | odd_only >> 1, assigned | kinds | kinds << 1
+
+
+def observe(game: Game, seat: Seat, *, canonical: bool = True) -> Observation:
+    """The observation of ``seat`` (-1: a spectator, who holds no cards), its copies
+    numbered canonically (see the module; ``canonical=False`` keeps the game's own card
+    ids, for code that builds deals around the real cards, such as cover deals)."""
     voids = [0, 0, 0, 0]
     cls = game.scheme.cls
+    assigned = 0  # both copies of each kind whose canonical numbering is fixed
+    swap = 0  # both copies of each kind whose copies the canonical numbering exchanges
     for leader, cards, _ in [*game.tricks, (game.leader, tuple(game.trick), -1)]:
         if not cards:
             continue
         led = cls[cards[0]]
-        for i in range(1, len(cards)):
-            if cls[cards[i]] != led:
+        for i in range(len(cards)):
+            c = cards[i]
+            if not assigned >> c & 1:
+                assigned |= 3 << (c & ~1)
+                if c & 1:
+                    swap |= 3 << (c & ~1)
+            if i and cls[c] != led:
                 voids[(leader + i) & 3] |= 1 << led
     game_type = game.game_type
     declarer = game.declarer
@@ -493,13 +536,30 @@ def observe(game: Game, seat: Seat) -> Observation:
     ex = game.exchange
     if ex is not None and seat not in (ex.poor, ex.taker):
         ex = ex.hidden()
+    hand = game.hands[seat] if seat >= 0 else 0
+    tricks = tuple(game.tricks)
+    trick = tuple(game.trick)
+    if canonical:
+        more, assigned = _single_copies(hand, assigned)
+        swap |= more
+        if ex is not None:
+            more, assigned = _single_copies(ex.passed | ex.returned, assigned)
+            swap |= more
+    if canonical and swap:
+        hand = _flip_mask(hand, swap)
+        tricks = tuple((ld, _flip_cards(cs, swap), w) for ld, cs, w in tricks)
+        trick = _flip_cards(trick, swap)
+        if ex is not None and (ex.passed or ex.returned):
+            ex = replace(
+                ex, passed=_flip_mask(ex.passed, swap), returned=_flip_mask(ex.returned, swap)
+            )
     return Observation(
         seat=seat,
         rules=game.rules,
         dealer=game.dealer,
         phase=game.phase,
         turn=game.turn,
-        hand=game.hands[seat] if seat >= 0 else 0,
+        hand=hand,
         hand_sizes=(
             game.hands[0].bit_count(),
             game.hands[1].bit_count(),
@@ -513,8 +573,8 @@ def observe(game: Game, seat: Seat) -> Observation:
         mandatory=game.mandatory,
         wedding_open=game.wedding_open,
         shift=game.shift,
-        tricks=tuple(game.tricks),
-        trick=tuple(game.trick),
+        tricks=tricks,
+        trick=trick,
         leader=game.leader,
         calls=tuple(game.calls),
         level=(game.level[0], game.level[1]),

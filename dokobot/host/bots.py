@@ -42,6 +42,7 @@ def checked_action(game: Game, seat: int, action: Action) -> Action:
     """``action`` if it is legal for ``seat`` now; otherwise (a computer player must only
     choose legal actions) say so loudly (the tests fail on this record) and keep the game
     going with the first legal action."""
+    action = game.held(seat, action)
     problem = game.problem(seat, action)
     if problem is None:
         return action
