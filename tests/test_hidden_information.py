@@ -14,7 +14,7 @@ from dokobot.engine.cards import CLUB_QUEENS, card_ascii
 from dokobot.engine.game import Game, hands_from_kinds
 from dokobot.engine.notation import parse_cards
 from dokobot.engine.observation import observe, public_parties
-from dokobot.engine.types import GameType, Party, Phase
+from dokobot.engine.types import HEALTHY, RESERVATION, GameType, Party, Phase
 from dokobot.host import table as table_module
 from dokobot.host.events import Event, Input, Private, Public
 from dokobot.host.router import Router
@@ -529,10 +529,14 @@ def test_a_review_tells_nobody_the_hands_of_a_poverty() -> None:
     for m in found.mistakes:  # what the real review found is public exactly by the rule
         assert (m.index not in found.hidden) == reviews.is_public(game, m)
     solo = DECLARE_SOLO + Solo.CLUBS
+    said = {
+        seat: i for i, (seat, action) in enumerate(game.log) if action in (HEALTHY, RESERVATION)
+    }
+    assert game.log[said[other]] == (other, HEALTHY)  # public: a review may say it
     made = {
-        "poor": Mistake(900, poor, 0, "reservation", None, solo, 1.9),
-        "taker": Mistake(901, taker, 0, "reservation", None, solo, 1.8),
-        "other": Mistake(902, other, 0, "reservation", None, solo, 1.7),
+        "poor": Mistake(said[poor], poor, 0, "reservation", None, solo, 1.9),
+        "taker": Mistake(said[taker], taker, 0, "reservation", None, solo, 1.8),
+        "other": Mistake(said[other], other, 0, "reservation", None, solo, 1.7),
         "card": Mistake(903, poor, 12, "card", game.tricks[11][1][(poor - game.tricks[11][0]) % 4],
                         None, 0.7),
     }  # fmt: skip

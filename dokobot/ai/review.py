@@ -30,11 +30,15 @@ from typing import Final, Literal
 
 from dokobot.engine import Game, Phase, observe
 from dokobot.engine.types import (
+    DECLARE_POVERTY,
+    DECLARE_WEDDING,
     HEALTHY,
     RESERVATION,
+    THROW_IN,
     Action,
     is_call,
     is_card,
+    is_solo,
 )
 
 from .base import NO_RESTRICTIONS
@@ -88,9 +92,12 @@ class Review:
 
 
 def _declared(game: Game, start: int, seat: int) -> Action | None:
-    """What ``seat`` declared after saying "reservation" at log position ``start``."""
+    """What ``seat`` declared after saying "reservation" at log position ``start`` (None:
+    a better declaration won before his turn, and nobody learned his)."""
     for s, action in game.log[start + 1 :]:
-        if s == seat and not is_card(action) and not is_call(action):
+        if s == seat and (
+            action in (DECLARE_WEDDING, DECLARE_POVERTY, THROW_IN) or is_solo(action)
+        ):
             return action
     return None
 
@@ -133,6 +140,8 @@ def _judge(
         if obs.forced == seat:
             return None
         chosen = None if action == HEALTHY else _declared(game, index, seat)
+        if action == RESERVATION and chosen is None:
+            return None  # his reservation was never declared: not "healthy", and private
         plans = judge.plan_values(obs, with_healthy=True)
         planned = dict(plans)
         if len(plans) < 2 or chosen not in planned:

@@ -33,7 +33,17 @@ from typing import Any, Final
 from ..ai.review import Mistake, review_game
 from ..engine import Game
 from ..engine.rules import Rules
-from ..engine.types import DECLARE_SOLO, DECLARE_WEDDING, Solo, call_key, is_call, is_card, is_solo
+from ..engine.types import (
+    DECLARE_SOLO,
+    DECLARE_WEDDING,
+    HEALTHY,
+    RESERVATION,
+    Solo,
+    call_key,
+    is_call,
+    is_card,
+    is_solo,
+)
 from .i18n import Cards, Term, render
 
 __all__ = [
@@ -183,13 +193,23 @@ def game_of(text: str) -> tuple[Game, tuple[int, ...]]:
 
 
 def is_public(game: Game, m: Mistake) -> bool:
-    """Whether everybody may read ``m`` after ``game`` (see the module text)."""
+    """Whether everybody may read ``m`` after ``game`` (see the module text): a reservation
+    only as the table heard it, "healthy" said, or the declaration that became the game
+    (never a reservation that lost to a better one before it was declared)."""
     if m.kind != "reservation":
         return True
     ex = game.exchange
     if ex is not None and m.seat in (ex.poor, ex.taker):
         return False
-    return m.played is None or m.seat == game.declarer
+    said = game.log[m.index] if 0 <= m.index < len(game.log) else None
+    if said == (m.seat, HEALTHY):
+        return m.played is None
+    return (
+        said == (m.seat, RESERVATION)
+        and m.seat == game.declarer
+        and m.played is not None
+        and m.played == game.declarations[m.seat]
+    )
 
 
 def compute(job: str, budget_s: float, *, fixed: bool = False) -> str:
