@@ -23,7 +23,7 @@ review); a card chosen on it is played as the copy the player holds (:meth:`Game
 ...     g.play(s, HEALTHY)
 >>> obs = observe(g, 2)
 >>> hands = obs.sample_hands(random.Random(0))
->>> hands[2] == g.hands[2], sum(h.bit_count() for h in hands)
+>>> hands[2] == obs.hand, sum(h.bit_count() for h in hands)
 (True, 48)
 """
 
