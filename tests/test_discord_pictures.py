@@ -91,3 +91,64 @@ async def test_card_buttons_have_their_suits_colours(fake: FakeDiscord) -> None:
     finally:
         await service.close()
     assert fake.violations == []
+
+
+def test_the_board_fits_a_phone_with_my_cards_above_the_fold() -> None:
+    """The board as a phone 360 px wide shows it (text wrapped at its width, the picture
+    272 px wide in the embed, the buttons): "My cards" ends above the fold of a small phone
+    (640 px high, less the message bar), also on a busy board in every language. It ended
+    at about 680 px: "Latest" repeated the cards, tricks and calls, the text the picture."""
+    import dataclasses
+
+    from dokobot.adapters.discord.board import board_embed, embed_text
+    from dokobot.adapters.discord.preview import FOLD, _game, board_screen
+
+    assert FOLD == 640 - 56
+    game = _game()
+    screen = board_screen(game.board, game.news)
+    screen.draw()
+    assert 0 < screen.buttons_end <= FOLD - 80  # the docs' board, with room to spare
+    busy = dataclasses.replace(
+        game.board,
+        seats=("Lena", "Jonas", "Sophie", "Lukas"),
+        calls=((0, "re"), (1, "kontra")),
+        parties=((0, "re"), (1, "kontra"), (2, "re"), (3, "kontra")),
+        marks=("bock",),
+        away=(3,),
+        idle=True,  # the stand-in button too
+    )
+    news = ["A computer plays for Lukas from now on: he let two turns pass without a card."] * 3
+    for lang in ("en", "de", "it", "cs"):
+        screen = board_screen(dataclasses.replace(busy, language=lang), news, lang)
+        screen.draw()
+        assert 0 < screen.buttons_end <= FOLD, (lang, screen.buttons_end)
+    # nothing is said twice: the cards on the table are the picture's (its alt text says
+    # them), the last trick is written only while the picture shows the next one, and
+    # "Latest" holds no card, trick, turn, contract or call
+    shown = embed_text(board_embed(game.board, game.news, "en", picture=True))
+    assert "On the table" not in shown and "Last trick" in shown
+    assert "Carl calls Kontra!" not in shown and "Normal game." not in shown
+    assert "Game 1: Dora deals" in shown  # news the board says nowhere else
+    between = dataclasses.replace(game.board, trick=())
+    assert "Last trick" not in embed_text(board_embed(between, [], "en", picture=True))
+    assert "On the table" in embed_text(board_embed(game.board, [], "en", picture=False))
+
+
+async def test_the_boards_picture_says_its_cards_in_its_alt_text() -> None:
+    """The embed no longer writes the cards the picture shows: screen readers read them in
+    the picture's alt text (the attachment's description)."""
+    import dataclasses
+    from typing import Any, cast
+
+    from dokobot.adapters.discord.board_messages import BoardMessages
+    from dokobot.adapters.discord.interaction import _BoardMessage
+    from dokobot.adapters.discord.preview import _game
+
+    view = _game().board
+    board = _BoardMessage(1, view)
+    file = await BoardMessages._picture_file(cast(Any, None), board)
+    assert file.description == "On the table: Ben ♣J  Carl ♦J  Dora ♣10"
+    assert file.to_dict(0)["description"] == file.description  # sent with the upload
+    board.view = dataclasses.replace(view, trick=(), language="de")
+    file = await BoardMessages._picture_file(cast(Any, None), board)
+    assert file.description == "Letzter Stich: ♦D ♥B ♦A ♣B → Ben"

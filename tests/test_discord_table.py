@@ -197,7 +197,7 @@ async def test_the_board_shows_the_deadline_and_a_computer_stands_in_after_it(
             board = next(m for m in fake.channel_messages() if m.button(lambda c: ":hand" in c))
             [stamp] = re.findall(r"<t:(\d+):R>", board.embed_text)
             assert began + 1 <= int(stamp) <= time.time() + 2.5  # twice the timeout
-            assert "A computer player stands in <t:" in board.embed_text
+            assert "computer plays <t:" in board.embed_text
             # after the deadline a computer player moves for Anna; the board says so
             await fake.wait_for(lambda: 0 in table.away, timeout=6)
             await asyncio.wait_for(service.idle(), 10)

@@ -65,7 +65,8 @@ class Public:
     ``"card"`` (a card played; the trick it completes is told by a ``"trick"`` line with all
     its cards), ``"trick"`` and ``"lead"`` (they name the player who must act next),
     ``"ask"`` (who is asked for a reservation; the prompt asks him too), ``"healthy"`` (no
-    reservation; the contract line says it for all),
+    reservation; the contract line says it for all), ``"call"`` (a call such as Re: a board
+    lists the calls), ``"contract"`` (a normal game: a board's contract line says all of it),
     ``"detail"`` (a value item of a game's result), ``"score"`` (the score list after a game,
     also on request), ``"info"`` for everything else.
     """

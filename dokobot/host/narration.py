@@ -37,7 +37,8 @@ def action_notes(
     may have completed is told by :func:`trick_won_note`)."""
     who = names[seat]
     if is_call(action):
-        return [Note(ALL, "called", {"player": who, "call": Term("call." + call_key(action))})]
+        call = Term("call." + call_key(action))
+        return [Note(ALL, "called", {"player": who, "call": call}, kind="call")]
     if phase is Phase.RESERVATIONS:
         if action == RESERVATION:
             return [Note(ALL, "said_reservation", {"player": who})]
@@ -115,7 +116,7 @@ def contract_notes(game: Game, names: list[str]) -> list[Note]:
             )
         ]
     else:
-        notes = [Note(ALL, "contract_normal")]
+        notes = [Note(ALL, "contract_normal", kind="contract")]
     # New trump order: everybody gets the hand again, sorted for this game.
     if game.game_type is GameType.SOLO:
         notes += [hand_note(game, s) for s in range(4)]

@@ -832,7 +832,7 @@ class DiscordAdapter(
                 for p in (*batch.mine, *batch.others)
                 if p.channel == channel and (user := snowflake_of(p.user)) is not None
             ]
-            await self._show_board(channel_id, view, texts, players)
+            await self._show_board(channel_id, view, batch.news.get(channel, []), players)
             if lobby is not None:
                 await self._show_lobby(channel_id, lobby, [])
             return

@@ -15,7 +15,7 @@ import aiohttp
 import discord
 from discord.ext import commands
 
-from dokobot.adapters.discord.board import TABLE_PICTURE, board_embed
+from dokobot.adapters.discord.board import TABLE_PICTURE, board_embed, picture_text
 from dokobot.adapters.discord.budget import RequestBudget
 from dokobot.adapters.discord.buttons import DokoButton
 from dokobot.adapters.discord.i18n import text
@@ -27,8 +27,8 @@ from dokobot.render import TrickPicture, drawn, trick_png
 
 log = logging.getLogger(__name__)
 
-NEWS: Final = 5
-"""Latest public texts shown on a board."""
+NEWS: Final = 2
+"""Latest public texts shown on a board (those it does not say otherwise)."""
 BOARD_INTERVAL: Final = 1.5
 """Seconds between two edits of one board (sooner when a trick is taken or the game ends)."""
 HOLD: Final = 3
@@ -37,6 +37,8 @@ first card of a trick after a taken trick, a reservation): at a fast pace two mo
 in one edit; at a slow pace the move is shown after the wait."""
 HELD_PHASES: Final = frozenset({"reservations", "declarations", "exchange"})
 """Phases before the play whose single moves may wait (see :data:`HOLD`)."""
+MAX_ALT: Final = 1024
+"""Discord's limit of a picture's alt text (an attachment's description)."""
 BOARD_TRIES: Final = 8
 """Failed edits in a row after which a board is given up (the next game posts a new one)."""
 
@@ -352,7 +354,8 @@ class BoardMessages(_Base):
 
     async def _picture_file(self, board: _BoardMessage) -> discord.File:
         png = await drawn(trick_png, trick_picture(board.view))
-        return discord.File(io.BytesIO(png), filename=TABLE_PICTURE)
+        alt = picture_text(board.view, board.view.language)
+        return discord.File(io.BytesIO(png), filename=TABLE_PICTURE, description=alt[:MAX_ALT])
 
 
 def _holds(shown: BoardView | None, view: BoardView, busy: bool = False) -> bool:

@@ -13,6 +13,7 @@ from typing import Any, Final
 
 import discord
 
+from dokobot.adapters.discord.board import SHOWN_ELSEWHERE
 from dokobot.adapters.discord.i18n import text
 from dokobot.adapters.discord.messages import MAX_MESSAGE
 from dokobot.host.board import BoardView, LobbyView
@@ -299,6 +300,8 @@ class _Batch:
 
     channels: tuple[str, ...]
     publics: dict[str, list[str]]
+    news: dict[str, list[str]]
+    """The public texts a board's "Latest" shows (not those it says otherwise)."""
     boards: dict[str, BoardView]
     lobbies: dict[str, LobbyView]
     mine: tuple[Private, ...]
@@ -308,6 +311,7 @@ class _Batch:
 def _sort(events: Sequence[Event], inp: Input | None) -> _Batch:
     channels: list[str] = []
     publics: dict[str, list[str]] = {}
+    news: dict[str, list[str]] = {}
     boards: dict[str, BoardView] = {}
     lobbies: dict[str, LobbyView] = {}
     mine: list[Private] = []
@@ -327,7 +331,9 @@ def _sort(events: Sequence[Event], inp: Input | None) -> _Batch:
             lobbies[event.channel] = event.view
         else:
             publics.setdefault(event.channel, []).append(event.text)
-    return _Batch(tuple(channels), publics, boards, lobbies, tuple(mine), tuple(others))
+            if event.kind not in SHOWN_ELSEWHERE:
+                news.setdefault(event.channel, []).append(event.text)
+    return _Batch(tuple(channels), publics, news, boards, lobbies, tuple(mine), tuple(others))
 
 
 #: Channel permissions a table needs, by discord.py's names (see :meth:`missing_permissions`).

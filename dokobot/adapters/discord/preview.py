@@ -25,9 +25,20 @@ from PIL import Image, ImageDraw, ImageFont
 from dokobot.host.board import BoardView, LobbyView
 from dokobot.host.events import Private
 from dokobot.render import HandPicture, hand_png, trick_png
+from dokobot.render.layout import BOARD_WIDTH, PHONE_WIDTH
 
 PHONE = 360
 """The phone's width in CSS pixels."""
+GUTTER = 54
+"""The avatars' column left of a message; a margin of 12 is on the right."""
+assert PHONE == GUTTER + PHONE_WIDTH + 12  # a message's pictures are PHONE_WIDTH wide
+PHONE_HEIGHT = 640
+"""The height of a small phone's screen in CSS pixels (most are taller)."""
+BAR = 56
+"""The message bar at the bottom of the screen."""
+FOLD = PHONE_HEIGHT - BAR
+"""How far down (from the top of the screen, under the channel's 48 pixels high header) a
+message that starts at the top of the chat is seen without scrolling."""
 SCALE = 2
 """Device pixels per CSS pixel (a phone's screenshot)."""
 BACKGROUND = (49, 51, 56, 255)  # Discord's dark theme
@@ -63,12 +74,14 @@ class _Game:
     board: BoardView
     news: list[str]
     prompt: Private
-    """Anna's latest turn prompt (her hand, the cards she may play, the buttons)."""
+    """Anna's first turn prompt on which she may not play every card (her hand, the cards
+    she may play, the buttons)."""
 
 
 def _game() -> _Game:
     """Four people follow their prompts: healthy, then the first card offered; one calls
     his party with the call his prompt offers."""
+    from dokobot.adapters.discord.board import SHOWN_ELSEWHERE
     from dokobot.host.board import board_view, lobby_view
     from dokobot.host.events import Input, Public
     from dokobot.host.router import Router
@@ -79,7 +92,7 @@ def _game() -> _Game:
 
     def send(user: str, name: str, text: str) -> None:
         for e in router.handle(Input("c", user, name, text)):
-            if isinstance(e, Public):
+            if isinstance(e, Public) and e.kind not in SHOWN_ELSEWHERE:
                 news.append(e.text)
             elif isinstance(e, Private) and e.kind == "turn":
                 offered[e.user] = e
@@ -88,6 +101,7 @@ def _game() -> _Game:
         send(name.lower(), name, "/join")
     table = router.tables["c"]
     lobby = lobby_view(table)
+    news.clear()  # the board's news begin with the game
     send("anna", "Anna", "/start")
     prompt: Private | None = None
     for moves in range(4 + 4 * 4 + 3):
@@ -98,7 +112,11 @@ def _game() -> _Game:
             send(seat.user, seat.name, "/healthy")
             continue
         turn = offered.pop(seat.user)
-        if seat.user == "anna":
+        if (
+            seat.user == "anna"
+            and prompt is None
+            and len(turn.playable or turn.hand) < len(turn.hand)
+        ):
             prompt = turn
         if moves == 6:
             call = next(c.command for c in turn.choices if c.command in ("/re", "/kontra"))
@@ -108,6 +126,7 @@ def _game() -> _Game:
         send(seat.user, seat.name, card)
     board = board_view(table)
     assert board is not None and prompt is not None
+    board = dataclasses.replace(board, deadline=1)  # Discord's turn clock is on
     return _Game(lobby, board, news, prompt)
 
 
@@ -140,6 +159,9 @@ class _Screen:
 
     title: str
     parts: list[_Text | _Embed | _Picture | _Buttons] = field(default_factory=list)
+    buttons_end: int = 0
+    """Where (CSS pixels from the top of the screen) the last row of buttons ends, once
+    drawn."""
 
     def draw(self) -> bytes:
         width = PHONE * SCALE
@@ -152,7 +174,7 @@ class _Screen:
         draw.text((54 * SCALE, y), "Dokobot", font=_font(15), fill=TEXT)
         draw.text((128 * SCALE, y + 2 * SCALE), "APP", font=_font(11), fill=MUTED)
         y += 22 * SCALE
-        left, room = 54 * SCALE, (PHONE - 54 - 12) * SCALE
+        left, room = GUTTER * SCALE, PHONE_WIDTH * SCALE
         for part in self.parts:
             if isinstance(part, _Text):
                 y = _wrapped(draw, part.line, left, y, room, part.size, part.colour)
@@ -162,6 +184,7 @@ class _Screen:
                 y = _picture(img, part.png, left, y + 4 * SCALE, room)
             else:
                 y = _buttons(draw, part.view, left, y + 6 * SCALE, room)
+                self.buttons_end = (y - 8 * SCALE) // SCALE  # less the room under the row
         img = img.crop((0, 0, width, y + 16 * SCALE))
         out = io.BytesIO()
         img.save(out, format="PNG")
@@ -204,7 +227,7 @@ def _embed(
     embed = part.embed
     top = y + 4 * SCALE
     inner = x + 14 * SCALE
-    width = room - 22 * SCALE
+    width = room - (PHONE_WIDTH - BOARD_WIDTH) * SCALE
     layer = Image.new("RGBA", img.size, (0, 0, 0, 0))
     body = ImageDraw.Draw(layer)
     y = top + 10 * SCALE
@@ -278,26 +301,38 @@ def lobby_picture(game: _Game | None = None) -> bytes:
     return screen.draw()
 
 
-def board_picture(game: _Game | None = None) -> bytes:
-    """The board in the table's thread, with its trick picture and "My cards"."""
+def board_screen(view: BoardView, news: Sequence[str], lang: str = "en") -> _Screen:
+    """The board of ``view`` with its latest ``news`` as a phone shows it: the embed, the
+    trick picture, "My cards" and (once the player on turn was reminded) the stand-in
+    button."""
     from dokobot.adapters.discord.board import board_embed
-    from dokobot.adapters.discord.board_messages import trick_picture
-    from dokobot.adapters.discord.buttons import table_view
+    from dokobot.adapters.discord.board_messages import NEWS, _idle_name, trick_picture
+    from dokobot.adapters.discord.buttons import DokoButton, table_view
+    from dokobot.adapters.discord.i18n import text
 
-    game = game or _game()
-    view = game.board
-    embed = board_embed(view, game.news[-5:], "en", picture=True)
+    picture = view.images and bool(view.trick or view.last_trick)
+    embed = board_embed(view, list(news)[-NEWS:], lang, picture=picture)
+    buttons = table_view(1, text("my_hand", lang))
+    idle = _idle_name(view)
+    if idle is not None:
+        buttons.add_item(DokoButton(1, "/standin", text("board_standin", lang, player=idle)))
     screen = _Screen("# Doppelkopf · Anna")
     screen.parts += [
-        _Embed(embed, trick_png(trick_picture(view))),
-        _Buttons(table_view(1, "My cards")),
+        _Embed(embed, trick_png(trick_picture(view)) if picture else None),
+        _Buttons(buttons),
     ]
-    return screen.draw()
+    return screen
+
+
+def board_picture(game: _Game | None = None) -> bytes:
+    """The board in the table's thread, with its trick picture and "My cards"."""
+    game = game or _game()
+    return board_screen(game.board, game.news).draw()
 
 
 def hand_picture(game: _Game | None = None) -> bytes:
-    """Anna's "My cards" panel on her turn: her hand (the cards she may not play dimmed,
-    their numbers under them), the prompt and its buttons (a call asks first)."""
+    """Anna's "My cards" panel on her turn: her hand in two rows (the cards she may not play
+    dimmed, their numbers under them), the prompt and its buttons (a call asks first)."""
     from dokobot.adapters.discord.buttons import choices_view
 
     game = game or _game()
