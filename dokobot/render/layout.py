@@ -14,7 +14,8 @@ A **hand** (:class:`HandPicture`) is fanned out left to right in display order, 
 between trumps and each plain suit; under each card its number (what ``/play N`` takes); on
 the reader's turn the cards he may not play are dimmed. A hand that would be wider than
 :data:`ROW_ROOM` in one row (from 7 to 9 cards on, by its gaps; always from 10) lies in two
-rows, split where the wider row is narrowest (often where a suit ends).
+rows, split where a suit (or the trumps) ends if the rows stay about as long, else where the
+wider row is narrowest.
 
 A **trick** (:class:`TrickPicture`) shows the four seats side by side in seat order, each
 with its player's name over its card (an empty place before he plays); the card that led is
@@ -146,6 +147,8 @@ def shown_size(size: float, width: int, shown: int = PHONE_WIDTH) -> float:
     return size * shown / width if width > shown else size
 
 
+ROW_SKEW: Final = 2
+"""How many cards more one row of a hand may hold than the other to keep a group whole."""
 ROW_HEIGHT: Final = HEIGHT + NUMBER_GAP + NUMBER_SIZE
 """A row of a hand: the cards and their numbers under them."""
 
@@ -164,21 +167,33 @@ def row_width(groups: tuple[int, ...]) -> int:
 
 def hand_rows(groups: tuple[int, ...]) -> tuple[int, ...]:
     """How many cards of a hand of ``groups`` lie in each row: one row if it is no wider than
-    :data:`ROW_ROOM`, else two, split where the wider of them is narrowest (the nearer to
-    the middle of the equally good splits).
+    :data:`ROW_ROOM`, else two: split where a group ends (trumps or a suit stay in one row)
+    if both rows fit and differ by at most :data:`ROW_SKEW` cards, the nearest to the middle;
+    else where the wider row is narrowest.
 
     >>> hand_rows((0, 0, 1, 2)), hand_rows((0,) * 6 + (1,) * 3 + (2,) * 3)
     ((4,), (6, 6))
-    >>> hand_rows((0,) * 7 + (1, 1, 2, 2, 3))  # a gap at the split costs no width
-    (7, 5)
+    >>> hand_rows((0,) * 6 + (1, 1, 2, 2))  # the trumps in one row
+    (6, 4)
+    >>> hand_rows((0,) * 12)
+    (6, 6)
     """
     n = len(groups)
     if row_width(groups) <= ROW_ROOM or n < 2:
         return (n,)
-    split = min(
-        range(1, n),
-        key=lambda k: (max(row_width(groups[:k]), row_width(groups[k:])), abs(2 * k - n)),
-    )
+
+    def widest(k: int) -> int:
+        return max(row_width(groups[:k]), row_width(groups[k:]))
+
+    ends = [
+        k
+        for k in range(1, n)
+        if groups[k] != groups[k - 1] and abs(2 * k - n) <= ROW_SKEW and widest(k) <= ROW_ROOM
+    ]
+    if ends:
+        split = min(ends, key=lambda k: abs(2 * k - n))
+    else:
+        split = min(range(1, n), key=lambda k: (widest(k), abs(2 * k - n)))
     return split, n - split
 
 
