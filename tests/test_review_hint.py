@@ -129,3 +129,41 @@ def test_hints_cannot_be_switched_on_in_tournament_mode() -> None:
     r.handle(_inp("anna", "/option tournament on"))
     [answer] = _private(r.handle(_inp("anna", "/option hints on")), "anna")
     assert r.tables["chan"].options.hints is False, answer
+
+
+def test_no_hint_in_a_game_stored_as_rated_after_a_person_left() -> None:
+    """Four people start a rated game; one leaves (a stand-in plays on for him). The game is
+    still stored as rated, so the three who stay get no hint in it, at any card turn."""
+    from dokobot.host import archive
+    from dokobot.host.service import default_bot_factory
+
+    r = _table()
+    t = r.tables["chan"]
+    t.bot_factory = default_bot_factory()  # the stand-in's
+    rng = random.Random(4)
+    _next_card_turn(r, rng, "hints on")
+    game = t.game
+    assert game is not None and archive.is_rated(t)
+    leaver = next(n for n in NAMES if n != "anna")
+    r.handle(_inp(leaver, "/leave"))
+    assert sum(s.is_bot for s in t.seats) == 1  # the stand-in
+    refused = 0
+    while game.phase is not Phase.FINISHED:
+        seat = t.seats[game.turn]
+        if seat.is_bot:
+            assert r.bot_step("chan") is not None
+            continue
+        if game.phase is Phase.PLAYING:
+            assert _private(r.handle(_inp(seat.name, "/hint")), seat.name) == [
+                "No hints in a rated game (/option rated)."
+            ]
+            refused += 1
+        choices = [
+            c
+            for e in r.handle(_inp(seat.name, "/hand"))
+            if isinstance(e, Private)
+            for c in e.choices
+        ]
+        r.handle(_inp(seat.name, rng.choice(choices).command))
+    assert refused >= 20
+    assert archive.finished_game(t, t.finished[-1]).rated  # as the hints were refused

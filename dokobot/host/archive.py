@@ -141,6 +141,14 @@ def seat_records(table: Table) -> tuple[SeatRecord, ...]:
     return tuple(out)
 
 
+def is_rated(table: Table) -> bool:
+    """Whether the table's running (or just finished) game is stored as rated: the option
+    ``rated`` with the people of :func:`seat_records`. Both are fixed at the deal (options
+    change only between games, nobody takes a seat during a game, and a person who leaves
+    stays the seat's person), so a running game's answer never changes."""
+    return table.options.is_rated(sum(not s.computer for s in seat_records(table)))
+
+
 def finished_game(table: Table, rec: GameRecord, *, now: float | None = None) -> FinishedGame:
     """The record of ``rec``, the game that ``table`` has just finished or aborted."""
     game = table.game
@@ -161,7 +169,6 @@ def finished_game(table: Table, rec: GameRecord, *, now: float | None = None) ->
             again.push(seat, action)
         calls = tuple(made)
     seats = seat_records(table)
-    people = sum(not s.computer for s in seats)
     return FinishedGame(
         server=table.ledger.server,
         channel=table.channel,
@@ -172,6 +179,6 @@ def finished_game(table: Table, rec: GameRecord, *, now: float | None = None) ->
         result=rec.as_json(),
         tricks=tricks,
         calls=calls,
-        rated=table.options.is_rated(people),
+        rated=is_rated(table),
         row=rec.to_row(),
     )

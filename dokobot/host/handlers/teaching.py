@@ -15,6 +15,7 @@ from ...ai.review import review_game
 from ...ai.search import SearchPlayer
 from ...engine import Phase, observe
 from ...store import StoreError
+from ..archive import is_rated
 from ..commands import Arg, ArgKind, Who, command
 from ..commands import Phase as CommandPhase
 from ..context import Context, Host
@@ -132,8 +133,7 @@ def hint(router: Host, ctx: Context, args: list[str]) -> list[Event]:
         raise Refusal("hint.tournament")
     if not table.options.hints:
         raise Refusal("hint.disabled")
-    people = sum(not s.is_bot for s in table.seats)
-    if table.options.is_rated(people):
+    if is_rated(table):  # as the game will be stored: a person who left still counts
         raise Refusal("hint.rated")
     if game.phase is not Phase.PLAYING or game.turn != seat:
         raise Refusal("hint.not_your_card")
