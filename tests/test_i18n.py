@@ -18,7 +18,7 @@ from dokobot.host.handlers.actions import solo_names
 from dokobot.host.i18n import catalogue, render
 from dokobot.host.options import OPTIONS, TableOptions, yes_no
 
-FIELD = re.compile(r"\{(\w+)\}")
+FIELD = re.compile(r"\{(\w+)(?::\w+)?\}")  # {eyes} or {eyes:eyes} (a count's phrase)
 LANGS = languages.codes()
 
 
@@ -27,8 +27,11 @@ def test_every_key_exists_in_english_and_the_placeholders_agree(lang: str) -> No
     en = catalogue("en")
     cat = catalogue(lang)
     assert cat, lang
-    assert sorted(set(cat) - set(en)) == [], lang
+    # the phrases of counts are each language's own (tests/test_plurals.py checks them)
+    assert sorted(k for k in set(cat) - set(en) if not k.startswith("count.")) == [], lang
     for key, text in cat.items():
+        if key.startswith("count."):
+            continue
         assert set(FIELD.findall(text)) == set(FIELD.findall(en[key])), (lang, key)
 
 

@@ -230,7 +230,8 @@ def test_the_shipped_languages_are_complete(lang: str) -> None:
     English text, every command's and option's name and every solo has its own word."""
     from dokobot.host.options import OPTIONS
 
-    assert sorted(set(catalogue("en")) - set(catalogue(lang))) == []
+    missing = set(catalogue("en")) - set(catalogue(lang))
+    assert sorted(k for k in missing if not k.startswith("count.")) == []  # phrases: its own
     w = languages.words(lang)
     assert sorted(set(COMMANDS) - set(w.commands)) == []
     assert set(w.solos) == {"clubs", "spades", "hearts", "diamonds", "queens", "jacks", "fleshless"}

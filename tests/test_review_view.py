@@ -46,14 +46,14 @@ SUMMARIES = {
     "en": "Review of game 4: anna, costly decisions: 3 (−3.0): reservation: Healthy instead "
     "of queens solo (−1.6), serious; trick 3: ♠A instead of ♥10 (−0.8) and 1 more · ben: no "
     "mistake\nEach mistake marked in its trick: " + URL,
-    "de": "Analyse von Spiel 4: anna, teure Entscheidungen: 3 (−3.0): Vorbehalt: Gesund statt "
-    "Damensolo (−1.6), schwer; Stich 3: ♠A statt ♥10 (−0.8) und 1 weitere · ben: kein Fehler"
+    "de": "Analyse von Spiel 4: anna, teure Entscheidungen: 3 (−3,0): Vorbehalt: Gesund statt "
+    "Damensolo (−1,6), schwer; Stich 3: ♠A statt ♥10 (−0,8) und 1 weitere · ben: kein Fehler"
     "\nJeder Fehler in seinem Stich markiert: " + URL,
-    "it": "Analisi della partita 4: anna, decisioni costose: 3 (−3.0): riserva: Buono invece "
-    "di Solo di donne (−1.6), grave; presa 3: ♠A invece di ♥10 (−0.8) e altre 1 · ben: "
+    "it": "Analisi della partita 4: anna, decisioni costose: 3 (−3,0): riserva: Buono invece "
+    "di Solo di donne (−1,6), grave; presa 3: ♠A invece di ♥10 (−0,8) e altre 1 · ben: "
     "nessun errore\nOgni errore segnato nella sua presa: " + URL,
-    "cs": "Rozbor hry 4: anna, drahá rozhodnutí: 3 (−3.0): výhrada: Zdravá místo dámské sólo "
-    "(−1.6), vážná; štych 3: ♠A místo ♥10 (−0.8) a dalších 1 · ben: žádná chyba\nKaždá "
+    "cs": "Rozbor hry 4: anna, drahá rozhodnutí: 3 (−3,0): výhrada: Zdravá místo dámské sólo "
+    "(−1,6), vážná; štych 3: ♠A místo ♥10 (−0,8) a dalších 1 · ben: žádná chyba\nKaždá "
     "chyba vyznačená ve svém štychu: " + URL,
 }
 

@@ -17,14 +17,18 @@ Parameters may be plain values, :class:`Cards` (rendered with the reader's rank 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, Literal
+
+from babel import Locale, UnknownLocaleError
+from babel.numbers import format_decimal
 
 from .. import languages
 from ..engine.cards import N_CARDS, SUIT_SYMBOLS
 from ..engine.notation import parse_kind
 from ..languages import DEFAULT as DEFAULT_LANG
 
-__all__ = ["DEFAULT_LANG", "Cards", "Name", "Setting", "Term", "card_text", "catalogue",
+__all__ = ["DEFAULT_LANG", "Cards", "Name", "Number", "Setting", "Term", "card_text", "catalogue",
            "name_text", "render", "slash_texts", "text"]  # fmt: skip
 
 
@@ -123,6 +127,58 @@ class Setting:
 
 
 @dataclass(frozen=True, slots=True)
+class Number:
+    """A number as the reader's language writes it (``1,5`` in German, Italian and Czech),
+    with ``places`` decimals (None: as many as it has) and its sign if ``signed``."""
+
+    value: float | Decimal
+    places: int | None = None
+    signed: bool = False
+
+
+@languages.derived
+def _locale(lang: str) -> Locale:
+    """The CLDR locale of ``lang`` (English for a code CLDR does not know)."""
+    try:
+        return Locale.parse(lang)
+    except (ValueError, UnknownLocaleError):
+        return Locale.parse(DEFAULT_LANG)
+
+
+def plural_category(lang: str, count: float | Decimal) -> str:
+    """The CLDR plural category of ``count`` in ``lang`` (``one``, ``few``, ``many``,
+    ``other``; Babel's CLDR data).
+
+    >>> [plural_category("cs", n) for n in (1, 2, 5, 1.5)], plural_category("it", 1)
+    (['one', 'few', 'other', 'many'], 'one')
+    """
+    return str(_locale(lang).plural_form(count))
+
+
+def plural_categories(lang: str) -> tuple[str, ...]:
+    """Every plural category ``lang`` has (``other`` always)."""
+    return (*sorted(_locale(lang).plural_form.tags), "other")
+
+
+def number_text(
+    value: float | Decimal, lang: str, places: int | None = None, signed: bool = False
+) -> str:
+    """``value`` as ``lang`` writes it (CLDR's decimal sign, no grouping).
+
+    >>> number_text(1.5, "de"), number_text(1.5, "en"), number_text(2, "cs", 2, True)
+    ('1,5', '1.5', '+2,00')
+    """
+    if isinstance(value, int) and places is None:
+        digits = "0"
+    else:
+        digits = "0" if places == 0 else "0." + ("0" * places if places else "###")
+    pattern = f"+{digits};-{digits}" if signed else digits
+    if signed and not value:
+        pattern = digits
+    return format_decimal(value, format=pattern, locale=_locale(lang))
+
+
+@dataclass(frozen=True, slots=True)
 class Term:
     """A word from the catalogue, rendered in the reader's language."""
 
@@ -182,6 +238,10 @@ def _value(value: Any, lang: str) -> str:
         return value
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
+    if isinstance(value, float | Decimal):
+        return number_text(value, lang)
+    if isinstance(value, Number):
+        return number_text(value.value, lang, value.places, value.signed)
     if isinstance(value, Cards):
         names = card_names(lang)
         if value.numbers:
@@ -227,6 +287,60 @@ def text(lang: str, key: str) -> str:
     return languages.messages(DEFAULT_LANG).get(key, key)
 
 
+class _Shown(str):
+    """A parameter's text; a number also keeps its value, so that a placeholder with a
+    phrase (``{games:games}``) takes the phrase of the number's plural category from the
+    catalogue's ``count:`` table (``count.games.few``: ``"{n} hry"``)."""
+
+    __slots__ = ("lang", "number")
+    number: float | Decimal | None
+    lang: str
+
+    def __format__(self, spec: str) -> str:
+        if not spec:
+            return str(self)
+        return count_phrase(self.lang, spec, self.number if self.number is not None else 0, self)
+
+
+def _shown(value: Any, lang: str) -> _Shown:
+    out = _Shown(_value(value, lang))
+    out.lang = lang
+    out.number = None
+    if isinstance(value, Number):  # as shown: 1.0 is not 1 (CLDR's visible decimals)
+        places = value.places
+        out.number = (
+            value.value
+            if places is None
+            else Decimal(value.value).quantize(Decimal(1).scaleb(-places))
+        )
+    elif isinstance(value, int | float | Decimal) and not isinstance(value, bool):
+        out.number = value
+    return out
+
+
+def count_phrase(lang: str, phrase: str, count: float | Decimal, shown: str = "") -> str:
+    """The phrase ``phrase`` of the catalogue's ``count:`` table for ``count`` in ``lang``:
+    the form of the number's CLDR plural category (Czech: one, few, many, other), with the
+    number (``shown``, else ``count`` as ``lang`` writes it) for ``{n}``.
+
+    >>> [count_phrase("cs", "games", n) for n in (1, 3, 5, Decimal("1.5"))]
+    ['1 hra', '3 hry', '5 her', '1,5 hry']
+    """
+    category = plural_category(lang, count)
+    forms = (
+        f"count.{phrase}.{category}",
+        f"count.{phrase}.other",
+    )
+    own = languages.messages(lang)
+    template = next((own[k] for k in forms if k in own), None)
+    if template is None:
+        english = languages.messages(DEFAULT_LANG)
+        template = english.get(f"count.{phrase}.{plural_category(DEFAULT_LANG, count)}") or (
+            english.get(f"count.{phrase}.other", "{n}")
+        )
+    return template.replace("{n}", shown or number_text(count, lang))
+
+
 class _Params(dict[str, str]):
     def __missing__(self, key: str) -> str:
         return "{" + key + "}"
@@ -237,7 +351,7 @@ def render(lang: str, key: str, params: dict[str, Any] | None = None) -> str:
     template = text(lang, key)
     if not params:
         return template
-    values = _Params({k: _value(v, lang) for k, v in params.items()})
+    values = _Params({k: _shown(v, lang) for k, v in params.items()})
     try:
         return template.format_map(values)
     except (ValueError, IndexError, AttributeError, KeyError):

@@ -44,7 +44,7 @@ from ..engine.types import (
     is_card,
     is_solo,
 )
-from .i18n import Cards, Term, render
+from .i18n import Cards, Number, Term, render
 
 __all__ = [
     "VERSION",
@@ -253,7 +253,7 @@ def item(lang: str, m: Mistake) -> str:
         "trick": m.trick,
         "played": choice(m.played, m.kind),
         "better": choice(m.better, m.kind),
-        "loss": f"{m.loss:.1f}",
+        "loss": Number(m.loss, places=1),
     }
     text = render(lang, "review.item_" + m.kind, params)
     return render(lang, "review.serious", {"item": text}) if m.serious else text
@@ -270,7 +270,7 @@ def answer(lang: str, number: int, decisions: int, mistakes: list[Mistake]) -> s
             "game": number,
             "decisions": decisions,
             "count": len(mistakes),
-            "lost": f"{sum(m.loss for m in mistakes):.1f}",
+            "lost": Number(sum(m.loss for m in mistakes), places=1),
             "items": "; ".join(item(lang, m) for m in mistakes),
         },
     )
@@ -305,7 +305,7 @@ def summary(lang: str, review: GameReview, url: str | None) -> str:
                 {
                     "player": review.names[seat],
                     "count": len(mine),
-                    "lost": f"{sum(m.loss for m in mine):.1f}",
+                    "lost": Number(sum(m.loss for m in mine), places=1),
                     "items": items + (render(lang, "review.more", {"n": more}) if more else ""),
                 },
             )

@@ -12,7 +12,7 @@ from .. import languages
 from ..engine.types import CALL_KEYS
 from ..stats import BOARDS, FinishedGame, PlayerStats, Stats, StatsBook
 from .events import Event, Private, Public
-from .i18n import Term, render
+from .i18n import Number, Term, render
 from .notes import Refusal
 from .options import whole_number, yes_no
 from .series import signed
@@ -70,9 +70,9 @@ def _reply(
 
 def _rating(p: PlayerStats) -> dict[str, Any]:
     return {
-        "rating": f"{p.rating:.1f}",
-        "mu": f"{p.mu:.1f}",
-        "sigma": f"{p.sigma:.1f}",
+        "rating": Number(p.rating, places=1),
+        "mu": Number(p.mu, places=1),
+        "sigma": Number(p.sigma, places=1),
         "rated": p.rated_games,
     }
 
@@ -109,9 +109,9 @@ def player_lines(p: PlayerStats, lang: str) -> list[str]:
             {
                 "games": p.games,
                 "wins": p.wins,
-                "rate": f"{100 * p.win_rate:.0f}",
-                "points": signed(p.points),
-                "per_game": f"{p.per_game:+.2f}",
+                "rate": Number(100 * p.win_rate, places=0),
+                "points": Number(p.points, places=0, signed=True),
+                "per_game": Number(p.per_game, places=2, signed=True),
             },
         ),
         render(

@@ -26,7 +26,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from .. import languages
 from ..engine.cards import N_CARDS
-from ..host.i18n import Term, render, text
+from ..host.i18n import Number, Term, render, text
 from ..host.reviews import GameReview, choice
 from ..host.series import signed
 from ..host.statcmds import player_lines
@@ -336,14 +336,14 @@ def review_view(g: FinishedGame, review: GameReview, lang: str) -> dict[str, Any
                 "name": names[seat],
                 "line": render(lang, "web.review_player", {
                     "decisions": review.decisions[seat], "count": len(mine),
-                    "lost": f"{sum(m.loss for m in mine):.1f}"}),
+                    "lost": Number(sum(m.loss for m in mine), places=1)}),
             }
         )  # fmt: skip
         for m in mine:
             mark = {
                 "text": render(lang, "web.review_" + m.kind, {
                     "player": names[seat], "played": choice(m.played, m.kind),
-                    "better": choice(m.better, m.kind), "loss": f"{m.loss:.1f}"}),
+                    "better": choice(m.better, m.kind), "loss": Number(m.loss, places=1)}),
                 "serious": m.serious,
             }  # fmt: skip
             if m.kind == "reservation" or not 1 <= m.trick <= len(tricks):

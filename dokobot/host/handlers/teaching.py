@@ -20,7 +20,7 @@ from ..commands import Arg, ArgKind, Who, command
 from ..commands import Phase as CommandPhase
 from ..context import Context, Host
 from ..events import Event, Private
-from ..i18n import Cards
+from ..i18n import Cards, Number
 from ..notes import Refusal
 from ..options import whole_number
 from ..permissions import need_seat, need_table
@@ -153,6 +153,6 @@ def hint(router: Host, ctx: Context, args: list[str]) -> list[Event]:
         {
             "card": Cards((ranked[0],)),
             "next": Cards((ranked[1],)),
-            "margin": f"{values[ranked[0]] - values[ranked[1]]:.1f}",
+            "margin": Number(values[ranked[0]] - values[ranked[1]], places=1),
         },
     )
