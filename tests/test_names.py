@@ -83,3 +83,55 @@ def test_a_refused_card_is_shown_in_the_readers_letters(lang: str) -> None:
 
 def test_a_card_name_is_the_readers_letters() -> None:
     assert [name_text("card", "CQ", lang) for lang in EXPECTED] == [e[3] for e in EXPECTED.values()]
+
+
+#: Per language: the natural ways a player names a card, each with the card it names.
+TYPED = {
+    "en": {"queen of clubs": "CQ", "the ten of hearts": "H10", "clubs queen": "CQ"},
+    "de": {"Kreuz Dame": "CQ", "Kreuzdame": "CQ", "die Kreuzdame": "CQ", "Dame Kreuz": "CQ",
+           "Herz-Zehn": "H10", "der Karo-Bube": "DJ", "das Pik-Ass": "SA"},
+    "it": {"donna di fiori": "CQ", "la donna di fiori": "CQ", "l'asso di cuori": "HA",
+           "il re di picche": "SK", "dieci di denari": "D10", "fante di quadri": "DJ"},
+    "cs": {"křížová dáma": "CQ", "dáma křížová": "CQ", "dáma kříže": "CQ",
+           "křížovou dámu": "CQ", "srdcová desítka": "H10", "desítka srdcová": "H10",
+           "kárové eso": "DA", "eso kárové": "DA", "pikový kluk": "SJ", "kluka pikového": "SJ",
+           "krále srdcového": "HK", "devítka piková": "S9"},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("lang", list(TYPED))
+def test_cards_named_in_each_languages_natural_orders_and_cases(lang: str) -> None:
+    from dokobot import languages
+    from dokobot.engine.notation import CANONICAL, parse_kind
+
+    for typed, code in TYPED[lang].items():
+        assert parse_kind(typed, languages.notations(lang)) == parse_kind(code, (CANONICAL,)), typed
+
+
+@pytest.mark.parametrize(("lang", "words"), [("it", "{rank} di {suit}"), ("cs", "{suit} {rank}")])
+def test_a_card_named_in_words_alone_on_your_turn_is_played(lang: str, words: str) -> None:
+    from dokobot import languages
+
+    r = _table(lang)
+    r.handle(_inp("anna", "/start"))
+    table = r.tables["chan"]
+    game = table.game
+    assert game is not None
+    for seat in range(4):
+        r.handle(_inp(table.seats[seat].name, "/healthy"))
+    seat = game.turn
+    legal = game.legal_cards(seat)
+    card = next(c for c in range(48) if legal >> c & 1)
+    w = languages.words(lang)
+    suit = {"cs": ("křížová", "piková", "srdcová", "kárová"), "it": ("fiori", "picche", "cuori",
+            "denari")}[lang][card // 12]  # fmt: skip
+    rank = max(w.ranks[(card // 2) % 6], key=len)
+    line = words.format(rank=rank, suit=suit)
+    assert len(line.split()) >= 2
+    said = _said(r.handle(_inp(table.seats[seat].name, line)))
+    assert (
+        render(lang, "card_played", {"player": table.seats[seat].name, "card": ""}).strip() in said
+    )
+    assert not game.hands[seat] >> card & 1 or game.hands[seat] >> (card ^ 1) & 1
+    chat = _said(r.handle(_inp(table.seats[game.turn].name, "la partita è bella oggi")))
+    assert chat == ""

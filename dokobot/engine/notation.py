@@ -37,7 +37,7 @@ from .cards import RANK_NAMES, SUIT_LETTERS, Card, Kind, Mask, card_str
 from .errors import NotationError
 
 _SYMBOLS: Final = (("♣", "♧"), ("♠", "♤"), ("♥", "♡"), ("♦", "♢"))
-_SPACES: Final = re.compile(r"[\s\-_.,/\ufe0f]+")
+_SPACES: Final = re.compile(r"[\s\-_.,/'’\ufe0f]+")  # "l'asso": an elided article
 
 
 @dataclass(frozen=True, slots=True)

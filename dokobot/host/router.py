@@ -225,8 +225,9 @@ class Router:
     def _bare(self, ctx: Context, text: str) -> list[Event]:
         """A line without a command: a card if it is the sender's turn, else chat.
 
-        On one's turn a line of one or two words (``CQ``, ``3``, ``Kreuz Dame``) is read as
-        a card, and a refusal answers it; longer lines are chat and get no answer.
+        On one's turn a line of one or two words (``CQ``, ``3``, ``Kreuz Dame``), or a longer
+        one that names a card in the reader's words (``donna di fiori``), is read as a card,
+        and a refusal answers it; other lines are chat and get no answer.
         """
         table, seat = ctx.table, ctx.seat
         if table is None or seat is None or table.game is None:
@@ -236,8 +237,13 @@ class Router:
         game = table.game
         if game.phase is not Phase.PLAYING or game.turn != seat:
             return []
-        if len(text) > 24 or len(text.split()) > 2:
+        if len(text) > 24:
             return []
+        if len(text.split()) > 2:
+            try:
+                parse_kind(text, languages.notations(self.lang_of(ctx.inp.user, table)))
+            except NotationError:
+                return []
         return play(self, ctx, text.split())
 
     # ---------------------------------------------------------------- computer players
