@@ -1,35 +1,74 @@
-"""Game review: does it tell the levels apart, and what does it cost?
+"""Game review: does it tell the levels apart, are its flags right, and what does it cost?
 
 Each deal is played four times, by four computer players of one level each time (random,
 easy, normal, strong: the same deals for every level), and every decision of every seat is
 reviewed (:func:`dokobot.ai.review.review_game`, the budget per decision of ``/review``).
 A review that marks everything or nothing cannot tell the levels apart; a good one finds the
-most mistakes in the random level's games and the fewest in the strong level's.
+most mistakes in the random level's games and the fewest in the strong level's. Each step
+(random - easy, easy - normal, normal - strong) is tested on the same deals: the mean
+difference of mistakes per game over the deals and its z (mean / standard error).
 
-    python bench/review.py                 # 6 deals
+Are the flags right? Every flagged card played with 4 or fewer cards in hand is solved
+exactly over every layout of the unseen cards consistent with what the player saw
+(:func:`~dokobot.ai.layouts.layouts`, :func:`~dokobot.ai.solver.solve`, each layout by its
+weight): a flag is confirmed if the card the review named is better than the card played by
+that exact mean (by more than 0.001 points). ``false_flags`` is the share of such flags not
+confirmed; a position with more than ``--ff-layouts`` layouts is not checked (counted apart).
+The share of flags whose exact loss is also at least the review's threshold (0.5) is
+printed too.
+
+    python bench/review.py                 # 24 deals
     python bench/review.py --deals 2 --budget 0.05 --strong-budget 0.05   # a smoke run
 
-Ends with ``review_s_per_game: X mistakes_per_game random: R easy: E normal: N strong: S``,
-X the CPU seconds of the review of one game (all four seats).
+Ends with ``review_s_per_game: X mistakes_per_game random: R easy: E normal: N strong: S
+false_flags: FF``, X the CPU seconds of the review of one game (all four seats).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import itertools
+
 from dokobot.ai.arena import play_game
+from dokobot.ai.layouts import layouts
 from dokobot.ai.levels import OFFERED_LEVELS, make_player
-from dokobot.ai.review import review_game
+from dokobot.ai.review import MISTAKE, Mistake, review_game
 from dokobot.ai.search import DEFAULT_BUDGET_S, REVIEW_BUDGET_S
+from dokobot.ai.solver import MAX_TRICKS, solve
+from dokobot.engine import Game, observe
+
+
+def exact_loss(game: Game, m: Mistake, max_layouts: int) -> float | None:
+    """The exact mean loss of the card played against the card the review named, over
+    every consistent layout (None: more than ``max_layouts`` layouts)."""
+    g = game.redealt()
+    for seat, action in game.log[: m.index]:
+        g.play(seat, action)
+    obs = observe(g, m.seat)
+    found = layouts(obs, max_layouts)
+    if found is None:
+        return None
+    assert m.played is not None and m.better is not None
+    total = weight = 0.0
+    for hands, w in found:
+        v = solve(obs.world(hands))
+        played = m.played if m.played in v else m.played ^ 1
+        better = m.better if m.better in v else m.better ^ 1
+        total += w * (v[better] - v[played])
+        weight += w
+    return total / weight
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--deals", type=int, default=6, help="deals played by each level")
+    parser.add_argument("--deals", type=int, default=24, help="deals played by each level")
     parser.add_argument("--seed", type=int, default=1, help="the first deal's seed")
     parser.add_argument(
         "--budget",
@@ -43,13 +82,21 @@ def main(argv: list[str] | None = None) -> int:
         default=DEFAULT_BUDGET_S,
         help="the strong players' CPU seconds per decision",
     )
+    parser.add_argument(
+        "--ff-layouts",
+        type=int,
+        default=3000,
+        help="the most layouts of a flagged position the false-flag check solves",
+    )
     args = parser.parse_args(argv)
 
-    mistakes: dict[str, int] = {}
+    per_deal: dict[str, list[int]] = {}
     seconds = 0.0
     games = 0
+    checked = unconfirmed = small = unchecked = 0
+    check_s = 0.0
     for level in OFFERED_LEVELS:
-        mistakes[level] = 0
+        per_deal[level] = []
         for k in range(args.deals):
             seed = args.seed + k
             players = [
@@ -57,19 +104,46 @@ def main(argv: list[str] | None = None) -> int:
             ]
             game = play_game(players, seed=seed, dealer=k % 4).game
             review = review_game(game, budget_s=args.budget, seed=seed)
-            mistakes[level] += len(review.mistakes)
+            per_deal[level].append(len(review.mistakes))
             seconds += review.seconds
             games += 1
+            t0 = time.thread_time()
+            for m in review.mistakes:
+                if m.kind != "card" or m.trick <= game.rules.hand_size - MAX_TRICKS:
+                    continue
+                loss = exact_loss(game, m, args.ff_layouts)
+                if loss is None:
+                    unchecked += 1
+                    continue
+                checked += 1
+                unconfirmed += loss <= 1e-3
+                small += loss < MISTAKE
+            check_s += time.thread_time() - t0
             serious = sum(m.serious for m in review.mistakes)
             print(
                 f"{level:7} deal {seed}: {review.decisions} decisions, "
                 f"{len(review.mistakes)} mistakes ({serious} serious), {review.seconds:.1f} s",
                 flush=True,
             )
-    per_game = {level: mistakes[level] / args.deals for level in OFFERED_LEVELS}
+    per_game = {level: sum(v) / args.deals for level, v in per_deal.items()}
+    for a, b in itertools.pairwise(OFFERED_LEVELS):
+        diffs = [x - y for x, y in zip(per_deal[a], per_deal[b], strict=True)]
+        mean = sum(diffs) / len(diffs)
+        var = sum((d - mean) ** 2 for d in diffs) / max(1, len(diffs) - 1)
+        se = math.sqrt(var / len(diffs))
+        z = mean / se if se else math.inf
+        print(f"{a} - {b}: {mean:+.2f} mistakes per game (se {se:.2f}, z {z:.1f})")
+    ff = unconfirmed / checked if checked else 0.0
+    print(
+        f"flags with {MAX_TRICKS} or fewer cards in hand: {checked} checked exactly "
+        f"({unchecked} with more than {args.ff_layouts} layouts not checked), "
+        f"{unconfirmed} not confirmed, {small} with an exact loss below {MISTAKE}; "
+        f"check {check_s:.0f} s"
+    )
     print(
         f"review_s_per_game: {seconds / games:.1f} mistakes_per_game "
         + " ".join(f"{level}: {per_game[level]:.2f}" for level in OFFERED_LEVELS)
+        + f" false_flags: {ff:.3f}"
     )
     return 0
 

@@ -73,8 +73,15 @@ SMOKE: dict[str, tuple[str, tuple[str, ...]]] = {
         ("restore_s", "tables", "games", "rss_mb"),
     ),
     "review": (
-        "--deals 1 --budget 0.01 --strong-budget 0.01",
-        ("review_s_per_game", "mistakes_per_game random", "easy", "normal", "strong"),
+        "--deals 1 --budget 0.01 --strong-budget 0.01 --ff-layouts 200",
+        (
+            "review_s_per_game",
+            "mistakes_per_game random",
+            "easy",
+            "normal",
+            "strong",
+            "false_flags",
+        ),
     ),
     "review_queue": (
         "--games 1 --budget 0.05 --max-s 120",

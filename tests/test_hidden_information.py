@@ -551,7 +551,9 @@ def test_a_review_tells_nobody_the_hands_of_a_poverty() -> None:
     reserved = [t for t in shown if "reservation" in t]
     assert reserved == [f"{NAMES[other]}, reservation: Healthy instead of clubs solo (−1.7)"]
     text = reviews.summary("en", found, None)
-    assert "(−1.9)" not in text and "(−1.8)" not in text and "(−1.7)" in text
+    solo_instead = "Healthy instead of clubs solo"
+    assert f"{solo_instead} (−1.9)" not in text and f"{solo_instead} (−1.8)" not in text
+    assert f"{solo_instead} (−1.7)" in text
     played = [set[int]() for _ in range(4)]
     for leader, cards, _ in finished.tricks:
         for i, c in enumerate(cards):

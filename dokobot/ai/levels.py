@@ -46,8 +46,17 @@ REGISTRY: tuple[Level, ...] = (
         True,
         lambda seed, r, budget, fixed: SearchPlayer(seed, r, budget_s=budget, fixed=fixed),
     ),
+    Level(
+        "strong_uct",
+        False,
+        lambda seed, r, budget, fixed: SearchPlayer(
+            seed, r, budget_s=budget, fixed=fixed, exact_cards=0
+        ),
+    ),
 )
-"""Every level, weakest first (``chaos`` is for fuzzing and not offered)."""
+"""Every level, weakest first (``chaos`` is for fuzzing and not offered; ``strong_uct`` is
+the strong level as it was before exact endgames, UCT to the last card, kept for
+``bench/ai.py`` to compare with)."""
 
 LEVELS = tuple(level.name for level in REGISTRY)
 OFFERED_LEVELS = tuple(level.name for level in REGISTRY if level.offered)

@@ -24,11 +24,13 @@ bench).
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
-from typing import Final, Literal
+from typing import Final, Literal, get_args
 
-from dokobot.engine import Game, Phase, observe
+from dokobot.engine import Game, Observation, Phase, observe
+from dokobot.engine.cards import POINTS
+from dokobot.engine.order import TRUMP
 from dokobot.engine.types import (
     DECLARE_POVERTY,
     DECLARE_WEDDING,
@@ -42,17 +44,50 @@ from dokobot.engine.types import (
 )
 
 from .base import NO_RESTRICTIONS
-from .legal import legal_actions
-from .search import REVIEW_BUDGET_S, SearchPlayer
+from .legal import legal_actions, legal_calls
+from .paired import Paired
+from .search import HEALTHY_PLAN, NO_CALL, REVIEW_BUDGET_S, SearchPlayer
 
-__all__ = ["MISTAKE", "SERIOUS", "Mistake", "Review", "review_game"]
+__all__ = [
+    "MISTAKE",
+    "REASONS",
+    "SERIOUS",
+    "Hint",
+    "Mistake",
+    "Reason",
+    "Review",
+    "card_hint",
+    "review_game",
+]
 
 MISTAKE: Final = 0.5
 """Points of expected score a decision must lose against the best one to be a mistake."""
 SERIOUS: Final = 1.5
 """Points a serious mistake loses."""
 
+ENUMERATE_CAP: Final = 4.0
+"""In the last tricks the review solves every consistent layout if that takes at most this
+many times its budget per decision (:func:`~dokobot.ai.exact.exact_values`)..."""
+MIN_WORLDS: Final = 16
+"""... and else at least this many sampled worlds, each solved exactly."""
+
 Kind = Literal["reservation", "call", "card"]
+Reason = Literal[
+    "cheaper_win",
+    "partner_points",
+    "overtook_partner",
+    "trump_kept",
+    "take_trick",
+    "points_given",
+    "high_trump",
+    "lead",
+    "missed_call",
+    "bad_call",
+    "other",
+]
+"""Why a decision lost points, as the catalogues say it (``review.reason.NAME``; ``other``:
+no reason beyond the values, and a reservation, whose choice says it all)."""
+REASONS: Final[tuple[Reason, ...]] = get_args(Reason)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +106,7 @@ class Mistake:
     """The best choice the review found (``None``: healthy, or no call)."""
     loss: float
     """Expected points lost against ``better``."""
+    reason: Reason = "other"
 
     @property
     def serious(self) -> bool:
@@ -109,21 +145,29 @@ def review_game(
     budget_s: float = REVIEW_BUDGET_S,
     fixed: bool = False,
     seed: int = 0,
+    at: Container[int] | None = None,
 ) -> Review:
     """Review the decisions of ``seats`` in ``game`` (finished or not) by replaying its log
-    from the deal; each decision is judged from the deciding seat's observation only."""
+    from the deal; each decision is judged from the deciding seat's observation only
+    (``at``: only the decisions at these positions of the log)."""
     reviewed = frozenset(seats)
     judge = SearchPlayer(seed, NO_RESTRICTIONS, budget_s, fixed=fixed)
     g = game.redealt()
     review = Review()
+    missed_seen: set[int] = set()  # seats already flagged for a missed call
     t0 = time.thread_time()
     for index, (seat, action) in enumerate(game.log):
-        if seat in reviewed:
+        if seat in reviewed and (at is None or index in at):
             found = _judge(judge, g, game, index, seat, action)
             if found is not None:
                 review.decisions += 1
                 if found.loss >= MISTAKE:
                     review.mistakes.append(found)
+            if seat not in missed_seen and _no_call_now(game, index, seat, action, g):
+                missed = _missed_call(judge, g, game, index, seat)
+                if missed is not None:
+                    missed_seen.add(seat)
+                    review.mistakes.append(missed)
         g.play(seat, action)
     review.seconds = time.thread_time() - t0
     return review
@@ -142,44 +186,179 @@ def _judge(
         chosen = None if action == HEALTHY else _declared(game, index, seat)
         if action == RESERVATION and chosen is None:
             return None  # his reservation was never declared: not "healthy", and private
-        plans = judge.plan_values(obs, with_healthy=True)
-        planned = dict(plans)
-        if len(plans) < 2 or chosen not in planned:
-            return None
-        better = max(planned, key=lambda p: planned[p])
-        loss = planned[better] - planned[chosen]
-        if loss >= MISTAKE:  # confirmed by an independent estimate (see _confirmed)
-            again = dict(judge.plan_values(obs, with_healthy=True, salt="|confirm"))
-            loss = _confirmed(loss, again[better] - again[chosen])
-        return Mistake(index, seat, 0, "reservation", chosen, better, loss)
+        return _judge_plan(judge, obs, index, seat, chosen)
     if g.phase is not Phase.PLAYING:
         return None
     if is_call(action):
-        gain = judge.call_gain(obs, action)
-        if gain is None:
-            return None
-        return Mistake(index, seat, trick, "call", action, None, max(0.0, -gain))
+        return _judge_call(judge, obs, index, seat, trick, action)
     if not is_card(action):
         return None
     cards = {a & ~1 for a in legal_actions(obs) if is_card(a)}
     if len(cards) < 2:
         return None
-    values = judge.card_values(obs)
-    played = action if action in values else action ^ 1
-    if played not in values:
+    first = evaluate(judge, obs, "values")
+    choices = first.choices()
+    played = action if action in choices else action ^ 1
+    if played not in choices:
         return None
-    better = max(values, key=lambda a: values[a])
-    loss = values[better] - values[played]
-    if loss >= MISTAKE:  # confirmed by an independent estimate (see _confirmed)
-        second = judge.card_values(obs, "confirm")
-        if better in second and played in second:
-            loss = _confirmed(loss, second[better] - second[played])
-    return Mistake(index, seat, trick, "card", action, better, loss)
+    better = first.best()
+    loss, _ = first.gap(better, played)
+    if loss >= MISTAKE and not first.exact:
+        # the first evaluation chose ``better`` as the best of several noisy values, so it
+        # overstates the gap (the winner's curse): an independent one on other worlds must
+        # find it significant, and its paired mean is the loss
+        second = evaluate(judge, obs, "confirm")
+        loss = _confirmed(second, better, played)
+    reason = _card_reason(obs, played, better) if loss >= MISTAKE else "other"
+    return Mistake(index, seat, trick, "card", action, better, loss, reason)
 
 
-def _confirmed(first: float, second: float) -> float:
-    """The loss of a decision from two independent estimates. The first chose ``better`` as
-    the best of several noisy values, so it overstates the loss (the winner's curse); the
-    second, made with other worlds and rollouts, does not. A mistake needs both, and counts
-    what the smaller says."""
-    return max(0.0, min(first, second))
+def evaluate(judge: SearchPlayer, obs: Observation, purpose: str) -> Paired:
+    """The cards' values as the review and the hints judge them (exact in the last tricks:
+    :data:`ENUMERATE_CAP`, :data:`MIN_WORLDS`)."""
+    return judge.card_evaluation(obs, purpose, enumerate_cap=ENUMERATE_CAP, min_worlds=MIN_WORLDS)
+
+
+def _confirmed(second: Paired, better: Action, played: Action) -> float:
+    """The loss of ``played`` against ``better`` by an independent evaluation: its paired
+    mean if significant (:meth:`Paired.significant`), else 0."""
+    if not second.significant(better, played, MISTAKE):
+        return 0.0
+    return second.gap(better, played)[0]
+
+
+def _judge_plan(
+    judge: SearchPlayer, obs: Observation, index: int, seat: int, chosen: Action | None
+) -> Mistake | None:
+    """The reservation: healthy, a wedding or a solo, each plan valued deal by deal."""
+    first = judge.plan_evaluation(obs)
+    keys = first.choices()
+    key = _plan_key(chosen)
+    if len(keys) < 2 or key not in keys:
+        return None
+    best = first.best()
+    loss, _ = first.gap(best, key)
+    if loss >= MISTAKE:
+        loss = _confirmed(judge.plan_evaluation(obs, salt="|confirm"), best, key)
+    better = None if best == HEALTHY_PLAN else best
+    return Mistake(index, seat, 0, "reservation", chosen, better, loss)
+
+
+def _plan_key(plan: Action | None) -> int:
+    return HEALTHY_PLAN if plan is None else plan
+
+
+def _judge_call(
+    judge: SearchPlayer, obs: Observation, index: int, seat: int, trick: int, call: Action
+) -> Mistake | None:
+    """A call that was made: its gain against no call, world by world."""
+    if obs.turn != seat:
+        return None
+    first = judge.call_evaluation(obs, [call], "call-gain")
+    if not first.values:
+        return None
+    loss, _ = first.gap(NO_CALL, call)
+    if loss >= MISTAKE:
+        loss = _confirmed(judge.call_evaluation(obs, [call], "call-gain|confirm"), NO_CALL, call)
+    return Mistake(index, seat, trick, "call", call, None, max(0.0, loss), "bad_call")
+
+
+def _no_call_now(game: Game, index: int, seat: int, action: Action, g: Game) -> bool:
+    """Whether ``action`` is a card ``seat`` played without a call on this turn while it
+    could call, and its party never reached a higher level later in the game."""
+    if g.phase is not Phase.PLAYING or not is_card(action) or g.turn != seat:
+        return False
+    if index and game.log[index - 1][0] == seat and is_call(game.log[index - 1][1]):
+        return False
+    if not legal_calls(observe(g, seat)):
+        return False
+    return not any(s == seat and is_call(a) for s, a in game.log[index:])
+
+
+def _missed_call(judge: SearchPlayer, g: Game, game: Game, index: int, seat: int) -> Mistake | None:
+    """A call ``seat`` could have made before this card and never made: flagged if making
+    the best of the next calls now is significantly worth :data:`MISTAKE` points or more."""
+    obs = observe(g, seat)
+    calls = judge.candidate_calls(obs)
+    if not calls:
+        return None
+    first = judge.call_evaluation(obs, calls, "missed")
+    if not first.values:
+        return None
+    best = max(calls, key=first.mean)
+    if first.mean(best) < MISTAKE:
+        return None
+    loss = _confirmed(judge.call_evaluation(obs, calls, "missed|confirm"), best, NO_CALL)
+    if loss < MISTAKE:
+        return None
+    trick = len(g.tricks) + 1
+    return Mistake(index, seat, trick, "call", None, best, loss, "missed_call")
+
+
+def _card_reason(obs: Observation, played: Action, better: Action) -> Reason:
+    """Why ``better`` was the better card, read from the trick as it stood."""
+    if not obs.trick:
+        return "lead"
+    scheme = obs.scheme
+    cls = scheme.cls
+    rank = scheme.rank[cls[obs.trick[0]]]
+    h10 = scheme.heart10 if obs.rules.second_heart10_wins else -2
+    top = -1
+    winner = obs.leader
+    for i, c in enumerate(obs.trick):
+        if rank[c] > top or rank[c] == h10:
+            top = rank[c]
+            winner = (obs.leader + i) & 3
+    p_wins = rank[played] > top or rank[played] == h10
+    b_wins = rank[better] > top or rank[better] == h10
+    mine = obs.parties[obs.seat]
+    partner_leads = mine is not None and obs.parties[winner] == mine
+    if p_wins and b_wins and scheme.key[better] < scheme.key[played]:
+        return "cheaper_win"
+    if partner_leads and p_wins and not b_wins:
+        return "overtook_partner"
+    if partner_leads and not p_wins and POINTS[better] > POINTS[played]:
+        return "partner_points"
+    if b_wins and not p_wins:
+        return "trump_kept" if cls[better] == TRUMP else "take_trick"
+    if not p_wins and not b_wins and POINTS[played] > POINTS[better]:
+        return "points_given"
+    if cls[played] == TRUMP and cls[better] == TRUMP and scheme.key[played] > scheme.key[better]:
+        return "high_trump"
+    return "other"
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """The strong level's card for a turn, and how sure it is of it."""
+
+    card: Action
+    runner_up: Action | None
+    """The next best card (``None``: only one card may be played)."""
+    margin: float
+    """How much better ``card`` is than ``runner_up`` in points per game: exact, or the
+    paired mean of an independent second evaluation (not the first's, which chose ``card``
+    as the best of noisy values and overstates its lead)."""
+    close: bool
+    """Whether the review would let ``runner_up`` pass (no significant :data:`MISTAKE`)."""
+
+
+def card_hint(obs: Observation, *, seed: int, budget_s: float, fixed: bool = False) -> Hint | None:
+    """The hint for ``obs.seat``'s card turn (``None``: not its card turn): two evaluations
+    of ``budget_s`` / 2 each, one to choose the card and one to measure its lead."""
+    judge = SearchPlayer(seed, NO_RESTRICTIONS, budget_s / 2, fixed=fixed)
+    if obs.phase is not Phase.PLAYING or obs.turn != obs.seat:
+        return None
+    cards = {a & ~1 for a in legal_actions(obs) if is_card(a)}
+    if len(cards) < 2:
+        only = next(a for a in legal_actions(obs) if is_card(a))
+        return Hint(only, None, 0.0, False)
+    first = evaluate(judge, obs, "hint")
+    best = first.best()
+    runner_up = max((a for a in first.choices() if a != best), key=first.mean)
+    if first.exact:
+        margin = first.gap(best, runner_up)[0]
+        return Hint(best, runner_up, margin, margin < MISTAKE)
+    second = evaluate(judge, obs, "hint|confirm")
+    margin = max(0.0, second.gap(best, runner_up)[0])
+    return Hint(best, runner_up, margin, not second.significant(best, runner_up, MISTAKE))

@@ -110,6 +110,7 @@ from dokobot.engine.scoring import outcome_scores
 from dokobot.engine.types import DECLINE, TAKE, is_solo
 
 from .base import NO_RESTRICTIONS, Restrictions
+from .exact import MIN_WORLDS, SOLVE_S, exact_values, solvable
 from .heuristic import best_solo, choose_card, losers, normal_strength, reservation_choice
 from .house import (
     STRONG_THROW_IN_BELOW,
@@ -120,10 +121,16 @@ from .house import (
     return_choice,
 )
 from .legal import cards_in, decision_rng, legal_actions, legal_calls
+from .paired import Paired
 from .rollout import greedy_playout
 
-__all__ = ["Budget", "SearchPlayer", "SearchStats", "uct_search"]
+__all__ = ["HEALTHY_PLAN", "NO_CALL", "Budget", "SearchPlayer", "SearchStats", "uct_search"]
 
+EXACT_CARDS: Final = 3
+"""With this many cards in hand or fewer the strong level plays the card with the best mean
+over worlds solved exactly (:mod:`~dokobot.ai.exact`) instead of its UCT search."""
+_FIXED_SHARE: Final = 0.25
+"""The share of a budget the fixed mode's work takes on a current machine (see below)."""
 DEFAULT_BUDGET_S: Final = 0.2
 """Thinking time per decision (``bots.search_budget``): the knee of the strength per CPU
 second (``bench/ai.py --budgets``, docs/lab/2026-12-02-budgets.md): the best estimate of the
@@ -318,7 +325,16 @@ class Budget:
 class SearchStats:
     """Root statistics of one search: pooled over the worlds, and each world's means."""
 
-    __slots__ = ("iterations", "n", "seconds", "w", "world_means", "world_weights", "worlds")
+    __slots__ = (
+        "iterations",
+        "n",
+        "seconds",
+        "w",
+        "world_means",
+        "world_values",
+        "world_weights",
+        "worlds",
+    )
 
     def __init__(self) -> None:
         self.n: dict[Action, int] = {}
@@ -330,6 +346,8 @@ class SearchStats:
         over the worlds in which it was tried."""
         self.world_weights: dict[Action, int] = {}
         """The iterations of the worlds in which each root action was tried."""
+        self.world_values: list[tuple[dict[Action, float], int]] = []
+        """Per world: each root action's mean reward there, and the world's iterations."""
         self.iterations = 0
         self.worlds = 0
         """Sampled worlds searched."""
@@ -352,6 +370,12 @@ class SearchStats:
     def best(self, *, pooled: bool = False) -> Action:
         """The root action with the highest :meth:`value`."""
         return max(self.n, key=lambda a: (self.value(a, pooled=pooled), self.n[a], -a))
+
+    def paired(self) -> Paired:
+        """The root actions' means world by world (each world weighed by its iterations)."""
+        p = Paired([v for v, _ in self.world_values], [float(w) for _, w in self.world_values])
+        p.seconds = self.seconds
+        return p
 
 
 def _rewards(g: Game) -> list[float]:
@@ -379,17 +403,44 @@ def _call_scores(g: Game, re_eyes: int, re_won: int, lr: int, lk: int) -> tuple[
     return hit
 
 
+HEALTHY_PLAN: Final = -1
+"""The plan "healthy" among the choices of :meth:`SearchPlayer.plan_evaluation`."""
+NO_CALL: Final = -1
+"""The choice "no call" of a paired call evaluation (:meth:`CallEval.paired`)."""
+
+
 class CallEval:
     """Paired evaluation of calls: for every rollout, the difference between ``me``'s score
     had ``me``'s party reached each call level in ``levels`` and as played (the real
     scoring with the level applied). ``gain[i]`` sums the differences."""
 
-    __slots__ = ("gain", "levels", "n")
+    __slots__ = ("_mark", "gain", "levels", "n", "world_gains")
 
     def __init__(self, levels: list[int]) -> None:
         self.levels = levels
         self.gain = [0.0] * len(levels)
         self.n = 0
+        self.world_gains: list[tuple[list[float], int]] = []
+        """Per world: the mean gain of each level there, and the world's rollouts."""
+        self._mark: tuple[list[float], int] = ([0.0] * len(levels), 0)
+
+    def end_world(self) -> None:
+        """Close the world whose rollouts were added since the last call."""
+        before, n0 = self._mark
+        n = self.n - n0
+        if n:
+            self.world_gains.append(
+                ([(g - b) / n for g, b in zip(self.gain, before, strict=True)], n)
+            )
+        self._mark = (list(self.gain), self.n)
+
+    def paired(self, choices: list[Action]) -> Paired:
+        """The gains world by world as choices: ``choices[i]`` for level ``i``, and
+        :data:`NO_CALL` with gain 0."""
+        values = [
+            {NO_CALL: 0.0, **{a: g[i] for i, a in enumerate(choices)}} for g, _ in self.world_gains
+        ]
+        return Paired(values, [float(n) for _, n in self.world_gains])
 
     def add(self, g: Game, me: int) -> None:
         re = g.re_seats
@@ -475,7 +526,10 @@ def _uct_world(
             ch.n += 1
             ch.w += rewards[path[k - 1].mover]
         stats.iterations += 1
+    if calls is not None:
+        calls.end_world()
     if root.mover == me:
+        stats.world_values.append(({a: ch.w / ch.n for a, ch in root.children.items()}, done))
         for a, ch in root.children.items():
             stats.n[a] = stats.n.get(a, 0) + ch.n
             stats.w[a] = stats.w.get(a, 0.0) + ch.w
@@ -598,6 +652,7 @@ class SearchPlayer:
         infer_miss: float = 0.2,
         more_worlds: bool = True,
         pooled: bool = False,
+        exact_cards: int = EXACT_CARDS,
         fixed: bool = False,
     ) -> None:
         self.seed = seed
@@ -620,6 +675,7 @@ class SearchPlayer:
         self.infer_miss = infer_miss
         self.more_worlds = more_worlds
         self.pooled = pooled
+        self.exact_cards = exact_cards
         self.fixed = fixed
 
     def _eps(self, me: int) -> tuple[float, float, float, float]:
@@ -693,17 +749,19 @@ class SearchPlayer:
         if len(actions) == 1:
             return actions[0]
         share = 1.0 - self.call_share if self._may_call(obs) else 1.0
-        stats = self._search(obs, "decide", share)
-        best = stats.best(pooled=self.pooled)
+        exact = self._exact(obs, "decide", share) if solvable(obs, self.exact_cards) else None
+        if exact is not None:
+            values = {a: exact.mean(a) for a in exact.choices()}
+            best = exact.best()
+        else:
+            stats = self._search(obs, "decide", share)
+            values = {a: stats.value(a, pooled=self.pooled) for a in stats.n}
+            best = stats.best(pooled=self.pooled)
         if self.heuristic_margin > 0.0:
             # the heuristic's card unless the search finds it clearly worse
             h = choose_card(obs, decision_rng(self.seed, obs, "heuristic"))
-            h = h if h in stats.n else h ^ 1
-            if (
-                h in stats.n
-                and stats.value(best, pooled=self.pooled) - stats.value(h, pooled=self.pooled)
-                < self.heuristic_margin
-            ):
+            h = h if h in values else h ^ 1
+            if h in values and values[best] - values[h] < self.heuristic_margin:
                 return h
         return best
 
@@ -821,6 +879,7 @@ class SearchPlayer:
         with_healthy: bool,
         salt: str = "",
         seconds: float | None = None,
+        per_world: list[list[float]] | None = None,
     ) -> list[tuple[Action | None, float]]:
         """Each plan (``None``: healthy; a wedding; the two most promising solos) with its
         expected score for ``obs.seat`` in points per game, including the gain of its best
@@ -871,12 +930,87 @@ class SearchPlayer:
                         ev.add(g, me)
             for i in range(len(plans)):
                 values[i] += totals[i] / rounds
+            if per_world is not None:
+                per_world.append([t / rounds for t in totals])
         for i, ev in enumerate(evals):
             if ev is not None and ev.n:
                 # the plan's value with the best opening call (made at the first card)
-                gain = max(ev.mean(k) - self.call_margin for k in range(len(ev.levels)))
-                values[i] += self.contract_worlds * max(0.0, gain)
+                gain = max(0.0, max(ev.mean(k) - self.call_margin for k in range(len(ev.levels))))
+                values[i] += self.contract_worlds * gain
+                for world in per_world or ():
+                    world[i] += gain
         return [(plan, values[i] / self.contract_worlds) for i, plan in enumerate(plans)]
+
+    def _exact(
+        self,
+        obs: Observation,
+        purpose: str,
+        share: float,
+        enumerate_cap: float = 1.0,
+        min_worlds: int = 0,
+    ) -> Paired | None:
+        """The cards' values by exact solving (:func:`~dokobot.ai.exact.exact_values`) with
+        ``share`` of the budget; worlds drawn as the card search draws them."""
+        rng = decision_rng(self.seed, obs, purpose + "|exact")
+        seconds = self.budget_s * share
+        fixed = None
+        if self.fixed:
+            per = SOLVE_S[obs.hand.bit_count()]
+            fixed = max(MIN_WORLDS, int(seconds * _FIXED_SHARE / per))
+        limit = self.solo_model
+
+        def draw(r: random.Random) -> list[Mask]:
+            hands = obs.sample_hands(r)
+            return hands if limit is None else model_soloist(obs, hands, r, limit)
+
+        return exact_values(
+            obs,
+            rng,
+            Budget(seconds, fixed),
+            draw,
+            enumerate_cap=enumerate_cap,
+            min_worlds=min_worlds,
+        )
+
+    def card_evaluation(
+        self,
+        obs: Observation,
+        purpose: str = "values",
+        *,
+        share: float = 1.0,
+        enumerate_cap: float = 1.0,
+        min_worlds: int = 0,
+    ) -> Paired:
+        """Each card ``obs.seat`` may play (one of twins) valued world by world in points
+        per game: solved exactly in the last :data:`~dokobot.ai.solver.MAX_TRICKS` tricks,
+        else the card search of :meth:`decide` (another ``purpose``: other worlds and
+        rollouts, an independent estimate; ``enumerate_cap``, ``min_worlds``: see
+        :func:`~dokobot.ai.exact.exact_values`)."""
+        if solvable(obs):
+            exact = self._exact(obs, purpose, share, enumerate_cap, min_worlds)
+            if exact is not None:
+                return exact
+        return self._search(obs, purpose, share).paired()
+
+    def call_evaluation(
+        self, obs: Observation, calls: list[Action], purpose: str = "calls"
+    ) -> Paired:
+        """The gain of making each of ``calls`` now, and of none (:data:`NO_CALL`, 0),
+        world by world over the same worlds and rollouts."""
+        ev = CallEval([call_level(a) for a in calls])
+        self._search(obs, purpose, self.call_share, ev)
+        return ev.paired(calls)
+
+    def plan_evaluation(self, obs: Observation, salt: str = "") -> Paired:
+        """The plans of :meth:`plan_values` (healthy included, as :data:`HEALTHY_PLAN`)
+        valued deal by deal over the same deals and playouts."""
+        per_world: list[list[float]] = []
+        plans = [
+            p for p, _ in self.plan_values(obs, with_healthy=True, salt=salt, per_world=per_world)
+        ]
+        keys = [HEALTHY_PLAN if p is None else p for p in plans]
+        values = [dict(zip(keys, world, strict=True)) for world in per_world]
+        return Paired(values, [1.0] * len(values))
 
     def card_values(self, obs: Observation, purpose: str = "values") -> dict[Action, float]:
         """The expected score of each card ``obs.seat`` may play (one card of each pair of
@@ -895,9 +1029,9 @@ class SearchPlayer:
         return ev.mean(0) if ev.n else None
 
     def _may_call(self, obs: Observation) -> bool:
-        return not self.restrictions.no_calls and bool(self._candidate_calls(obs))
+        return not self.restrictions.no_calls and bool(self.candidate_calls(obs))
 
-    def _candidate_calls(self, obs: Observation) -> list[Action]:
+    def candidate_calls(self, obs: Observation) -> list[Action]:
         """The next few call levels the party may still reach now (skips included)."""
         party = obs.parties[obs.seat]
         if party is None:
@@ -910,7 +1044,7 @@ class SearchPlayer:
         with the call applied) is largest, if it beats :attr:`call_margin`."""
         if self.restrictions.no_calls or obs.turn != obs.seat:
             return None
-        cands = self._candidate_calls(obs)
+        cands = self.candidate_calls(obs)
         if not cands:
             return None
         ev = CallEval([call_level(a) for a in cands])

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from ..ai.review import Mistake, review_game
+from ..ai.review import REASONS, Mistake, Reason, review_game
 from ..engine import Game
 from ..engine.rules import Rules
 from ..engine.types import (
@@ -115,6 +115,7 @@ class GameReview:
             m.better,
             loss,
             m.index not in self.hidden,
+            m.reason,
         ]
 
     @classmethod
@@ -125,8 +126,8 @@ class GameReview:
             if d.get("v") != VERSION:
                 return None
             mistakes = [
-                Mistake(int(i), int(s), int(t), k, p, b, float(loss))
-                for i, s, t, k, p, b, loss, _ in d["mistakes"]
+                Mistake(int(i), int(s), int(t), k, p, b, float(loss), *_reason(rest))
+                for i, s, t, k, p, b, loss, _, *rest in d["mistakes"]
             ]
             return cls(
                 game=int(d["game"]),
@@ -139,6 +140,11 @@ class GameReview:
             )
         except (ValueError, KeyError, TypeError, AttributeError):
             return None
+
+
+def _reason(rest: list[Any]) -> tuple[Reason, ...]:
+    """The stored reason of a mistake (records from before reasons have none: "other")."""
+    return tuple(r for r in rest[:1] if r in REASONS)
 
 
 # ---------------------------------------------------------------- the job
@@ -247,6 +253,11 @@ def choice(action: int | None, kind: str) -> Any:
     return Term("choice.reservation")
 
 
+def reason(m: Mistake) -> Term:
+    """Why ``m`` lost points, in words."""
+    return Term("review.reason." + m.reason)
+
+
 def item(lang: str, m: Mistake) -> str:
     """One mistake in words: ``trick 3: ♠A instead of ♥10 (−0.8)``."""
     params = {
@@ -256,6 +267,8 @@ def item(lang: str, m: Mistake) -> str:
         "loss": Number(m.loss, places=1),
     }
     text = render(lang, "review.item_" + m.kind, params)
+    if m.reason != "other":
+        text = render(lang, "review.because", {"item": text, "reason": reason(m)})
     return render(lang, "review.serious", {"item": text}) if m.serious else text
 
 

@@ -27,7 +27,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from .. import languages
 from ..engine.cards import N_CARDS
 from ..host.i18n import Number, Term, render, text
-from ..host.reviews import GameReview, choice
+from ..host.reviews import GameReview, choice, reason
 from ..host.series import signed
 from ..host.statcmds import player_lines
 from ..render.cards import card_png
@@ -340,12 +340,20 @@ def review_view(g: FinishedGame, review: GameReview, lang: str) -> dict[str, Any
             }
         )  # fmt: skip
         for m in mine:
-            mark = {
-                "text": render(lang, "web.review_" + m.kind, {
-                    "player": names[seat], "played": choice(m.played, m.kind),
-                    "better": choice(m.better, m.kind), "loss": Number(m.loss, places=1)}),
-                "serious": m.serious,
-            }  # fmt: skip
+            said = render(
+                lang,
+                "web.review_" + m.kind,
+                {
+                    "player": names[seat],
+                    "played": choice(m.played, m.kind),
+                    "trick": m.trick,
+                    "better": choice(m.better, m.kind),
+                    "loss": Number(m.loss, places=1),
+                },
+            )
+            if m.reason != "other":
+                said = render(lang, "review.because", {"item": said, "reason": reason(m)})
+            mark = {"text": said, "serious": m.serious}  # fmt: skip
             if m.kind == "reservation" or not 1 <= m.trick <= len(tricks):
                 before.append(mark)
                 continue

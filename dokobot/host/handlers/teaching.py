@@ -10,9 +10,7 @@ plays on meanwhile.
 
 from __future__ import annotations
 
-from ...ai.base import NO_RESTRICTIONS
-from ...ai.review import review_game
-from ...ai.search import SearchPlayer
+from ...ai.review import card_hint, review_game
 from ...engine import Phase, observe
 from ...store import StoreError
 from ..archive import is_rated
@@ -137,22 +135,17 @@ def hint(router: Host, ctx: Context, args: list[str]) -> list[Event]:
         raise Refusal("hint.rated")
     if game.phase is not Phase.PLAYING or game.turn != seat:
         raise Refusal("hint.not_your_card")
-    obs = observe(game, seat)
-    values = SearchPlayer(table.game_number, NO_RESTRICTIONS, router.review_budget / 2).card_values(
-        obs, "hint"
-    )
-    if len(values) < 2:
-        only = next(iter(values)) if values else None
-        if only is None:
-            raise Refusal("hint.not_your_card")
-        return router._reply(ctx, "hint.only", {"card": Cards((only,))})
-    ranked = sorted(values, key=lambda a: values[a], reverse=True)
+    found = card_hint(observe(game, seat), seed=table.game_number, budget_s=router.review_budget)
+    if found is None:
+        raise Refusal("hint.not_your_card")
+    if found.runner_up is None:
+        return router._reply(ctx, "hint.only", {"card": Cards((found.card,))})
     return router._reply(
         ctx,
-        "hint.card",
+        "hint.close" if found.close else "hint.card",
         {
-            "card": Cards((ranked[0],)),
-            "next": Cards((ranked[1],)),
-            "margin": Number(values[ranked[0]] - values[ranked[1]], places=1),
+            "card": Cards((found.card,)),
+            "next": Cards((found.runner_up,)),
+            "margin": Number(found.margin, places=1),
         },
     )
