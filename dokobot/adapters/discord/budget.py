@@ -42,6 +42,12 @@ the boards then show two moves per edit where they would show one, so that a pro
 its share makes fewer requests instead of queueing them."""
 BUSY_WINDOW: Final = 5.0
 """Seconds over which :meth:`RequestBudget.busy` measures the pace."""
+LAG_EVERY: Final = 0.1
+"""Seconds between two probes of the event loop's lag (:meth:`RequestBudget.lag`)."""
+LAG_DECAY: Final = 0.95
+"""Share of the measured lag kept from one probe to the next (the lag falls slowly)."""
+BACKOFF_S: Final = 60.0
+"""Seconds the process makes counted requests at half its pace after a global 429."""
 FREE_KINDS: Final = frozenset({"interaction", "webhook", "gateway"})
 """Request kinds that do not count toward the bot-wide limit (``gateway``: the websocket's
 own connection, not a REST request)."""
@@ -69,6 +75,11 @@ class RequestBudget:
         self._left: deque[float] = deque()
         """When the counted requests of the last :data:`BUSY_WINDOW` seconds left."""
         self._lock = asyncio.Lock()
+        self.lag = 0.0
+        """How late the event loop wakes up (seconds; the latest probes', decaying)."""
+        self._probe: asyncio.Task[None] | None = None
+        self._backoff_until = 0.0
+        """Until when (loop time) the pace is halved after a global 429."""
         self.trace = aiohttp.TraceConfig()
         self.trace.on_request_start.append(self._on_start)
         self.trace.on_request_end.append(self._on_end)
@@ -115,12 +126,47 @@ class RequestBudget:
         self.counts[kind] += 1
         if kind in FREE_KINDS or self.rps is None:
             return
+        if self._probe is None or self._probe.done():
+            self._probe = asyncio.get_running_loop().create_task(self._measure_lag())
         async with self._lock:  # requests leave one by one, evenly apart
             loop = asyncio.get_running_loop()
             wait = self.slot(loop.time()) - loop.time()
             if wait > 0:
                 await asyncio.sleep(wait)
             self.leave(loop.time())
+
+    async def _measure_lag(self) -> None:
+        """Probe the event loop's lag every :data:`LAG_EVERY` seconds (while requests go)."""
+        loop = asyncio.get_running_loop()
+        while True:
+            before = loop.time()
+            await asyncio.sleep(LAG_EVERY)
+            self.note_lag(loop.time() - before - LAG_EVERY)
+
+    def note_lag(self, late: float) -> None:
+        """The loop woke up ``late`` seconds after it should have.
+
+        >>> budget = RequestBudget(rps=50)
+        >>> budget.note_lag(0.5); budget.note_lag(0.0); round(budget.lag, 3)
+        0.475
+        """
+        self.lag = max(late, self.lag * LAG_DECAY)
+
+    def gap(self, at: float) -> float:
+        """Seconds between two counted requests leaving at ``at``: (1 + :data:`SLACK`) /
+        rps, stretched by the loop's lag (a late loop writes the requests of 1 + lag seconds
+        within one of Discord's seconds) and doubled for :data:`BACKOFF_S` after a global
+        429.
+
+        >>> budget = RequestBudget(rps=50)
+        >>> round(budget.gap(0.0), 3)
+        0.022
+        >>> budget.note_lag(1.0); round(budget.gap(0.0), 3)
+        0.044
+        """
+        assert self.rps is not None
+        gap = (1.0 + SLACK) / self.rps * (1.0 + self.lag)
+        return 2 * gap if at < self._backoff_until else gap
 
     def slot(self, now: float) -> float:
         """When the next counted request may leave, asked at ``now``: at once after a pause,
@@ -138,8 +184,7 @@ class RequestBudget:
         >>> budget.leave(10.2); budget.slot(10.0), budget.slot(30.0)
         (10.222, 30.0)
         """
-        assert self.rps is not None
-        self._next = at + (1.0 + SLACK) / self.rps
+        self._next = at + self.gap(at)
         self._left.append(at)
 
     def busy(self, now: float) -> bool:
@@ -172,5 +217,24 @@ class RequestBudget:
         ):
             self.global_429s += 1
             log.warning("Discord: the bot-wide rate limit was hit (%s so far)", self.global_429s)
+            self.back_off(asyncio.get_running_loop().time(), response.headers.get("Retry-After"))
         else:
             self.route_429s += 1
+
+    def back_off(self, now: float, retry_after: str | None) -> None:
+        """A global 429 at ``now``: no counted request of this process leaves before
+        ``retry_after`` seconds (Discord's header; 1 s if it says nothing), then they go at
+        half the pace for :data:`BACKOFF_S` seconds.
+
+        >>> budget = RequestBudget(rps=50)
+        >>> budget.back_off(10.0, "2"); budget.slot(10.5), round(budget.gap(11.0), 3)
+        (12.0, 0.044)
+        >>> round(budget.gap(80.0), 3)
+        0.022
+        """
+        try:
+            wait = max(0.0, float(retry_after)) if retry_after else 1.0
+        except ValueError:
+            wait = 1.0
+        self._next = max(self._next, now + wait)
+        self._backoff_until = now + wait + BACKOFF_S
