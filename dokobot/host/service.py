@@ -60,6 +60,23 @@ log = logging.getLogger(__name__)
 
 Listener = Callable[[list[Event]], Awaitable[None]]
 
+EMIT_WAIT_S: Final = 5.0
+"""Seconds a table's background work (its computer players) waits for the adapters to
+deliver what it said; the delivery goes on after that without holding the table up."""
+LOCK_WARN_S: Final = 5.0
+"""A table's lock held this long is named in the log by the watchdog (with what its
+holder waits for)."""
+LOCK_FREE_S: Final = 10.0
+"""A table's lock held this long while others wait for it is freed by the watchdog: its
+holder is cancelled, the table waits for the store as after a write whose outcome is not
+known (rebuilt from the store once it answers) and the waiting inputs go on."""
+WATCH_EVERY_S: Final = 1.0
+"""Seconds between two looks of the watchdog."""
+
+
+class Freed(Exception):
+    """The watchdog freed the table's lock that the current task held too long."""
+
 
 def default_bot_factory(budget_s: float | None = None, *, fixed: bool = False) -> BotFactory | None:
     """Computer players from :mod:`dokobot.ai` (``budget_s``: search time per decision).
@@ -175,6 +192,13 @@ class Service:
         if reviews is not None:
             reviews.on_ready = self._review_ready
         self._submitting: set[asyncio.Task[int | None]] = set()
+        self._holders: dict[str, tuple[float, asyncio.Task[Any]]] = {}
+        """Per table whose lock is held: since when (loop time) and by which task."""
+        self._freed: set[asyncio.Task[Any]] = set()
+        """Tasks the watchdog cancelled because they held a table's lock too long."""
+        self._watchdog: asyncio.Task[None] | None = None
+        self._delivering: set[asyncio.Task[None]] = set()
+        """Deliveries of events to the listener still under way."""
 
     @classmethod
     def in_memory(
@@ -361,6 +385,8 @@ class Service:
             await asyncio.gather(*self._submitting, return_exceptions=True)
             await self.reviews.close()
         tasks = [*self._bot_tasks.values(), *self._timers.values(), *self._recovering.values()]
+        if self._watchdog is not None:
+            tasks.append(self._watchdog)
         for task in tasks:
             task.cancel()
         for task in tasks:
@@ -384,11 +410,28 @@ class Service:
     @contextlib.asynccontextmanager
     async def _channel(self, channel: str) -> AsyncIterator[None]:
         """Hold the lock of ``channel``; the lock is forgotten when nobody needs it and the
-        channel has no table in memory."""
+        channel has no table in memory. A holder the watchdog frees (:meth:`_watch`) gets
+        :class:`Freed`, and the table waits for the store."""
         self._lock_users[channel] = self._lock_users.get(channel, 0) + 1
+        self._start_watchdog()
+        task = asyncio.current_task()
         try:
             async with self._lock(channel):
-                yield
+                if task is not None:
+                    self._holders[channel] = (asyncio.get_running_loop().time(), task)
+                try:
+                    yield
+                except asyncio.CancelledError:
+                    if task is None or task not in self._freed:
+                        raise
+                    self._freed.discard(task)
+                    task.uncancel()
+                    self._hold(channel)
+                    self._unknown.add(channel)
+                    self._recover_soon(channel)
+                    raise Freed(channel) from None
+                finally:
+                    self._holders.pop(channel, None)
         finally:
             self._lock_users[channel] -= 1
             if not self._lock_users[channel]:
@@ -450,6 +493,8 @@ class Service:
             if _is_slow(inp.text):
                 return await self._handle_slow(inp)
             return await self._handle(inp)
+        except Freed:
+            return [self._refusal(inp, "store_unknown")]
         except Exception:
             log.exception("service failed on input")
             return [self._refusal(inp, "internal_error")]
@@ -815,12 +860,67 @@ class Service:
             if self._checkpointed.get(channel) == ended:  # the next write tries again
                 del self._checkpointed[channel]
 
-    async def _emit(self, events: list[Event]) -> None:
-        if events and self.listener is not None:
+    async def _emit(self, events: list[Event], wait: float | None = None) -> None:
+        """Hand ``events`` to the listener; wait for their delivery at most ``wait``
+        seconds (default :data:`EMIT_WAIT_S`; the delivery goes on after that, and the
+        caller with it). Deliveries start in the order of the calls."""
+        if not events or self.listener is None:
+            return
+        wait = EMIT_WAIT_S if wait is None else wait
+        task = asyncio.get_running_loop().create_task(self._deliver(self.listener, events))
+        self._delivering.add(task)
+        task.add_done_callback(self._delivering.discard)
+        if wait > 0:
+            await asyncio.wait({task}, timeout=wait)
+
+    @staticmethod
+    async def _deliver(listener: Listener, events: list[Event]) -> None:
+        try:
+            await listener(events)
+        except Exception:
+            log.exception("listener failed")
+
+    # ---------------------------------------------------------------- the watchdog
+    def _start_watchdog(self) -> None:
+        if self._closed or (self._watchdog is not None and not self._watchdog.done()):
+            return
+        self._watchdog = asyncio.get_running_loop().create_task(self._watch())
+
+    async def _watch(self) -> None:
+        """Every :data:`WATCH_EVERY_S` seconds: :meth:`free_overdue_locks`."""
+        loop = asyncio.get_running_loop()
+        while not self._closed:
+            await asyncio.sleep(WATCH_EVERY_S)
             try:
-                await self.listener(events)
+                self.free_overdue_locks(loop.time())
             except Exception:
-                log.exception("listener failed")
+                log.exception("the watchdog failed")
+
+    def free_overdue_locks(
+        self, now: float, warn: float = LOCK_WARN_S, free: float = LOCK_FREE_S
+    ) -> list[str]:
+        """Name in the log every table whose lock is held longer than ``warn`` seconds at
+        ``now`` (loop time), with what its holder waits for; free those held longer than
+        ``free`` while other work waits for them (their holder is cancelled and gets
+        :class:`Freed`). The tables freed."""
+        freed: list[str] = []
+        for channel, (since, task) in list(self._holders.items()):
+            held = now - since
+            if held <= warn or task.done() or task in self._freed:
+                continue
+            frames = task.get_stack(limit=1)
+            waits = f"{frames[-1].f_code.co_name}" if frames else "?"
+            waiting = self._lock_users.get(channel, 0) - 1
+            if held > free and waiting > 0:
+                log.warning("watchdog: table %s held its lock for %.1f s (in %s) while %s "
+                            "wait; freed", channel, held, waits, waiting)  # fmt: skip
+                self._freed.add(task)
+                task.cancel()
+                freed.append(channel)
+            else:
+                log.warning("watchdog: table %s holds its lock for %.1f s (in %s)",
+                            channel, held, waits)  # fmt: skip
+        return freed
 
     # ---------------------------------------------------------------- background work
     def _after_change(self, channel: str) -> None:
@@ -884,7 +984,10 @@ class Service:
             return
         notes = [Note(seat, "timeout_reminder", {"seconds": int(delay)}, kind="reminder")]
         self._reminded[channel] = marker
-        await self._emit(self._with_board(channel, self.router.render_notes(table, notes, None)))
+        # the turn clock never waits for a delivery: the stand-in comes ``delay`` after the
+        # reminder was handed over, however long Discord takes with it
+        reminder = self._with_board(channel, self.router.render_notes(table, notes, None))
+        await self._emit(reminder, wait=0)
         await asyncio.sleep(delay)
         if not table.options.standin:
             return
@@ -897,7 +1000,7 @@ class Service:
             if isinstance(links, str):
                 return
             events += links
-        await self._emit(events)
+        await self._emit(events, wait=0)
         self._after_change(channel)
 
     # ---------------------------------------------------------------- adapter hooks
