@@ -25,7 +25,7 @@ from dokobot.render import HandPicture, hand_png
 if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from discord_fake import EPHEMERAL, FakeDiscord, FakeUser, Interaction, Message, running
+from discord_fake import FakeDiscord, FakeUser, Interaction, Message, running
 from discord_fake.harness import (
     ScriptedService,
     make_client,
@@ -62,8 +62,9 @@ async def test_a_429_on_the_channel_never_delays_the_answer_to_a_click(fake: Fak
         click = await fake.click(anna, prompt, prompt.custom_ids[0])
         await fake.wait_answered(click, timeout=2)
         assert click.answered_after is not None and click.answered_after < 1.0
-        assert click.response_type == 7  # the prompt itself was edited: used up
-        assert prompt.custom_ids == [] and prompt.content.endswith("→ ♣Q")
+        assert click.response_type == 6  # acknowledged at once, the prompt edited: used up
+        await fake.wait_for(lambda: prompt.custom_ids == [], timeout=1.0)  # not after the 429
+        assert prompt.content.endswith("→ ♣Q")
         await asyncio.wait_for(client.wait_idle(), 10)
     assert len(fake.rate_limited) == 1
     assert [m.content for m in fake.channel_messages()] == ["Anna plays ♣Q\nBen's turn."]
@@ -157,7 +158,7 @@ async def test_old_prompts_lose_their_buttons_and_a_stale_press_changes_nothing(
                 fake, client, await fake.click(user, old[user.id], custom_id, stale=True)
             )
             assert table.game.log == log_before
-            assert press.response_type == 4 and press.response_flags & EPHEMERAL
+            assert press.response_type == 6  # acknowledged at once, answered by a follow-up
             [answer] = press.ephemeral_messages
             assert "no longer current" in answer.content
             # the current prompt still works
@@ -382,7 +383,8 @@ async def test_a_pressed_house_rule_button_is_used_up_like_a_card(fake: FakeDisc
         [prompt] = fake.dms(anna)
         click = await fake.click(anna, prompt, prompt.custom_ids[0])
         await fake.wait_answered(click, timeout=2)
-        assert click.response_type == 7  # the prompt itself was edited: used up
-        assert prompt.custom_ids == [] and prompt.content.endswith("→ Poverty")
+        assert click.response_type == 6  # acknowledged at once, the prompt edited: used up
+        await fake.wait_for(lambda: prompt.custom_ids == [], timeout=2.0)
+        assert prompt.content.endswith("→ Poverty")
         await asyncio.wait_for(client.wait_idle(), 10)
     assert fake.violations == []

@@ -457,7 +457,7 @@ async def play_full_game(fake: FakeDiscord, inner: ServiceLike, swap: Swap) -> N
                 restarted = True
                 await driver.restart(swap)
                 old = await driver.my_hand(ben, oldest=True)
-                assert old.response_type == 4 and old.ephemeral_messages
+                assert old.response_type == 6 and old.ephemeral_messages
                 assert all(m.flags & EPHEMERAL for m in old.ephemeral_messages)
             if driver.plays == 1 and message is not None:
                 suggestions = await fake.complete(user, "play", "card", "")
@@ -718,9 +718,9 @@ async def test_pushed_events_dms_and_the_fallback(fake: FakeDiscord) -> None:
         [question] = ask.ephemeral_messages
         assert "Announce Re?" in question.content and prompt.custom_ids
         call = await settle(fake, client, await fake.click(carl, question, question.custom_ids[0]))
-        assert call.response_type == 7 and question.custom_ids == [] and prompt.custom_ids
+        assert call.response_type == 6 and question.custom_ids == [] and prompt.custom_ids
         card = await settle(fake, client, await fake.click(carl, prompt, prompt.custom_ids[0]))
-        assert card.response_type == 7 and prompt.custom_ids == []
+        assert card.response_type == 6 and prompt.custom_ids == []
         again = await settle(
             fake, client, await fake.click(carl, notices[0], hand_button(notices[0]))
         )

@@ -277,6 +277,8 @@ class FakeDiscord:
         self.commands: list[Json] = []
         self.violations: list[str] = []
         self.notifications: list[tuple[int, int]] = []
+        self.stalls: list[tuple[Callable[[Call], bool], asyncio.Event]] = []
+        """Requests held without an answer until their gate is set (:meth:`stall`)."""
         """(user id, message id) of every notification a message caused (:meth:`notified`)."""
         self.unknown_routes: list[str] = []
         self.bot_permissions = ALL_PERMISSIONS
@@ -361,6 +363,8 @@ class FakeDiscord:
         self.port = sockets[0].getsockname()[1]
 
     async def stop(self) -> None:
+        for _, gate in self.stalls:
+            gate.set()
         for ws in list(self._shards.values()):
             if not ws.closed:
                 await ws.close()
@@ -471,6 +475,13 @@ class FakeDiscord:
         """Answer the next ``count`` requests that match ``predicate`` with a 429."""
         for _ in range(count):
             self.injected.append((predicate, retry_after))
+
+    def stall(self, predicate: Callable[[Call], bool]) -> asyncio.Event:
+        """Requests for which ``predicate`` holds get no answer until the returned gate is
+        set (a platform call that never returns); :meth:`stop` opens every gate."""
+        gate = asyncio.Event()
+        self.stalls.append((predicate, gate))
+        return gate
 
     def is_channel_send(self, call: Call) -> bool:
         return call.method == "POST" and call.path == f"/channels/{self.channel_id}/messages"
@@ -827,6 +838,9 @@ class FakeDiscord:
         call.authorization = request.headers.get("Authorization")
         self.calls.append(call)
         call.counted = self._counts(call)
+        for predicate, gate in list(self.stalls):
+            if predicate(call):  # a request Discord never answers (until the gate opens)
+                await gate.wait()
         if call.counted and self._globally_limited():
             self.global_429s += 1
             count, per = self.global_limit or (50, 1.0)

@@ -94,6 +94,19 @@ host accepts it."""
 
 Listener = Callable[[list[Event]], Awaitable[None]]
 
+SEND_TURN_S: Final = 5.0
+"""Seconds a channel's turn waits for the messages of one batch (a board post, texts): then
+the next batch of the channel goes on (see :meth:`DiscordAdapter._within`)."""
+TURN_LIMIT_S: Final = 8.0
+"""Seconds after which the watchdog frees a channel's turn that is still held (and logs the
+channel): nothing holds a table that long (see :meth:`DiscordAdapter._watch_turns`)."""
+WATCH_EVERY_S: Final = 1.0
+"""Seconds between two looks of the watchdog."""
+REQUEST_READ_S: Final = 15.0
+"""Seconds a REST request waits for Discord's answer before it fails (discord.py's own
+session waits up to 5 minutes, and a request that hangs holds its route's bucket, and so
+every later message of that channel, as long)."""
+
 
 class ServiceLike(Protocol):
     """The part of :class:`dokobot.host.service.Service` the adapter uses."""
@@ -190,6 +203,7 @@ class DiscordAdapter(
         handoff: Handoff | None = None,
         claim_within: float = CLAIM_WITHIN,
         threads: bool = False,
+        request_timeout: float = REQUEST_READ_S,
         **options: Any,
     ) -> None:
         self.budget = RequestBudget(global_rps)
@@ -214,6 +228,7 @@ class DiscordAdapter(
         self._sync_commands = sync_commands
         self._synced_guilds = False
         self._defer_after = defer_after
+        self._request_timeout = request_timeout
         self._board_interval = board_interval
         self._token_life = token_life
         users, channels = bounded.CAPS.users, bounded.CAPS.channels
@@ -261,9 +276,13 @@ class DiscordAdapter(
     # -- lifecycle -----------------------------------------------------------------------------
 
     async def setup_hook(self) -> None:
+        self._limit_requests()
         prepared = asyncio.create_task(prepare())  # the pictures' palette, meanwhile
         self._background.add(prepared)
         prepared.add_done_callback(self._background.discard)
+        watchdog = asyncio.create_task(self._watch_turns())
+        self._background.add(watchdog)
+        watchdog.add_done_callback(self._background.discard)
         self.add_dynamic_items(DokoButton, LevelSelect)
         await self.tree.set_translator(DokoTranslator())
         for command in slash_commands(self):
@@ -286,6 +305,22 @@ class DiscordAdapter(
                 log.exception("restoring the tables failed")
             else:
                 await self.push(events)
+
+    def _limit_requests(self) -> None:
+        """Give every REST request of discord.py's session (the bot's and the interactions')
+        a deadline: no answer within ``request_timeout`` seconds fails it (the gateway's
+        websocket keeps its own timeouts)."""
+        session = getattr(self.http, "_HTTPClient__session", None)
+        if not isinstance(session, aiohttp.ClientSession):
+            log.warning("discord.py's HTTP session not found: requests keep its timeouts")
+            return
+        was = session.timeout
+        session._timeout = aiohttp.ClientTimeout(  # no setter; every request reads it
+            total=was.total,
+            connect=was.connect,
+            sock_connect=was.sock_connect,
+            sock_read=self._request_timeout,
+        )
 
     async def on_ready(self) -> None:
         if self._sync_commands == "guild" and not self._synced_guilds:
@@ -545,6 +580,11 @@ class DiscordAdapter(
         )
         deferrer: asyncio.Task[None] | None = None
         try:
+            if interaction.type is discord.InteractionType.component:
+                # acknowledged before any game work, whatever the loop's timers do: a press
+                # is answered within Discord's 3 s even when the process is starved
+                async with reply.guard:
+                    await self._acknowledge(reply)
             creating = verb(command) in ("join", "start") and not button
             if creating and not await self.check_permissions(interaction):
                 return
@@ -603,11 +643,22 @@ class DiscordAdapter(
         try:
             await asyncio.sleep(self._defer_after)
             async with reply.guard:
-                await reply.defer()
+                await self._acknowledge(reply)
         except asyncio.CancelledError:
             raise
         except Exception:
             log.exception("could not defer an interaction")
+
+    async def _acknowledge(self, reply: _Reply) -> None:
+        """Defer the interaction of ``reply`` if it is not answered yet; a late one (404,
+        10062 Unknown interaction) is one line in the log, never a traceback (under load
+        there are many, and each traceback costs the starved loop more time)."""
+        try:
+            await reply.defer()
+        except discord.HTTPException as exc:
+            log.info("could not defer an interaction: %s %s", exc.status, exc.text)
+        except (aiohttp.ClientError, OSError) as exc:
+            log.info("could not defer an interaction: %r", exc)
 
     def _note(self, inp: Input, events: Sequence[Event]) -> None:
         """Learn from an accepted command: a used-up pending prompt."""
@@ -711,31 +762,99 @@ class DiscordAdapter(
         self._learn(batch)
         tickets = {channel: self._turns_of(channel).take() for channel in batch.channels}
         rest: dict[str, list[str]] = {}  # message pieces left after a public response
+        answer: asyncio.Task[None] | None = None
         try:
             if reply is not None and inp is not None:
-                async with reply.guard:
-                    if deferrer is not None:
-                        deferrer.cancel()
-                    await self._answer(batch, reply, inp, rest, tickets)
+                if reply.open and not reply.button:  # its response may be the channel's first
+                    async with reply.guard:
+                        if deferrer is not None:
+                            deferrer.cancel()
+                        await self._answer(batch, reply, inp, rest, tickets)
+                else:  # acknowledged already: the channel does not wait for its answer
+                    answer = asyncio.create_task(self._answer_later(batch, reply, inp, deferrer))
             for channel in batch.channels:
                 ticket = tickets[channel]
                 await self._turns_of(channel).wait(ticket)
                 try:
                     texts = batch.publics.get(channel, [])
-                    await self._guarded(
-                        self._send_channel(channel, texts, batch, rest.get(channel))
-                    )
+                    sending = self._send_channel(channel, texts, batch, rest.get(channel))
+                    await self._within(sending, channel)
                 finally:
                     self._turns_of(channel).release(tickets.pop(channel))
         finally:
             for channel, ticket in tickets.items():
                 self._turns_of(channel).release(ticket)
+            if answer is not None:
+                await answer
         for private in batch.others:
             await self._guarded(self._send_dm(private, reply))
         for channel in batch.boards:
             channel_id = snowflake_of(channel)
             if channel_id is not None:
                 await self._strip_superseded(channel_id)
+
+    async def _answer_later(
+        self,
+        batch: _Batch,
+        reply: _Reply,
+        inp: Input,
+        deferrer: asyncio.Task[None] | None,
+    ) -> None:
+        """:meth:`_answer` for an interaction that is acknowledged already (never raises)."""
+        try:
+            async with reply.guard:
+                if deferrer is not None:
+                    deferrer.cancel()
+                await self._answer(batch, reply, inp, {}, {})
+        except Exception:
+            log.exception("answering an interaction failed")
+
+    async def _within(self, sending: Awaitable[Any], channel: str) -> None:
+        """A channel's part of a batch, sent in the channel's turn: the turn waits for it
+        at most :data:`SEND_TURN_S` seconds, then the channel goes on (the sending too, on
+        its own): a table's turn is never held for long across a platform call."""
+        task = asyncio.ensure_future(self._guarded(sending))
+        done, _ = await asyncio.wait({task}, timeout=SEND_TURN_S)
+        if not done:
+            log.warning(
+                "table %s: its messages take longer than %.0f s; the channel goes on",
+                channel,
+                SEND_TURN_S,
+            )
+            self._enter()
+            self._background.add(task)
+            task.add_done_callback(self._background.discard)
+            task.add_done_callback(lambda _: self._leave())
+
+    async def _watch_turns(self) -> None:
+        """The watchdog: every :data:`WATCH_EVERY_S` seconds, a channel whose turn (the
+        order of its batches) has been held longer than :data:`TURN_LIMIT_S` is named in the
+        log and freed: its next batch goes on."""
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(WATCH_EVERY_S)
+            try:
+                self.free_overdue_turns(loop.time())
+            except Exception:
+                log.exception("the watchdog failed")
+
+    def free_overdue_turns(self, now: float, limit: float = TURN_LIMIT_S) -> list[str]:
+        """Free every channel's turn held longer than ``limit`` seconds at ``now`` (loop
+        time), each logged as a warning; the channels freed."""
+        freed: list[str] = []
+        for channel, turns in list(self._turns.items()):
+            held = turns.overdue(now, limit)
+            if held is None:
+                continue
+            ticket = turns.free()
+            freed.append(channel)
+            log.warning(
+                "watchdog: table %s held its turn (batch %s) for %.1f s; freed",
+                channel,
+                ticket,
+                held,
+            )
+        return freed
 
     async def _answer(
         self,

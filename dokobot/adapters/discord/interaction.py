@@ -217,7 +217,9 @@ class _Turns:
     """First come, first served for one channel: tickets are served in the order taken.
 
     :meth:`release` is synchronous, so a ticket is released even while its holder is being
-    cancelled, and a channel can never get stuck.
+    cancelled, and a channel can never get stuck; a ticket served for longer than the
+    adapter's watchdog allows (:meth:`overdue`) is freed by it (:meth:`free`): the channel
+    goes on without waiting for its holder's platform call.
     """
 
     def __init__(self) -> None:
@@ -225,10 +227,14 @@ class _Turns:
         self._serving = 0
         self._released: set[int] = set()
         self._waiters: dict[int, asyncio.Future[None]] = {}
+        self._since = 0.0
+        """When (loop time) the ticket now served began to be served."""
 
     def take(self) -> int:
         ticket = self._next
         self._next += 1
+        if ticket == self._serving:
+            self._since = asyncio.get_running_loop().time()
         return ticket
 
     def ready(self, ticket: int) -> bool:
@@ -246,13 +252,33 @@ class _Turns:
             self._waiters.pop(ticket, None)
 
     def release(self, ticket: int) -> None:
+        if ticket < self._serving:
+            return  # freed by the watchdog already
         self._released.add(ticket)
+        serving = self._serving
         while self._serving in self._released:
             self._released.discard(self._serving)
             self._serving += 1
+        if self._serving != serving:
+            self._since = asyncio.get_running_loop().time()
         waiter = self._waiters.get(self._serving)
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
+
+    def overdue(self, now: float, limit: float) -> float | None:
+        """Seconds the ticket now served has been held, if longer than ``limit`` (else
+        None; also when no ticket is held)."""
+        if self._serving >= self._next:
+            return None
+        held = now - self._since
+        return held if held > limit else None
+
+    def free(self) -> int:
+        """Serve the next ticket without waiting for the one now served (the watchdog);
+        the ticket freed."""
+        ticket = self._serving
+        self.release(ticket)
+        return ticket
 
 
 @dataclass(eq=False)

@@ -1,0 +1,213 @@
+"""A table never stands still: the turn clock and the stand-in never wait for a delivery, a
+table's lock held too long is named and freed by the watchdog, and so is a channel's turn
+in the Discord adapter (issue 36)."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dokobot.adapters.discord import DiscordAdapter
+from dokobot.host.events import Choice, Event, Input, Private, Public
+from dokobot.host.service import Service
+
+if str(Path(__file__).resolve().parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from discord_fake import FakeDiscord, running
+from discord_fake.harness import ScriptedService, make_client
+
+
+def _inp(ch: str, name: str, text: str) -> Input:
+    return Input(ch, f"u:{name}", name, text)
+
+
+async def _four_people(svc: Service, timeout: float) -> int:
+    """Four people at table "c", a game started, the turn clock at ``timeout`` seconds: the
+    seat whose turn it is."""
+    for n in ("anna", "ben", "carl", "dora"):
+        await svc.handle(_inp("c", n, "/join"))
+    table = svc.router.tables["c"]
+    table.options = dataclasses.replace(table.options, turn_timeout=timeout)  # type: ignore[arg-type]
+    await svc.handle(_inp("c", "anna", "/start"))
+    assert table.game is not None
+    return table.game.turn
+
+
+async def test_the_stand_in_comes_on_time_while_a_delivery_never_returns() -> None:
+    svc = Service.in_memory(seed=5)
+    never = asyncio.Event()
+    handed: list[list[Event]] = []
+
+    async def stuck_listener(events: list[Event]) -> None:
+        handed.append(events)
+        await never.wait()  # a platform that never answers
+
+    svc.listener = stuck_listener
+    first = await _four_people(svc, 0.2)
+    table = svc.router.tables["c"]
+    await asyncio.sleep(1.0)  # reminder after 0.2 s, stand-in 0.2 s later
+    assert first in table.away, "the stand-in waited for the reminder's delivery"
+    assert table.game is not None and table.game.reserved[first] != -1
+    assert any("did not act in time" in str(e) for batch in handed for e in batch)
+    never.set()
+    await svc.close()
+
+
+async def test_computer_players_go_on_while_a_delivery_hangs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr("dokobot.host.service.EMIT_WAIT_S", 0.05)
+    svc = Service.in_memory(seed=3)
+    never = asyncio.Event()
+
+    async def stuck_listener(events: list[Event]) -> None:
+        await never.wait()
+
+    await svc.handle(_inp("c", "anna", "/join"))
+    for _ in range(3):
+        await svc.handle(_inp("c", "anna", "/join bot random"))
+    svc.listener = stuck_listener
+    await svc.handle(_inp("c", "anna", "/start"))
+    table = svc.router.tables["c"]
+    assert table.game is not None
+    game = table.game
+    for _ in range(2):  # anna's reservation, then her first card
+        await asyncio.wait_for(svc.idle(), 5)
+        assert game.turn == 0
+        before = len(game.log)
+        hand = await svc.handle(_inp("c", "anna", "/hand"))
+        choices = [c for e in hand if isinstance(e, Private) for c in e.choices]
+        await svc.handle(_inp("c", "anna", choices[0].command))
+        await asyncio.wait_for(svc.idle(), 5)
+        # the computer players moved up to anna's next turn, nobody waiting for Discord
+        assert game.turn == 0 and len(game.log) >= before + 4
+    never.set()
+    await svc.close()
+
+
+async def test_the_watchdog_names_and_frees_a_table_lock_held_too_long(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    svc = Service.in_memory(seed=1)
+    await svc.handle(_inp("c", "anna", "/join"))
+    holding = asyncio.Event()
+    never = asyncio.Event()
+
+    async def hold() -> None:
+        async with svc._channel("c"):
+            holding.set()
+            await never.wait()  # e.g. a store call that never returns
+
+    holder = asyncio.create_task(hold())
+    await holding.wait()
+    waiting = asyncio.create_task(svc.handle(_inp("c", "ben", "/join")))
+    await asyncio.sleep(0.05)
+    assert not waiting.done()
+    now = asyncio.get_running_loop().time()
+    with caplog.at_level(logging.WARNING, logger="dokobot.host.service"):
+        assert svc.free_overdue_locks(now + 6.0) == []  # named, not freed yet
+        assert "table c holds its lock" in caplog.text
+        assert svc.free_overdue_locks(now + 11.0) == ["c"]
+        assert "table c held its lock" in caplog.text and "freed" in caplog.text
+    with pytest.raises(Exception, match="c"):
+        await holder
+    events = await asyncio.wait_for(waiting, 5)  # the waiting input goes on
+    assert any(isinstance(e, Private) or "ben" in str(e) for e in events)
+    await asyncio.wait_for(svc.handle(_inp("c", "carl", "/join")), 5)
+    assert {s.name for s in svc.router.tables["c"].seats} >= {"anna", "carl"}
+    await svc.close()
+
+
+# -- the Discord adapter -----------------------------------------------------------------------
+
+
+class _Unanswered:
+    """A service whose answer never comes (a starved process: the game work takes long)."""
+
+    def __init__(self) -> None:
+        self.listener: Any = None
+        self.inputs: list[Input] = []
+        self.never = asyncio.Event()
+
+    async def handle(self, inp: Input) -> list[Event]:
+        self.inputs.append(inp)
+        await self.never.wait()
+        return []
+
+    async def start(self) -> list[Event]:
+        return []
+
+    async def close(self) -> None:
+        self.never.set()
+
+
+async def test_a_press_is_acknowledged_before_any_game_work(fake: FakeDiscord) -> None:
+    ch = f"discord:{fake.channel_id}"
+    anna = fake.users[0]
+    service = _Unanswered()
+    turn = (Choice("♣Q", "/play CQ"), Choice("♠A", "/play SA"))
+    # a deferral timer that a starved loop runs late (here: never within Discord's 3 s)
+    async with running(make_client(service, prompts_default="dm", defer_after=30.0)) as client:
+        assert isinstance(client, DiscordAdapter)
+        assert service.listener is not None
+        await service.listener([Private(ch, f"discord:{anna.id}", "Your turn.", turn, kind="turn")])
+        await asyncio.wait_for(client.wait_idle(), 5)
+        [prompt] = fake.dms(anna)
+        click = await fake.click(anna, prompt, prompt.custom_ids[0])
+        await fake.wait_answered(click, timeout=2)
+        assert click.response_type == 6 and service.inputs  # deferred, then handed on
+        service.never.set()
+    assert fake.violations == []
+
+
+async def test_a_channel_send_that_never_returns_holds_up_no_later_batch(
+    fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("dokobot.adapters.discord.adapter.SEND_TURN_S", 0.2)
+    ch = f"discord:{fake.channel_id}"
+    service = ScriptedService(lambda inp: [])
+    # a request that gets no answer fails after 0.5 s (it holds its route's bucket so long)
+    async with running(make_client(service, request_timeout=0.5)) as client:
+        assert service.listener is not None
+        first = fake.stall(lambda c: c.method == "POST" and "first" in json.dumps(c.body))
+        stuck = asyncio.create_task(service.listener([Public(ch, "first")]))
+        for _ in range(200):  # until the first message's request hangs at Discord
+            if any("first" in json.dumps(c.body) for c in fake.calls):
+                break
+            await asyncio.sleep(0.01)
+        await asyncio.wait_for(service.listener([Public(ch, "second")]), 5)
+        await fake.wait_for(lambda: len(fake.channel_messages()) == 1, timeout=3)
+        assert [m.content for m in fake.channel_messages()] == ["second"]
+        await asyncio.wait_for(stuck, 5)  # the first one failed (and was logged)
+        first.set()
+        await asyncio.wait_for(client.wait_idle(), 5)
+
+
+async def test_the_watchdog_names_and_frees_a_channel_turn_held_too_long(
+    fake: FakeDiscord, caplog: pytest.LogCaptureFixture
+) -> None:
+    service = ScriptedService(lambda inp: [])
+    async with running(make_client(service)) as client:
+        assert isinstance(client, DiscordAdapter)
+        turns = client._turns_of("discord:5")
+        held = turns.take()  # a batch that never gives its turn back
+        later = asyncio.create_task(turns.wait(turns.take()))
+        await asyncio.sleep(0.05)
+        now = asyncio.get_running_loop().time()
+        assert client.free_overdue_turns(now + 1.0) == [] and not later.done()
+        with caplog.at_level(logging.WARNING, logger="dokobot.adapters.discord.adapter"):
+            assert client.free_overdue_turns(now + 9.0) == ["discord:5"]
+        assert "table discord:5 held its turn" in caplog.text
+        await asyncio.wait_for(later, 1)  # the next batch goes on
+        turns.release(held)  # the late holder gives back a turn already freed: no harm
+        assert turns.ready(1) and not turns.ready(2)
+        turns.release(1)
+        assert turns.ready(2)
