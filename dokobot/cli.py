@@ -69,7 +69,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     if config is None:
         return 2
     where = config.store_path
-    if where != ":memory:" and not is_url(where) and not Path(where).exists():
+    if where != ":memory:" and not is_url(where) and not os.path.lexists(where):
         print(
             f"dokobot export: no store at {where} (store.path of {config.source}); "
             "only tables of `dokobot run` are stored, the console keeps nothing",
@@ -78,18 +78,19 @@ def cmd_export(args: argparse.Namespace) -> int:
         return 2
     store = open_store(where, readonly=True)  # the bot may be running
     try:
-        journal = store.load_journal(args.channel)
+        journal = store.load_whole_journal(args.channel)
         channels = [] if journal else store.channels()
+        stored_games = [g.game for g in store.table_results(args.channel)] if journal else []
     finally:
         store.close()
     from .host.journal import decode_journal
     from .store import StoreDamaged
     from .store.postgres import PostgresStore
 
+    shown = store.url if isinstance(store, PostgresStore) else where  # no password
     try:
         records = decode_journal(journal)
     except ValueError as exc:
-        shown = store.url if isinstance(store, PostgresStore) else where  # no password
         raise StoreDamaged(f"store {shown}: table {args.channel}: {exc}") from None
     if not journal:
         known = ", ".join(channels) or "none"
@@ -103,12 +104,21 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     router = Router(seed=0)
     router.table(args.channel).scripted_bots = True
-    try:
+    try:  # an export that would not replay what was played is refused, never printed short
         restore(router, args.channel, records)
-        running = router.tables[args.channel].running
-    except RestoreError:
-        running = True  # hide whatever game was last dealt
-    lines = export_lines(args.channel, records, running=running)
+    except RestoreError as exc:
+        raise StoreDamaged(f"store {shown}: table {args.channel}: nothing exported, its "
+                           f"journal is damaged: {exc}") from None  # fmt: skip
+    table = router.tables[args.channel]
+    played = {g.number for g in table.all_games()}
+    lost = sorted(set(stored_games) - played)
+    if lost:
+        raise StoreDamaged(
+            f"store {shown}: table {args.channel}: {len(lost)} of the {len(stored_games)} "
+            f"finished games the store holds (game {lost[0]} first) are not in its journal; "
+            "restore it from a backup. Nothing exported"
+        )
+    lines = export_lines(args.channel, records, running=table.running)
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
 

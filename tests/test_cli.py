@@ -220,3 +220,31 @@ def test_replays_make_strong_computer_players_decide_by_work_not_time() -> None:
     factory = _bot_factory()
     assert factory is not None
     assert factory("strong", 7, False).fixed is True  # type: ignore[attr-defined]
+
+
+def test_a_seed_of_5000_digits_is_refused_with_a_message(tmp_path: Path) -> None:
+    f = tmp_path / "t.doko"
+    f.write_text("!seed " + "7" * 5000 + "\nanna: /join\n")
+    for argv in (["replay", str(f)], ["feed", str(f), "--store", str(tmp_path / "s.db")]):
+        res = _run(*argv)
+        assert res.returncode in (1, 2), res.stderr
+        assert "Traceback" not in res.stderr
+        assert "line 1" in res.stderr and "!seed needs a number of at most 40 digits" in res.stderr
+    ok = tmp_path / "ok.doko"
+    ok.write_text("!seed " + "7" * 40 + "\nanna: /join\n")
+    assert _run("replay", str(ok), "-q").returncode == 0
+
+
+def test_feed_refuses_a_file_that_is_not_utf8_and_feeds_nothing(tmp_path: Path) -> None:
+    f = tmp_path / "t.doko"
+    f.write_bytes(b"anna: /join\nben: /join \xff\xfe\n")
+    store = tmp_path / "s.db"
+    res = _run("feed", str(f), "--store", str(store))
+    assert res.returncode == 2 and "Traceback" not in res.stderr
+    assert res.stderr.strip() == (
+        f"dokobot feed: {f} is not UTF-8 text (byte 0xff on line 2); save it as UTF-8. "
+        "Nothing was fed"
+    )
+    assert not store.exists() and "ACK" not in res.stdout
+    res = _run("feed", str(tmp_path / "nothing.doko"), "--store", str(store))
+    assert res.returncode == 2 and "cannot read" in res.stderr and "Traceback" not in res.stderr

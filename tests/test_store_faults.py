@@ -68,10 +68,10 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
         subprocess.run(["umount", "-l", str(where)], check=False)
 
 
-def _fill(disk: Path) -> Path:
-    """Write a file until the disk is full."""
+def _fill(disk: Path, mode: str = "wb") -> Path:
+    """Write a file until the disk is full (``mode`` "ab": add to it)."""
     filler = disk / "filler"
-    with filler.open("wb", buffering=0) as fh:
+    with filler.open(mode, buffering=0) as fh:
         block = b"\0" * 4096
         while True:
             try:
@@ -146,6 +146,82 @@ async def test_a_full_disk_refuses_moves_and_the_store_heals_once_there_is_room(
     store.close()
 
 
+async def _play(svc: Service, moves: int) -> int:
+    """Make up to ``moves`` moves (a new game when one ends); how many the store took."""
+    taken = 0
+    for _ in range(moves):
+        if svc.router.tables["c"].running:
+            events = await _move(svc)
+        else:
+            events = await svc.handle(_inp("anna", "/start"))
+        if [e.text for e in events] == [render("en", "store_failed")]:
+            return taken
+        taken += 1
+    return taken
+
+
+async def test_on_a_small_disk_the_log_never_crowds_out_the_data(
+    small_disk: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Each move adds a few pages to the write-ahead log, which SQLite writes into the file
+    only every 1,000 pages (4 MB): on a small disk the log filled it while the data needed
+    a few KB, and the store refused every move for good."""
+    caplog.set_level(logging.WARNING)
+    path = small_disk / "doko.sqlite3"
+    svc = Service(Router(seed=7), SqliteStore(path))
+    for n in NAMES:
+        await svc.handle(_inp(n, "/join"))
+    filler = _fill(small_disk)
+    os.truncate(filler, filler.stat().st_size - 400 * 1024)  # 400 KB left for the store
+    assert await _play(svc, 300) == 300
+    wal = path.with_name(path.name + "-wal")
+    assert wal.stat().st_size < 400 * 1024
+    assert "the disk is nearly full; the write-ahead log was written into the file" in (
+        _log_text(caplog)
+    )
+
+    # really full: refused; a little room (for the data, far less than the log took
+    # before) and the store goes on by itself
+    for _ in range(50):  # the log's own room is used up too
+        _fill(small_disk, "ab")
+        if not await _play(svc, 1):
+            break
+    else:
+        raise AssertionError("the store takes moves on a full disk")
+    assert await _play(svc, 3) == 0
+    os.truncate(filler, filler.stat().st_size - 96 * 1024)
+    assert await _play(svc, 120) == 120
+    journal = svc.store.load_journal("c")
+    await svc.close()
+    store = SqliteStore(path)  # all there after a restart
+    assert store.load_journal("c") == journal
+    store.close()
+
+
+def test_stats_and_export_on_a_full_disk_say_so_and_do_not_call_the_store_damaged(
+    small_disk: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = small_disk / "doko.sqlite3"
+    lines = TWO_GAMES.read_text(encoding="utf-8").splitlines()
+    script = tmp_path / "one.doko"
+    script.write_text("\n".join(lines[: [i for i, x in enumerate(lines) if ": /start" in x][1]]))
+    assert cli.main(["feed", str(script), "--store", str(path)]) == 0
+    config = tmp_path / "c.yaml"
+    config.write_text(f"store:\n  path: {path}\n")
+    filler = _fill(small_disk)  # a reader needs room for SQLite's shared-memory file
+    capsys.readouterr()
+    for argv in (["stats", "--store", str(path)], ["export", "feed", "--config", str(config)]):
+        assert cli.main(argv) == 2
+        out, err = capsys.readouterr()
+        assert err.startswith(f"dokobot: store {path} cannot be read: its disk is full"), err
+        assert "The store is not damaged: free some space and try again" in err
+        assert "damaged (" not in err and not out
+    filler.unlink()
+    for argv in (["stats", "--store", str(path)], ["export", "feed", "--config", str(config)]):
+        assert cli.main(argv) == 0
+        assert "anna" in capsys.readouterr().out
+
+
 # ---------------------------------------------------------------- damaged and foreign stores
 
 TWO_GAMES = DATA / "default-1.doko"
@@ -167,6 +243,9 @@ def _damage(kind: str, path: Path, healthy: bytes) -> None:
     if kind == "directory":
         path.mkdir()
         return
+    if kind == "symlink_loop":
+        path.symlink_to(path.name)
+        return
     if kind == "foreign":
         db = sqlite3.connect(path)
         db.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)")
@@ -181,6 +260,11 @@ def _damage(kind: str, path: Path, healthy: bytes) -> None:
             data[at : at + 64] = b"\xff" * 64
         path.write_bytes(bytes(data))
         return
+    if kind == "page_one_flipped":  # every bit of page 1 after the file header
+        data = bytearray(healthy)
+        data[100:4096] = bytes(b ^ 0xFF for b in data[100:4096])
+        path.write_bytes(bytes(data))
+        return
     change = {
         "no_results_table": "DROP TABLE game_results",
         "result_not_json": "UPDATE game_results SET record = '{not json' WHERE id = 1",
@@ -190,9 +274,20 @@ def _damage(kind: str, path: Path, healthy: bytes) -> None:
         # after the checkpoint: the table is restored from it and put on hold
         "last_record_of_no_kind": 'UPDATE journal SET line = \'{"k":"zzz"}\' '
         "WHERE seq = (SELECT MAX(seq) FROM journal)",
+        # records lost in the middle of a journal (its count says more)
+        "journal_gap": "DELETE FROM journal WHERE seq BETWEEN 100 AND 200",
+        # the journal lost its second game, and its count was made to fit: the finished
+        # games the store holds tell
+        "journal_lost_a_game": "DELETE FROM journal WHERE seq >= (SELECT seq FROM journal "
+        "WHERE line LIKE '%\"/start\"%' ORDER BY seq LIMIT 1 OFFSET 1); "
+        "UPDATE tables SET length = (SELECT COUNT(*) FROM journal)",
+        # a card of the first game changed into one that cannot be played
+        "record_not_applicable": "UPDATE journal SET line = json_set(line, '$.text', "
+        "'/play XX') WHERE seq = (SELECT seq FROM journal WHERE line LIKE '%/play%' "
+        "ORDER BY seq LIMIT 1 OFFSET 5)",
     }[kind]
     db = sqlite3.connect(path)
-    db.execute(change)
+    db.executescript(change)
     db.commit()
     db.close()
 
@@ -200,13 +295,18 @@ def _damage(kind: str, path: Path, healthy: bytes) -> None:
 #: Per damage, the commands that must refuse it (the others do not read what is damaged).
 REFUSED: dict[str, tuple[str, ...]] = {
     "malformed": ("stats", "web", "export", "feed", "run"),
+    "page_one_flipped": ("stats", "web", "export", "feed", "run"),
     "no_results_table": ("stats", "web", "export", "feed", "run"),
     "result_not_json": ("stats", "web"),
     "result_not_a_game": ("stats", "web"),
     "record_not_json": ("export", "feed"),
     "record_of_no_kind": ("export", "feed"),
     "last_record_of_no_kind": ("export", "feed"),
+    "journal_gap": ("export",),
+    "journal_lost_a_game": ("export",),
+    "record_not_applicable": ("export",),
     "directory": ("stats", "web", "export", "feed", "run"),
+    "symlink_loop": ("stats", "web", "export", "feed", "run"),
     "foreign": ("stats", "web", "export", "feed", "run"),
 }
 
@@ -261,6 +361,8 @@ def test_a_damaged_store_is_refused_with_a_message_not_a_traceback(
     assert str(path) in err or (command == "feed" and "damaged" in err), err
     if path.is_file():
         assert path.read_bytes() == data, "a damaged store is left as it is"
+    if kind == "symlink_loop":
+        assert "a symbolic link that leads back to itself (a loop)" in err, err
     if kind == "foreign":
         assert "not a dokobot store" in err
 

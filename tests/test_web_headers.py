@@ -66,7 +66,7 @@ async def test_every_route_and_every_404_carries_the_headers(
         "/s/{key}/game/{id}": f"/s/{key}/game/{game}",
         "/s/{key}/game/{id}/{view}": f"/s/{key}/game/{game}/review",
         "/card/{lang}/{card}.png": "/card/de/10.png",
-        "/static": "/static/game.js",
+        "/static/{name}": "/static/game.js",
     }
     assert routes == set(ok), "a new route needs its address here"
     for path in [*ok.values(), "/static/style.css"]:
@@ -75,7 +75,8 @@ async def test_every_route_and_every_404_carries_the_headers(
         _check(resp.headers, path)
     missing = [
         "/", "/nothing", f"/s/{key}/player/nobody", "/s/not-the-key/", "/static/nothing.js",
-        "/static/../__init__.py", "/card/xx/1.png", "/card/en/48.png", "/card/en/" + "9" * 5000 + ".png",
+        "/static/../__init__.py", "/static/" + "a" * 3000, "/static/" + "a/" * 1500,
+        "/static/%2e%2e/__init__.py", "/static/game.js/x", "/card/xx/1.png", "/card/en/48.png", "/card/en/" + "9" * 5000 + ".png",
         f"/s/{key}/game/9223372036854775808", f"/s/{key}/game/9223372036854775807",
         f"/s/{key}/game/99999999999999999999999", f"/s/{key}/game/" + "9" * 5000,
         f"/s/{key}/game/0", f"/s/{key}/game/-1", f"/s/{key}/game/x", f"/s/{key}/game/%00",

@@ -158,8 +158,20 @@ async def feed(
 def run_feed(script: str, store_path: str, start: int, json_out: bool) -> int:
     from ..store import open_store
 
-    with open(script, encoding="utf-8") as fh:
-        lines = fh.read().splitlines()
+    try:
+        with open(script, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        print(f"dokobot feed: cannot read {script}: {exc.strerror}; nothing was fed",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    try:
+        lines = data.decode("utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        print(f"dokobot feed: {script} is not UTF-8 text (byte {data[exc.start]:#04x} on line "
+              f"{line}); save it as UTF-8. Nothing was fed", file=sys.stderr)  # fmt: skip
+        return 2
 
     async def main() -> bool:
         router = Router(seed=0, bot_factory=default_bot_factory(fixed=True), table_seed=lambda _: 0)

@@ -49,6 +49,9 @@ from .table import BotFactory, Table
 CHANNEL = "replay"
 
 _TRAILING_COMMENT = re.compile(r"\s#")
+SEED_DIGITS = 40
+"""The most digits a ``!seed`` may have (any seed of a deal fits in far fewer)."""
+_SEED = re.compile(rf"-?[0-9]{{1,{SEED_DIGITS}}}")
 _LINE = re.compile(r"^(?P<name>[^:!#>\"][^:]*?)(?P<dm>\s*\(dm\))?:\s?(?P<text>.*)$")
 _AFTER_QUOTED = re.compile(r"^(?P<dm>\s*\(dm\))?:\s?(?P<text>.*)$")
 _DECODER = json.JSONDecoder()
@@ -139,8 +142,8 @@ class Replayer:
             # `!admin anna  # …` would silently make "anna  # …" an admin.
             raise ReplayError(lineno, f"!{word}: a comment goes on a line of its own")
         if word == "seed":
-            if not rest.lstrip("-").isdigit():
-                raise ReplayError(lineno, "!seed needs a number")
+            if not _SEED.fullmatch(rest):
+                raise ReplayError(lineno, f"!seed needs a number of at most {SEED_DIGITS} digits")
             table.seed = int(rest)
             table.deal_count = 0
             table.journal.append(Record("seed", text=str(table.seed)))

@@ -86,6 +86,30 @@ def check_fold(start: int, checkpoint: Checkpoint) -> None:
         raise ValueError("a fold's checkpoint is taken right after the folded record")
 
 
+def whole_journal(store: str, channel: str, rows: Sequence[Sequence[Any]]) -> list[str]:
+    """The lines of ``rows`` (``(length, seq, line)``: the length the store counts for
+    the table, beside each record, read in one statement); :class:`StoreDamaged` unless
+    they are as many as it counts, numbered from 0 without a gap.
+
+    >>> whole_journal("s", "c", [(2, 0, "a"), (2, 1, "b")])
+    ['a', 'b']
+    >>> whole_journal("s", "c", [(48, 47, "z")])
+    Traceback (most recent call last):
+    ...
+    dokobot.store.base.StoreDamaged: store s: the journal of table c is not whole (1 record read, numbered 47 to 47, of the 48 it counts); restore it from a backup
+    """
+    length = int(rows[0][0] or 0) if rows else 0
+    seqs = [int(r[1]) for r in rows]
+    if seqs != list(range(length)):
+        low, high = (seqs[0], seqs[-1]) if seqs else ("-", "-")
+        raise StoreDamaged(
+            f"store {store}: the journal of table {channel} is not whole ({len(seqs)} record"
+            f"{'' if len(seqs) == 1 else 's'} read, numbered {low} to {high}, of the {length} "
+            "it counts); restore it from a backup"
+        )
+    return [str(r[2]) for r in rows]
+
+
 _CREATED: Final = re.compile(r"CREATE TABLE (?:IF NOT EXISTS )?(\w+)")
 
 
@@ -146,6 +170,12 @@ class Store(ABC):
 
     def _length(self, channel: str) -> int:
         return len(self.load_journal(channel))
+
+    def load_whole_journal(self, channel: str) -> list[str]:
+        """The whole journal of ``channel``, checked: :class:`StoreDamaged` if the store
+        lost records of it (fewer than it counts, or a gap), so that a reader (an export)
+        refuses instead of reading it short. A store that keeps no count checks nothing."""
+        return self.load_journal(channel)
 
     def watch_loop(self, loop: asyncio.AbstractEventLoop) -> None:  # noqa: B027 - optional
         """The event loop of the process that uses this store: a backend with leases renews

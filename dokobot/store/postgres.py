@@ -62,6 +62,7 @@ from .base import (
     check_fold,
     new_web_key,
     schema_tables,
+    whole_journal,
 )
 from .scope import SHARD_PREFIX, Scope
 
@@ -870,6 +871,15 @@ class PostgresStore(Store):
                 (channel, start),
             ).fetchall()
         return [str(r[0]) for r in rows]
+
+    def load_whole_journal(self, channel: str) -> list[str]:
+        with self._db() as db:
+            rows = db.execute(
+                "SELECT (SELECT length FROM tables WHERE channel = %(c)s), seq, line "
+                "FROM journal WHERE channel = %(c)s ORDER BY seq",
+                {"c": channel},
+            ).fetchall()
+        return whole_journal(self.url, channel, rows)
 
     def save_checkpoint(self, channel: str, checkpoint: Checkpoint) -> None:
         cp = checkpoint

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import logging
@@ -39,6 +40,7 @@ from .base import (
     check_fold,
     new_web_key,
     schema_tables,
+    whole_journal,
 )
 
 log = logging.getLogger(__name__)
@@ -46,6 +48,15 @@ log = logging.getLogger(__name__)
 MAGIC: Final = b"SQLite format 3\x00"
 FILE_MODE: Final = 0o600
 """Store files hold hands: only their owner may read them."""
+
+BUSY_MS: Final = 5000
+"""How long a write waits for a reader beside the bot that holds SQLite's lock."""
+ROOM_WAIT_MS: Final = 200
+"""On a full disk: how long emptying the write-ahead log waits for such a reader."""
+FULL_BELOW: Final = 256 * 1024
+"""A disk with less room than this (bytes) is full, for the messages."""
+LOG_LIMIT: Final = 1 << 20
+"""The size (bytes) the write-ahead log is cut back to after a checkpoint."""
 
 if TYPE_CHECKING:
     from ..stats.record import FinishedGame
@@ -186,7 +197,16 @@ def _lock_inode(path: Path, shown: Path) -> int:
 
 
 def _is_a_file(path: Path) -> None:
-    """Refuse a store path that names something other than a file."""
+    """Refuse a store path that names something other than a file, or a symbolic link
+    that leads to itself (a loop)."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise StoreError(
+                f"store {path} is a symbolic link that leads back to itself (a loop), not a "
+                "file; point it at the store file (store.path)"
+            ) from None
     if path.is_dir():
         raise StoreError(f"store {path} is a directory; a store is a file (store.path)")
     if path.exists() and not path.is_file():
@@ -326,15 +346,40 @@ def _rollback(db: sqlite3.Connection) -> None:
         db.execute("ROLLBACK")
 
 
+def _read_error(path: Path, exc: sqlite3.DatabaseError) -> StoreError:
+    """What SQLite's refusal to read the store at ``path`` means: :class:`StoreFull` when
+    the disk is full (a reader needs a little room for SQLite's shared-memory file; the
+    store itself is whole), a refusal of the disk otherwise when the disk refused, and
+    :class:`StoreDamaged` only when SQLite finds the file damaged."""
+    if not _disk_refused(exc):
+        return StoreDamaged(f"store {path} is damaged ({exc})")
+    try:
+        disk = os.statvfs(path.resolve().parent)
+        free = disk.f_bavail * disk.f_frsize
+    except OSError:
+        free = -1
+    if 0 <= free < FULL_BELOW:
+        return StoreFull(
+            f"store {path} cannot be read: its disk is full ({free // 1024} KB free) and SQLite "
+            "needs a little room beside the store to read it. The store is not damaged: free "
+            "some space and try again"
+        )
+    return StoreError(
+        f"store {path} cannot be read: the disk refused ({exc}); check the disk and its free "
+        "space before you call the store damaged"
+    )
+
+
 @contextlib.contextmanager
 def _damage(path: Path) -> Iterator[None]:
-    """Reading a damaged page raises :class:`StoreDamaged` (not a bare sqlite3 error)."""
+    """Reading a damaged page raises :class:`StoreDamaged` (not a bare sqlite3 error), a
+    full disk :class:`StoreFull` (see :func:`_read_error`)."""
     try:
         yield
     except sqlite3.ProgrammingError:
         raise  # a closed store: a bug, not damage
     except sqlite3.DatabaseError as exc:
-        raise StoreDamaged(f"store {path} is damaged ({exc})") from exc
+        raise _read_error(path, exc) from exc
 
 
 class SqliteStore(Store):
@@ -373,6 +418,10 @@ class SqliteStore(Store):
                     log.warning("store %s has other names (hard links); SQLite keeps its log "
                                 "beside the name it was opened by, so always use this one: "
                                 "the newest actions are in that log", self.path)  # fmt: skip
+                self._wal = real.with_name(real.name + "-wal")
+                self._made_room = False
+                """Whether the log was emptied early because the disk is nearly full (said
+                once in the log)."""
                 self._db = self._open(real)
             except BaseException:
                 self._unlock()
@@ -397,7 +446,7 @@ class SqliteStore(Store):
             _check_schema(db, path, readonly=True)
         except sqlite3.DatabaseError as exc:
             db.close()
-            raise StoreDamaged(f"store {path} is damaged ({exc})") from exc
+            raise _read_error(path, exc) from exc
         except BaseException:
             db.close()
             raise
@@ -412,7 +461,9 @@ class SqliteStore(Store):
         db = sqlite3.connect(str(real), check_same_thread=False, isolation_level=None)
         try:
             db.execute("PRAGMA synchronous=FULL")
-            db.execute("PRAGMA busy_timeout=5000")
+            db.execute(f"PRAGMA busy_timeout={BUSY_MS}")
+            # the log shrinks back after each checkpoint (its frames are not kept for reuse)
+            db.execute(f"PRAGMA journal_size_limit={LOG_LIMIT}")
             if not whole:
                 _check_pages(db, real, shown)
                 _heal(db, shown)
@@ -452,8 +503,11 @@ class SqliteStore(Store):
                 out.append(exc)
         return out
 
-    def _append_all(self, appends: Sequence[Append]) -> list[int]:
-        """Append each ``(channel, lines, at)`` in one transaction (the lock is held)."""
+    def _append_all(self, appends: Sequence[Append], *, again: bool = True) -> list[int]:
+        """Append each ``(channel, lines, at)`` in one transaction (the lock is held). On a
+        full disk the write-ahead log is written into the file and emptied (its old frames
+        can fill a small disk while the data needs little), and the transaction is tried
+        ``again`` once."""
         lengths: list[int] = []
         rows: list[tuple[str, int, str]] = []
         ends: dict[str, int] = {}
@@ -487,10 +541,47 @@ class SqliteStore(Store):
             for channel in ends:
                 self._next.pop(channel, None)
             if _disk_refused(exc):
+                if again and self._make_room():
+                    return self._append_all(appends, again=False)
                 raise StoreFull(f"store {self.path}: {exc}; nothing was written") from exc
             raise
         self._next.update(ends)
+        self._keep_room()
         return lengths
+
+    def _keep_room(self) -> None:
+        """Empty the write-ahead log once it holds more than the disk has free (the lock is
+        held): on a small disk the log's old frames would fill it while the data needs
+        little, and then even a checkpoint (which grows the file) finds no room."""
+        try:
+            used = os.stat(self._wal).st_size
+            disk = os.statvfs(self._wal)
+        except OSError:
+            return
+        if used > disk.f_bavail * disk.f_frsize:
+            self._make_room("the disk is nearly full", quiet=self._made_room)
+            self._made_room = True
+
+    def _make_room(self, why: str = "the disk is full", *, quiet: bool = False) -> bool:
+        """After the disk refused a write: write the write-ahead log into the store file and
+        truncate it to nothing (the lock is held). True if that was done: the log's space
+        is free again. Fails (False) while the data itself does not fit, or while a reader
+        beside the bot still reads an old snapshot; the next refused write tries again."""
+        try:
+            self._db.execute(f"PRAGMA busy_timeout={ROOM_WAIT_MS}")
+            row = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        except sqlite3.Error as exc:
+            level = logging.DEBUG if quiet else logging.WARNING
+            log.log(level, "store %s: %s and its write-ahead log could not be emptied (%s)",
+                    self.path, why, exc)  # fmt: skip
+            return False
+        finally:
+            self._db.execute(f"PRAGMA busy_timeout={BUSY_MS}")
+        if row is None or int(row[0]) != 0:
+            return False
+        log.log(logging.DEBUG if quiet else logging.WARNING, "store %s: %s; the write-ahead "
+                "log was written into the file and emptied to make room", self.path, why)  # fmt: skip
+        return True
 
     def load_journal(self, channel: str, start: int = 0) -> list[str]:
         with self._lock, _damage(self.path):
@@ -499,6 +590,15 @@ class SqliteStore(Store):
                 (channel, start),
             ).fetchall()
         return [str(r[0]) for r in rows]
+
+    def load_whole_journal(self, channel: str) -> list[str]:
+        with self._lock, _damage(self.path):
+            rows = self._db.execute(
+                "SELECT (SELECT length FROM tables WHERE channel = ?1), seq, line FROM journal "
+                "WHERE channel = ?1 ORDER BY seq",
+                (channel,),
+            ).fetchall()
+        return whole_journal(str(self.path), channel, rows)
 
     def save_checkpoint(self, channel: str, checkpoint: Checkpoint) -> None:
         cp = checkpoint

@@ -392,8 +392,20 @@ def make_app(stats: Stats) -> web.Application:
     app.router.add_get("/s/{key}/game/{id}", pages.game)
     app.router.add_get("/s/{key}/game/{id}/{view:review}", pages.game)
     app.router.add_get("/card/{lang}/{card}.png", card_picture)
-    app.router.add_static("/static/", STATIC)
+    app.router.add_get("/static/{name}", static_file)
     return app
+
+
+_STATIC_FILES: Final = frozenset(p.name for p in STATIC.iterdir() if p.is_file())
+"""The files under ``/static/``: any other address is no file (404), whatever its length."""
+
+
+async def static_file(request: web.Request) -> web.StreamResponse:
+    """The pages' script or style sheet (``/static/game.js``)."""
+    name = request.match_info["name"]
+    if name not in _STATIC_FILES:
+        raise web.HTTPNotFound()
+    return web.FileResponse(STATIC / name)
 
 
 _CARD_NAMES: Final = frozenset(str(c) for c in range(N_CARDS))
