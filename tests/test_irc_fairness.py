@@ -129,7 +129,7 @@ async def test_help_and_export_are_compact(ngircd: NgircdServer) -> None:
             assert len(help_lines) == 1, help_lines  # was 27 NOTICEs
             assert "!join" in help_lines[0] and "!export" in help_lines[0]
             assert help_lines[0].endswith(" · !help COMMAND explains one.")
-            reply = await ask(eve, CHANNEL, "!help play", "/play CARD")
+            reply = await ask(eve, CHANNEL, "!help play", "!play CARD")
             assert "Cards:" in reply.text
             # an export is packed into few lines (its lines joined with " · ")
             mark = len(eve.messages)
@@ -539,7 +539,7 @@ async def test_private_lines_are_commands_and_channel_chat_plays_no_card(
             help_reply = await ask(anna, BOT, "help", "!help COMMAND")
             assert help_reply.target == "anna"
             await ask(anna, BOT, "hand", "not seated at any table")
-            await ask(anna, BOT, "frobnicate", "Unknown command /frobnicate")
+            await ask(anna, BOT, "frobnicate", "Unknown command !frobnicate")
             await anna.say(CHANNEL, "!join")
             await anna.wait_for(joined("anna"))
             for n in (2, 3, 4):

@@ -16,9 +16,10 @@ Parameters may be plain values, :class:`Cards` (rendered with the reader's rank 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from babel import Locale, UnknownLocaleError
 from babel.numbers import format_decimal
@@ -29,7 +30,7 @@ from ..engine.notation import parse_kind
 from ..languages import DEFAULT as DEFAULT_LANG
 
 __all__ = ["DEFAULT_LANG", "Cards", "Name", "Number", "Setting", "Term", "card_text", "catalogue",
-           "name_text", "render", "slash_texts", "text"]  # fmt: skip
+           "command_hints", "name_text", "render", "slash_texts", "text"]  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,6 +278,21 @@ def _value(value: Any, lang: str) -> str:
     if isinstance(value, list | tuple):
         return ", ".join(_value(v, lang) for v in value)
     return str(value)
+
+
+_HINT: Final = re.compile(r"(?<![\w/:.~\\])/(?=[^\W\d_])(?![\w-]*/)")
+"""A slash that starts a command a text suggests (``/start``, ``(/join``, ``„/zdravá“``),
+not one inside a word or a path (``on/off``, ``Re/Kontra``, ``https://…/game/7``)."""
+
+
+def command_hints(text: str, prefix: str) -> str:
+    """``text`` with every command it suggests written with ``prefix`` (IRC: ``!``, whose
+    clients take a leading slash as their own command; Discord and the console: ``/``).
+
+    >>> command_hints("Type /start (or /entra); on/off, https://x.org/game/7", "!")
+    'Type !start (or !entra); on/off, https://x.org/game/7'
+    """
+    return text if prefix == "/" else _HINT.sub(prefix, text)
 
 
 def text(lang: str, key: str) -> str:

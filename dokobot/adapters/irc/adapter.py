@@ -891,7 +891,7 @@ class IrcAdapter:
     def _put(self, user: str, lines: list[str], lane: int, event: Private, session: int) -> Unit:
         unit = Unit(
             "NOTICE", user, lines, private=True, lane=lane, answer=lane in (ANSWER, BULK),
-            valid=self._validity(event, session),
+            valid=self._validity(event, session), verbatim=event.kind == "export",
         )  # fmt: skip
         if event.hand and event.kind in ("hand", *PROMPT_KINDS):
             hand = event.hand

@@ -9,6 +9,8 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+from dokobot.host.i18n import command_hints
+
 
 class TokenBucket:
     """``burst`` lines at once, then ``rate`` lines per second.
@@ -112,6 +114,14 @@ class Unit:
     finished: bool = False
     queued: float = field(default_factory=time.monotonic)
     seq: int = 0
+    verbatim: bool = False
+    """Sent as it is (an export: a record, not a text for people)."""
+
+    def __post_init__(self) -> None:
+        # IRC clients take a leading slash as their own command: every command a text
+        # suggests is written as players type it here (/start -> !start)
+        if not self.verbatim:
+            self.lines = [command_hints(line, "!") for line in self.lines]
 
     @property
     def ready(self) -> bool:
