@@ -386,7 +386,8 @@ def test_config_refuses_a_turn_timeout_that_option_refuses() -> None:
 def test_house_rules_are_the_options_declared_so_each_with_its_name_in_every_language() -> None:
     assert list(HOUSE_RULES) == [n for n, d in OPTIONS.items() if d.house]
     assert [option_name(n, "de") for n in HOUSE_RULES] == [
-        "armut", "schmeissen", "schweinchen", "bock", "neunen", "hochzeitsstich"]  # fmt: skip
+        "armut", "schmeissen", "schweinchen", "bock", "neunen", "hochzeitsstich", "dullen",
+        "superschweinchen"]  # fmt: skip
     # every house rule is refused in tournament mode, and so are hints
     assert [n for n, d in OPTIONS.items() if not d.tournament] == ["hints", *HOUSE_RULES]
     plain = TableOptions()
@@ -394,9 +395,14 @@ def test_house_rules_are_the_options_declared_so_each_with_its_name_in_every_lan
         for lang in LANGS:
             assert TableOptions.canonical(option_name(name, lang)) == name
         other = _other_value(name)
-        plain.set(name, other)  # allowed outside tournament mode
+        # allowed outside tournament mode (superpiglets with piglets, RULES §12.8)
+        (plain.set("piglets", "on") if name == "superpiglets" else plain).set(name, other)
         with pytest.raises(OptionError):
             plain.set("tournament", "on").set(name, other)
+    with pytest.raises(OptionError, match="superpiglets need piglets"):
+        plain.set("superpiglets", "on")
+    with pytest.raises(OptionError, match="superpiglets need piglets"):
+        plain.set("piglets", "on").set("superpiglets", "on").set("piglets", "off")
 
 
 def _other_value(name: str) -> str:
@@ -414,8 +420,9 @@ def _other_value(name: str) -> str:
 @pytest.mark.parametrize("name", RULE_OPTIONS)
 def test_every_rule_option_changes_the_rules(name: str) -> None:
     """The engine gets every rule option (a forgotten line used to make one do nothing)."""
-    changed = TableOptions().set(name, _other_value(name))
-    assert changed.rules != TableOptions().rules
+    base = TableOptions().set("piglets", "on") if name == "superpiglets" else TableOptions()
+    changed = base.set(name, _other_value(name))
+    assert changed.rules != base.rules
     assert getattr(changed.rules, name) == changed.get(name)
 
 

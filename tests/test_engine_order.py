@@ -125,7 +125,8 @@ def test_engine_order_matches_rules_table(game: str) -> None:
 
 def test_schemes_are_distinct_and_normal_is_diamonds() -> None:
     assert scheme_for(None) is scheme_for(Solo.DIAMONDS)
-    assert len({s.key for s in SCHEMES}) == len(SCHEMES) == 8  # 7 solos and piglets
+    # 7 solos, piglets and superpiglets (with and without nines)
+    assert len({s.key for s in SCHEMES}) == len(SCHEMES) == 10
 
 
 # ------------------------------------------------------------- tricks through a real game

@@ -78,8 +78,15 @@ def test_house_options_parse_with_german_names_and_reach_the_rules() -> None:
     assert o.rules == Rules()
     o = o.set("armut", "an").set("Schweinchen", "on").set("neunen", "aus")
     o = o.set("hochzeitsstich", "trump").set("throw-in", "on").set("bock", "on")
+    o = o.set("dullen", "zweite_ausser_letzter").set("superschweinchen", "an")
     assert o.rules == Rules(
-        poverty=True, piglets=True, nines=False, wedding_trick="trump", throw_in=True
+        poverty=True,
+        piglets=True,
+        nines=False,
+        wedding_trick="trump",
+        throw_in=True,
+        dullen="second_except_last",
+        superpiglets=True,
     )
     assert o.bock and sorted(o.house_rules_on()) == sorted(HOUSE_RULES)
     with pytest.raises(OptionError) as info:

@@ -166,14 +166,16 @@ def reservation_choice(hand: Mask, restrictions: Restrictions) -> tuple[Action, 
 # ------------------------------------------------------------------ card play
 
 
-def trick_winner(trick: tuple[int, ...] | list[int], scheme: Scheme) -> int:
-    """Index in the trick of the card winning it so far."""
+def trick_winner(
+    trick: tuple[int, ...] | list[int], scheme: Scheme, second_heart10: bool = False
+) -> int:
+    """Index in the trick of the card winning it so far (``second_heart10``: a later
+    trump ♥10 takes it from the first, RULES §12.7)."""
     best = 0
     top = trick[0]
-    cls, key = scheme.cls, scheme.key
     for i in range(1, len(trick)):
         c = trick[i]
-        if (cls[c] == cls[top] or cls[c] == TRUMP) and key[c] > key[top]:
+        if scheme.beats(c, top, second_heart10):
             best, top = i, c
     return best
 
@@ -191,6 +193,8 @@ class _View:
             obs.game_type is GameType.SILENT_WEDDING and obs.declarer == obs.seat
         )
         self.soloist = self.solo and obs.declarer == obs.seat
+        self.h10 = obs.rules.second_heart10_takes(len(obs.tricks))
+        """A later trump ♥10 takes this trick from the first (RULES §12.7)."""
         led: set[int] = set()
         for leader, cards, _ in obs.tricks:
             led.add(self.scheme.cls[cards[0]])
@@ -214,7 +218,7 @@ class _View:
         n = 0
         higher_same = 0
         for c in cards_in(self.unseen & s.class_mask[s.cls[card]]):
-            if s.key[c] > s.key[card]:
+            if s.beats(c, card, self.h10):
                 higher_same += 1
         if s.cls[card] == TRUMP:
             if all(v >> TRUMP & 1 for v in voids):
@@ -314,7 +318,7 @@ def _follow(v: _View, legal: list[Card]) -> Card:
     obs = v.obs
     trick = obs.trick
     led = s.cls[trick[0]]
-    wi = trick_winner(trick, s)
+    wi = trick_winner(trick, s, v.h10)
     win_card = trick[wi]
     win_seat = (obs.leader + wi) & 3
     behind = [(obs.seat + k) & 3 for k in range(1, 4 - len(trick))]
@@ -329,7 +333,7 @@ def _follow(v: _View, legal: list[Card]) -> Card:
             return POINTS[c] + bonus - _trump_cost(c, s) * 2
 
         return max(legal, key=give)
-    winners = [c for c in legal if s.beats(c, win_card)]
+    winners = [c for c in legal if s.beats(c, win_card, v.h10)]
     if winners:
         safe = [c for c in winners if v.beaters(c, led, opp_behind) == 0]
         if safe:

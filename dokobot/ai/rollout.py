@@ -103,8 +103,10 @@ def greedy_playout(
     high_first = t.high_first
     aces = t.aces
     trump_mask = t.trump_mask
-    h10 = scheme.heart10 if g.rules.second_heart10_wins else -2
-    h10_mask = t.heart10_mask if h10 >= 0 else 0
+    rules = g.rules
+    h10_all = scheme.heart10 if rules.heart10_second else -2
+    # RULES §12.7: ``second_except_last`` lets the first ♥10 win the last trick
+    h10_last = -2 if rules.heart10_last_first else h10_all
     card_of = CARD_OF_BIT
     hands = g.hands
     rand = rng.random
@@ -113,7 +115,9 @@ def greedy_playout(
     led_suits = 0
     for _leader, cards, _w in g.tricks:
         led_suits |= 1 << cls[cards[0]]
-    while len(g.tricks) < g.rules.hand_size:
+    while len(g.tricks) < rules.hand_size:
+        h10 = h10_last if len(g.tricks) == rules.hand_size - 1 else h10_all
+        h10_mask = t.heart10_mask if h10 >= 0 else 0
         seat = (leader + len(trick)) & 3
         while len(trick) < 4:
             hand = hands[seat]

@@ -43,7 +43,15 @@ from .cards import (
 )
 from .deck import deck_from_bits, hands_from_kinds, shuffled_deck
 from .errors import IllegalAction
-from .order import NORMAL_SCHEME, PIGLETS_SCHEME, SCHEMES, TRUMP, Scheme
+from .order import (
+    NORMAL_SCHEME,
+    PIGLETS_SCHEME,
+    SCHEMES,
+    SUPERPIGLETS_NO_NINES_SCHEME,
+    SUPERPIGLETS_SCHEME,
+    TRUMP,
+    Scheme,
+)
 from .playout import playout as _playout
 from .rules import DEFAULT_RULES, Rules
 from .types import (
@@ -122,7 +130,7 @@ _UNDO_CALL: Final = 3
 """A call: (tag, party, level, closed) of the caller's party."""
 _UNDO_LAST_WORD: Final = 4
 """The last word of the reservation round: (tag, seat, reserved, turn, phase, game_type,
-declarer, re_seats, scheme, piglets)."""
+declarer, re_seats, scheme, piglets, superpiglets)."""
 #: Exchange of a poverty: the cards passed each way.
 POVERTY_CARDS: Final = 3
 #: A poverty may be announced with at most this many trumps (RULES §12.1).
@@ -227,6 +235,7 @@ class Game:
         "shift",
         "solo",
         "start_hands",
+        "superpiglets",
         "trick",
         "tricks",
         "turn",
@@ -268,6 +277,8 @@ class Game:
     """A poverty's exchange (None in every other game)."""
     piglets: Seat
     """The seat holding both ♦A as piglets (RULES §12.3), or -1."""
+    superpiglets: Seat
+    """The seat holding both trump nines as superpiglets (RULES §12.8), or -1."""
     cancelled: str
     """Why the game ended unplayed: ``thrown``, ``poverty`` (all declined), or ``""``."""
     _undo: list[Any]
@@ -350,6 +361,7 @@ class Game:
         g.log = []
         g.exchange = None
         g.piglets = _NO_SEAT
+        g.superpiglets = _NO_SEAT
         g.cancelled = ""
         g._undo = []
         if g.forced >= 0:
@@ -446,6 +458,7 @@ class Game:
         g.log = self.log[:]
         g.exchange = self.exchange
         g.piglets = self.piglets
+        g.superpiglets = self.superpiglets
         g.cancelled = self.cancelled
         g._undo = []
         return g
@@ -681,6 +694,7 @@ class Game:
                     self.re_seats,
                     self.scheme,
                     self.piglets,
+                    self.superpiglets,
                 )
             )
             self.log.append((seat, action))
@@ -744,6 +758,7 @@ class Game:
                 self.re_seats,
                 self.scheme,
                 self.piglets,
+                self.superpiglets,
             ) = record
             return self.log.pop()
         self._restore(record)
@@ -777,9 +792,13 @@ class Game:
         scheme = self.scheme
         c0, c1, c2, c3 = self.trick
         # A later card takes the trick iff its rank is higher; with the option, a later
-        # trump ♥10 takes it from the first one too.
+        # trump ♥10 takes it from the first one too (RULES §12.7; not in the last trick
+        # with ``second_except_last``).
         rank = scheme.rank[scheme.cls[c0]]
-        h10 = scheme.heart10 if self.rules.second_heart10_wins else -2
+        rules = self.rules
+        h10 = scheme.heart10 if rules.heart10_second else -2
+        if rules.heart10_last_first and len(self.tricks) == rules.hand_size - 1:
+            h10 = -2
         best = 0
         top = rank[c0]
         r = rank[c1]
@@ -923,13 +942,23 @@ class Game:
 
     def _find_piglets(self) -> None:
         """At the start of the card play: a player holding both ♦A in a game with the
-        normal trumps has piglets (RULES §12.3)."""
+        normal trumps has piglets (RULES §12.3); then a player holding both trump nines
+        has superpiglets above them (RULES §12.8)."""
         if not self.rules.piglets or self.scheme is not SCHEMES[NORMAL_SCHEME]:
             return
         for seat, hand in enumerate(self.hands):
             if hand & DIAMOND_ACES == DIAMOND_ACES:
                 self.piglets = seat
                 self.scheme = SCHEMES[PIGLETS_SCHEME]
+        nines = self.rules.trump_nines
+        if self.piglets < 0 or not nines:
+            return
+        for seat, hand in enumerate(self.hands):
+            if hand & nines == nines:
+                self.superpiglets = seat
+                self.scheme = SCHEMES[
+                    SUPERPIGLETS_SCHEME if self.rules.nines else SUPERPIGLETS_NO_NINES_SCHEME
+                ]
 
     # ----------------------------------------------------------------- poverty
     def _give(self, seat: Seat, cards: Mask) -> None:
@@ -1021,6 +1050,7 @@ class Game:
             self.hands[:],
             self.exchange,
             self.piglets,
+            self.superpiglets,
             self.cancelled,
         )
 
@@ -1047,6 +1077,7 @@ class Game:
             self.hands,
             self.exchange,
             self.piglets,
+            self.superpiglets,
             self.cancelled,
         ) = s
 

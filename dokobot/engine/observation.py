@@ -35,9 +35,20 @@ from typing import Final
 
 from .cards import CLUB_QUEENS, DIAMOND_ACES, FULL_DECK, Card, Mask, cards_of
 from .game import Exchange, Game, Trick
-from .order import NORMAL_SCHEME, PIGLETS_SCHEME, SCHEMES, TRUMP, Scheme
+from .order import (
+    NORMAL_SCHEME,
+    PIGLETS_SCHEME,
+    SCHEMES,
+    SUPERPIGLETS_NO_NINES_SCHEME,
+    SUPERPIGLETS_SCHEME,
+    TRUMP,
+    Scheme,
+)
 from .rules import DEFAULT_RULES, Rules
 from .types import Action, GameType, Party, Phase, Seat, Solo
+
+_PIGLET_FAMILY = (NORMAL_SCHEME, PIGLETS_SCHEME, SUPERPIGLETS_SCHEME, SUPERPIGLETS_NO_NINES_SCHEME)
+"""The orders of a game with the normal trumps, with or without (super)piglets."""
 
 __all__ = [
     "DEFAULT_RULES",
@@ -87,6 +98,9 @@ class Observation:
     they are his or public)."""
     piglets: Seat = -1
     """The seat with piglets, if this player knows it."""
+    superpiglets: Seat = -1
+    """The seat with superpiglets, if this player knows it (his own count only once he
+    knows that somebody has piglets)."""
     exchange: Exchange | None = None
     """A poverty's exchange; the cards only for the poor player and the taker."""
     cancelled: str = ""
@@ -223,6 +237,8 @@ class Observation:
         no_q, must_q = self._club_queen_rules()
         known = self._known_cards()
         no_aces = self._no_piglet_aces()
+        no_nines = self._no_super_nines()
+        nines = self.rules.trump_nines
         poor_trumps = self._poor_trumps_left()
         poor = -1 if self.exchange is None else self.exchange.poor
         no_trumps = self._poor_has_no_trumps()
@@ -238,6 +254,8 @@ class Observation:
                 bad |= CLUB_QUEENS
             if no_aces >> s & 1:
                 bad |= DIAMOND_ACES
+            if no_nines >> s & 1:
+                bad |= nines
             if no_trumps and s == poor:
                 bad |= SCHEMES[NORMAL_SCHEME].class_mask[TRUMP]
             allowed[s] = FULL_DECK & ~bad
@@ -327,14 +345,31 @@ class Observation:
         """Seats (bit set) that hold no unplayed ♦A: with piglets on, a seat that played
         one ♦A without showing piglets holds no second; known piglets leave the other ♦A
         only to their holder."""
-        if not self.rules.piglets or self.scheme.index not in (NORMAL_SCHEME, PIGLETS_SCHEME):
+        if not self.rules.piglets or self.scheme.index not in _PIGLET_FAMILY:
             return 0
         if self.piglets >= 0:
             return 0b1111 & ~(1 << self.piglets)
+        return self._played(DIAMOND_ACES)
+
+    def _no_super_nines(self) -> int:
+        """Seats (bit set) that hold no unplayed trump nine of superpiglets (RULES §12.8),
+        once this player knows there are piglets: a seat that played one without showing
+        superpiglets holds no second; known superpiglets leave the other only to their
+        holder."""
+        if not self.rules.trump_nines or self.scheme.index not in _PIGLET_FAMILY:
+            return 0
+        if self.superpiglets >= 0:
+            return 0b1111 & ~(1 << self.superpiglets)
+        if self.piglets < 0:
+            return 0
+        return self._played(self.rules.trump_nines)
+
+    def _played(self, cards: Mask) -> int:
+        """Seats (bit set) that played one of ``cards``."""
         out = 0
-        for leader, cards, _ in [*self.tricks, (self.leader, self.trick, -1)]:
-            for i, c in enumerate(cards):
-                if DIAMOND_ACES >> c & 1:
+        for leader, trick, _ in [*self.tricks, (self.leader, self.trick, -1)]:
+            for i, c in enumerate(trick):
+                if cards >> c & 1:
                     out |= 1 << ((leader + i) & 3)
         return out
 
@@ -357,9 +392,22 @@ class Observation:
         g.scheme = self.scheme
         g.exchange = self.exchange
         g.piglets = self.piglets
-        if self.piglets < 0 and self.scheme.index == NORMAL_SCHEME:
+        g.superpiglets = self.superpiglets
+        if (
+            self.rules.piglets
+            and self.scheme.index in _PIGLET_FAMILY
+            and (self.piglets < 0 or (self.rules.trump_nines and self.superpiglets < 0))
+        ):
+            # (super)piglets this player has not seen yet, if this deal has them: from the
+            # hands at the start of the play (the samples keep what he knows true)
             g.scheme = SCHEMES[NORMAL_SCHEME]
-            g._find_piglets()  # piglets nobody has seen yet, if this deal has them
+            g.piglets = g.superpiglets = -1
+            g.hands = start
+            g._find_piglets()
+            g.hands = list(hands)
+            if self.superpiglets >= 0:  # shown before the piglets were
+                g.superpiglets = self.superpiglets
+                g.scheme = self.scheme
         g.wedding_open = self.wedding_open
         g.shift = self.shift
         g.level = list(self.level)
@@ -531,8 +579,21 @@ def observe(game: Game, seat: Seat, *, canonical: bool = True) -> Observation:
         declarer = -1
     p = _known_parties(game, seat) if seat >= 0 else public_parties(game)
     piglets = game.piglets
-    if piglets >= 0 and seat != piglets and not _piglets_shown(game):
+    if piglets >= 0 and seat != piglets and not _shown(game, piglets, DIAMOND_ACES):
         piglets = -1
+    superpiglets = game.superpiglets
+    if (
+        superpiglets >= 0
+        and not _shown(game, superpiglets, game.rules.trump_nines)
+        and (seat != superpiglets or piglets < 0)
+    ):
+        superpiglets = -1  # unseen, or his own while he knows of no piglets
+    if superpiglets >= 0:
+        scheme = game.scheme
+    elif piglets >= 0:
+        scheme = SCHEMES[PIGLETS_SCHEME]
+    else:
+        scheme = SCHEMES[NORMAL_SCHEME] if game.piglets >= 0 else game.scheme
     ex = game.exchange
     if ex is not None and seat not in (ex.poor, ex.taker):
         ex = ex.hidden()
@@ -590,17 +651,19 @@ def observe(game: Game, seat: Seat, *, canonical: bool = True) -> Observation:
             game.mandatory_owed[3],
         ),
         forced=game.forced,
-        scheme=game.scheme if piglets == game.piglets else SCHEMES[NORMAL_SCHEME],
+        scheme=scheme,
         piglets=piglets,
+        superpiglets=superpiglets,
         exchange=ex,
         cancelled=game.cancelled,
     )
 
 
-def _piglets_shown(game: Game) -> bool:
-    """Whether the piglets' holder has played a ♦A (then everybody knows)."""
+def _shown(game: Game, holder: Seat, pair: Mask) -> bool:
+    """Whether ``holder`` has played one of ``pair`` (the ♦A of piglets, the trump nines of
+    superpiglets): then everybody knows."""
     for leader, cards, _ in [*game.tricks, (game.leader, tuple(game.trick), -1)]:
         for i, c in enumerate(cards):
-            if DIAMOND_ACES >> c & 1 and (leader + i) & 3 == game.piglets:
+            if pair >> c & 1 and (leader + i) & 3 == holder:
                 return True
     return False

@@ -13,6 +13,8 @@ and a *key*: within one class, the higher key wins; every trump key is above eve
 0
 >>> [card_str(c) for c in SCHEMES[PIGLETS_SCHEME].trumps_high_to_low[:3]]
 ['♦A', '♥10', '♣Q']
+>>> [card_str(c) for c in SCHEMES[SUPERPIGLETS_SCHEME].trumps_high_to_low[:3]]
+['♦9', '♦A', '♥10']
 """
 
 from __future__ import annotations
@@ -45,6 +47,10 @@ NORMAL_SCHEME: Final = int(Solo.DIAMONDS)
 FLESHLESS_SCHEME: Final = int(Solo.FLESHLESS)
 PIGLETS_SCHEME: Final = len(Solo)
 """The normal order with both ♦A above ♥10 (RULES §12.3: one player holds both)."""
+SUPERPIGLETS_SCHEME: Final = PIGLETS_SCHEME + 1
+"""The piglets' order with both ♦9 above the ♦A (RULES §12.8)."""
+SUPERPIGLETS_NO_NINES_SCHEME: Final = PIGLETS_SCHEME + 2
+"""The piglets' order with both ♦K above the ♦A (RULES §12.8, without nines)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,11 +75,14 @@ class Scheme:
     index: int = 0
     """This scheme's place in :data:`SCHEMES` (tables of other modules are indexed by it)."""
 
-    def beats(self, card: Card, best: Card) -> bool:
-        """Whether ``card``, played after ``best``, takes the trick from it."""
-        return (self.cls[card] == self.cls[best] or self.cls[card] == TRUMP) and (
-            self.key[card] > self.key[best]
-        )
+    def beats(self, card: Card, best: Card, second_heart10: bool = False) -> bool:
+        """Whether ``card``, played after ``best``, takes the trick from it;
+        ``second_heart10``: a later trump ♥10 takes it from the first too (the answer of
+        :meth:`~dokobot.engine.rules.Rules.second_heart10_takes` for this trick)."""
+        if self.cls[card] != self.cls[best] and self.cls[card] != TRUMP:
+            return False
+        k = self.key[card]
+        return k > self.key[best] or (second_heart10 and k == self.heart10 == self.key[best])
 
 
 def _build(index: int, name: str, trump_kinds: list[tuple[int, int]]) -> Scheme:
@@ -108,6 +117,11 @@ def _build(index: int, name: str, trump_kinds: list[tuple[int, int]]) -> Scheme:
     )
 
 
+def _above(top: tuple[int, int], kinds: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``kinds`` with ``top`` moved to the front (the highest trump)."""
+    return [top] + [k for k in kinds if k != top]
+
+
 def _suit_trumps(suit: int) -> list[tuple[int, int]]:
     top = [(HEARTS, TEN)] + [(s, QUEEN) for s in (CLUBS, SPADES, HEARTS, DIAMONDS)]
     top += [(s, JACK) for s in (CLUBS, SPADES, HEARTS, DIAMONDS)]
@@ -123,10 +137,16 @@ SCHEMES: Final[tuple[Scheme, ...]] = (
     _build(4, "queens", [(s, QUEEN) for s in (CLUBS, SPADES, HEARTS, DIAMONDS)]),
     _build(5, "jacks", [(s, JACK) for s in (CLUBS, SPADES, HEARTS, DIAMONDS)]),
     _build(6, "fleshless", []),
+    _build(PIGLETS_SCHEME, "piglets", _above((DIAMONDS, ACE), _suit_trumps(DIAMONDS))),
     _build(
-        PIGLETS_SCHEME,
-        "piglets",
-        [(DIAMONDS, ACE)] + [k for k in _suit_trumps(DIAMONDS) if k != (DIAMONDS, ACE)],
+        SUPERPIGLETS_SCHEME,
+        "superpiglets",
+        _above((DIAMONDS, NINE), _above((DIAMONDS, ACE), _suit_trumps(DIAMONDS))),
+    ),
+    _build(
+        SUPERPIGLETS_NO_NINES_SCHEME,
+        "superpiglets",
+        _above((DIAMONDS, KING), _above((DIAMONDS, ACE), _suit_trumps(DIAMONDS))),
     ),
 )
 

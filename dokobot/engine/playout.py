@@ -57,7 +57,9 @@ def playout(game: PlayoutState, rng: random.Random) -> None:
     cls = scheme.cls
     ranks = scheme.rank
     class_mask = scheme.class_mask
-    h10 = scheme.heart10 if game.rules.second_heart10_wins else -2
+    rules = game.rules
+    h10 = scheme.heart10 if rules.heart10_second else -2
+    h10_last = -2 if rules.heart10_last_first else h10  # RULES §12.7 in the last trick
     card_of = CARD_OF_BIT
     hands = game.hands
     eyes = game.eyes
@@ -66,7 +68,7 @@ def playout(game: PlayoutState, rng: random.Random) -> None:
     rand = rng.random
     leader = game.leader
     n = len(tricks)
-    last = game.rules.hand_size
+    last = rules.hand_size
     wedding = game.wedding_open
     partial = game.trick
     # The hands in play order from the leader, a0 the leader's, kept in locals and
@@ -133,6 +135,8 @@ def playout(game: PlayoutState, rng: random.Random) -> None:
             a3 ^= low
             c3 = card_of[low]
         rank = ranks[lead_class]
+        if n == last - 1:
+            h10 = h10_last
         best = 0
         top = rank[c0]
         r = rank[c1]

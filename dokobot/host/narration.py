@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..engine.cards import DIAMOND_ACES
+from ..engine.cards import DIAMOND_ACES, HEART_TENS
 from ..engine.errors import IllegalAction
 from ..engine.game import Exchange, Game
 from ..engine.order import TRUMP
@@ -54,7 +54,25 @@ def action_notes(
         and ((game.hands[seat] & DIAMOND_ACES).bit_count() == 1)
     ):
         notes.append(Note(ALL, "piglets", {"player": who}))
+    pair = game.rules.trump_nines
+    if (
+        seat == game.superpiglets
+        and pair >> action & 1
+        and (game.hands[seat] & pair).bit_count() == 1
+    ):
+        notes.append(Note(ALL, "superpiglets", {"player": who}))
     return notes
+
+
+def heart10_notes(game: Game, names: list[str]) -> list[Note]:
+    """After a trick: the second ♥10 took it from the first (RULES §12.7, ``dullen``)."""
+    leader, cards, winner = game.tricks[-1]
+    if game.scheme.heart10 < 0 or sum(HEART_TENS >> c & 1 for c in cards) < 2:
+        return []
+    second = max(i for i, c in enumerate(cards) if HEART_TENS >> c & 1)
+    if (leader + second) & 3 != winner:
+        return []
+    return [Note(ALL, "heart10_second", {"player": names[winner]})]
 
 
 def trick_won_note(game: Game, names: list[str]) -> Note:

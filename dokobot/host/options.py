@@ -23,7 +23,7 @@ from typing import Any, Final
 
 from .. import languages
 from ..ai.levels import OFFERED_LEVELS
-from ..engine.rules import WEDDING_TRICKS, Rules
+from ..engine.rules import DULLEN, WEDDING_TRICKS, Rules
 from .i18n import OptionName, OptionValue, Setting
 
 MODES: Final = ("free", "single", "fixed4", "duel")
@@ -158,6 +158,9 @@ class TableOptions:
     games count double (a matter of the series, not of the engine)."""
     nines: bool = option(True, what=_ON_OFF, house=True, rule=True)
     wedding_trick: str = option("first", values=WEDDING_TRICKS, house=True, rule=True)
+    dullen: str = option("first", values=DULLEN, house=True, rule=True)
+    superpiglets: bool = option(False, what=_ON_OFF, house=True, rule=True)
+    """Needs ``piglets`` (RULES §12.8): ``/option`` refuses one without the other."""
 
     @property
     def rules(self) -> Rules:
@@ -230,6 +233,12 @@ class TableOptions:
                 f"house rule {name} is not played in tournament mode",
                 name=OptionName(name),
                 rules=rules,
+            )
+        if new.superpiglets and not new.piglets:  # RULES §12.8: superpiglets need piglets
+            raise OptionError(
+                "option_needs",
+                "superpiglets need piglets on",
+                name=OptionName(name),
             )
         if new.tournament and new.mode != "free":
             if name == "mode":  # the mode is asked for while tournament is on

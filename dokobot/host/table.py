@@ -510,6 +510,7 @@ class Table:
             self.last_trick = game.tricks[-1]
             self.last_trick_names = tuple(self.names())
             notes.append(narration.trick_won_note(game, names))
+            notes += narration.heart10_notes(game, names)
             winner = game.tricks[-1][2]
             if wedding_open and self.duel_people and game.game_type is GameType.WEDDING:
                 outcome = duel_wedding_after_trick(game, self.duel_people)
