@@ -19,7 +19,13 @@ one and the fastest batch is reported, next to the same figure for the "minimal
 pure-Python loop" of FIELD-NOTES (about 19,000 games/s on an idle core), run interleaved.
 The last line is ``games/s: N`` (the fast path).
 
+``--house`` plays every house rule of the engine (RULES §12) on: poverty (its exchange at
+random, mostly taken), throw-in, piglets, superpiglets, ``dullen second_except_last`` and
+``wedding_trick trump``, with nines (without them a game is shorter). A game that ends
+unplayed (thrown in, a poverty nobody takes) counts as a game.
+
     python bench/engine.py                 # about 15 s
+    python bench/engine.py --house         # every house rule on
     python bench/engine.py --seconds 2 --profile
 """
 
@@ -50,10 +56,21 @@ from dokobot.engine import (
 )
 from dokobot.engine.cards import CLUB_QUEENS, POINTS
 from dokobot.engine.order import SCHEMES
+from dokobot.engine.types import TAKE
 
 RESERVATIONS = Phase.RESERVATIONS
 DECLARATIONS = Phase.DECLARATIONS
+EXCHANGE = Phase.EXCHANGE
 PLAYING = Phase.PLAYING
+HOUSE_RULES = Rules(
+    poverty=True,
+    throw_in=True,
+    piglets=True,
+    superpiglets=True,
+    dullen="second_except_last",
+    wedding_trick="trump",
+)
+"""Every house rule the engine plays, on (``--house``)."""
 KINDS = [t.key for t in GameType]
 
 
@@ -62,7 +79,7 @@ class Tally:
 
     def __init__(self) -> None:
         self.games = 0
-        self.types = [0, 0, 0, 0]
+        self.types = [0] * len(KINDS)
         self.calls = 0
         self.points = 0
 
@@ -92,6 +109,15 @@ def reserve_and_declare(g: Game, rng: random.Random, p_reserve: float, checked: 
             act(g.turn, DECLARE_WEDDING)
         else:
             act(g.turn, acts[int(rand() * len(acts))])
+    exchange(g, rng, act)
+
+
+def exchange(g: Game, rng: random.Random, act: Callable[[int, int], None]) -> None:
+    """A poverty's exchange at random: taken 3 times in 4 when asked, random cards given."""
+    rand = rng.random
+    while g.phase is EXCHANGE:
+        acts = g.legal_actions()
+        act(g.turn, acts[0] if acts[0] == TAKE and rand() < 0.75 else acts[int(rand() * len(acts))])
 
 
 def random_call(g: Game, rng: random.Random, seat: int, tally: Tally, checked: bool) -> None:
@@ -123,6 +149,11 @@ def fast_game(
             push(g.turn, DECLARE_WEDDING)
         else:
             push(g.turn, acts[int(rand() * len(acts))])
+    if g.phase is not PLAYING:  # house rules: a poverty's exchange, or ended unplayed
+        exchange(g, rng, push)
+        if g.phase is not PLAYING:
+            tally.games += 1
+            return
     if not g.wedding_open:  # no call before a wedding is clarified
         for seat in (0, 1, 2, 3):
             if rand() < p_call:
@@ -254,10 +285,11 @@ def main() -> None:
     ap.add_argument("--p-reserve", type=float, default=0.05)
     ap.add_argument("--p-call", type=float, default=0.15)
     ap.add_argument("--tournament", action="store_true")
+    ap.add_argument("--house", action="store_true", help="every house rule on")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--profile", action="store_true", help="profile the fast path")
     args = ap.parse_args()
-    rules = TOURNAMENT_RULES if args.tournament else DEFAULT_RULES
+    rules = TOURNAMENT_RULES if args.tournament else HOUSE_RULES if args.house else DEFAULT_RULES
     rng = random.Random(args.seed)
 
     def fast(i: int, tally: Tally) -> None:
@@ -275,7 +307,8 @@ def main() -> None:
         pstats.Stats(prof).sort_stats("tottime").print_stats(15)
 
     print(
-        f"python {sys.version.split()[0]}, rules {'tournament' if args.tournament else 'default'}"
+        f"python {sys.version.split()[0]}, rules "
+        f"{'tournament' if args.tournament else 'house' if args.house else 'default'}"
         f", p_reserve {args.p_reserve}, p_call {args.p_call}"
     )
     print("pieces of a normal game on the fast path (us, fastest batches):")

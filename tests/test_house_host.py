@@ -67,7 +67,19 @@ def test_house_replay_gives_the_checked_result(path: Path) -> None:
 def test_every_rule_has_a_replay() -> None:
     names = {p.stem for p in FILES}
     assert {"poverty", "poverty-nobody", "throw-in", "piglets", "bock", "nines-off"} <= names
+    assert {"dullen", "superpiglets"} <= names
     assert any(n.startswith("wedding-") for n in names)
+
+
+def test_the_channel_is_told_of_a_second_heart_ten_and_of_superpiglets() -> None:
+    # RULES §12.7 (the channel says when a second ♥10 took the trick) and §12.8 ("It becomes
+    # public when he plays the first of them")
+    for name, words in (("dullen", "second ♥10 takes"), ("superpiglets", "has superpiglets")):
+        rep = Replayer()
+        rep.run_text((HOUSE / f"{name}.doko").read_text(encoding="utf-8"))
+        told = [e.text for _, e in rep.transcript if isinstance(e, Public) and words in e.text]
+        assert len(told) == 1, name  # dullen: trick 1 of game 1, not the last trick of game 2
+        assert "ben" in told[0]
 
 
 # ------------------------------------------------------------------------------ options
