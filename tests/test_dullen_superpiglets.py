@@ -34,6 +34,7 @@ from dokobot.engine.cards import (
     TEN,
     both,
     card_of,
+    cards_of,
 )
 from dokobot.engine.order import (
     NORMAL_SCHEME,
@@ -315,7 +316,10 @@ def test_random_games_with_every_house_rule(seed: int, rules: Rules, dealer: int
                 assert sum(fast.eyes) == 240 and len(fast.tricks) == rules.hand_size
                 for s in (-1, 0, 1, 2, 3):
                     o = observe(g, s)
-                    assert o.hand == (g.hands[s] if s >= 0 else 0)
+                    own = g.hands[s] if s >= 0 else 0  # the same cards (copies numbered anew)
+                    assert sorted(c >> 1 for c in cards_of(o.hand)) == sorted(
+                        c >> 1 for c in cards_of(own)
+                    )
                     hands = o.sample_hands(random.Random(seed))
                     assert o.world(hands).phase is Phase.PLAYING
         g.play(g.turn, action)
@@ -330,3 +334,28 @@ def test_random_games_with_every_house_rule(seed: int, rules: Rules, dealer: int
     for i, (leader, cards, winner) in enumerate(g.tricks):
         second = rules.second_heart10_takes(i)
         assert (leader + trick_winner(cards, g.scheme, second)) & 3 == winner
+
+
+def test_a_second_heart_ten_does_not_take_the_piglets() -> None:
+    # A later ♥10 takes only a first ♥10 that is ahead, never a higher trump (the piglets'
+    # ♦A): the engine and the random playout used to let it win.
+    rules = Rules(piglets=True, dullen="second")
+    hands = deal(rules, {0: "H10 CQ", 1: "DA DA", 2: "H10 DJ"})
+    g = Game.from_hands(rules, 3, hands)
+    reserve(g, set())
+    g.play(0, H10)
+    g.play(1, DA)
+    g.play(2, H10B)
+    g.play(3, g.legal_actions()[0])
+    assert g.tricks[0][2] == 1
+    seen = 0
+    for seed in range(40):
+        p = Game.from_hands(rules, 3, hands)
+        reserve(p, set())
+        p.play(0, H10)
+        p.play(1, DA)
+        p.playout(random.Random(seed))
+        if HEART_TENS >> p.tricks[0][1][2] & 1:
+            seen += 1
+            assert p.tricks[0][2] == 1
+    assert seen

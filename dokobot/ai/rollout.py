@@ -154,7 +154,7 @@ def greedy_playout(
                 win_seat = leader
                 for i, c in enumerate(trick):
                     r = rank[c]
-                    if r > top or r == h10:
+                    if r > top or r == top == h10:
                         top = r
                         win_seat = (leader + i) & 3
                 mine = (re >> seat) & 1

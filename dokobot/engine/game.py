@@ -802,13 +802,13 @@ class Game:
         best = 0
         top = rank[c0]
         r = rank[c1]
-        if r > top or r == h10:
+        if r > top or r == top == h10:
             best, top = 1, r
         r = rank[c2]
-        if r > top or r == h10:
+        if r > top or r == top == h10:
             best, top = 2, r
         r = rank[c3]
-        if r > top or r == h10:
+        if r > top or r == top == h10:
             best = 3
         winner = (self.leader + best) & 3
         self.eyes[winner] += POINTS[c0] + POINTS[c1] + POINTS[c2] + POINTS[c3]

@@ -140,13 +140,13 @@ def playout(game: PlayoutState, rng: random.Random) -> None:
         best = 0
         top = rank[c0]
         r = rank[c1]
-        if r > top or r == h10:  # h10: a later trump ♥10 wins, with the option
+        if r > top or r == top == h10:  # h10: a later trump ♥10 takes a first one
             best, top = 1, r
         r = rank[c2]
-        if r > top or r == h10:
+        if r > top or r == top == h10:
             best, top = 2, r
         r = rank[c3]
-        if r > top or r == h10:
+        if r > top or r == top == h10:
             best = 3
         winner = (leader + best) & 3
         eyes[winner] += POINTS[c0] + POINTS[c1] + POINTS[c2] + POINTS[c3]
