@@ -12,6 +12,7 @@ baseline (the luck of the cards cancels); a deal's result is the mean over its g
     python bench/ai.py --games 80 --procs 1 --solo-deals --only search_vs_heuristic
     python bench/ai.py --games 400 --rules poverty,piglets,bock --by-kind   # house rules on
     python bench/ai.py --games 600 --procs 1 --only search_vs_heuristic --house-rules  # all
+    python bench/ai.py --games 2000 --procs 2 --only search_vs_heuristic,search_vs_previous
 
 ``--games`` counts the games with A per match (deals x layouts). ``--by-kind`` adds a table
 per game kind: normal with A partners, normal with B partners (mixed), wedding, a solo
@@ -112,7 +113,10 @@ MATCHES = {
     "search_vs_heuristic": ("strong", "normal"),
     "heuristic_vs_random": ("normal", "random"),
     "search_vs_random": ("strong", "random"),
+    "search_vs_previous": ("strong", "strong_uct"),
 }
+"""``search_vs_previous``: the strong level against itself as it was before exact endgames
+(``strong_uct``: UCT to the last card), on the same deals at the same budget."""
 
 Params = tuple[tuple[str, float | int | bool], ...]
 Task = tuple[str, int, tuple[int, ...], float, bool, Rules, Params, int]
@@ -152,7 +156,7 @@ SEARCH_SEED_STEP: Final = 1_000_003
 def _make(
     budget: float, fixed: bool, params: Params, search_seed: int, level: str, seed: int
 ) -> ComputerPlayer:
-    if level == "strong":
+    if level in ("strong", "strong_uct"):
         seed += search_seed * SEARCH_SEED_STEP
     if level == "strong" and params:
         return SearchPlayer(seed, NO_RESTRICTIONS, budget, fixed=fixed, **dict(params))  # type: ignore[arg-type]

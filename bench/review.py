@@ -97,8 +97,9 @@ def main(argv: list[str] | None = None) -> int:
     check_s = 0.0
     for level in OFFERED_LEVELS:
         per_deal[level] = []
-        for k in range(args.deals):
-            seed = args.seed + k
+    for k in range(args.deals):  # deal after deal, every level in turn (a run cut short is fair)
+        seed = args.seed + k
+        for level in OFFERED_LEVELS:
             players = [
                 make_player(level, seed=seed * 4 + s, budget_s=args.strong_budget) for s in range(4)
             ]
@@ -108,21 +109,26 @@ def main(argv: list[str] | None = None) -> int:
             seconds += review.seconds
             games += 1
             t0 = time.thread_time()
+            late = exact = wrong = 0
             for m in review.mistakes:
                 if m.kind != "card" or m.trick <= game.rules.hand_size - MAX_TRICKS:
                     continue
+                late += 1
                 loss = exact_loss(game, m, args.ff_layouts)
                 if loss is None:
                     unchecked += 1
                     continue
+                exact += 1
                 checked += 1
+                wrong += loss <= 1e-3
                 unconfirmed += loss <= 1e-3
                 small += loss < MISTAKE
             check_s += time.thread_time() - t0
             serious = sum(m.serious for m in review.mistakes)
             print(
                 f"{level:7} deal {seed}: {review.decisions} decisions, "
-                f"{len(review.mistakes)} mistakes ({serious} serious), {review.seconds:.1f} s",
+                f"{len(review.mistakes)} mistakes ({serious} serious), {review.seconds:.1f} s; "
+                f"late flags {late}, checked {exact}, not confirmed {wrong}",
                 flush=True,
             )
     per_game = {level: sum(v) / args.deals for level, v in per_deal.items()}

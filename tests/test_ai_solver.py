@@ -51,8 +51,11 @@ def _consistent(obs: Observation, g: Game, hands: list[Mask]) -> bool:
     start = [h | p for h, p in zip(hands, obs.played_by(), strict=True)]
     h = Game.from_hands(DEFAULT_RULES, g.dealer, start)
     for seat, action in g.log:
-        if h.phase is Phase.PLAYING and is_card(action) and h.problem(seat, action) is not None:
-            return False
+        if h.phase is Phase.PLAYING and is_card(action):
+            # the observation numbers the copies of a card its own way: either copy is it
+            action = action if h.hands[seat] >> action & 1 else action ^ 1
+            if h.problem(seat, action) is not None:
+                return False
         h.play(seat, action)
     for s in range(4):
         holds_q = bool(start[s] & CLUB_QUEENS)

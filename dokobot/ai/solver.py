@@ -92,6 +92,22 @@ def solve(g: Game) -> dict[Card, int]:
         if c >= fox or karlchen >> c & 1 or (h10 >= 0 and key[c] == h10):
             special |= 1 << c
     order = tuple(cls[c] * 1000 - key[c] for c in range(48)).__getitem__
+    tens = sum(1 << c for c in range(48) if points[c] >= 10)
+    foxes = 0 if fox >= 48 else sum(1 << c for c in range(fox, 48))
+    eyes_memo: dict[Mask, int] = {}
+
+    def eyes_of(m: Mask) -> int:
+        e = eyes_memo.get(m)
+        if e is None:
+            e = 0
+            x = m
+            while x:
+                low = x & -x
+                x ^= low
+                e += points[card_of[low]]
+            eyes_memo[m] = e
+        return e
+
     terminal: dict[tuple[int, int, int], int] = {}
     table: dict[tuple[int, ...], tuple[int, int]] = {}
 
@@ -173,6 +189,22 @@ def solve(g: Game) -> dict[Card, int]:
             if done == n_tricks - 1:  # one card each: the last trick is forced
                 t = tuple(card_of[hands[(leader + i) & 3]] for i in range(4))
                 return close(t, leader, re_eyes, re_won, net, done, alpha, beta)
+            # the score is monotone in Re's eyes and tricks; special points move it by at most
+            # ``swing``: bounds that often settle a node without searching it
+            rest = hands[0] | hands[1] | hands[2] | hands[3]
+            swing = 0
+            if not solo_scored:
+                swing = (rest & tens).bit_count() // 4 + (rest & foxes).bit_count()
+                swing += 1 if rest & karlchen else 0
+            left = n_tricks - done
+            lo = final(re_eyes, re_won, net - swing)
+            if lo >= beta:
+                return lo
+            hi = final(re_eyes + eyes_of(rest), re_won + left, net + swing)
+            if hi <= alpha:
+                return hi
+            if lo == hi:
+                return lo
             tkey = (hands[0], hands[1], hands[2], hands[3], leader, re_eyes, re_won, net)
             hit = table.get(tkey)
             if hit is not None:
