@@ -7,6 +7,7 @@ an IRC server is configured, else a console game against three computer players.
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
 import os
 import sys
@@ -69,7 +70,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     if config is None:
         return 2
     where = config.store_path
-    if where != ":memory:" and not is_url(where) and not os.path.lexists(where):
+    if where != ":memory:" and not is_url(where) and not Path(where).exists() and not _loops(where):
         print(
             f"dokobot export: no store at {where} (store.path of {config.source}); "
             "only tables of `dokobot run` are stored, the console keeps nothing",
@@ -170,14 +171,24 @@ def cmd_run(args: argparse.Namespace) -> int:
     return run_adapters(config)
 
 
+def _loops(path: str) -> bool:
+    """Whether ``path`` is a symbolic link that leads back to itself."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False
+
+
 def _new_store_refusal(config: Config, asked: bool) -> str:
     """Why ``dokobot run`` may not start on the SQLite store of ``config`` ("" if it may): a
     store that does not exist is made only when asked (``--new-store``), and only in a
-    folder that exists, so a mistyped path never starts the bot on a new, empty store."""
+    folder that exists, so a mistyped path never starts the bot on a new, empty store (a
+    symbolic link loop is the store's to refuse)."""
     from .store import is_url
 
     where = config.store_path
-    if is_url(where) or where == ":memory:" or Path(where).exists():
+    if is_url(where) or where == ":memory:" or Path(where).exists() or _loops(where):
         return ""
     origin = "the default" if config.source.startswith("(") else f"of {config.source}"
     named = f"{where} (store.path, {origin})"
