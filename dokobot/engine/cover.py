@@ -77,12 +77,16 @@ def _hidden_declarations(game: Game) -> list[int]:
             if _is_declaration(action) and action != THROW_IN and seat != game.declarer]  # fmt: skip
 
 
-def _disguised(game: Game, rng: random.Random) -> Log:
+def _disguised(game: Game, rng: random.Random, played: list[Mask] | None = None) -> Log:
     """``game.log`` with a random declaration (a wedding, a poverty, a solo of any kind)
-    in place of each hidden one."""
+    in place of each hidden one; never a wedding of a seat when another seat played a ♣Q
+    (``played``: the cards each seat played)."""
     log = list(game.log)
-    kinds = [DECLARE_WEDDING, DECLARE_SOLO] + [DECLARE_POVERTY] * game.rules.poverty
     for i in _hidden_declarations(game):
+        seat = log[i][0]
+        kinds = [DECLARE_SOLO] + [DECLARE_POVERTY] * game.rules.poverty
+        if played is None or not any(played[s] & CLUB_QUEENS for s in range(4) if s != seat):
+            kinds.append(DECLARE_WEDDING)
         kind = rng.choice(kinds)
         log[i] = (
             log[i][0],
@@ -105,9 +109,12 @@ def _throwers(game: Game, log: Log) -> list[Seat]:
     return out
 
 
-def _may_throw(rng: random.Random, deck: Mask, fixed: list[Mask], seat: Seat) -> bool:
+def _may_throw(
+    rng: random.Random, deck: Mask, fixed: list[Mask], seat: Seat, allowed: Mask | None = None
+) -> bool:
     """Give ``seat`` five nines or five kings (which, at random), as far as the cards that
-    other seats hold allow; False if they do not."""
+    other seats hold (and the ``allowed`` cards of ``seat``: none of a class he showed void
+    in) allow; False if they do not."""
     pools = [p & deck for p in (_NINES, _KINGS) if p & deck]
     rng.shuffle(pools)
     others = 0
@@ -115,7 +122,7 @@ def _may_throw(rng: random.Random, deck: Mask, fixed: list[Mask], seat: Seat) ->
         if s != seat:
             others |= fixed[s]
     for pool in pools:
-        free = _cards(pool & ~others & ~fixed[seat])
+        free = _cards(pool & ~others & ~fixed[seat] & (deck if allowed is None else allowed))
         need = 5 - (fixed[seat] & pool).bit_count()
         if len(free) >= need:
             fixed[seat] |= sum(1 << c for c in rng.sample(free, max(need, 0)))
@@ -197,8 +204,9 @@ def _deal_rest(
     trump_cap: list[int],
 ) -> list[Mask] | None:
     """``fixed`` filled up to ``size`` cards each with the rest of ``deck`` at random: a
-    seat gets only ``allowed`` cards and at most ``trump_cap`` normal trumps (None if the
-    random choices ran into a dead end)."""
+    seat gets only ``allowed`` cards and at most ``trump_cap`` normal trumps (None if no
+    such deal exists). Each card goes to a random seat among those that leave the rest a
+    deal (:func:`_fits`), so the deal never runs into a dead end."""
     hands = fixed[:]
     if any(hands[s] & hands[t] for s in range(4) for t in range(s)):
         return None
@@ -208,7 +216,9 @@ def _deal_rest(
     rest = _cards(deck & ~(hands[0] | hands[1] | hands[2] | hands[3]))
     rng.shuffle(rest)
     rest.sort(key=lambda c: sum(1 for s in range(4) if allowed[s] >> c & 1))
-    for c in rest:
+    if not _fits(rest, hands, allowed, size, trump_cap, trumps):
+        return None
+    for i, c in enumerate(rest):
         trump = _NORMAL_TRUMPS >> c & 1
         seats = [
             s
@@ -217,12 +227,58 @@ def _deal_rest(
             and allowed[s] >> c & 1
             and not (trump and trumps[s] >= trump_cap[s])
         ]
-        if not seats:
-            return None
-        s = rng.choices(seats, [size - hands[s].bit_count() for s in seats])[0]
-        hands[s] |= 1 << c
-        trumps[s] += trump
+        while seats:
+            s = rng.choices(seats, [size - hands[s].bit_count() for s in seats])[0]
+            hands[s] |= 1 << c
+            trumps[s] += trump
+            if _fits(rest[i + 1 :], hands, allowed, size, trump_cap, trumps):
+                break
+            hands[s] &= ~(1 << c)
+            trumps[s] -= trump
+            seats.remove(s)
+        else:
+            return None  # (cannot happen: the rest fitted before this card)
     return hands
+
+
+def _fits(
+    cards: list[Card],
+    hands: list[Mask],
+    allowed: list[Mask],
+    size: int,
+    trump_cap: list[int],
+    trumps: list[int],
+) -> bool:
+    """Whether ``cards`` can be dealt to fill ``hands`` up to ``size`` each, every card to a
+    seat that allows it and no seat above its ``trump_cap`` of normal trumps.
+
+    A flow from the cards through each seat's trump limit (trumps only) to the seats; by
+    max-flow min-cut all cards fit iff no cut is smaller than their number. A cut is a set
+    P of seats and a set Q of trump limits on the source side: the plain cards allowed
+    only in P and the trumps allowed only in Q must fit the room of P and the trump room
+    of the seats of Q outside P."""
+    room = [size - hands[s].bit_count() for s in range(4)]
+    if sum(room) != len(cards):
+        return False
+    trump_room = [min(trump_cap[s] - trumps[s], room[s]) for s in range(4)]
+    plain = [0] * 16
+    trump = [0] * 16
+    for c in cards:
+        seats = (allowed[0] >> c & 1) | (allowed[1] >> c & 1) << 1
+        seats |= (allowed[2] >> c & 1) << 2 | (allowed[3] >> c & 1) << 3
+        if _NORMAL_TRUMPS >> c & 1:
+            trump[seats] += 1
+        else:
+            plain[seats] += 1
+    plain_in = [sum(plain[m] for m in range(16) if not m & ~p) for p in range(16)]
+    trump_in = [sum(trump[m] for m in range(16) if not m & ~q) for q in range(16)]
+    room_of = [sum(room[s] for s in range(4) if p >> s & 1) for p in range(16)]
+    trump_room_of = [sum(trump_room[s] for s in range(4) if q >> s & 1) for q in range(16)]
+    return all(
+        plain_in[p] + trump_in[q] <= room_of[p] + trump_room_of[q & ~p]
+        for p in range(16)
+        for q in range(16)
+    )
 
 
 def _unplayed_cover(game: Game, rng: random.Random, tries: int) -> tuple[list[Mask], Shown]:
@@ -270,11 +326,12 @@ def _played_cover(game: Game, rng: random.Random, tries: int) -> tuple[list[Mask
     allowed = _voids_allowed(game)
     hidden = _hidden_declarations(game)
     for _ in range(tries):
-        log = _disguised(game, rng)
+        log = _disguised(game, rng, played)
         fixed = played[:]
         for seat in _declared(log, DECLARE_WEDDING):
             fixed[seat] |= CLUB_QUEENS & unplayed
-        if not all(_may_throw(rng, deck, fixed, seat) for seat in _throwers(game, log)):
+        throwers = _throwers(game, log)
+        if not all(_may_throw(rng, deck, fixed, s, allowed[s]) for s in throwers):
             continue
         hands = _deal_rest(rng, deck, fixed, allowed, game.rules.hand_size, _caps(log))
         if hands is not None and _replays(game, hands, log):

@@ -537,7 +537,7 @@ class Table:
         """End a duel game whose wedding was not clarified as the duel demands (no score)."""
         game = self.game
         assert game is not None
-        self._cancel(game)
+        self._cancel(game, self._cover_record(game))
         person = game.declarer in self.duel_people
         key = "duel_cancelled_person" if person else "duel_cancelled_computer"
         return [
@@ -549,9 +549,10 @@ class Table:
         """A game a house rule ended before the card play (a throw-in, a poverty nobody
         took): no score, no bock game used up, the same dealer deals again. The hands stay
         hidden: the journal gets a cover deal, as for an aborted game."""
+        cover = self._cover_record(game)  # first: it is the step that may fail
         rec = self.series.record_cancelled(game, self.game_number, self.names())
         self.finished.append(rec)
-        self._log_cover(game)
+        self._log(cover)
         self.dealer = game.dealer
         names = self.names()
         key = "thrown" if game.cancelled == "thrown" else "poverty_nobody"
@@ -690,10 +691,12 @@ class Table:
         if seat in self.abort_votes:
             votes = len([s for s in self.abort_votes if s in humans])
             raise Refusal("abort_voted_already", votes=votes, need=need)
+        votes = len([s for s in self.abort_votes | {seat} if s in humans])
+        # What may fail comes before any change: the cover deal of the game this vote ends.
+        cover = self._cover_record(game) if votes >= need else None
         self.abort_votes.add(seat)
         self._log(cmd(self.seats[seat].user, self.seats[seat].name, seat, "/abort"))
-        votes = len([s for s in self.abort_votes if s in humans])
-        if votes < need:
+        if cover is None:
             return [
                 Note(
                     ALL,
@@ -701,29 +704,30 @@ class Table:
                     {"player": self.seats[seat].name, "votes": votes, "need": need},
                 )
             ]
-        self._cancel(game)
+        self._cancel(game, cover)
         return [Note(ALL, "aborted"), Note(ALL, "next_game_hint")]
 
-    def _cancel(self, game: Game) -> None:
+    def _cancel(self, game: Game, cover: Record) -> None:
         """End ``game`` unplayed, without score. Its unplayed cards stay hidden for good:
-        the journal gets a cover deal (public facts only) that exports show instead."""
+        the journal gets ``cover``, its cover deal (public facts only, built by
+        :meth:`_cover_record` before anything changed), that exports show instead."""
         rec = self.series.record_cancelled(game, self.game_number, self.names())
         self.finished.append(rec)
-        self._log_cover(game)
+        self._log(cover)
         game.phase = Phase.FINISHED
 
-    def _log_cover(self, game: Game) -> None:
-        """Journal the cover of ``game``, which ended unplayed: the hands an export shows
-        instead of the real ones, and the actions it shows instead of the real ones, in the
-        log's order: a poverty's gives as ``SEAT:CARD``, the declarations the table never
-        learned as ``SEAT@ACTION``."""
+    def _cover_record(self, game: Game) -> Record:
+        """The journal record of the cover of ``game``, which ends unplayed: the hands an
+        export shows instead of the real ones, and the actions it shows instead of the real
+        ones, in the log's order: a poverty's gives as ``SEAT:CARD``, the declarations the
+        table never learned as ``SEAT@ACTION``. Changes nothing (it may raise)."""
         hands, shown = cover(game, random.Random(secrets.randbits(64)))
         words = [f"{seat}:{card_ascii(a)}" if is_card(a) else f"{seat}@{a}" for seat, a in shown]
-        self._log(Record(
+        return Record(
             "cover", text=" ".join(words),
             names=tuple(self.names()),
             hands=tuple(" ".join(card_ascii(c) for c in sorted_hand(None, h)) for h in hands),
-        ))  # fmt: skip
+        )  # fmt: skip
 
     # ---------------------------------------------------------------- computer players
     def bot_to_move(self) -> int | None:
