@@ -388,8 +388,8 @@ def test_house_rules_are_the_options_declared_so_each_with_its_name_in_every_lan
     assert [option_name(n, "de") for n in HOUSE_RULES] == [
         "armut", "schmeissen", "schweinchen", "bock", "neunen", "hochzeitsstich", "dullen",
         "superschweinchen"]  # fmt: skip
-    # every house rule is refused in tournament mode, and so are hints
-    assert [n for n, d in OPTIONS.items() if not d.tournament] == ["hints", *HOUSE_RULES]
+    # every house rule is refused in tournament mode, and so are hints and watching
+    assert [n for n, d in OPTIONS.items() if not d.tournament] == ["hints", "kibitz", *HOUSE_RULES]
     plain = TableOptions()
     for name in HOUSE_RULES:
         for lang in LANGS:

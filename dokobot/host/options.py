@@ -150,6 +150,9 @@ class TableOptions:
     hints: bool = option(False, what=_ON_OFF, tournament=False)
     """``/hint`` shows a player on his turn the strong level's card (never in tournament
     mode, never in a rated game)."""
+    kibitz: bool = option(False, what=_ON_OFF, tournament=False)
+    """``/watch NAME``: a person who is not seated follows a seated person's hand (RULES
+    §13; never in tournament mode, never at a rated table)."""
     poverty: bool = option(False, what=_ON_OFF, house=True, rule=True)
     throw_in: bool = option(False, what=_ON_OFF, house=True, rule=True)
     piglets: bool = option(False, what=_ON_OFF, house=True, rule=True)

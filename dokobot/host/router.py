@@ -30,7 +30,7 @@ from ..engine.notation import parse_kind
 from ..engine.types import Action, Phase
 from ..names import normalize_name
 from ..store.base import StoreError
-from . import handlers, statcmds
+from . import handlers, statcmds, watching
 from .commands import COMMANDS, Command, aliases, find
 from .context import Context
 from .events import Choice, Event, Input, Private, Public
@@ -325,6 +325,11 @@ class Router:
                     marker=marker,
                 )
             )
+            if note.kind == "hand" and table.watches:  # RULES §13: the watchers see it too
+                params = {"player": info.name, "cards": note.params["cards"]}
+                for w in watching.watchers_of(table.watches, info.user):
+                    text = render(self.lang_of(w.user, table), "watch_hand", params)
+                    out.append(Private(table.channel, w.user, text))
         return out
 
     def _reply(self, ctx: Context, key: str, params: dict[str, Any] | None = None,

@@ -50,6 +50,7 @@ from .prompts import command_for, hand_note, prompt, shown_cards, sorted_hand
 from .seats import SeatInfo, bot_name, check_name_free, replaced_key, seat_to_replace
 from .series import GameRecord, Series, signed
 from .stakes import Ledger, LedgerEntry
+from .watching import Watch
 
 __all__ = [
     "Bot",
@@ -134,6 +135,8 @@ class Table:
     """The names of the seats when the last trick was taken (seats may change after it)."""
     away: set[int] = field(default_factory=set)
     """Seats whose person timed out: a computer player moves for them until they act."""
+    watches: list[Watch] = field(default_factory=list)
+    """Who watches whom (RULES §13, :mod:`~dokobot.host.watching`); not journaled."""
     waiting: list[tuple[str, str]] = field(default_factory=list)
     """People waiting for a seat (user id, name), one place per person. Not journaled
     while a game runs (nothing a person who is not seated types leaves a record): a
@@ -191,6 +194,7 @@ class Table:
             finished=list(self.finished),
             away=set(self.away),
             waiting=list(self.waiting),
+            watches=list(self.watches),
             settlements=list(self.settlements),
         )
 
@@ -202,6 +206,10 @@ class Table:
     def join(self, user: str, name: str) -> list[Note]:
         if self.seat_of(user) is not None:
             raise Refusal("already_seated")
+        if any(w.user == user for w in self.watches):
+            if self.running:  # RULES §13: no seat for a watcher until the game ends
+                raise Refusal("watch_no_join")
+            self.watches = [w for w in self.watches if w.user != user]
         if len(self.seats) >= 4:
             if self.running:  # one place per person, kept in memory only: no record
                 if any(w[0] == user for w in self.waiting):

@@ -1,17 +1,20 @@
-"""Seating: /join, /leave, /replace, /start."""
+"""Seating: /join, /leave, /replace, /start, /watch."""
 
 from __future__ import annotations
 
 import dataclasses
 
 from ...names import normalize_name
+from .. import watching
+from ..archive import is_rated
 from ..commands import Arg, ArgKind, Phase, Who, command
 from ..context import Context, Host
 from ..events import Event
 from ..i18n import option_value_text
-from ..notes import Refusal
+from ..notes import Note, Refusal
 from ..options import BOT_LEVELS, level_of
 from ..permissions import as_admin, need_seat, need_table
+from ..prompts import hand_note
 
 BOT_WORDS: tuple[str, ...] = ("bot", "computer", "ki")
 """``/join bot``: the words that seat a computer player."""
@@ -97,3 +100,41 @@ def standin(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     if info.is_bot or seat in table.away or info.user == ctx.inp.user:
         raise Refusal("standin_nobody")
     return router.render_notes(table, [table.mark_away(seat)], ctx.inp)
+
+
+@command(
+    "watch", channel_only=True,
+    discord="Watch a seated person's hand (if the table allows it)",
+    args=(Arg("player", ArgKind.TEXT, "The seated person you watch; leave out to stop"),),
+)  # fmt: skip
+def watch(router: Host, ctx: Context, args: list[str]) -> list[Event]:
+    """``/watch NAME`` (RULES §13): follow NAME's hand; ``/watch`` alone stops."""
+    table = need_table(ctx)
+    user = ctx.inp.user
+    if not args:
+        if not any(w.user == user for w in table.watches):
+            raise Refusal("watch_who")
+        table.watches = watching.without(table.watches, user)
+        return router._reply(ctx, "watch_stopped")
+    target = watching.seat_named(table.seats, " ".join(args))
+    problem = watching.refusal(
+        kibitz=table.options.kibitz,
+        tournament=table.options.tournament,
+        rated=is_rated(table),  # as the game is (or would be) stored
+        watcher_seated=table.seat_of(user) is not None,
+        target_seat=target,
+        target_is_bot=target is not None and table.seats[target].is_bot,
+    )
+    if problem is not None:
+        raise problem
+    assert target is not None
+    watched = table.seats[target]
+    name = normalize_name(ctx.inp.name)
+    new = watching.Watch(user, name, watched.user)
+    table.watches = [*watching.without(table.watches, user), new]
+    out = router.render_notes(table, [Note(target, "watched_by", {"player": name})], ctx.inp)
+    out += router._reply(ctx, "watch_started", {"player": watched.name})
+    if table.running:  # the hand as it is now; later hands come with the player's own
+        cards = hand_note(table.game, target).params["cards"]
+        out += router._reply(ctx, "watch_hand", {"player": watched.name, "cards": cards})
+    return out
