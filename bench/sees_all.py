@@ -29,8 +29,10 @@ _observe = observe
 
 
 def _observe_and_remember(g: Game, seat: int) -> Observation:
+    # The true deal stands in for every sampled world, so the observation keeps the
+    # game's own card ids (a canonical one numbers copies by what the seat saw).
     _live[:] = [g]
-    return _observe(g, seat)
+    return _observe(g, seat, canonical=False)
 
 
 def _true_hands(self: Observation, rng: random.Random, tries: int = 200, **_: object) -> list[Mask]:
