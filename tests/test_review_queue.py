@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from dokobot.host import reviews
 from dokobot.host.events import Event, Input, Private, Public
-from dokobot.host.reviewqueue import NICE, ProcessReviewer, ReviewQueue
+from dokobot.host.reviewqueue import NICE, TRIES, ProcessReviewer, ReviewQueue
 from dokobot.host.router import Router
 from dokobot.host.service import Service, default_bot_factory
 from dokobot.store import MemoryStore, SqliteStore, Store, StoreError
@@ -278,3 +280,92 @@ async def test_a_game_that_found_the_queue_full_is_queued_when_asked_for() -> No
     summaries = [e.text for e in heard if isinstance(e, Public) and "Review of game 2" in e.text]
     assert len(summaries) == 1 and summaries[0].startswith("Review of game 2: anna")
     await svc.close()
+
+
+async def _stop_reviewers(reviewer: ProcessReviewer, times: int) -> list[object]:
+    """SIGSTOP the next ``times`` review processes as soon as each starts; the processes."""
+    stopped: list[object] = []
+    for _ in range(6000):
+        proc = reviewer._proc
+        if proc is not None and proc not in stopped and proc.is_alive():
+            os.kill(proc.pid, signal.SIGSTOP)
+            stopped.append(proc)
+            if len(stopped) == times:
+                return stopped
+        await asyncio.sleep(0.005)
+    raise AssertionError("no review process started")
+
+
+async def _until(check: Callable[[], bool], seconds: float = 90) -> None:
+    for _ in range(int(seconds / 0.05)):
+        if check():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("not in time")
+
+
+async def test_a_stopped_review_process_is_replaced_and_the_game_reviewed() -> None:
+    """A real SIGSTOP of the reviewing process: within its stall limit the process is
+    killed, the game queued again and reviewed by a new process; the person who asked is
+    told the truth (being reviewed, then the review), and the next game is reviewed too."""
+    store = MemoryStore()
+    reviewer = ProcessReviewer(stall_s=1.0)
+    router = Router(seed=0, table_seed=lambda _: 0, bot_factory=default_bot_factory())
+    svc = Service(router, store, reviews=ReviewQueue(store, BUDGET, compute=reviewer))
+    await svc.start()
+    heard = _heard(svc)
+    stopped: list[object] = []
+    try:
+        await _seat(svc)
+        await svc.handle(_inp("anna", "/start"))
+        watch = asyncio.get_running_loop().create_task(_stop_reviewers(reviewer, 1))
+        await _play(svc)
+        stopped = await watch
+        assert await _ask(svc, "/review") == (
+            "Game 1 is being reviewed right now; I will tell you when it is ready."
+        )
+        await _until(
+            lambda: any(isinstance(e, Private) and e.text.startswith("Game 1: ") for e in heard)
+        )
+        [first] = stopped
+        assert first.exitcode == -signal.SIGKILL  # type: ignore[attr-defined]
+        assert reviewer._proc is not None and reviewer._proc is not first
+        told = [e.text for e in heard if isinstance(e, Private) and e.user == "u:anna"]
+        assert told and told[-1].startswith("Game 1: ") and told[-1] == await _ask(svc, "/review 1")
+        await svc.handle(_inp("anna", "/start"))
+        await _play(svc)
+        await _until(lambda: store.review("c", 2) is not None)
+    finally:
+        for proc in stopped:
+            if proc.is_alive():  # type: ignore[attr-defined]
+                proc.kill()  # type: ignore[attr-defined]
+        await svc.close()
+
+
+async def test_a_review_that_stalls_every_time_waits_for_the_restart_and_says_so() -> None:
+    """Every review process is stopped: after its tries the game's review is given up for
+    this run, its job stays stored (a restart reviews it), and the asker is told so."""
+    store = MemoryStore()
+    reviewer = ProcessReviewer(stall_s=0.5)
+    router = Router(seed=0, table_seed=lambda _: 0, bot_factory=default_bot_factory())
+    svc = Service(router, store, reviews=ReviewQueue(store, BUDGET, compute=reviewer))
+    await svc.start()
+    heard = _heard(svc)
+    stopped: list[object] = []
+    try:
+        await _seat(svc)
+        await svc.handle(_inp("anna", "/start"))
+        watch = asyncio.get_running_loop().create_task(_stop_reviewers(reviewer, TRIES))
+        await _play(svc)
+        await _ask(svc, "/review")  # she waits for it
+        stopped = await watch
+        failed = "The review of game 1 failed; it is made again after the bot's next restart."
+        await _until(lambda: any(e.text == failed for e in heard if isinstance(e, Private)))
+        assert all(p.exitcode == -signal.SIGKILL for p in stopped)  # type: ignore[attr-defined]
+        assert [(c, n) for c, n, _ in store.queued_reviews()] == [("c", 1)]
+        assert store.review("c", 1) is None
+    finally:
+        for proc in stopped:
+            if proc.is_alive():  # type: ignore[attr-defined]
+                proc.kill()  # type: ignore[attr-defined]
+        await svc.close()

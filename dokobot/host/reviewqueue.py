@@ -11,6 +11,13 @@ job) and :attr:`ReviewQueue.on_ready` tells whoever is waiting. The queue is bou
 full is not reviewed. After a restart the stored jobs are queued again
 (:meth:`ReviewQueue.requeue`).
 
+No wait on the reviewing process is without a deadline: a review that takes longer than
+:func:`deadline_s` (its decisions times its budget, with a wide margin), or whose process
+is stopped (``SIGSTOP``) or dead for :data:`STALL_S`, ends the process (the next review
+starts a new one) and puts the game at the end of the queue again, up to :data:`TRIES`
+times; after that its job stays stored and is tried again after the next restart, which is
+what the people waiting for it are told.
+
 Its methods may be called from any thread: ``/review`` asks from a worker thread.
 """
 
@@ -22,10 +29,12 @@ import logging
 import multiprocessing
 import os
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any, Final
 
 from ..store import Store
@@ -37,6 +46,41 @@ MAX_QUEUED: Final = 100
 """Games waiting for their review or being reviewed, at most (``bots.review_queue``)."""
 NICE: Final = 10
 """How much lower the reviewing process's priority is than the bot's."""
+STALL_S: Final = 10.0
+"""Seconds a reviewing process may be stopped (``SIGSTOP``) or dead before the review is
+given up and the process replaced."""
+TRIES: Final = 2
+"""Times a game is reviewed before its review waits for the next restart."""
+DECISIONS_PER_SEAT: Final = 20
+"""At most the decisions of one seat a review judges (a reservation, twelve cards,
+calls), each at most twice (a found mistake is confirmed)."""
+MARGIN: Final = 10
+"""How many times its CPU budget a review may take in wall time (a low priority on a busy
+machine) before it is given up."""
+POLL_S: Final = 0.5
+"""How often a wait on the reviewing process looks at its state."""
+
+
+class ReviewTimeout(Exception):
+    """The reviewing process gave no answer in time (stopped, dead or too slow); it was
+    ended, and the next review starts a new one."""
+
+
+def deadline_s(job: str, budget_s: float) -> float:
+    """The wall seconds the review of ``job`` may take: every decision of every person's
+    seat at ``budget_s`` CPU seconds (twice), :data:`MARGIN` times, and the process's start.
+
+    >>> from dokobot.engine import DEFAULT_RULES, Game
+    >>> job = reviews.job_of(1, Game.deal(DEFAULT_RULES, 0, 7), ("u:a", None, None, None), "abcd")
+    >>> deadline_s(job, 0.4)
+    190.0
+    """
+    try:
+        people = sum(u is not None for u in reviews.job_users(job)[1])
+    except (ValueError, KeyError, TypeError):
+        people = 4
+    return 30.0 + people * DECISIONS_PER_SEAT * 2 * budget_s * MARGIN
+
 
 Key = tuple[str, int]
 """(channel, game number)."""
@@ -75,6 +119,8 @@ class ReviewQueue:
         self._worker: asyncio.Task[None] | None = None
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="dokobot-review")
         self._closed = False
+        self._tries: dict[Key, int] = {}
+        """Per game: the reviews of it that timed out in this run."""
 
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
         """The event loop the worker runs on (the service's)."""
@@ -164,9 +210,21 @@ class ReviewQueue:
                 key, job = self._pending.popitem(last=False)
                 self._running = key
             record: str | None = None
+            limit = deadline_s(job, self.budget_s)
             try:
-                record = await loop.run_in_executor(self._thread, self.compute, job, self.budget_s)
+                # The process reviewer keeps its own deadline; this one is for any other
+                # compute (its thread is then left behind, and a new one takes over).
+                record = await asyncio.wait_for(
+                    loop.run_in_executor(self._thread, self.compute, job, self.budget_s),
+                    limit + STALL_S + 10,
+                )
                 await asyncio.to_thread(self.store.finish_review, key[0], key[1], record)
+            except (ReviewTimeout, TimeoutError) as exc:
+                if isinstance(exc, TimeoutError):
+                    self._thread.shutdown(wait=False)
+                    self._thread = ThreadPoolExecutor(1, thread_name_prefix="dokobot-review")
+                if not self._closed and self._again(key, job, exc):
+                    continue
             except Exception:
                 if not self._closed:
                     log.exception("review of game %d of %s failed (tried again after a "
@@ -175,6 +233,7 @@ class ReviewQueue:
                 self._running = None
                 waiting = self._waiting.pop(key, {})
                 self._users.pop(key, None)
+                self._tries.pop(key, None)
             if self._closed:
                 return
             if self.on_ready is not None:
@@ -182,6 +241,21 @@ class ReviewQueue:
                     await self.on_ready(key, record, waiting)
                 except Exception:
                     log.exception("review of game %d of %s: telling failed", key[1], key[0])
+
+    def _again(self, key: Key, job: str, exc: Exception) -> bool:
+        """Queue ``key`` again at the end after its review timed out (the people waiting
+        for it stay waiting); False once it has had its :data:`TRIES`."""
+        with self._lock:
+            tries = self._tries[key] = self._tries.get(key, 0) + 1
+            if tries >= TRIES:
+                log.warning("review of game %d of %s timed out %d times (%s); tried again "
+                            "after a restart", key[1], key[0], tries, exc)  # fmt: skip
+                return False
+            log.warning("review of game %d of %s timed out (%s): queued again", key[1],
+                        key[0], exc)  # fmt: skip
+            self._running = None
+            self._pending[key] = job
+            return True
 
     async def idle(self) -> None:
         """Wait until the queue is empty (tests)."""
@@ -212,19 +286,58 @@ class ProcessReviewer:
     lower priority (:data:`NICE`), so a review never takes the bot's CPU: neither the event
     loop's nor a computer player's (they would share one interpreter lock in a thread)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, stall_s: float = STALL_S) -> None:
         self._lock = threading.Lock()
         self._proc: Any = None
         self._conn: Connection | None = None
+        self.stall_s = stall_s
+        """Seconds the process may be stopped or dead before the review is given up."""
 
     def __call__(self, job: str, budget_s: float) -> str:
+        """The review record of ``job``; :class:`ReviewTimeout` (the process ended) when the
+        process is stopped or dead for :attr:`stall_s`, or past :func:`deadline_s`."""
+        deadline = time.monotonic() + deadline_s(job, budget_s)
         with self._lock:
             conn = self._connection()
-            conn.send((job, budget_s))
-            ok, value = conn.recv()
+            conn.send((job, budget_s))  # a few KB: the pipe's buffer takes it
+            stalled: float | None = None
+            while not conn.poll(POLL_S):
+                now = time.monotonic()
+                stalled = (stalled or now) if self._stalled() else None
+                if now >= deadline or (stalled is not None and now - stalled >= self.stall_s):
+                    why = "no answer in time" if stalled is None else "stopped or dead"
+                    self._end()
+                    raise ReviewTimeout(f"the review process gave {why}; it was ended")
+            try:
+                ok, value = conn.recv()
+            except (EOFError, OSError) as exc:  # it died as it answered
+                self._end()
+                raise ReviewTimeout(f"the review process died: {exc!r}") from exc
         if not ok:
             raise RuntimeError(f"the review process failed: {value}")
         return str(value)
+
+    def _stalled(self) -> bool:
+        """Whether the process is stopped (``SIGSTOP``), traced, a zombie, or gone."""
+        proc = self._proc
+        if proc is None or not proc.is_alive():
+            return True
+        try:
+            stat = Path(f"/proc/{proc.pid}/stat").read_text()
+        except OSError:  # no /proc (not Linux): only the deadline applies
+            return False
+        return stat[stat.rindex(")") + 2 :][:1] in ("T", "t", "Z", "X")
+
+    def _end(self) -> None:
+        """Kill the process (a stopped one too) and forget it: the next review starts a
+        new one."""
+        proc, conn = self._proc, self._conn
+        self._proc = self._conn = None
+        if proc is not None:
+            proc.kill()
+            proc.join(5)
+        if conn is not None:
+            conn.close()
 
     def _connection(self) -> Connection:
         if self._proc is None or not self._proc.is_alive() or self._conn is None:
@@ -246,6 +359,9 @@ class ProcessReviewer:
         if proc is not None and proc.is_alive():
             proc.terminate()
             proc.join(5)
+            if proc.is_alive():  # stopped (SIGSTOP keeps SIGTERM waiting): kill it
+                proc.kill()
+                proc.join(5)
         if conn is not None:
             conn.close()
 
