@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
+import socket
 import threading
 import time
 from typing import Any
@@ -414,3 +417,107 @@ async def test_a_fence_found_while_the_service_starts_stops_the_process(
         admin.close()
     with pytest.raises(StoreLocked, match="another dokobot took over IRC network net; this"):
         await asyncio.wait_for(running, 20)
+
+
+# ------------------------------------------------------------------ a lost answer, for real
+def _client_socket(client_port: int) -> socket.socket:
+    """This process's TCP connection whose local port is ``client_port`` (a duplicate of its
+    descriptor: a shutdown of it ends the connection for its owner too)."""
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            sock = socket.socket(fileno=os.dup(int(name)))
+        except OSError:
+            continue
+        try:
+            if sock.family == socket.AF_INET and sock.getsockname()[1] == client_port:
+                return sock
+        except OSError:
+            pass
+        sock.close()  # (the duplicate only)
+    raise AssertionError(f"no connection from port {client_port}")
+
+
+async def _lost_answer_round(
+    svc: Service, store: PostgresStore, pg_server: PgServer, pg_url: str, pause_s: float
+) -> str:
+    """One move whose append queues on the table's row (held FOR UPDATE by another session),
+    whose backend is paused (SIGSTOP), whose lock is released, and whose client connection
+    is then shut down for real; the backend goes on ``pause_s`` seconds later (SIGCONT).
+    What the player was told, checked against what the store holds in the end: "counted",
+    "refused" or "unknown"."""
+    move = _next_move(svc)
+    stored, before = len(store.load_journal("c")), _log_length(svc)
+    locker = psycopg.connect(pg_url, password=PASSWORD)
+    watcher = _admin(pg_server)
+    resumed = threading.Event()
+    try:
+        locker.execute("SELECT 1 FROM tables WHERE channel = 'c' FOR UPDATE")
+        answer = asyncio.create_task(svc.handle(move))
+        pid = await asyncio.to_thread(_backend, watcher, "wait_event_type = 'Lock'")
+        assert pid is not None
+        row = watcher.execute(
+            "SELECT client_port FROM pg_stat_activity WHERE pid = %s", (pid,)
+        ).fetchone()
+        assert row is not None
+        os.kill(pid, signal.SIGSTOP)
+        locker.rollback()  # the lock is free: the paused backend would take it and commit
+        sock = _client_socket(int(row[0]))
+        sock.shutdown(socket.SHUT_RDWR)  # the client's connection dies, for real
+        sock.close()
+
+        def resume() -> None:
+            os.kill(pid, signal.SIGCONT)
+            resumed.set()
+
+        timer = threading.Timer(pause_s, resume)
+        timer.start()
+        events = await answer
+        told = [getattr(e, "text", "") for e in events]
+        await asyncio.to_thread(resumed.wait, pause_s + 5)
+        await asyncio.sleep(0.5)  # whatever the resumed backend does, it has done
+    finally:
+        locker.close()
+        if not resumed.is_set():
+            os.kill(pid, signal.SIGCONT)
+        watcher.close()
+    held = len(store.load_journal("c"))
+    if told == [render("en", "store_failed")]:
+        assert held == stored, 'told "did not count", but the move was stored'
+        outcome = "refused"
+    elif told == [render("en", "store_unknown")]:
+        assert held in (stored, stored + 1)
+        outcome = "unknown"
+    else:
+        assert any(isinstance(e, Public) for e in events), told
+        assert held == stored + 1, "told it counted, but it was not stored"
+        outcome = "counted"
+    # the table is what the store holds, and play goes on at that spot
+    deadline = time.monotonic() + 30
+    while "c" not in svc.router.tables:  # (on hold until the store can tell)
+        assert time.monotonic() < deadline, "the table was never rebuilt"
+        await asyncio.sleep(0.1)
+    assert _log_length(svc) == before + (held - stored)
+    nxt = await svc.handle(_next_move(svc))
+    assert render("en", "store_failed") not in [getattr(e, "text", "") for e in nxt]
+    assert len(store.load_journal("c")) == held + 1
+    return outcome
+
+
+async def test_a_lost_answer_of_a_paused_append_is_never_a_false_did_not_count(
+    pg_server: PgServer, pg_url: str, request: pytest.FixtureRequest
+) -> None:
+    """Row lock held, the append queued on it, its backend paused (SIGSTOP), the lock
+    released, the client's TCP connection shut down, SIGCONT 3 s later. Before, the
+    read-back found nothing while the paused backend could still commit: "did not count",
+    then the move was stored. Now the store terminates that backend and waits until it is
+    gone before it reads back."""
+    rounds = 6 if request.config.getoption("--slow") else 2
+    store = PostgresStore(pg_url, lease_s=5.0)
+    svc = Service(Router(seed=8), store)
+    await svc.start()
+    await _seat_four(svc)
+    outcomes = [await _lost_answer_round(svc, store, pg_server, pg_url, 3.0) for _ in range(rounds)]
+    # a pause longer than the read-back waits: "not known yet", then the truth
+    outcomes.append(await _lost_answer_round(svc, store, pg_server, pg_url, store.resolve_s + 2))
+    assert outcomes[-1] == "unknown", outcomes
+    await svc.close()

@@ -81,6 +81,8 @@ NOT_SERVED: Final = "DKL02"
 """SQLSTATE of a write of a table whose shard this process does not hold."""
 CONFLICT: Final = "DKC01"
 """SQLSTATE of an append whose position is not where the table's journal ends."""
+GONE_POLL_S: Final = 0.05
+"""How often a read-back looks whether the session of a lost answer is gone."""
 PROBE_S: Final = 0.5
 """While the database is down: how often the background probe tries to reach it."""
 
@@ -420,6 +422,12 @@ class PostgresStore(Store):
         (a start for the same servers refuses instead of taking over)."""
         if readonly:
             first.close()
+        self._started: dict[int, Any] = {}
+        """Per backend pid of a pooled connection: when that backend started (a pid alone
+        may name another backend later, e.g. after a restart)."""
+        self._doubt: dict[str, tuple[int, Any]] = {}
+        """Per table: the backend of a write whose answer was lost and that was not seen
+        gone: the table's records are not read (so not rebuilt) until it is gone."""
         self._pool = ConnectionPool(
             conninfo,
             min_size=1,
@@ -427,6 +435,7 @@ class PostgresStore(Store):
             kwargs={"autocommit": True},
             timeout=3.0,
             check=_check_idle,
+            configure=self._note_backend,
             open=True,
             name="dokobot-store",
         )
@@ -443,6 +452,13 @@ class PostgresStore(Store):
             self._heartbeat = threading.Thread(target=self._renew, name="dokobot-lease",
                                                daemon=True)  # fmt: skip
             self._heartbeat.start()
+
+    def _note_backend(self, conn: psycopg.Connection[Any]) -> None:
+        """The pool's set-up of a new connection: note when its backend started."""
+        row = conn.execute(
+            "SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()"
+        ).fetchone()
+        self._started[conn.info.backend_pid] = None if row is None else row[0]
 
     def conninfo(self) -> str:
         """How to connect to this database, password included (for a process's own extra
@@ -764,8 +780,11 @@ class PostgresStore(Store):
                 req.error = StoreLocked(f"store {self.url}: {self.lost}")
                 req.done.set()
             return
+        backend: tuple[int, Any] = (0, None)
         try:
             with self._db() as db:
+                pid = db.info.backend_pid
+                backend = (pid, self._started.get(pid))
                 try:
                     row = db.execute(
                         "SELECT dokobot_append(%s, %s, %s, %b, %b, %b, %b, %b)",
@@ -779,7 +798,7 @@ class PostgresStore(Store):
                         raise _AnswerLost(exc) from exc
                     raise
         except _AnswerLost as lost:
-            self._resolve(batch, lost.exc)
+            self._resolve(batch, lost.exc, backend)
             return
         except Exception as exc:
             state = exc.sqlstate if isinstance(exc, psycopg.Error) else None
@@ -808,19 +827,24 @@ class PostgresStore(Store):
             req.length = int(length)
             req.done.set()
 
-    def _resolve(self, batch: list[_Append], exc: Exception) -> None:
-        """The answer of ``batch``'s commit was lost: read back, per append, whether its
-        records are at its position, for up to :attr:`resolve_s` seconds (waiting for the
-        lost transaction to end first). Stored: its length; not stored: an error; not known
-        (the database cannot be read): :class:`StoreUnknown`."""
-        log.warning("store %s: the answer of a commit was lost (%s); reading back",
-                    self.url, _first_line(exc))  # fmt: skip
+    def _resolve(self, batch: list[_Append], exc: Exception, backend: tuple[int, Any]) -> None:
+        """The answer of ``batch``'s commit was lost: make sure its ``backend`` (pid, start)
+        is gone (terminated, and no longer in ``pg_stat_activity``: a paused backend may
+        still commit until then), then read back, per append, whether its records are at
+        its position; all within :attr:`resolve_s` seconds. Stored: its length; not stored:
+        an error; not known (the backend still there, or the database cannot be read):
+        :class:`StoreUnknown`, and the table's records are not read until it is gone."""
+        log.warning("store %s: the answer of a commit was lost (%s); reading back once its "
+                    "session is gone", self.url, _first_line(exc))  # fmt: skip
         deadline = time.monotonic() + self.resolve_s
+        gone = reached = False
         while True:
             try:
-                with psycopg.connect(self._conninfo.reveal(), autocommit=True, connect_timeout=2,
-                                     options=f"-c statement_timeout={int(self.resolve_s * 1000)}"
-                                     ) as db:  # fmt: skip
+                with self._resolver(deadline) as db:
+                    reached = True
+                    gone = gone or self._gone(db, backend, deadline)
+                    if not gone:
+                        break
                     for req in batch:
                         if not req.done.is_set():
                             self._read_back(db, req, exc)
@@ -830,14 +854,68 @@ class PostgresStore(Store):
                 if time.monotonic() >= deadline:
                     break
                 time.sleep(0.25)
-        self._mark_down()
+        if not reached:
+            self._mark_down()
         for req in batch:
             if not req.done.is_set():
+                if not gone:
+                    self._doubt[req.channel] = backend
                 req.error = StoreUnknown(
-                    f"store {self.url}: the answer was lost ({_first_line(exc)}) and the "
-                    "database cannot be read: whether it was stored is not known yet"
+                    f"store {self.url}: the answer was lost ({_first_line(exc)}) and "
+                    + ("the database cannot be read" if gone else "its session is not gone")
+                    + ": whether it was stored is not known yet"
                 )
                 req.done.set()
+
+    @contextmanager
+    def _resolver(self, deadline: float) -> Iterator[psycopg.Connection[Any]]:
+        """A connection of its own for reading back (the pool may be what failed)."""
+        left = max(0.5, deadline - time.monotonic())
+        with psycopg.connect(self._conninfo.reveal(), autocommit=True,
+                             connect_timeout=max(1, min(2, int(left))),
+                             options=f"-c statement_timeout={int(left * 1000)}") as db:  # fmt: skip
+            yield db
+
+    def _gone(self, db: psycopg.Connection[Any], backend: tuple[int, Any], deadline: float
+              ) -> bool:  # fmt: skip
+        """Terminate ``backend`` (pid, start; a start of None: any backend of that pid and
+        this process) and wait until it is no longer in ``pg_stat_activity``, up to
+        ``deadline``: whether it is gone."""
+        pid, started = backend
+        if not pid:
+            return True
+        match = ("pid = %s AND application_name = %s AND "
+                 "(%s::timestamptz IS NULL OR backend_start = %s::timestamptz)")  # fmt: skip
+        args = (pid, self.owner, started, started)
+        db.execute(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE {match}", args)
+        while db.execute(f"SELECT 1 FROM pg_stat_activity WHERE {match}", args).fetchone():
+            if time.monotonic() >= deadline:
+                log.warning("store %s: the session of a lost answer (backend %d) is not gone "
+                            "yet; the table waits", self.url, pid)  # fmt: skip
+                return False
+            time.sleep(GONE_POLL_S)
+        return True
+
+    def _settle(self, channel: str) -> None:
+        """Before a table's records are read: if a write of it whose answer was lost may
+        still commit (its backend was not seen gone), make sure it is gone now, else
+        :class:`StoreUnknown` (the table stays on hold: nothing is rebuilt from records
+        that may still change)."""
+        backend = self._doubt.get(channel)
+        if backend is None:
+            return
+        deadline = time.monotonic() + self.resolve_s
+        try:
+            with self._resolver(deadline) as db:
+                gone = self._gone(db, backend, deadline)
+        except psycopg.Error as exc:
+            raise StoreUnknown(f"store {self.url}: cannot tell whether the lost write of "
+                               f"{channel} is over ({_first_line(exc)})") from None  # fmt: skip
+        if not gone:
+            raise StoreUnknown(f"store {self.url}: the session of a lost write of {channel} "
+                               "is not gone yet; not known yet whether it was stored")  # fmt: skip
+        if self._doubt.get(channel) == backend:
+            del self._doubt[channel]
 
     def _read_back(self, db: psycopg.Connection[Any], req: _Append, exc: Exception) -> None:
         if req.at is None:
@@ -865,6 +943,7 @@ class PostgresStore(Store):
             req.error = StoreError(f"store {self.url}: not written ({_first_line(exc)})")
 
     def load_journal(self, channel: str, start: int = 0) -> list[str]:
+        self._settle(channel)
         with self._db() as db:
             rows = db.execute(
                 "SELECT line FROM journal WHERE channel = %s AND seq >= %s ORDER BY seq",
@@ -918,6 +997,7 @@ class PostgresStore(Store):
         return start + 1
 
     def load_checkpoint(self, channel: str) -> Checkpoint | None:
+        self._settle(channel)
         with self._db() as db:
             row = db.execute(
                 "SELECT upto, version, state, settlements, users FROM checkpoints "

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Final, cast
 
 import aiohttp
 import discord
@@ -21,6 +21,13 @@ from dokobot.host.commands import prompt_answers
 from dokobot.host.events import Event, Input, Private
 
 log = logging.getLogger(__name__)
+
+DECIDE_TIMEOUT_S: Final = 5.0
+"""How long one try to write a press's outcome (or to hand it over) may take."""
+DECIDE_RETRY_S: Final = 2.0
+"""While the store does not answer: how often shard 0 tries to decide a press again."""
+DECIDE_WITHIN_S: Final = 600.0
+"""How long shard 0 keeps trying (a press's token lives 15 minutes)."""
 
 if TYPE_CHECKING:
     _Base = commands.Bot
@@ -83,10 +90,10 @@ class HandedPresses(_Base):
         )
         lang = self._user_language(interaction.user.id) or lang_of(interaction.locale)
         try:
-            await self._handoff.send(press)
-        except Exception:
-            log.exception("could not hand a DM press over")
-            await self._not_taken(press, lang)
+            await asyncio.wait_for(self._handoff.send(press), DECIDE_TIMEOUT_S)
+        except Exception as exc:  # (it may have gone out all the same: decided at once)
+            log.warning("could not hand a DM press over: %s", exc)
+            await self._decide_expired(press, lang)
             return
         # not counted as busy (wait_idle): it only waits, and says something if it must
         task = asyncio.create_task(self._unless_taken(press, lang))
@@ -97,25 +104,56 @@ class HandedPresses(_Base):
         """:data:`CLAIM_WITHIN` seconds after handing ``press`` over: if the holder of its
         table has not taken it (down, or not answering), it is expired, never to be applied,
         and the person is told."""
-        assert self._handoff is not None
         await asyncio.sleep(self._claim_within)
-        try:
-            expired = await self._handoff.decide(press, EXPIRED)
-        except Exception:  # the holder cannot have taken it either: no store
-            log.exception("could not decide a handed-over press")
-            expired = True
+        await self._decide_expired(press, lang)
+
+    async def _decide_expired(self, press: Press, lang: str) -> None:
+        """Expire ``press`` unless its holder took it, and tell the person if it was not
+        applied. While the store does not answer, nobody can tell whether the holder took
+        it (and applied it): the person hears that it is not known yet, and the truth once
+        the decision is written (every :data:`DECIDE_RETRY_S`, for up to
+        :data:`DECIDE_WITHIN_S`; the holder cannot take it meanwhile either, the decision
+        being in the same store)."""
+        assert self._handoff is not None
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + DECIDE_WITHIN_S
+        told = False
+        while True:
+            try:
+                expired = await asyncio.wait_for(
+                    self._handoff.decide(press, EXPIRED), DECIDE_TIMEOUT_S
+                )
+                break
+            except Exception as exc:
+                log.warning("could not decide a handed-over press (%s); not known yet", exc)
+                if not told:
+                    await self._tell(press, "handoff_unknown", lang)
+                    told = True
+                if loop.time() >= deadline:
+                    log.error("a DM press for table %s stays undecided: the store did not "
+                              "answer for %.0f s", press.table, DECIDE_WITHIN_S)  # fmt: skip
+                    return
+                await asyncio.sleep(DECIDE_RETRY_S)
         if expired:
             await self._not_taken(press, lang)
+        elif told:
+            await self._tell(press, "handoff_counted", lang)
 
     async def _not_taken(self, press: Press, lang: str) -> None:
         """Tell the person that his press was not applied (the holder of its table is down
         or does not answer): he may press again."""
         log.warning("a DM press for table %s was not taken by its process", press.table)
+        await self._tell(press, "handoff_down", lang)
+
+    async def _tell(self, press: Press, key: str, lang: str) -> None:
+        """Send the person who pressed the notice ``key`` (through the press's token)."""
         try:
-            notice = text("handoff_down", lang)
-            await self._press_webhook(press).send(notice, wait=False)
-        except (discord.HTTPException, aiohttp.ClientError, OSError) as exc:
-            log.warning("could not tell a presser that his press was not applied: %s", exc)
+            notice = text(key, lang)
+            await asyncio.wait_for(
+                self._press_webhook(press).send(notice, wait=False), DECIDE_TIMEOUT_S
+            )
+        except (discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError) as exc:
+            log.warning("could not tell a presser what became of his press: %s", exc)
 
     def _press_webhook(self, press: Press) -> discord.Webhook:
         return discord.Webhook.partial(press.application_id, press.token, client=self)

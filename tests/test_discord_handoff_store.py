@@ -1,0 +1,82 @@
+"""A DM press handed to its table's process (:mod:`dokobot.adapters.discord.handed`) when
+PostgreSQL, which holds each press's one outcome, is stopped at shard 0's decision (2.5 s
+after the press): the person hears "not known yet", never "nothing happened", and the truth
+once PostgreSQL is back. The store is stopped for real (``pg_ctl stop``)."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from typing import Any
+
+import pytest
+from pg_server import PASSWORD, PgServer
+from psycopg.conninfo import make_conninfo
+
+from dokobot.adapters.discord import handed
+from dokobot.adapters.discord.handed import HandedPresses
+from dokobot.adapters.discord.handoff import TAKEN, Handoff, Press
+from dokobot.host.i18n import text
+from dokobot.store import open_store
+
+_IDS = itertools.count(9000)
+
+
+class _Webhook:
+    def __init__(self, said: list[str]) -> None:
+        self.said = said
+
+    async def send(self, content: str, **_: Any) -> None:
+        self.said.append(content)
+
+
+class _ShardZero(HandedPresses):
+    """Shard 0's side of a handed-over press, its notices kept instead of sent."""
+
+    def __init__(self, handoff: Handoff) -> None:
+        self._handoff = handoff
+        self._claim_within = 0.0
+        self._background = set()
+        self.said: list[str] = []
+
+    def _press_webhook(self, press: Press) -> Any:
+        return _Webhook(self.said)
+
+
+def _press() -> Press:
+    return Press(1, "token", 2, "/play CQ", "♣Q", None, 3, "Anna", "en-US", "Your turn.",
+                 next(_IDS))  # fmt: skip
+
+
+@pytest.mark.parametrize("holder_took_it", [True, False])
+async def test_an_unreachable_store_at_the_decision_is_not_known_yet_then_the_truth(
+    pg_server: PgServer, pg_url: str, monkeypatch: pytest.MonkeyPatch, holder_took_it: bool
+) -> None:
+    monkeypatch.setattr(handed, "DECIDE_RETRY_S", 0.2)
+    open_store(pg_url).close()  # the schema, with its table of decided presses
+    conninfo = make_conninfo(pg_url, password=PASSWORD)
+    holder, zero = Handoff(conninfo), Handoff(conninfo)
+    press = _press()
+    if holder_took_it:  # the holder took the press (and applied it) in time
+        assert await holder.decide(press, TAKEN)
+    await zero.decide(_press(), TAKEN)  # shard 0's connection is open before the outage
+    shard = _ShardZero(zero)
+    await asyncio.to_thread(pg_server.stop)
+    try:
+        deciding = asyncio.create_task(shard._decide_expired(press, "en"))
+        for _ in range(200):
+            if shard.said:
+                break
+            await asyncio.sleep(0.05)
+        assert shard.said == [text("en", "discord.handoff_unknown")]
+        await asyncio.sleep(1.0)
+        assert not deciding.done()  # it keeps trying while the store is down
+    finally:
+        await asyncio.to_thread(pg_server.start)
+    await asyncio.wait_for(deciding, 30)
+    truth = "discord.handoff_counted" if holder_took_it else "discord.handoff_down"
+    assert shard.said == [text("en", "discord.handoff_unknown"), text("en", truth)]
+    # what it said holds: a press expired is never taken afterwards
+    assert await holder.decide(press, TAKEN) is False
+    await holder.close()
+    await zero.close()
