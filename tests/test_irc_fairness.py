@@ -523,6 +523,57 @@ async def test_bot_rejoins_after_a_kick_and_says_so(ngircd: NgircdServer) -> Non
         await service.close()
 
 
+async def test_after_a_kick_the_player_on_turn_is_prompted_again(ngircd: NgircdServer) -> None:
+    """anna's answer typed in the channel while the bot is kicked never reaches it: after
+    the rejoin the channel hears that the table goes on with anna to act, and anna gets her
+    prompt again (then her answer counts). IRC tables have the turn clock by default."""
+    service = Service.in_memory(seed=2, bots=True)
+    boss = IrcClient(ngircd.host, ngircd.port, "boss")
+    await boss.connect()
+    await boss.join(CHANNEL)  # first in the channel: boss is its operator
+    try:
+        async with (
+            served(service, settings_for(ngircd)) as adapter,
+            players(ngircd, "anna") as (anna,),
+        ):
+            await anna.say(CHANNEL, "!join")
+            await anna.wait_for(joined("anna"))
+            for n in (2, 3, 4):
+                await anna.say(CHANNEL, "!join bot random")
+                await anna.wait_for(lambda m, n=n: f"({n}/4)" in m.text)
+            table = service.router.tables[CHANNEL_ID]
+            assert table.options.turn_timeout == 60  # the IRC default: the table never stalls
+            mark = len(anna.messages)
+            await anna.say(CHANNEL, "!start")
+            prompt = await anna.wait_for(lambda m: is_prompt(m, anna), since=mark)
+            game = table.game
+            assert game is not None and table.seats[game.turn].name == "anna"
+            moves = len(game.log)
+            mark, boss_mark = len(anna.messages), len(boss.messages)
+            await boss.send(f"KICK {CHANNEL} {BOT} :out")
+            await boss.wait_for(lambda m: m.command == "KICK", since=boss_mark)
+            while CHANNEL in adapter.joined:
+                await asyncio.sleep(0.01)
+            answer = "!healthy" if "Healthy or reservation?" in prompt.text else "!play 1"
+            await anna.say(CHANNEL, answer)  # lost: the bot is not in the channel
+            said = await boss.wait_for(
+                lambda m: m.command == "PRIVMSG" and m.nick == BOT and "boss kicked me" in m.text,
+                since=boss_mark,
+            )
+            assert "The table goes on: anna is to act" in said.text
+            again = await anna.wait_for(lambda m: is_prompt(m, anna), since=mark)
+            assert again.text == prompt.text and len(game.log) == moves
+            await anna.say(CHANNEL, answer)
+            for _ in range(200):
+                if len(game.log) > moves:
+                    break
+                await asyncio.sleep(0.05)
+            assert game.log[moves][0] == table.seat_of(f"irc:{NETWORK}:anna")
+    finally:
+        await boss.close()
+        await service.close()
+
+
 # -- 6, 8, 9. private lines, bare cards, long lines, !hand after the game --------------------
 
 

@@ -91,6 +91,11 @@ class Option:
     words mean ``on`` and ``off`` of an option that takes them (``rated``)."""
     languages: bool = False
     """It takes a language's code (the registry's, :mod:`dokobot.languages`)."""
+    platforms: tuple[tuple[str, Any], ...] = ()
+    """Its default on a platform where that differs from the field's: (the platform's name,
+    ``Discord`` or ``IRC``, lowercased the prefix of its channel ids; the default there). A
+    new table takes it unless the configuration set another (:meth:`TableOptions.for_channel`;
+    ``/help option NAME`` names them)."""
     name: str = ""
     """The option's name (its field's)."""
 
@@ -108,6 +113,13 @@ def option(default: Any, **declaration: Any) -> Any:
 
 
 _ON_OFF: Final = "on or off"
+DISCORD_TURN_TIMEOUT: Final = 30
+"""Seconds of a Discord table's turn clock: a reminder after 30 s, a computer player stands
+in after 60 s (a person walks away from a phone more often than from a terminal)."""
+IRC_TURN_TIMEOUT: Final = 60
+"""Seconds of an IRC table's turn clock: a reminder after 60 s, a computer player stands in
+after 120 s (commands are typed, and the bot's lines are paced at about one a second), so a
+table never stands still when a move is lost (a player gone, the bot kicked)."""
 
 
 class OptionError(ValueError):
@@ -133,11 +145,12 @@ class TableOptions:
     second_heart10_wins: bool = option(False, what=_ON_OFF, rule=True)
     language: str = option("en", languages=True)
     turn_timeout: int = option(
-        0, low=10, high=3600, off=True, what="0 (off) or seconds from 10 to 3600"
-    )
+        0, low=10, high=3600, off=True, what="0 (off) or seconds from 10 to 3600",
+        platforms=(("Discord", DISCORD_TURN_TIMEOUT), ("IRC", IRC_TURN_TIMEOUT)),
+    )  # fmt: skip
     standin: bool = option(True, what=_ON_OFF)
     bot_level: str = option("normal", values=BOT_LEVELS)
-    bare_cards: bool = option(True, what=_ON_OFF)
+    bare_cards: bool = option(True, what=_ON_OFF, platforms=(("Discord", False), ("IRC", False)))
     """A card typed alone in the channel (``CQ``, ``3``) plays it on your turn. Private
     messages always take bare cards; on IRC channels the default is off (see
     :meth:`for_channel`), so chat such as ``11`` or ``ha`` never plays a card."""
@@ -271,23 +284,31 @@ class TableOptions:
 
     def for_channel(self, channel: str) -> TableOptions:
         """These options as the defaults of a new table in ``channel`` (platform id
-        ``irc:…``, ``discord:…``): IRC channels do not take bare cards, and Discord cannot
-        (a bot without the message-content intent sees no chat lines); Discord tables have
-        a turn clock (:data:`DISCORD_TURN_TIMEOUT`) unless one was configured.
+        ``irc:…``, ``discord:…``): each option still at its default takes its platform's
+        (:attr:`Option.platforms`). IRC channels do not take bare cards, and Discord cannot
+        (a bot without the message-content intent sees no chat lines); Discord and IRC
+        tables have a turn clock (:data:`DISCORD_TURN_TIMEOUT`, :data:`IRC_TURN_TIMEOUT`)
+        unless the configuration set one.
 
         >>> TableOptions().for_channel("discord:1").turn_timeout
         30
-        >>> TableOptions().for_channel("irc:#doko").turn_timeout
+        >>> TableOptions().for_channel("irc:libera:#doko").turn_timeout
+        60
+        >>> TableOptions(turn_timeout=120).for_channel("irc:libera:#doko").turn_timeout
+        120
+        >>> TableOptions().for_channel("console").turn_timeout
         0
         >>> TableOptions().for_channel("discord:1").bare_cards
         False
         """
-        options = self
-        if channel.startswith(("irc:", "discord:")) and self.bare_cards:
-            options = dataclasses.replace(options, bare_cards=False)
-        if channel.startswith("discord:") and not self.turn_timeout:
-            options = dataclasses.replace(options, turn_timeout=DISCORD_TURN_TIMEOUT)
-        return options
+        platform = channel.split(":", 1)[0]
+        changed = {
+            f.name: value
+            for f in fields(self)
+            for where, value in f.metadata["option"].platforms
+            if where.lower() == platform and getattr(self, f.name) == f.default
+        }
+        return dataclasses.replace(self, **changed) if changed else self
 
     def as_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -305,10 +326,6 @@ class TableOptions:
                 options = options.set(name, word)
         return options
 
-
-DISCORD_TURN_TIMEOUT: Final = 30
-"""Seconds of a Discord table's turn clock: a reminder after 30 s, a computer player stands
-in after 60 s (a person walks away from a phone more often than from a terminal)."""
 
 _PLAIN: Final = TableOptions()
 

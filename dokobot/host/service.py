@@ -1035,6 +1035,16 @@ class Service:
             return None
         return decision_marker(table)
 
+    def on_turn(self, channel: str) -> tuple[str, str | None] | None:
+        """Who is to act in the game running at ``channel``: (the seat's name, the person's
+        user id, or None when a computer player acts for the seat); None: no game runs."""
+        table = self.router.tables.get(channel)
+        if table is None or table.game is None or not table.running:
+            return None
+        seat = table.game.turn
+        info = table.seats[seat]
+        return info.name, None if table.bot_to_move() is not None else info.user
+
     def pending_prompts(self, user: str) -> list[Event]:
         """The prompt waiting for ``user`` now (it is their turn at a running table), after
         their hand, for an adapter to send again when the player is back (reconnect,

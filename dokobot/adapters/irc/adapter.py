@@ -595,12 +595,19 @@ class IrcAdapter:
             self._check_ready()
 
     def _back_after_kick(self, key: str) -> None:
-        """Back in a channel after a KICK: say so, with what the channel missed, once."""
+        """Back in a channel after a KICK: say so, with what the channel missed, once; if a
+        game runs there, name who is to act (a move typed in the channel meanwhile never
+        reached the bot) and send a person on turn the prompt again."""
         by = self._kicked.pop(key)
         missed = self._missed.pop(key, [])
         channel_id = self.prefix + key
         lang = self._language(channel_id)
-        text = render(lang, "irc_rejoined", {"by": by})
+        on_turn = getattr(self.service, "on_turn", None)
+        turn: tuple[str, str | None] | None = on_turn(channel_id) if callable(on_turn) else None
+        if turn is None:
+            text = render(lang, "irc_rejoined", {"by": by})
+        else:
+            text = render(lang, "irc_rejoined_turn", {"by": by, "player": turn[0]})
         limit = self.settings.max_line_bytes
         for start in range(max(0, len(missed) - MISSED_KEPT), len(missed)):
             # the newest lines that fit into two more lines
@@ -611,6 +618,9 @@ class IrcAdapter:
         target = self._channel_target(channel_id)
         if target is not None:
             self.outbox.put(Unit("PRIVMSG", target, pack_lines(text, limit)))
+        if turn is not None and turn[1] is not None:
+            self._prompted.pop(turn[1], None)  # sent before the KICK: send it again
+            self._resend(turn[1])
 
     def _on_self_leave(self, conn: _Connection, channel: str) -> None:
         if conn is self._conn:

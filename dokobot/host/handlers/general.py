@@ -31,8 +31,11 @@ def option_help(router: Host, ctx: Context, word: str) -> list[Event]:
     options = ctx.table.options if ctx.table is not None else TableOptions()
     lang = router.lang_of(ctx.inp.user, ctx.table)
     values = ", ".join(option_value_text(v, lang) for v in decl.values)
+    platforms = ", ".join(f"{where} {value}" for where, value in decl.platforms)
     return router._reply(
-        ctx, decl.help_key, {"value": OptionValue(options.show(name)), "values": values}
+        ctx,
+        decl.help_key,
+        {"value": OptionValue(options.show(name)), "values": values, "platforms": platforms},
     )
 
 
