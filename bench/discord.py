@@ -222,12 +222,27 @@ class Table:
         interaction = await self.run.fake.slash(user, name, channel_id=channel)
         return await self.run.press(interaction)
 
-    async def seat(self) -> None:
-        for person in self.people:
-            await self.slash(person.user, "join", self.parent)
-        threads = [t for t, (parent, _) in self.run.fake.threads.items() if parent == self.parent]
-        if threads:
-            self.channel_id = threads[-1]
+    async def seat(self, again: bool = False) -> None:
+        """The first person opens the table with ``/join`` in the channel (a thread opens:
+        the answer names it); the others join in the table's thread. A person whose press
+        failed ("interaction failed") tries again."""
+        for n, person in enumerate(self.people):
+            for _ in range(3):
+                opens = n == 0 and not again
+                joined = await self.slash(person.user, "join", self.parent if opens else None)
+                if joined.response_type is not None:
+                    break
+            if n == 0 and not again:
+                for _ in range(40):
+                    threads = [
+                        t
+                        for t, (parent, _) in self.run.fake.threads.items()
+                        if parent == self.parent
+                    ]
+                    if threads:
+                        self.channel_id = threads[-1]
+                        break
+                    await self.run.sleep(GLANCE)
 
     async def play(self, games: int, start_at: float) -> None:
         await self.run.sleep(start_at)
@@ -236,11 +251,21 @@ class Table:
             if game and self.idle:
                 await self.run.sleep(self.rng.uniform(*IDLE_BETWEEN))
             before = self.run.board(self.channel_id)
-            await self.slash(self.people[0].user, "start")
-            began = time.monotonic()
+            start = await self.slash(self.people[0].user, "start")
+            began = tried = time.monotonic()
             while (board := self.run.board(self.channel_id)) is None or board is before:
+                refused = start.response_type is not None and start.ephemeral_messages
+                if (start.response_type is None or refused) and time.monotonic() - tried > 10:
+                    if refused:  # e.g. "a game needs four players": a join got lost
+                        await self.seat(again=True)
+                    start = await self.slash(self.people[0].user, "start")  # again
+                    tried = time.monotonic()
                 if time.monotonic() - began > self.run.stuck_after:
-                    self.run.stop(self, "no board after /start")
+                    said = [m.content for m in start.ephemeral_messages]
+                    shown = [
+                        m.content[:80] for m in self.run.fake.channel_messages(self.channel_id)
+                    ]
+                    self.run.stop(self, f"no board after /start (answered {said}; shows {shown})")
                     return
                 await self.run.sleep(GLANCE)
             if self.miss:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import json
 import logging
 import sys
@@ -16,13 +17,14 @@ import pytest
 
 from dokobot.adapters.discord import DiscordAdapter
 from dokobot.host.events import Choice, Event, Input, Private, Public
-from dokobot.host.service import Service
+from dokobot.host.router import Router
+from dokobot.host.service import Service, default_bot_factory
 
 if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from discord_fake import FakeDiscord, running
-from discord_fake.harness import ScriptedService, make_client
+from discord_fake.harness import ScriptedService, make_client, panel_in_a_game
 
 
 def _inp(ch: str, name: str, text: str) -> Input:
@@ -211,3 +213,55 @@ async def test_the_watchdog_names_and_frees_a_channel_turn_held_too_long(
         assert turns.ready(1) and not turns.ready(2)
         turns.release(1)
         assert turns.ready(2)
+
+
+async def test_a_burst_of_late_acknowledgements_leaves_the_table_going(fake: FakeDiscord) -> None:
+    anna = fake.users[0]
+    service = Service(Router(seed=4, bot_factory=default_bot_factory()))
+    try:
+        async with running(make_client(service)) as client:
+            assert isinstance(client, DiscordAdapter)
+            await panel_in_a_game(fake, client, anna)
+            table = service.router.tables[f"discord:{fake.channel_id}"]
+            game = table.game
+            assert game is not None
+            late: list[int] = []
+            for n in range(6):  # a burst of late presses (10062) among presses in time
+                await asyncio.wait_for(service.idle(), 10)
+                await asyncio.wait_for(client.wait_idle(), 10)
+                decision = service.decision(table.channel)
+                assert decision is not None
+                now = ":{}.{}:".format(*decision)  # the current decision, as buttons carry it
+                prompts = [m for m in fake.private_messages(anna) if now in " ".join(_choices(m))]
+                assert prompts, "anna has no current prompt: the table stopped"
+                before = _moves(game)
+                click = await fake.click(anna, prompts[-1], _choices(prompts[-1])[0])
+                if n % 2 == 0:
+                    fake.age(click, 5.0)  # past Discord's 3 s before the bot could answer
+                    late.append(click.id)
+                    await fake.wait_for(functools.partial(_refused_late, fake, click.id))
+                else:
+                    await fake.wait_answered(click)
+                await asyncio.wait_for(client.wait_idle(), 10)
+                await asyncio.wait_for(service.idle(), 10)
+                if n % 2 == 0:  # Discord told anna it failed: it changed nothing
+                    assert _moves(game) == before and click.response_type is None
+                else:  # the press in time counted, and the computer players went on
+                    assert _moves(game) > before and click.response_type == 6
+            # the only complaints of the fake are the late answers
+            assert all(any(str(i) in v for i in late) for v in fake.violations)
+    finally:
+        await service.close()
+
+
+def _refused_late(fake: FakeDiscord, interaction: int) -> bool:
+    return any(str(interaction) in v for v in fake.violations)
+
+
+def _moves(game: Any) -> int:
+    """Reservations and cards played so far."""
+    return len(game.log) + sum(r != -1 for r in game.reserved)
+
+
+def _choices(message: Any) -> list[str]:
+    return [c for c in message.custom_ids if not c.endswith(":hand")]

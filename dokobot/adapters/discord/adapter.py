@@ -102,6 +102,8 @@ TURN_LIMIT_S: Final = 8.0
 channel): nothing holds a table that long (see :meth:`DiscordAdapter._watch_turns`)."""
 WATCH_EVERY_S: Final = 1.0
 """Seconds between two looks of the watchdog."""
+UNKNOWN_INTERACTION: Final = 10062
+"""Discord's error code for an interaction it no longer knows (not answered within 3 s)."""
 REQUEST_READ_S: Final = 15.0
 """Seconds a REST request waits for Discord's answer before it fails (discord.py's own
 session waits up to 5 minutes, and a request that hangs holds its route's bucket, and so
@@ -584,7 +586,10 @@ class DiscordAdapter(
                 # acknowledged before any game work, whatever the loop's timers do: a press
                 # is answered within Discord's 3 s even when the process is starved
                 async with reply.guard:
-                    await self._acknowledge(reply)
+                    alive = await self._acknowledge(reply)
+                if not alive:  # Discord told the presser it failed: so it changes nothing
+                    log.info("a press came too late to be acknowledged; not applied")
+                    return
             creating = verb(command) in ("join", "start") and not button
             if creating and not await self.check_permissions(interaction):
                 return
@@ -649,16 +654,21 @@ class DiscordAdapter(
         except Exception:
             log.exception("could not defer an interaction")
 
-    async def _acknowledge(self, reply: _Reply) -> None:
-        """Defer the interaction of ``reply`` if it is not answered yet; a late one (404,
-        10062 Unknown interaction) is one line in the log, never a traceback (under load
+    async def _acknowledge(self, reply: _Reply) -> bool:
+        """Defer the interaction of ``reply`` if it is not answered yet; False if Discord
+        no longer knows it (404, 10062 Unknown interaction: too late, the presser was told
+        that it failed). A failure is one line in the log, never a traceback (under load
         there are many, and each traceback costs the starved loop more time)."""
         try:
             await reply.defer()
+        except discord.NotFound as exc:
+            log.info("could not defer an interaction: %s %s", exc.status, exc.text)
+            return exc.code != UNKNOWN_INTERACTION
         except discord.HTTPException as exc:
             log.info("could not defer an interaction: %s %s", exc.status, exc.text)
         except (aiohttp.ClientError, OSError) as exc:
             log.info("could not defer an interaction: %r", exc)
+        return True
 
     def _note(self, inp: Input, events: Sequence[Event]) -> None:
         """Learn from an accepted command: a used-up pending prompt."""
