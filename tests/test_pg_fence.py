@@ -521,3 +521,46 @@ async def test_a_lost_answer_of_a_paused_append_is_never_a_false_did_not_count(
     outcomes.append(await _lost_answer_round(svc, store, pg_server, pg_url, store.resolve_s + 2))
     assert outcomes[-1] == "unknown", outcomes
     await svc.close()
+
+
+def test_a_killed_connection_refuses_no_other_table_of_its_batch(
+    pg_server: PgServer, pg_url: str
+) -> None:
+    """Two tables' appends share a transaction; it waits on table "a"'s row (held by
+    another session) when its connection is shut down for real. Nothing of it was stored,
+    so each append is written again on its own: "b" is not refused for "a"'s trouble (it
+    was, before), and "a" is written once its row is free."""
+    store = PostgresStore(pg_url, lease_s=5.0)
+    locker = psycopg.connect(pg_url, password=PASSWORD)
+    watcher = _admin(pg_server)
+    try:
+        assert store.append_many([("a", [_line(0)], 0), ("b", [_line(0)], 0)]) == [1, 1]
+        locker.execute("SELECT 1 FROM tables WHERE channel = 'a' FOR UPDATE")
+        results: list[list[int | Exception]] = []
+        writer = threading.Thread(
+            target=lambda: results.append(
+                store.append_many([("a", [_line(1)], 1), ("b", [_line(1)], 1)])
+            )
+        )
+        writer.start()
+        pid = _backend(watcher, "wait_event_type = 'Lock'")
+        row = watcher.execute(
+            "SELECT client_port FROM pg_stat_activity WHERE pid = %s", (pid,)
+        ).fetchone()
+        assert row is not None
+        sock = _client_socket(int(row[0]))
+        sock.shutdown(socket.SHUT_RDWR)
+        sock.close()
+        deadline = time.monotonic() + 20
+        while len(store.load_journal("b")) < 2:  # "b" is stored while "a" still waits
+            assert time.monotonic() < deadline, "table b was held up by table a"
+            time.sleep(0.05)
+        assert len(store.load_journal("a")) == 1 and writer.is_alive()
+        locker.rollback()
+        writer.join(20)
+        assert results == [[2, 2]]
+        assert store.load_journal("a") == store.load_journal("b") == [_line(0), _line(1)]
+    finally:
+        locker.close()
+        watcher.close()
+        store.close()

@@ -81,6 +81,9 @@ NOT_SERVED: Final = "DKL02"
 """SQLSTATE of a write of a table whose shard this process does not hold."""
 CONFLICT: Final = "DKC01"
 """SQLSTATE of an append whose position is not where the table's journal ends."""
+CONNECT_WAIT_S: Final = 2.0
+"""How long a call waits for a connection (the first refusal in an outage comes after
+this; then the database is known to be down and calls fail at once)."""
 GONE_POLL_S: Final = 0.05
 """How often a read-back looks whether the session of a lost answer is gone."""
 PROBE_S: Final = 0.5
@@ -433,7 +436,7 @@ class PostgresStore(Store):
             min_size=1,
             max_size=pool_size,
             kwargs={"autocommit": True},
-            timeout=3.0,
+            timeout=CONNECT_WAIT_S,
             check=_check_idle,
             configure=self._note_backend,
             open=True,
@@ -743,6 +746,8 @@ class PostgresStore(Store):
         reqs = [_Append(channel, lines, at) for channel, lines, at in appends if lines]
         if reqs:
             self._write(reqs)
+            for req in reqs:  # (some may be written again apart: see _write_apart)
+                req.done.wait()
         out: list[int | Exception] = []
         written = iter(reqs)
         for channel, lines, at in appends:
@@ -836,7 +841,8 @@ class PostgresStore(Store):
         :class:`StoreUnknown`, and the table's records are not read until it is gone."""
         log.warning("store %s: the answer of a commit was lost (%s); reading back once its "
                     "session is gone", self.url, _first_line(exc))  # fmt: skip
-        deadline = time.monotonic() + self.resolve_s
+        start = time.monotonic()
+        deadline = start + self.resolve_s
         gone = reached = False
         while True:
             try:
@@ -848,11 +854,16 @@ class PostgresStore(Store):
                     for req in batch:
                         if not req.done.is_set():
                             self._read_back(db, req, exc)
-                            req.done.set()
+                apart = [r for r in batch if type(r.error) is StoreError] if len(batch) > 1 else []
+                for req in batch:
+                    if not any(req is r for r in apart):
+                        req.done.set()
+                self._write_apart(apart)
                 return
             except psycopg.Error:
-                if time.monotonic() >= deadline:
-                    break
+                now = time.monotonic()
+                if now >= deadline or (not reached and now >= start + CONNECT_WAIT_S):
+                    break  # (an outage: "not known yet" now, the truth when it is back)
                 time.sleep(0.25)
         if not reached:
             self._mark_down()
@@ -866,6 +877,20 @@ class PostgresStore(Store):
                     + ": whether it was stored is not known yet"
                 )
                 req.done.set()
+
+    def _write_apart(self, reqs: list[_Append]) -> None:
+        """Write again, each in a transaction of its own, the appends of a batch whose
+        answer was lost and that were found not stored: the batch's trouble (a lock wait, a
+        connection that died) may be one table's, and refuses no other table. Each is
+        answered when its own write is."""
+        if not reqs:
+            return
+        log.warning("store %s: %d appends of a lost batch were not stored; each is written "
+                    "again on its own", self.url, len(reqs))  # fmt: skip
+        for req in reqs:
+            req.error = None
+            threading.Thread(target=self._write, args=([req],), name="dokobot-writer-apart",
+                             daemon=True).start()  # fmt: skip
 
     @contextmanager
     def _resolver(self, deadline: float) -> Iterator[psycopg.Connection[Any]]:
@@ -922,19 +947,11 @@ class PostgresStore(Store):
             req.error = StoreUnknown(f"store {self.url}: the answer was lost "
                                      f"({_first_line(exc)}); the append named no position")  # fmt: skip
             return
-        with db.transaction(force_rollback=True):
-            # wait for the lost transaction to end, if it still runs: it holds (or inserts)
-            # the table's row until then
-            db.execute(
-                "INSERT INTO tables (channel, length) VALUES (%s, 0) ON CONFLICT DO NOTHING",
-                (req.channel,),
-            )
-            db.execute("SELECT 1 FROM tables WHERE channel = %s FOR UPDATE", (req.channel,))
-            rows = db.execute(
-                "SELECT line FROM journal WHERE channel = %s AND seq >= %s AND seq < %s "
-                "ORDER BY seq",
-                (req.channel, req.at, req.at + len(req.lines)),
-            ).fetchall()
+        # (the lost transaction's session is gone: see _gone)
+        rows = db.execute(
+            "SELECT line FROM journal WHERE channel = %s AND seq >= %s AND seq < %s ORDER BY seq",
+            (req.channel, req.at, req.at + len(req.lines)),
+        ).fetchall()
         if [str(r[0]) for r in rows] == req.lines:
             log.warning("store %s: the append at %s of %s was stored", self.url, req.at,
                         req.channel)  # fmt: skip
