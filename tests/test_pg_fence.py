@@ -564,3 +564,41 @@ def test_a_killed_connection_refuses_no_other_table_of_its_batch(
         locker.close()
         watcher.close()
         store.close()
+
+
+async def test_a_stalled_connection_holds_up_only_its_own_table(
+    pg_server: PgServer, pg_url: str
+) -> None:
+    """Table "a"'s append stalls (its row held by another session, its server process
+    paused): table "b" of the same process keeps playing, nothing is refused, and "a"'s
+    move counts once the stall ends."""
+    store = PostgresStore(pg_url, lease_s=5.0)
+    svc = Service(Router(seed=8), store)
+    await svc.start()
+    await _seat_four(svc, "a")
+    for n in ("erik", "fred", "gina", "hugo"):
+        await svc.handle(Input("b", f"u:{n}", n, "/join"))
+    await svc.handle(Input("b", "u:erik", "erik", "/start"))
+    locker = psycopg.connect(pg_url, password=PASSWORD)
+    watcher = _admin(pg_server)
+    pid = 0
+    try:
+        locker.execute("SELECT 1 FROM tables WHERE channel = 'a' FOR UPDATE")
+        stored_a = len(store.load_journal("a"))
+        stalled = asyncio.create_task(svc.handle(_next_move(svc, "a")))
+        pid = await asyncio.to_thread(_backend, watcher, "wait_event_type = 'Lock'") or 0
+        os.kill(pid, signal.SIGSTOP)
+        for _ in range(8):  # "b" plays on meanwhile
+            events = await asyncio.wait_for(svc.handle(_next_move(svc, "b")), 10)
+            assert any(isinstance(e, Public) for e in events), events
+        assert not stalled.done()
+    finally:
+        if pid:
+            os.kill(pid, signal.SIGCONT)
+        locker.rollback()
+        locker.close()
+        watcher.close()
+    events = await asyncio.wait_for(stalled, 20)
+    assert any(isinstance(e, Public) for e in events), events
+    assert len(store.load_journal("a")) == stored_a + 1
+    await svc.close()
