@@ -53,8 +53,8 @@ SUMMARIES = {
     "di Solo di donne (−1,6), grave; presa 3: ♠A invece di ♥10 (−0,8) e altre 1 · ben: "
     "nessun errore\nOgni errore segnato nella sua presa: " + URL,
     "cs": "Rozbor hry 4: anna, drahá rozhodnutí: 3 (−3,0): výhrada: Zdravá místo dámské sólo "
-    "(−1,6), vážná; štych 3: ♠A místo ♥10 (−0,8) a dalších 1 · ben: žádná chyba\nKaždá "
-    "chyba vyznačená ve svém štychu: " + URL,
+    "(−1,6), vážná; tah 3: ♠A místo ♥10 (−0,8) a dalších 1 · ben: žádná chyba\nKaždá "
+    "chyba vyznačená ve svém tahu: " + URL,
 }
 
 

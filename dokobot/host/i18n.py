@@ -30,7 +30,7 @@ from ..engine.notation import parse_kind
 from ..languages import DEFAULT as DEFAULT_LANG
 
 __all__ = ["DEFAULT_LANG", "Cards", "Name", "Number", "Setting", "Term", "card_text", "catalogue",
-           "command_hints", "name_text", "render", "slash_texts", "text"]  # fmt: skip
+           "command_hints", "command_in", "name_text", "render", "slash_texts", "text"]  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,6 +293,20 @@ def command_hints(text: str, prefix: str) -> str:
     'Type !start (or !entra); on/off, https://x.org/game/7'
     """
     return text if prefix == "/" else _HINT.sub(prefix, text)
+
+
+def command_in(command: str, lang: str) -> str:
+    """A command as a reader of ``lang`` types it (its first word in his words), for a text
+    that lists what he may type; the arguments stay (the engine's card codes read in every
+    language).
+
+    >>> command_in("/black", "it"), command_in("/play CQ", "cs"), command_in("/frobnicate", "it")
+    ('/nero', '/hrát CQ', '/frobnicate')
+    """
+    if not command.startswith("/"):
+        return command
+    word, space, rest = command[1:].partition(" ")
+    return name_text("command", word, lang) + space + rest  # a word it lacks: as it is
 
 
 def text(lang: str, key: str) -> str:

@@ -24,7 +24,7 @@ from typing import Any, Final
 from .. import languages
 from ..ai.levels import OFFERED_LEVELS
 from ..engine.rules import DULLEN, WEDDING_TRICKS, Rules
-from .i18n import OptionName, OptionValue, Setting
+from .i18n import OptionName, OptionValue, Setting, name_text
 
 MODES: Final = ("free", "single", "fixed4", "duel")
 BOT_LEVELS: Final = OFFERED_LEVELS
@@ -365,8 +365,9 @@ from it while ``tournament`` is on."""
 
 
 def option_name(name: str, lang: str) -> str:
-    """The name of option ``name`` in ``lang`` (its first word there, else the English)."""
-    return (languages.words(lang).options.get(name) or (name,))[0]
+    """The name of option ``name`` in ``lang`` (its first word there, else the English;
+    :func:`~dokobot.host.i18n.name_text`)."""
+    return name_text("option", name, lang)
 
 
 @languages.derived

@@ -74,10 +74,10 @@ def help_lists(lang: str) -> dict[str, Any]:
     """The lists the help texts name, filled in from their declarations when a text is
     shown to a reader of ``lang`` (a catalogue never restates them): ``{levels}``,
     ``{langs}`` (the registry's), ``{boards}``, ``{solos}`` (the reader's words), ``{options}`` (the options that are no house
-    rules), ``{house_rules}`` and ``{option_aliases}`` (other names ``/option`` takes: the
-    reader's own words for the options; for English readers the other languages' names of
-    the house rules)."""
-    own = [option_name(n, lang) for n in OPTIONS if option_name(n, lang) != n]
+    rules), ``{house_rules}`` (both by the reader's names) and ``{option_aliases}`` (other
+    names ``/option`` takes: the reader's other words for the options; for English readers
+    the other languages' names of the house rules)."""
+    own = [w for n in OPTIONS for w in languages.words(lang).options.get(n, ())[1:]]
     if lang == languages.DEFAULT:
         own = [w for w, n in option_aliases().items() if OPTIONS[n].house and w != n]
     return {
@@ -85,8 +85,8 @@ def help_lists(lang: str) -> dict[str, Any]:
         "langs": "|".join(languages.codes()),
         "boards": "|".join(BOARDS),
         "solos": solo_words(lang),
-        "options": [name for name, decl in OPTIONS.items() if not decl.house],
-        "house_rules": [name for name, decl in OPTIONS.items() if decl.house],
+        "options": [option_name(name, lang) for name, decl in OPTIONS.items() if not decl.house],
+        "house_rules": [option_name(name, lang) for name, decl in OPTIONS.items() if decl.house],
         "option_aliases": own,
     }
 

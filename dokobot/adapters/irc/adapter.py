@@ -862,11 +862,11 @@ class IrcAdapter:
             if event.kind == "score":
                 lines = score_lines(event.text, limit)
             else:
-                lines = pack_lines(with_choices(event.text, event.choices), limit)
+                lines = pack_lines(with_choices(event.text, event.choices, event.lang), limit)
             lane = ANSWER if len(lines) <= PACK_AFTER else BULK
             self._put(user, lines, lane, event, session)
         if notes:
-            text = "\n".join(with_choices(e.text, e.choices) for e in notes)
+            text = "\n".join(with_choices(e.text, e.choices, e.lang) for e in notes)
             self._put(user, pack_lines(text, limit), NOTES, notes[-1], session)
         if hands:
             self._hands[user] = (hands[-1], session)
@@ -889,7 +889,7 @@ class IrcAdapter:
                 unit.after = cue
             return
         mine = [hand, *strict] if hand is not None else strict
-        text = "\n".join(with_choices(e.text, e.choices) for e in mine)
+        text = "\n".join(with_choices(e.text, e.choices, e.lang) for e in mine)
         unit = self._put(user, pack_lines(text, limit), GAME, strict[-1], session)
         unit.after = channel_units.get(strict[-1].channel)
         if prompt is not None:

@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from dokobot.host.events import Choice
+from dokobot.host.i18n import DEFAULT_LANG, command_in
 from dokobot.host.router import names_a_card
 
 MAX_TOKEN_CHARS = 12
@@ -102,7 +103,7 @@ def _shows(text: str, label: str) -> bool:
     return re.search(pattern, text, re.IGNORECASE) is not None
 
 
-def render_choices(text: str, choices: Sequence[Choice]) -> str:
+def render_choices(text: str, choices: Sequence[Choice], lang: str = "") -> str:
     """The choices ``text`` does not show already, as the commands to type.
 
     IRC has no buttons. A choice whose label the text already shows (the host lists the
@@ -117,11 +118,16 @@ def render_choices(text: str, choices: Sequence[Choice]) -> str:
     >>> render_choices("Healthy or reservation?", [Choice("re", "/re")])
     '!re'
     """
-    return " | ".join(irc_command(c.command) for c in choices if not _shows(text, c.label))
+    return " | ".join(
+        irc_command(command_in(c.command, lang or DEFAULT_LANG))
+        for c in choices
+        if not _shows(text, c.label)
+    )
 
 
-def with_choices(text: str, choices: Sequence[Choice]) -> str:
-    """``text`` with the choices it does not show appended in brackets.
+def with_choices(text: str, choices: Sequence[Choice], lang: str = "") -> str:
+    """``text`` with the choices it does not show appended in brackets, as a reader of
+    ``lang`` types them (``[!nero]`` for an Italian reader).
 
     >>> with_choices("Your turn: 2:♣Q", [Choice("♣Q", "/play CQ"), Choice("re", "/re")])
     'Your turn: 2:♣Q  [!re]'
@@ -130,7 +136,7 @@ def with_choices(text: str, choices: Sequence[Choice]) -> str:
     >>> with_choices("", [Choice("♣Q", "/play CQ")])
     '[!play CQ]'
     """
-    listing = render_choices(text, choices)
+    listing = render_choices(text, choices, lang)
     if not listing:
         return text
     text = text.rstrip()
