@@ -16,8 +16,8 @@ WORD = re.compile(r"[^\W\d_]+")
 PLACEHOLDER = re.compile(r"\{[^}]*\}")
 
 #: English words a catalogue of another language may hold: the game's terms as the seeds
-#: write them in Italian and Czech (Re, Kontra, Solo, Doppelkopf; bock, the house rule's
-#: name in every language), names of platforms and formats, and the words that are words
+#: write them in Italian and Czech (Re, Kontra, Solo, Doppelkopf; bock and Dullen, the
+#: house rules' German names), names of platforms and formats, and the words that are words
 #: of the language too (Italian per, come, computer, file, link, console, partner; Czech
 #: list, limit, minus, partner; German Hand, Name, Dame, lang, was, also, normal, Person,
 #: Gold, Links, Start, Lobby, Operator, Admins, private; the card letters KrD, KaA).
@@ -29,6 +29,7 @@ ALLOWED = frozenset(
         "solo",
         "doppelkopf",
         "bock",
+        "dullen",
         "karlchen",
         "discord",
         "irc",
