@@ -565,9 +565,9 @@ def test_every_option_has_a_help_text_that_help_option_shows(lang: str) -> None:
         value = router.tables["c"].options.show(name)
         shown = _texts(router, "anna", f"/help option {name}")
         values = ", ".join(option_value_text(v, lang) for v in decl.values)
-        assert shown == [
-            render(lang, decl.help_key, {"value": OptionValue(value), "values": values})
-        ]
+        platforms = ", ".join(f"{where} {value}" for where, value in decl.platforms)
+        params = {"value": OptionValue(value), "values": values, "platforms": platforms}
+        assert shown == [render(lang, decl.help_key, params)]
         assert "{" not in shown[0]
         assert name_text("option", name, lang) in shown[0]  # its name in the reader's words
     assert "5" in _texts(router, "anna", "/help option stake")[0]
