@@ -24,6 +24,7 @@ from typing import TextIO
 
 from . import languages
 from .host.commands import find, guess
+from .host.contract import Host
 from .host.events import Event, Input, Private, Public
 from .host.i18n import render
 from .host.options import TableOptions
@@ -55,9 +56,9 @@ def _default_name() -> str:
 
 
 class Console:
-    """Feeds lines to a :class:`Service` and prints what comes back."""
+    """Feeds lines to a :class:`~dokobot.host.contract.Host` and prints what comes back."""
 
-    def __init__(self, service: Service, players: list[str], out: TextIO | None = None) -> None:
+    def __init__(self, service: Host, players: list[str], out: TextIO | None = None) -> None:
         self.service = service
         self.players = players
         self.out = sys.stdout if out is None else out  # the stdout of now, not of import
@@ -93,8 +94,7 @@ class Console:
         events = await self.service.handle(Input(CHANNEL, self.user(name), name, text,
                                                  admin=True))  # fmt: skip
         if bare and not events:
-            router = self.service.router
-            lang = router.lang_of(self.user(name), router.tables.get(CHANNEL))
+            lang = self.service.reader_language(self.user(name), CHANNEL)
             words = text.split()
             word = words[0]
             # one mistyped word: the same hint as with the /; a longer line is chat
@@ -112,19 +112,16 @@ class Console:
         head, sep, rest = line.partition(":")
         if sep and head.strip() in self.players:
             return head.strip(), rest.strip()
-        table = self.service.router.tables.get(CHANNEL)
-        if table is not None and table.game is not None and table.running:
-            seat = table.game.turn
-            if seat < len(table.seats):
-                name = table.seats[seat].name
-                if name in self.players:
-                    return name, line
+        to_move = self.service.to_move(CHANNEL)
+        for name in self.players:
+            if self.user(name) == to_move:
+                return name, line
         return self.players[0], line
 
     @property
     def language(self) -> str:
         """The table language: the console's banner and public lines."""
-        return self.service.router.table(CHANNEL).options.language
+        return self.service.channel_language(CHANNEL)
 
     async def setup(self, bots: int, level: str) -> None:
         auto_start = len(self.players) + bots == 4

@@ -16,6 +16,7 @@ from dokobot.adapters.discord import DiscordAdapter
 from dokobot.adapters.irc import IrcAdapter, IrcSettings
 from dokobot.adapters.irc.identities import Identities
 from dokobot.bounded import Bounded, Caps
+from dokobot.host.contract import BareHost
 from dokobot.host.events import Choice, Event, Input, Private
 from dokobot.host.router import Router
 from dokobot.host.service import Service
@@ -95,7 +96,7 @@ async def test_discord_maps_stay_at_the_cap_and_forgotten_things_come_back(
     assert fake.violations == []
 
 
-class _NullService:
+class _NullService(BareHost):
     listener: Callable[[list[Event]], Awaitable[None]] | None = None
 
     async def handle(self, inp: Input) -> list[Event]:

@@ -32,6 +32,7 @@ from dokobot.adapters.discord import (
     run_discord,
 )
 from dokobot.adapters.discord.interaction import _Turns
+from dokobot.host.contract import BareHost
 from dokobot.host.events import Choice, Event, Input, Private, Public
 from dokobot.host.router import Router
 from dokobot.host.service import Service
@@ -76,7 +77,7 @@ class _Table:
     tricks: int = 0
 
 
-class StandInService:
+class StandInService(BareHost):
     """A tiny scripted game with the host's interface (plain suits only, no trumps)."""
 
     def __init__(self, seed: int = 1) -> None:
@@ -194,7 +195,7 @@ class StandInService:
         return Private(channel, user, "Your turn.", cards, kind="turn")
 
 
-class Recorder:
+class Recorder(BareHost):
     """Wraps a service and records what goes in and what comes out."""
 
     def __init__(self, inner: ServiceLike) -> None:
@@ -565,7 +566,7 @@ async def test_full_game_with_real_host(fake: FakeDiscord) -> None:
 # -- focused behaviour ------------------------------------------------------------------------
 
 
-class ScriptedService:
+class ScriptedService(BareHost):
     """Answers every input with ``script(input)``, optionally slowly or by raising."""
 
     def __init__(

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from dokobot.adapters.irc import PASSWORD_ENV, IrcAdapter, IrcSettings, ServiceLike, run_irc
+from dokobot.host.contract import BareHost
 from dokobot.host.events import Choice, Event, Input, Private, Public
 from dokobot.host.service import Service
 
@@ -59,7 +60,7 @@ def parse_card(text: str) -> str:
 
 
 @dataclass
-class StandInHost:
+class StandInHost(BareHost):
     """A tiny host speaking the real event protocol: join, start, reservations, play.
 
     Any card in hand is legal; the leader of a trick takes it. Enough to drive the adapter.

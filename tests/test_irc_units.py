@@ -30,6 +30,7 @@ from dokobot.adapters.irc.text import (
     strip_formatting,
     with_choices,
 )
+from dokobot.host.contract import BareHost
 from dokobot.host.events import Choice, Event, Input, Private, Public
 from dokobot.host.i18n import render
 from dokobot.host.notes import Refusal
@@ -301,7 +302,7 @@ def test_settings_validate_and_read_mappings(monkeypatch: pytest.MonkeyPatch) ->
     assert "pw" not in repr(settings)
 
 
-class NullService:
+class NullService(BareHost):
     listener: Callable[[list[Event]], Awaitable[None]] | None = None
 
     async def handle(self, inp: Input) -> list[Event]:
@@ -442,7 +443,7 @@ def test_channel_lines_are_marked_overheard_and_private_lines_are_not() -> None:
     from it; a private line is not."""
     from irc_offline import offline_adapter
 
-    class _Quiet:
+    class _Quiet(BareHost):
         listener = None
 
         async def handle(self, inp: object) -> list[object]:

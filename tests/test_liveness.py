@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from dokobot.adapters.discord import DiscordAdapter
+from dokobot.host.contract import BareHost
 from dokobot.host.events import Choice, Event, Input, Private, Public
 from dokobot.host.router import Router
 from dokobot.host.service import Service, default_bot_factory
@@ -131,7 +132,7 @@ async def test_the_watchdog_names_and_frees_a_table_lock_held_too_long(
 # -- the Discord adapter -----------------------------------------------------------------------
 
 
-class _Unanswered:
+class _Unanswered(BareHost):
     """A service whose answer never comes (a starved process: the game work takes long)."""
 
     def __init__(self) -> None:

@@ -21,7 +21,7 @@ import dataclasses
 import functools
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final
 
@@ -32,6 +32,7 @@ from . import archive, checkpoint, fold
 from . import reviews as review_texts
 from .board import board_view, decision_marker, lobby_view
 from .commands import aliases, slow_commands
+from .contract import Host, Listener
 from .events import (
     Board,
     Event,
@@ -57,8 +58,6 @@ from .table import BotFactory, Table
 from .userlangs import StoredLanguages
 
 log = logging.getLogger(__name__)
-
-Listener = Callable[[list[Event]], Awaitable[None]]
 
 EMIT_WAIT_S: Final = 5.0
 """Seconds a table's background work (its computer players) waits for the adapters to
@@ -99,8 +98,9 @@ def default_bot_factory(budget_s: float | None = None, *, fixed: bool = False) -
     return factory
 
 
-class Service:
-    """Router + store + computer players + timeouts, for asyncio adapters."""
+class Service(Host):
+    """Router + store + computer players + timeouts, for asyncio adapters: the
+    :class:`~dokobot.host.contract.Host` every adapter talks to."""
 
     def __init__(
         self,
@@ -1107,6 +1107,28 @@ class Service:
     def preference_of(self, user: str, name: str) -> str | None:
         """``user``'s choice of the setting ``name`` (kept in the store), if any."""
         return self.store.preference(user, name)
+
+    def reader_language(self, user: str, channel: str) -> str:
+        """The language ``user`` reads at ``channel``: their /lang, else the table's."""
+        return self.router.lang_of(user, self.router.tables.get(channel))
+
+    def to_move(self, channel: str) -> str | None:
+        """The user id of the person whose turn it is at ``channel``, if any."""
+        table = self.router.tables.get(channel)
+        if table is None or table.game is None or not table.running:
+            return None
+        seat = table.game.turn
+        if seat >= len(table.seats) or table.bot_to_move() is not None:
+            return None
+        return table.seats[seat].user
+
+    async def nick_history(self, prefix: str) -> list[tuple[str, str]]:
+        """The stored (user, nick) pairs under ``prefix`` (read in a worker thread)."""
+        return await asyncio.to_thread(self.store.nick_history, prefix)
+
+    async def remember_nick(self, user: str, nick: str) -> None:
+        """Keep that ``user`` goes by ``nick`` (in a worker thread)."""
+        await asyncio.to_thread(self.store.remember_nick, user, nick)
 
     @staticmethod
     def _still(table: Table, marker: tuple[int, int]) -> bool:

@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from dokobot.adapters.discord import DiscordAdapter, ServiceLike
+from dokobot.host.contract import BareHost
 from dokobot.host.events import Event, Input
 
 from .server import FakeDiscord, Interaction, Message
@@ -14,7 +15,7 @@ from .server import FakeDiscord, Interaction, Message
 Listener = Callable[[list[Event]], Awaitable[None]]
 
 
-class ScriptedService:
+class ScriptedService(BareHost):
     """Answers every input with ``script(input)`` and keeps the inputs."""
 
     def __init__(self, script: Callable[[Input], list[Event]]) -> None:

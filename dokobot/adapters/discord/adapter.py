@@ -38,8 +38,8 @@ import hashlib
 import json
 import logging
 import os
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Final, Protocol
+from collections.abc import Awaitable, Sequence
+from typing import Any, Final
 
 import aiohttp
 import discord
@@ -74,11 +74,12 @@ from dokobot.adapters.discord.interaction import (
 )
 from dokobot.adapters.discord.lobby import LevelSelect, _LobbyMessage, result_components
 from dokobot.adapters.discord.lobby_messages import LobbyMessages
-from dokobot.adapters.discord.messages import ask_service, join_texts, qualify, snowflake_of
+from dokobot.adapters.discord.messages import join_texts, qualify, snowflake_of
 from dokobot.adapters.discord.slash import slash_commands
 from dokobot.adapters.discord.threads import NEW_TABLE, TableThreads
 from dokobot.bounded import Bounded
 from dokobot.host.commands import aliases, confirmed_commands, prompt_answers
+from dokobot.host.contract import Host, Listener
 from dokobot.host.events import Choice, Event, Input, Private, Public
 from dokobot.host.i18n import render as host_render
 from dokobot.render import prepare
@@ -92,7 +93,6 @@ CONSUMING: Final = prompt_answers()
 """Commands that answer a prompt (declared so); a button of this kind is used up once the
 host accepts it."""
 
-Listener = Callable[[list[Event]], Awaitable[None]]
 
 SEND_TURN_S: Final = 5.0
 """Seconds a channel's turn waits for the messages of one batch (a board post, texts): then
@@ -110,16 +110,8 @@ session waits up to 5 minutes, and a request that hangs holds its route's bucket
 every later message of that channel, as long)."""
 
 
-class ServiceLike(Protocol):
-    """The part of :class:`dokobot.host.service.Service` the adapter uses."""
-
-    listener: Listener | None
-
-    async def handle(self, inp: Input) -> list[Event]: ...
-
-    async def start(self) -> list[Event]: ...
-
-    async def close(self) -> None: ...
+ServiceLike = Host
+"""The host as the adapter sees it (:class:`dokobot.host.contract.Host`)."""
 
 
 def resolve_token(token: str | None = None) -> str:
@@ -216,8 +208,7 @@ class DiscordAdapter(
         options.setdefault("tree_cls", _DokoTree)
         super().__init__(command_prefix=commands.when_mentioned, **options)
         self.service = service
-        if hasattr(service, "boards"):
-            service.boards = True
+        service.boards = True
         self._token = token
         self._restore = restore
         self._restored = None if restored is None else list(restored)
@@ -341,7 +332,7 @@ class DiscordAdapter(
         commands were uploaded before (by this or another process of the bot)."""
         digest = self.tree_digest()
         try:
-            known = ask_service(self.service, "preference_of", TREE_OWNER, TREE_PREFERENCE)
+            known = self.service.preference_of(TREE_OWNER, TREE_PREFERENCE)
         except Exception:
             log.exception("could not read the hash of the uploaded slash commands")
             known = None
@@ -350,12 +341,10 @@ class DiscordAdapter(
             return
         if not await self.sync_commands():
             return
-        remember = getattr(self.service, "remember_preference", None)
-        if callable(remember):
-            try:
-                await remember(TREE_OWNER, TREE_PREFERENCE, digest)
-            except Exception:
-                log.exception("could not keep the hash of the uploaded slash commands")
+        try:
+            await self.service.remember_preference(TREE_OWNER, TREE_PREFERENCE, digest)
+        except Exception:
+            log.exception("could not keep the hash of the uploaded slash commands")
 
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
         """Before an IDENTIFY: with several processes, wait for this shard's turn among all
@@ -466,15 +455,13 @@ class DiscordAdapter(
         (one of the adapter's texts); False (and he is told) if the store cannot keep it."""
         user = interaction.user.id
         lang = self._user_language(user) or lang_of(interaction.locale)
-        remember = getattr(self.service, "remember_preference", None)
-        if callable(remember):
-            try:
-                await remember(qualify(user), name, value)
-            except Exception:
-                log.exception("store: a user's %s not saved; choice undone", name)
-                failed = host_render(lang, "store_failed")
-                await interaction.response.send_message(failed, ephemeral=True)
-                return False
+        try:
+            await self.service.remember_preference(qualify(user), name, value)
+        except Exception:
+            log.exception("store: a user's %s not saved; choice undone", name)
+            failed = host_render(lang, "store_failed")
+            await interaction.response.send_message(failed, ephemeral=True)
+            return False
         await interaction.response.send_message(text(answer, lang), ephemeral=True)
         return True
 

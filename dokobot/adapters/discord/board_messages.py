@@ -23,6 +23,7 @@ from dokobot.adapters.discord.interaction import _BoardMessage
 from dokobot.adapters.discord.messages import qualify
 from dokobot.bounded import Bounded
 from dokobot.host.board import BoardView
+from dokobot.host.contract import Host
 from dokobot.render import TrickPicture, drawn, trick_png
 
 log = logging.getLogger(__name__)
@@ -52,6 +53,7 @@ else:
 class BoardMessages(_Base):
     """Showing the boards (a part of :class:`DiscordAdapter`)."""
 
+    service: Host
     _boards: Bounded[int, _BoardMessage]
     _board_interval: float
     budget: RequestBudget
@@ -307,12 +309,9 @@ class BoardMessages(_Base):
 
     def _prompts_on_board_of(self, channel_id: int, users: list[int]) -> None:
         """The players named in the channel have their call: their turn timers start now."""
-        hook = getattr(getattr(self, "service", None), "prompt_sent", None)
-        if not callable(hook):
-            return
         for user in users:
             try:
-                hook(qualify(channel_id), qualify(user))
+                self.service.prompt_sent(qualify(channel_id), qualify(user))
             except Exception:
                 log.exception("prompt_sent failed")
 

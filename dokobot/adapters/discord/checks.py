@@ -11,8 +11,9 @@ import discord
 from discord.ext import commands
 
 from dokobot.adapters.discord.i18n import lang_of, text
-from dokobot.adapters.discord.messages import ask_service, qualify
+from dokobot.adapters.discord.messages import qualify
 from dokobot.bounded import Bounded
+from dokobot.host.contract import Host
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,7 @@ else:
 class AdminChecks(_Base):
     """The adapter's checks of rights (a part of :class:`DiscordAdapter`)."""
 
+    service: Host
     _admin_role: str | None
     _admins: Bounded[tuple[int, int], bool]
     _user_lang: Bounded[int, str | None]
@@ -120,8 +122,7 @@ class AdminChecks(_Base):
         the service (which has it from the store)."""
 
         def load(user: int) -> str | None:
-            lang = ask_service(getattr(self, "service", None), "language_of", qualify(user))
-            return lang if isinstance(lang, str) else None
+            return self.service.language_of(qualify(user))
 
         return self._user_lang.remembered(user_id, load, keep_none=False)
 

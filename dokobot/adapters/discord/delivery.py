@@ -31,13 +31,13 @@ from dokobot.adapters.discord.interaction import (
 from dokobot.adapters.discord.messages import (
     HAND_PICTURE,
     MAX_MESSAGE,
-    ask_service,
     format_text,
     qualify,
     render,
     snowflake_of,
 )
 from dokobot.bounded import Bounded
+from dokobot.host.contract import Host
 from dokobot.host.events import Choice, Input, Private
 from dokobot.render import HandPicture, drawn, hand_png
 from dokobot.render.cards import deck_of
@@ -70,6 +70,7 @@ else:
 class PrivateDelivery(_Base):
     """Private messages and prompts (a part of :class:`DiscordAdapter`)."""
 
+    service: Host
     _choices: Bounded[tuple[str, str], tuple[Choice, ...]]
     _markers: Bounded[int, tuple[int, int]]
     _user_lang: Bounded[int, str | None]
@@ -151,8 +152,7 @@ class PrivateDelivery(_Base):
         which has it from the store)."""
 
         def load(user: int) -> bool:
-            service = getattr(self, "service", None)
-            chosen = ask_service(service, "preference_of", qualify(user), PROMPTS_PREFERENCE)
+            chosen = self.service.preference_of(qualify(user), PROMPTS_PREFERENCE)
             return (chosen or self._prompts_default) != "dm"
 
         try:
@@ -166,10 +166,7 @@ class PrivateDelivery(_Base):
         service), or the default one."""
 
         def load(user: int) -> str:
-            service = getattr(self, "service", None)
-            return deck_of(
-                str(ask_service(service, "preference_of", qualify(user), DECK_PREFERENCE))
-            )
+            return deck_of(self.service.preference_of(qualify(user), DECK_PREFERENCE))
 
         try:
             return self._decks.remembered(user_id, load)
@@ -245,12 +242,10 @@ class PrivateDelivery(_Base):
 
     def _prompt_delivered(self, table: int, user_id: int) -> None:
         """The user has his prompt: the host's turn timer starts now."""
-        hook = getattr(getattr(self, "service", None), "prompt_sent", None)
-        if callable(hook):
-            try:
-                hook(qualify(table), qualify(user_id))
-            except Exception:
-                log.exception("prompt_sent failed")
+        try:
+            self.service.prompt_sent(qualify(table), qualify(user_id))
+        except Exception:
+            log.exception("prompt_sent failed")
 
     async def _update_panel(self, event: Private) -> bool:
         """Show ``event`` in its user's live "My cards" panel; False if there is none."""

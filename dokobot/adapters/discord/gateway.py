@@ -10,9 +10,10 @@ from typing import Any
 import discord
 from discord.ext import commands
 
-from dokobot.adapters.discord.adapter import DiscordAdapter, Listener, ServiceLike, resolve_token
+from dokobot.adapters.discord.adapter import DiscordAdapter, ServiceLike, resolve_token
 from dokobot.adapters.discord.handoff import Handoff
-from dokobot.host.events import Event, Input
+from dokobot.host.contract import BareHost
+from dokobot.host.events import Event
 
 log = logging.getLogger(__name__)
 
@@ -87,21 +88,6 @@ async def run_discord(
         log.info("%s", adapter.budget.report())
 
 
-class _NoTables:
-    """A service without tables, for :func:`sync_discord`."""
-
-    listener: Listener | None = None
-
-    async def handle(self, inp: Input) -> list[Event]:
-        return []
-
-    async def start(self) -> list[Event]:
-        return []
-
-    async def close(self) -> None:
-        return None
-
-
 async def sync_discord(
     token: str | None = None, *, scope: str = "global", guilds: Sequence[int] = ()
 ) -> list[str]:
@@ -111,7 +97,7 @@ async def sync_discord(
     them); ``"guild"`` to ``guilds``, or to every server the bot is in (at once).
     Returns one line per upload: ``"global"``, ``"guild ID"`` or ``"failed …"``.
     """
-    adapter = DiscordAdapter(_NoTables(), token=token, restore=False, sync_commands="off")
+    adapter = DiscordAdapter(BareHost(), token=token, restore=False, sync_commands="off")
     done: list[str] = []
     async with adapter:
         await adapter.login(resolve_token(token))

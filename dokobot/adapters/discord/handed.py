@@ -16,8 +16,9 @@ from dokobot.adapters.discord.buttons import choices_view, verb
 from dokobot.adapters.discord.handoff import EXPIRED, TAKEN, Handoff, Press
 from dokobot.adapters.discord.i18n import lang_of, text
 from dokobot.adapters.discord.interaction import used_text
-from dokobot.adapters.discord.messages import ask_service, format_text, qualify
+from dokobot.adapters.discord.messages import format_text, qualify
 from dokobot.host.commands import prompt_answers
+from dokobot.host.contract import Host
 from dokobot.host.events import Event, Input, Private
 
 log = logging.getLogger(__name__)
@@ -41,7 +42,7 @@ class HandedPresses(_Base):
     _handoff: Handoff | None
     _claim_within: float
     _background: set[asyncio.Task[None]]
-    service: Any
+    service: Host
 
     if TYPE_CHECKING:
 
@@ -61,7 +62,7 @@ class HandedPresses(_Base):
         """A press in a DM for a table this process does not hold (another shard's)."""
         if self._handoff is None or interaction.guild_id is not None or not table:
             return False
-        return ask_service(self.service, "holds", qualify(table)) is False
+        return not self.service.holds(qualify(table))
 
     async def _hand_over(
         self,
@@ -161,7 +162,7 @@ class HandedPresses(_Base):
     async def _handed_over(self, press: Press) -> None:
         """A press handed over by shard 0: applied here if this process holds its table,
         its prompt used up and the user's answers sent through the interaction's token."""
-        if ask_service(self.service, "holds", qualify(press.table)) is not True:
+        if not self.service.holds(qualify(press.table)):
             return
         assert self._handoff is not None
         try:

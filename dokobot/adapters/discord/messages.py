@@ -39,13 +39,6 @@ def snowflake_of(key: str) -> int | None:
     return int(rest) if rest.isdigit() else None
 
 
-def ask_service(service: object, method: str, *args: object) -> object:
-    """``service.method(*args)``, or None when the service has no such method (the adapter
-    runs with test fakes that offer only :class:`ServiceLike`)."""
-    call = getattr(service, method, None)
-    return call(*args) if callable(call) else None
-
-
 def split_message(content: str, limit: int = MAX_MESSAGE) -> list[str]:
     """Cut ``content`` into pieces Discord accepts, at line ends where possible.
 

@@ -22,8 +22,9 @@ from discord.ext import commands
 from dokobot.adapters.discord.buttons import verb
 from dokobot.adapters.discord.i18n import lang_of, text
 from dokobot.adapters.discord.lobby import _LobbyMessage
-from dokobot.adapters.discord.messages import ask_service, qualify
+from dokobot.adapters.discord.messages import qualify
 from dokobot.bounded import Bounded
+from dokobot.host.contract import Host
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,7 @@ else:
 class TableThreads(_Base):
     """Opening tables in threads (a part of :class:`DiscordAdapter`)."""
 
+    service: Host
     _threads_on: bool
     _threads: Bounded[int, int]
     """Per text channel: the thread of its newest table."""
@@ -78,8 +80,7 @@ class TableThreads(_Base):
         perms = interaction.app_permissions
         if not (perms.create_public_threads and perms.send_messages_in_threads):
             return None
-        service = getattr(self, "service", None)
-        if ask_service(service, "opens_thread", qualify(parent)) is not True:
+        if not self.service.opens_thread(qualify(parent)):
             return None
         lock = self._thread_locks.get(parent)
         if lock is None:

@@ -56,17 +56,17 @@ import logging
 import random
 import secrets
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import pydle  # type: ignore[import-untyped, import-not-found, unused-ignore]
 
 from dokobot.host.commands import aliases
+from dokobot.host.contract import Host
 from dokobot.host.events import Event, Input, Private, Public
 from dokobot.host.i18n import card_text, render
-from dokobot.store import Store
 
 from ... import bounded
 from ...bounded import Bounded
@@ -76,8 +76,6 @@ from .settings import IrcSettings
 from .text import command_text, compact_help, pack_lines, score_lines, with_choices
 
 log = logging.getLogger("dokobot.adapters.irc")
-
-Listener = Callable[[list[Event]], Awaitable[None]]
 
 REGISTER_TIMEOUT = 60.0
 """Seconds a new connection may take to register before it is dropped and retried."""
@@ -130,20 +128,9 @@ class _Rename:
     nick: str
 
 
-class ServiceLike(Protocol):
-    """What the adapter needs of the host service."""
-
-    listener: Listener | None
-
-    async def handle(self, inp: Input) -> list[Event]: ...
-
-
-class ManagedService(ServiceLike, Protocol):
-    """A host service whose life the adapter runs (:func:`run_irc`)."""
-
-    async def start(self) -> list[Event]: ...
-
-    async def close(self) -> None: ...
+ServiceLike = Host
+"""The host as the adapter sees it (:class:`dokobot.host.contract.Host`)."""
+ManagedService = Host
 
 
 @contextlib.contextmanager
@@ -388,16 +375,10 @@ class IrcAdapter:
         settings: IrcSettings,
         *,
         rng: random.Random | None = None,
-        store: Store | None = None,
     ) -> None:
         self.service = service
         self.settings = settings
         self.prefix = f"irc:{settings.network}:"
-        own_store = getattr(service, "store", None)
-        self.store = (
-            store if store is not None else own_store if isinstance(own_store, Store) else None
-        )
-        """Where the nick history is kept across restarts (the service's store by default)."""
         self.identities = Identities(
             self.prefix, online=self._is_online, on_change=self._nick_changed
         )
@@ -421,9 +402,7 @@ class IrcAdapter:
         """Channels (lowercased) the bot was kicked from -> who kicked it."""
         self._missed: dict[str, list[str]] = {}
         """Channel lines that could not be said while kicked, for the summary on rejoin."""
-        pace = getattr(service, "pace", None)
-        if callable(pace):
-            pace(self.prefix)  # the turn timer starts when a prompt really left
+        service.pace(self.prefix)  # the turn timer starts when a prompt really left
         self.registrations = 0
         """How often the adapter registered with the server (1 + reconnects)."""
         self.sent = 0
@@ -451,10 +430,9 @@ class IrcAdapter:
 
         It does not start or close the service; :func:`run_irc` does.
         """
-        if self.store is not None:
-            with _logged("loading the nick history"):
-                history = await asyncio.to_thread(self.store.nick_history, self.prefix)
-                self.identities.load((user, nick[len(self.prefix) :]) for user, nick in history)
+        with _logged("loading the nick history"):
+            history = await self.service.nick_history(self.prefix)
+            self.identities.load((user, nick[len(self.prefix) :]) for user, nick in history)
         workers = [
             asyncio.create_task(self._input_worker(), name="irc-input"),
             asyncio.create_task(self._sender(), name="irc-sender"),
@@ -645,21 +623,17 @@ class IrcAdapter:
         """An identity goes by ``nick`` now (new, renamed, or back under an old nick): keep
         it in the history and let the host rename the seat, in order with the inputs.
         (``@account``: the identity is bound to a services account; kept, no rename.)"""
-        if self.store is not None:
-            self._nick_writes.put_nowait((user, nick))
+        self._nick_writes.put_nowait((user, nick))
         if nick.startswith("@"):
             return
         with contextlib.suppress(asyncio.QueueFull):
             self._inbox.put_nowait(_Rename(user, nick))
 
     async def _nick_writer(self) -> None:
-        store = self.store
         while True:
             user, nick = await self._nick_writes.get()
-            if store is None:
-                continue
             with _logged("storing a nick"):
-                await asyncio.to_thread(store.remember_nick, user, self.prefix + nick)
+                await self.service.remember_nick(user, self.prefix + nick)
 
     def _on_seen(self, conn: _Connection, nick: str, account: str | None = None) -> None:
         """``nick`` is here (JOIN, NAMES, WHO, a message): send a pending prompt again.
@@ -674,10 +648,7 @@ class IrcAdapter:
             self._resend(self.identities.user_id(nick, account))
 
     def _resend(self, user: str) -> None:
-        pending = getattr(self.service, "pending_prompts", None)
-        if not callable(pending):
-            return
-        events: list[Event] = pending(user)
+        events = self.service.pending_prompts(user)
         prompts = [e for e in events if isinstance(e, Private) and e.kind in PROMPT_KINDS]
         if not prompts or self._prompted.get(user, ("",))[0] == prompts[-1].text:
             return  # nothing waits, or this prompt is queued or was sent on this connection
@@ -736,10 +707,8 @@ class IrcAdapter:
                 return
 
     def _language(self, channel_id: str) -> str:
-        """The language of the table in ``channel_id``, as the host says (English for a
-        host that cannot say)."""
-        ask = getattr(self.service, "channel_language", None)
-        return str(ask(channel_id)) if callable(ask) else "en"
+        """The language of the table in ``channel_id``, as the host says."""
+        return self.service.channel_language(channel_id)
 
     # -- input --------------------------------------------------------------------------
 
@@ -784,9 +753,7 @@ class IrcAdapter:
             inp = await self._inbox.get()
             try:
                 if isinstance(inp, _Rename):
-                    rename = getattr(self.service, "rename", None)
-                    if callable(rename):
-                        await rename(inp.user, inp.nick)
+                    await self.service.rename(inp.user, inp.nick)
                     continue
                 events = await self.service.handle(inp)
             except asyncio.CancelledError:
@@ -918,12 +885,12 @@ class IrcAdapter:
         not leave since), a prompt, reminder or hint is still about the current decision,
         and anything else said during a game is still about the running game."""
         user, channel, marker, kind = event.user, event.channel, event.marker, event.kind
-        decision = getattr(self.service, "decision", None)
+        decision = self.service.decision
 
         def valid() -> bool:
             if self._sessions.get(user, 0) != session:
                 return False
-            if marker is None or kind == "export" or not callable(decision):
+            if marker is None or kind == "export":
                 return True
             current = decision(channel)
             if kind in STRICT_KINDS:
@@ -947,10 +914,8 @@ class IrcAdapter:
                     entry = self._prompted.get(user)
                     if entry is not None:
                         self._prompted[user] = (entry[0], self.registrations)
-            hook = getattr(self.service, "prompt_sent", None)
-            if callable(hook):
-                with _logged("prompt_sent"):
-                    hook(channel_id, user)
+            with _logged("prompt_sent"):
+                self.service.prompt_sent(channel_id, user)
 
         return done
 
