@@ -112,10 +112,9 @@ class Console:
         head, sep, rest = line.partition(":")
         if sep and head.strip() in self.players:
             return head.strip(), rest.strip()
-        to_move = self.service.to_move(CHANNEL)
-        for name in self.players:
-            if self.user(name) == to_move:
-                return name, line
+        turn = self.service.on_turn(CHANNEL)
+        if turn is not None and turn[0] in self.players:
+            return turn[0], line
         return self.players[0], line
 
     @property

@@ -51,9 +51,9 @@ def calls_by_name(source: str) -> list[str]:
         if isinstance(node, ast.FunctionDef) and node.name in WIRING:
             wiring |= {n.lineno for n in ast.walk(node) if hasattr(n, "lineno")}
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id == "ask_service":
-            found.append(f"{node.lineno}: ask_service")
-        elif isinstance(node, ast.Attribute) and node.attr == "ask_service":
+        if (isinstance(node, ast.Name) and node.id == "ask_service") or (
+            isinstance(node, ast.Attribute) and node.attr == "ask_service"
+        ):
             found.append(f"{node.lineno}: ask_service")
         elif (
             isinstance(node, ast.Call)
@@ -154,14 +154,14 @@ async def test_the_service_answers_the_console_questions() -> None:
 
     service = Service.in_memory(seed=1, bots=True)
     try:
-        assert service.to_move("console") is None
+        assert service.on_turn("console") is None
         for text in ("/join", "/join bot", "/join bot", "/join bot", "/start"):
             await service.handle(Input("console", "console:anna", "anna", text, admin=True))
             await service.idle()
         table = service.router.tables["console"]
         assert table.game is not None
-        turn = table.seats[table.game.turn].user
-        assert service.to_move("console") == (turn if turn == "console:anna" else None)
+        seat = table.seats[table.game.turn]
+        assert service.on_turn("console") == (seat.name, None if seat.bot else seat.user)
         assert service.reader_language("console:anna", "console") == "en"
         await service.remember_nick("irc:n:anna", "irc:n:Anna")
         assert await service.nick_history("irc:n:") == [("irc:n:anna", "irc:n:Anna")]

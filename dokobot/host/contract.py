@@ -97,9 +97,9 @@ class Host(Protocol):
         for an adapter to send again when the player is back."""
         ...
 
-    def to_move(self, channel: str) -> str | None:
-        """The user id of the person whose turn it is at ``channel`` (None: nobody's, or a
-        computer player's)."""
+    def on_turn(self, channel: str) -> tuple[str, str | None] | None:
+        """Who is to act in the game running at ``channel``: (the seat's name, the person's
+        user id, or None when a computer player acts for the seat); None: no game runs."""
         ...
 
     # -- tables and languages -----------------------------------------------------------
@@ -183,7 +183,7 @@ class BareHost(Host):
     def pending_prompts(self, user: str) -> list[Event]:
         return []
 
-    def to_move(self, channel: str) -> str | None:
+    def on_turn(self, channel: str) -> tuple[str, str | None] | None:
         return None
 
     def holds(self, channel: str) -> bool:

@@ -1112,16 +1112,6 @@ class Service(Host):
         """The language ``user`` reads at ``channel``: their /lang, else the table's."""
         return self.router.lang_of(user, self.router.tables.get(channel))
 
-    def to_move(self, channel: str) -> str | None:
-        """The user id of the person whose turn it is at ``channel``, if any."""
-        table = self.router.tables.get(channel)
-        if table is None or table.game is None or not table.running:
-            return None
-        seat = table.game.turn
-        if seat >= len(table.seats) or table.bot_to_move() is not None:
-            return None
-        return table.seats[seat].user
-
     async def nick_history(self, prefix: str) -> list[tuple[str, str]]:
         """The stored (user, nick) pairs under ``prefix`` (read in a worker thread)."""
         return await asyncio.to_thread(self.store.nick_history, prefix)

@@ -580,8 +580,7 @@ class IrcAdapter:
         missed = self._missed.pop(key, [])
         channel_id = self.prefix + key
         lang = self._language(channel_id)
-        on_turn = getattr(self.service, "on_turn", None)
-        turn: tuple[str, str | None] | None = on_turn(channel_id) if callable(on_turn) else None
+        turn = self.service.on_turn(channel_id)
         if turn is None:
             text = render(lang, "irc_rejoined", {"by": by})
         else:
