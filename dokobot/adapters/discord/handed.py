@@ -90,22 +90,22 @@ class HandedPresses(_Base):
             interaction_id=interaction.id,
         )
         lang = self._user_language(interaction.user.id) or lang_of(interaction.locale)
+        wait = self._claim_within
         try:
             await asyncio.wait_for(self._handoff.send(press), DECIDE_TIMEOUT_S)
         except Exception as exc:  # (it may have gone out all the same: decided at once)
             log.warning("could not hand a DM press over: %s", exc)
-            await self._decide_expired(press, lang)
-            return
+            wait = 0.0
         # not counted as busy (wait_idle): it only waits, and says something if it must
-        task = asyncio.create_task(self._unless_taken(press, lang))
+        task = asyncio.create_task(self._unless_taken(press, lang, wait))
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
-    async def _unless_taken(self, press: Press, lang: str) -> None:
-        """:data:`CLAIM_WITHIN` seconds after handing ``press`` over: if the holder of its
-        table has not taken it (down, or not answering), it is expired, never to be applied,
-        and the person is told."""
-        await asyncio.sleep(self._claim_within)
+    async def _unless_taken(self, press: Press, lang: str, wait: float) -> None:
+        """``wait`` seconds (:data:`CLAIM_WITHIN`) after handing ``press`` over: if the
+        holder of its table has not taken it (down, or not answering), it is expired, never
+        to be applied, and the person is told."""
+        await asyncio.sleep(wait)
         await self._decide_expired(press, lang)
 
     async def _decide_expired(self, press: Press, lang: str) -> None:
