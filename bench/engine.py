@@ -346,6 +346,24 @@ def main() -> None:
             f"  {name:13s} {rate:9,.0f} games/s  = {rate / m:4.2f} x minimal loop"
             f"  (~{19000 * rate / m:,.0f} games/s if the minimal loop ran at 19,000/s)"
         )
+    if args.house:  # the rules off and on, batches interleaved
+        off, on = Tally(), Tally()
+        pair = fastest_batches(
+            {
+                "rules off": lambda i: fast_game(
+                    4 * 10**6 + i, rng, DEFAULT_RULES, args.p_reserve, args.p_call, off
+                ),
+                "house rules": lambda i: fast_game(
+                    4 * 10**6 + i, rng, HOUSE_RULES, args.p_reserve, args.p_call, on
+                ),
+            },
+            min(args.seconds, 4.0),
+        )
+        ratio = pair["house rules"] / pair["rules off"]
+        print(
+            f"fast path, fastest batches interleaved: rules off {pair['rules off']:,.0f}"
+            f" games/s, house rules on {pair['house rules']:,.0f} games/s = {ratio:.3f} x"
+        )
     print(f"games/s: {fast_rate:.0f}")
 
 
