@@ -359,3 +359,42 @@ def test_a_second_heart_ten_does_not_take_the_piglets() -> None:
             seen += 1
             assert p.tricks[0][2] == 1
     assert seen
+
+
+def test_the_endgame_solver_plays_by_the_house_rules() -> None:
+    """The exact solver scores endgames with both ♥10 still out (dullen
+    second_except_last, piglets, superpiglets) as the engine's own minimax does."""
+    from dokobot.ai.solver import solve, solve_brute
+
+    rules = Rules(piglets=True, superpiglets=True, dullen="second_except_last")
+    both_out = 0
+    for seed in range(60):
+        g = Game.deal(rules, seed % 4, seed)
+        for _ in range(4):
+            g.play(g.turn, HEALTHY)
+        if g.phase is not Phase.PLAYING or g.wedding_open:
+            continue
+        rng = random.Random(seed)
+        while len(g.tricks) < rules.hand_size - 3:
+            acts = g.legal_actions()
+            g.play(g.turn, rng.choice([a for a in acts if not HEART_TENS >> a & 1] or acts))
+        if g.wedding_open:
+            continue
+        both_out += (sum(g.hands) & HEART_TENS) == HEART_TENS
+        assert solve(g) == solve_brute(g), seed
+    assert both_out >= 5
+
+
+def test_the_review_reads_the_trick_by_the_dullen_rule() -> None:
+    # Playing the second ♥10 takes the trick with dullen second: not "points given away"
+    from dokobot.ai.review import _card_reason
+
+    for dullen, reason in (("first", "points_given"), ("second", "high_trump")):
+        rules = Rules(dullen=dullen)
+        g = Game.from_hands(
+            rules, 3, deal(rules, {0: "H10", 1: "H10 DJ SA SA S10 S10 SK SK S9 S9 HA HA"})
+        )
+        reserve(g, set())
+        g.play(0, H10)
+        low = card_of(DIAMONDS, 1)  # ♦J
+        assert _card_reason(observe(g, 1), H10B, low) == reason

@@ -302,15 +302,16 @@ def _card_reason(obs: Observation, played: Action, better: Action) -> Reason:
     scheme = obs.scheme
     cls = scheme.cls
     rank = scheme.rank[cls[obs.trick[0]]]
-    h10 = scheme.heart10 if obs.rules.second_heart10_wins else -2
+    # a later trump ♥10 takes a first one ahead, by the rules of this trick (RULES §12.7)
+    h10 = scheme.heart10 if obs.rules.second_heart10_takes(len(obs.tricks)) else -2
     top = -1
     winner = obs.leader
     for i, c in enumerate(obs.trick):
-        if rank[c] > top or rank[c] == h10:
+        if rank[c] > top or rank[c] == top == h10:
             top = rank[c]
             winner = (obs.leader + i) & 3
-    p_wins = rank[played] > top or rank[played] == h10
-    b_wins = rank[better] > top or rank[better] == h10
+    p_wins = rank[played] > top or rank[played] == top == h10
+    b_wins = rank[better] > top or rank[better] == top == h10
     mine = obs.parties[obs.seat]
     partner_leads = mine is not None and obs.parties[winner] == mine
     if p_wins and b_wins and scheme.key[better] < scheme.key[played]:

@@ -74,7 +74,9 @@ def solve(g: Game) -> dict[Card, int]:
     ranks = scheme.rank
     class_mask = scheme.class_mask
     key = scheme.key
-    h10 = scheme.heart10 if g.rules.second_heart10_wins else -2
+    h10 = scheme.heart10 if g.rules.heart10_second else -2
+    # RULES §12.7 dullen second_except_last: the first ♥10 wins the last trick
+    h10_last = -2 if g.rules.heart10_last_first else h10
     re = g.re_seats
     solo_scored = re.bit_count() == 1
     mult = 3 if solo_scored else 1
@@ -260,9 +262,10 @@ def solve(g: Game) -> dict[Card, int]:
         rank = ranks[cls[t[0]]]
         best_i = 0
         top = rank[t[0]]
+        second = h10_last if done == n_tricks - 1 else h10  # a later ♥10 takes a first
         for i in (1, 2, 3):
             r = rank[t[i]]
-            if r > top or r == h10:
+            if r > top or r == top == second:
                 best_i, top = i, r
         winner = (leader + best_i) & 3
         pts = points[t[0]] + points[t[1]] + points[t[2]] + points[t[3]]
