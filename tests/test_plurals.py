@@ -95,3 +95,15 @@ def test_numbers_take_the_languages_decimal_sign(lang: str, shown: str) -> None:
     said = render(lang, "stats.games", {"games": 2, "wins": 1, "rate": Number(50.0, places=0),
                                         "points": 3, "per_game": Number(1.5, 2, True)})  # fmt: skip
     assert shown in said, said
+
+
+@pytest.mark.parametrize(("lang", "shown"), [("en", "anna +1.07"), ("it", "anna +1,07")])
+def test_chips_with_cents_take_the_languages_decimal_sign(lang: str, shown: str) -> None:
+    from dokobot.host.i18n import Labelled
+    from dokobot.host.stakes import chip_numbers
+
+    amounts = chip_numbers([Decimal("1.07"), Decimal(-5)])
+    said = render(lang, "settlement_game", {"chips": [Labelled("anna", amounts[0])],
+                                            "unit": chip_numbers([Decimal("2.5")], signed=False)[0]})  # fmt: skip
+    assert shown in said and ("2.50" if lang == "en" else "2,50") in said, said
+    assert number_text(amounts[1].value, lang, 2, signed=True) in ("-5.00", "-5,00")

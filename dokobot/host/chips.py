@@ -7,11 +7,11 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-from .i18n import render
+from .i18n import Labelled, render
 from .notes import ALL, Note
 from .options import TableOptions
 from .series import GameRecord, Series
-from .stakes import Ledger, LedgerEntry, Settlement, format_all, format_chips
+from .stakes import Ledger, LedgerEntry, Settlement, chip_numbers, format_chips
 
 
 def settle_game(
@@ -62,12 +62,12 @@ def settle_series(
 def settlement_note(entry: LedgerEntry) -> Note:
     st: Settlement = entry.settlement
     seats = [s for s in range(len(st.net)) if entry.accounts[s] is not None]
-    shown = format_all([st.net[s] for s in seats])
-    amounts = [f"{entry.names[s]} {x}" for s, x in zip(seats, shown, strict=True)]
-    params: dict[str, Any] = {"chips": amounts, "unit": format_chips(st.unit, signed=False)}
+    shown = chip_numbers([st.net[s] for s in seats])
+    amounts = [Labelled(entry.names[s], x) for s, x in zip(seats, shown, strict=True)]
+    params: dict[str, Any] = {"chips": amounts, "unit": chip_numbers([st.unit], signed=False)[0]}
     key = "settlement_" + st.kind
     if st.commission > 0:
-        params["commission"] = format_chips(st.commission, signed=False)
+        params["commission"] = chip_numbers([st.commission], signed=False)[0]
         key += "_commission"
     return Note(ALL, key, params)
 
@@ -80,10 +80,10 @@ def chips_lines(
     here = ledger.channel_totals(channel)
     seats = [s for s in range(len(accounts)) if accounts[s] is not None]
     held = [a for a in (accounts[s] for s in seats) if a is not None]
-    here_all = format_all([here.get(a, Decimal(0)) for a in held])
-    balance_all = format_all([ledger.balance(a) for a in held])
-    rows_here = [f"{names[s]} {x}" for s, x in zip(seats, here_all, strict=True)]
-    rows_all = [f"{names[s]} {x}" for s, x in zip(seats, balance_all, strict=True)]
+    here_all = chip_numbers([here.get(a, Decimal(0)) for a in held])
+    balance_all = chip_numbers([ledger.balance(a) for a in held])
+    rows_here = [Labelled(names[s], x) for s, x in zip(seats, here_all, strict=True)]
+    rows_all = [Labelled(names[s], x) for s, x in zip(seats, balance_all, strict=True)]
     return [
         render(lang, "score.chips_table", {"chips": rows_here}),
         render(lang, "score.chips_server", {"chips": rows_all}),

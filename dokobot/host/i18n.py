@@ -29,7 +29,7 @@ from ..engine.cards import N_CARDS, SUIT_SYMBOLS
 from ..engine.notation import parse_kind
 from ..languages import DEFAULT as DEFAULT_LANG
 
-__all__ = ["DEFAULT_LANG", "Cards", "Name", "Number", "Setting", "Term", "card_text", "catalogue",
+__all__ = ["DEFAULT_LANG", "Cards", "Labelled", "Name", "Number", "Setting", "Term", "card_text", "catalogue",
            "command_hints", "command_in", "name_text", "render", "slash_texts", "text"]  # fmt: skip
 
 
@@ -180,6 +180,14 @@ def number_text(
 
 
 @dataclass(frozen=True, slots=True)
+class Labelled:
+    """A value after a label that needs no words (``anna +1,50``: a name and its chips)."""
+
+    label: str
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
 class Term:
     """A word from the catalogue, rendered in the reader's language."""
 
@@ -264,6 +272,8 @@ def _value(value: Any, lang: str) -> str:
         return text(lang, value.key)
     if isinstance(value, Name):
         return name_text(value.kind, value.key, lang)
+    if isinstance(value, Labelled):
+        return f"{value.label} {_value(value.value, lang)}"
     if isinstance(value, Setting):
         return f"{name_text('option', value.option, lang)} {name_text('value', value.value, lang)}"
     if isinstance(value, CallsMade):

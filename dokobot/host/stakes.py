@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Final, Literal
 
+from .i18n import Number
+
 CENT: Final = Decimal("0.01")
 ZERO: Final = Decimal("0.00")
 
@@ -60,6 +62,14 @@ def format_all(values: Sequence[Decimal], *, signed: bool = True) -> list[str]:
     if all(v == v.to_integral_value() for v in values):
         return [format_chips(v, signed=signed) for v in values]
     return [f"{v:+.2f}" if signed and v else f"{v:.2f}" for v in values]
+
+
+def chip_numbers(values: Sequence[Decimal], *, signed: bool = True) -> list[Number]:
+    """Amounts shown together, as each reader's language writes numbers (``+1,07`` in
+    German): all with cents if one has cents, else all whole (as :func:`format_all`)."""
+    values = [chips(v) for v in values]
+    places = 0 if all(v == v.to_integral_value() for v in values) else 2
+    return [Number(v, places=places, signed=signed) for v in values]
 
 
 def server_of(channel: str) -> str:
