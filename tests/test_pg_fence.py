@@ -602,3 +602,62 @@ async def test_a_stalled_connection_holds_up_only_its_own_table(
     assert any(isinstance(e, Public) for e in events), events
     assert len(store.load_journal("a")) == stored_a + 1
     await svc.close()
+
+
+def test_a_fold_whose_answer_was_lost_is_read_only_once_its_session_is_gone(
+    pg_server: PgServer, pg_url: str
+) -> None:
+    """A fold's commit waits (for a standby), its server process is paused and the bot's
+    connection shut down: the fold is not visible yet, and becomes so when that process goes
+    on. The table's records are read only once it is gone, so what is read stays true."""
+    store = PostgresStore(pg_url, lease_s=5.0)
+    admin = _admin(pg_server)
+    resumed = threading.Event()
+    pid = 0
+    try:
+        store.append("c", [_line(i) for i in range(10)])
+        _sync_rep(admin, "nobody")
+        time.sleep(0.5)  # (the setting reaches the server's processes)
+        failed: list[BaseException] = []
+
+        def fold() -> None:
+            try:
+                store.fold("c", 5, _line(99), Checkpoint(6, "v1", b"new", b"l", ()))
+            except BaseException as exc:
+                failed.append(exc)
+
+        writer = threading.Thread(target=fold)
+        writer.start()
+        deadline = time.monotonic() + 10
+        while not pid:
+            row = admin.execute(
+                "SELECT pid, client_port FROM pg_stat_activity WHERE wait_event = 'SyncRep' "
+                "AND application_name = %s",
+                (store.owner,),
+            ).fetchone()
+            if row is not None:
+                pid, port = int(row[0]), int(row[1])
+            assert time.monotonic() < deadline, "the fold's commit never waited"
+            time.sleep(0.02)
+        os.kill(pid, signal.SIGSTOP)
+        sock = _client_socket(port)
+        sock.shutdown(socket.SHUT_RDWR)
+        sock.close()
+        writer.join(10)
+        assert failed, "the fold's answer was lost"
+
+        def resume() -> None:
+            os.kill(pid, signal.SIGCONT)
+            resumed.set()
+
+        threading.Timer(1.5, resume).start()
+        read = store.load_journal("c")
+        assert resumed.is_set(), "read while the fold's session could still commit"
+        time.sleep(0.5)
+        assert read == store.load_journal("c")
+    finally:
+        if pid and not resumed.is_set():
+            os.kill(pid, signal.SIGCONT)
+        _sync_rep(admin, "")
+        admin.close()
+        store.close()

@@ -690,16 +690,24 @@ class PostgresStore(Store):
         self._writable()
         if self.lost is not None:
             raise StoreLocked(f"store {self.url}: {self.lost}")
+        backend: tuple[int, Any] = (0, None)
         try:
-            with self._db() as db, db.transaction():
-                if channel is None:
-                    db.execute("SELECT dokobot_fence_process(%s, %s, %s)",
-                               (self.owner, len(self._keys), self._shards))  # fmt: skip
-                else:
-                    db.execute("SELECT dokobot_fence(%s, %s, %s, %s)",
-                               (self.owner, len(self._keys), self._shards, channel))  # fmt: skip
-                yield db
+            with self._db() as db:
+                backend = (db.info.backend_pid, self._started.get(db.info.backend_pid))
+                with db.transaction():
+                    if channel is None:
+                        db.execute("SELECT dokobot_fence_process(%s, %s, %s)",
+                                   (self.owner, len(self._keys), self._shards))  # fmt: skip
+                    else:
+                        db.execute("SELECT dokobot_fence(%s, %s, %s, %s)",
+                                   (self.owner, len(self._keys), self._shards, channel))  # fmt: skip
+                    yield db
         except psycopg.Error as exc:
+            lost = isinstance(exc, psycopg.OperationalError) and _answer_lost(exc)
+            if lost and channel is not None:
+                # (a fold, a checkpoint: it may still commit) the table's records are read
+                # only once its session is gone
+                self._doubt[channel] = backend
             if exc.sqlstate == LEASE_LOST:
                 self._fenced(f"another dokobot took over {self.scope.describe()}")
                 raise StoreLocked(f"store {self.url}: {self.lost}") from None
