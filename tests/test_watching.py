@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from dokobot.engine import Phase, Rules
-from dokobot.engine.cards import card_str, cards_of
+from dokobot.engine.cards import card_ascii, card_str, cards_of
 from dokobot.engine.types import DECLARE_POVERTY
 from dokobot.host.events import Event, Input, Private, Public
 from dokobot.host.router import Router
@@ -92,6 +92,8 @@ def _play(r: Router, rng: random.Random) -> list[Event]:
             cmd = "/reservation" if g.turn == 0 else "/healthy"
         elif g.phase is Phase.DECLARATIONS and DECLARE_POVERTY in g.legal_actions():
             cmd = "/poverty"
+        elif g.phase is Phase.PLAYING and name == "dora":  # no /hand: her turns show it
+            cmd = "/play " + card_ascii(rng.choice(g.legal_actions()))
         else:
             asked = r.handle(_inp(name, "/hand"))
             seen += asked
@@ -120,6 +122,8 @@ def test_a_watcher_sees_only_the_watched_hand() -> None:
         wendy = [e for e in events if isinstance(e, Private) and e.user == "u:wendy"]
         walt = [e for e in events if isinstance(e, Private) and e.user == "u:walt"]
         assert wendy and walt
+        # the hand as it is at each of dora's turns, not only the deal's
+        assert min(len(_shown(e.text)) for e in wendy) < rules.hand_size
         for e in wendy:
             assert e.text.startswith("dora's hand: ")
             shown = {c >> 1 for c in cards_of(dora)}

@@ -41,7 +41,7 @@ from .journal import Record
 from .notes import ALL, Note, Refusal
 from .options import TableOptions
 from .permissions import check
-from .prompts import shown_cards
+from .prompts import hand_note, shown_cards
 from .stakes import Ledger, LedgerEntry, server_of
 from .table import BotFactory, Table, sorted_hand
 from .views import label
@@ -325,8 +325,10 @@ class Router:
                     marker=marker,
                 )
             )
-            if note.kind == "hand" and table.watches:  # RULES §13: the watchers see it too
-                params = {"player": info.name, "cards": note.params["cards"]}
+            if table.watches and game is not None and watching.shows_hand(note.kind, game.phase):
+                # RULES §13: the watchers see the hand as the player does
+                cards = hand_note(game, note.to).params["cards"]
+                params = {"player": info.name, "cards": cards}
                 for w in watching.watchers_of(table.watches, info.user):
                     text = render(self.lang_of(w.user, table), "watch_hand", params)
                     out.append(Private(table.channel, w.user, text))

@@ -2,7 +2,8 @@
 person's hand.
 
 A watcher receives the hand of the person he watches, privately, each time that person is
-shown it (the deal, a new trump order, a poverty's exchange) and when he starts watching;
+shown it (the deal, a new trump order, a poverty's exchange, his turns in the card play)
+and when he starts watching;
 nothing else of the game reaches him that the channel does not see. The watched person is
 told who watches. While a game runs a watcher cannot take a seat at that table.
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..engine.types import Phase
 from ..names import normalize_name
 from .notes import Refusal
 from .seats import SeatInfo
@@ -51,6 +53,13 @@ def refusal(
     if target_seat is None or target_is_bot:
         return Refusal("watch_unknown")
     return None
+
+
+def shows_hand(kind: str, phase: Phase) -> bool:
+    """Whether a private note of ``kind`` to the watched person, in ``phase``, goes to his
+    watchers as his hand: his hand itself (the deal, a new trump order, a poverty's
+    exchange, ``/hand``), and his turn in the card play (the hand as it is then)."""
+    return kind == "hand" or (kind == "turn" and phase is Phase.PLAYING)
 
 
 def watchers_of(watches: list[Watch], user: str) -> list[Watch]:
