@@ -511,7 +511,7 @@ async def test_a_lost_answer_of_a_paused_append_is_never_a_false_did_not_count(
     read-back found nothing while the paused backend could still commit: "did not count",
     then the move was stored. Now the store terminates that backend and waits until it is
     gone before it reads back."""
-    rounds = 6 if request.config.getoption("--slow") else 2
+    rounds = 6 if request.config.getoption("--slow") else 1
     store = PostgresStore(pg_url, lease_s=5.0)
     svc = Service(Router(seed=8), store)
     await svc.start()

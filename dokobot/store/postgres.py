@@ -84,6 +84,8 @@ CONFLICT: Final = "DKC01"
 CONNECT_WAIT_S: Final = 2.0
 """How long a call waits for a connection (the first refusal in an outage comes after
 this; then the database is known to be down and calls fail at once)."""
+STARTS_KEPT: Final = 1024
+"""Backends whose start time is kept (the newest)."""
 GONE_POLL_S: Final = 0.05
 """How often a read-back looks whether the session of a lost answer is gone."""
 PROBE_S: Final = 0.5
@@ -462,6 +464,8 @@ class PostgresStore(Store):
             "SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()"
         ).fetchone()
         self._started[conn.info.backend_pid] = None if row is None else row[0]
+        if len(self._started) > STARTS_KEPT:  # the oldest (None then: matched by pid alone)
+            del self._started[next(iter(self._started))]
 
     def conninfo(self) -> str:
         """How to connect to this database, password included (for a process's own extra
