@@ -266,3 +266,16 @@ def _moves(game: Any) -> int:
 
 def _choices(message: Any) -> list[str]:
     return [c for c in message.custom_ids if not c.endswith(":hand")]
+
+
+async def test_delivery_reports_never_put_the_stand_in_off() -> None:
+    svc = Service.in_memory(seed=5)
+    first = await _four_people(svc, 0.3)
+    table = svc.router.tables["c"]
+    user = table.seats[first].user
+    assert user is not None
+    for _ in range(15):  # the adapter reports the prompt again and again (every board edit)
+        svc.prompt_sent("c", user)
+        await asyncio.sleep(0.1)
+    assert first in table.away, "each report restarted the turn clock: no stand-in"
+    await svc.close()

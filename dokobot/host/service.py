@@ -123,6 +123,9 @@ class Service(Host):
         (wall clock), for the deadline a board shows."""
         self._reminded: dict[str, tuple[int, int]] = {}
         """Per channel: the turn whose person was reminded (a board offers a stand-in)."""
+        self._restarted: dict[str, tuple[int, int]] = {}
+        """Per channel: the turn whose clock a delivery report restarted (:meth:`prompt_sent`:
+        once per turn; every board edit that names the player reports one)."""
         self.paced: set[str] = set()
         """Channel id prefixes whose turn timer waits for the prompt to be sent (:meth:`pace`)."""
         self._closed = False
@@ -1025,6 +1028,13 @@ class Service(Host):
         seat = table.seat_of(user)
         if seat is None or table.game.turn != seat or table.bot_to_move() is not None:
             return
+        marker = (table.game_number, len(table.game.log))
+        if self._reminded.get(channel) == marker:
+            return  # reminded already: the stand-in comes on time, whatever is delivered
+        paced = any(channel.startswith(prefix) for prefix in self.paced)
+        if not paced and self._restarted.get(channel) == marker:
+            return  # the clock ran from the move; the first delivery restarted it, no other
+        self._restarted[channel] = marker
         self._arm_timer(channel, table, sent=True)
 
     def decision(self, channel: str) -> tuple[int, int] | None:
