@@ -55,6 +55,7 @@ import logging
 import math
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -415,9 +416,10 @@ async def bot_process(  # type: ignore[no-untyped-def]
             except subprocess.TimeoutExpired:
                 process.kill()
         log.close()
-        if run.stuck:
-            lines = (folder / "bot.log").read_text(errors="replace").splitlines()
-            print("  the bot's log ends:", *lines[-15:], sep="\n    ", file=sys.stderr)
+        if run.stuck:  # the bot's log is kept for a look at why
+            kept = Path(tempfile.gettempdir()) / f"bench-discord-bot-{process.pid}.log"
+            shutil.copyfile(folder / "bot.log", kept)
+            print(f"  the bot's log: {kept}", file=sys.stderr)
 
 
 @contextlib.contextmanager

@@ -279,3 +279,15 @@ async def test_delivery_reports_never_put_the_stand_in_off() -> None:
         await asyncio.sleep(0.1)
     assert first in table.away, "each report restarted the turn clock: no stand-in"
     await svc.close()
+
+
+async def test_inputs_at_the_table_never_put_the_stand_in_off() -> None:
+    svc = Service.in_memory(seed=5)
+    first = await _four_people(svc, 0.3)
+    table = svc.router.tables["c"]
+    other = next(s.name for n, s in enumerate(table.seats) if n != first)
+    for _ in range(15):  # somebody else at the table asks for his cards again and again
+        await svc.handle(_inp("c", other, "/hand"))
+        await asyncio.sleep(0.1)
+    assert first in table.away, "each input restarted the turn clock: no stand-in"
+    await svc.close()

@@ -123,6 +123,8 @@ class Service(Host):
         (wall clock), for the deadline a board shows."""
         self._reminded: dict[str, tuple[int, int]] = {}
         """Per channel: the turn whose person was reminded (a board offers a stand-in)."""
+        self._timed: dict[str, tuple[int, int, int] | None] = {}
+        """Per channel: the turn (seat, game number, moves) its running turn clock times."""
         self._restarted: dict[str, tuple[int, int]] = {}
         """Per channel: the turn whose clock a delivery report restarted (:meth:`prompt_sent`:
         once per turn; every board edit that names the player reports one)."""
@@ -963,17 +965,22 @@ class Service(Host):
     def _arm_timer(self, channel: str, table: Table, *, sent: bool = False) -> None:
         """Start the turn timer of ``channel`` (and stop the one before). On a paced channel
         (see :meth:`pace`) it starts only when the adapter reports the prompt ``sent``."""
-        old = self._timers.pop(channel, None)
+        game = table.game
+        turn = None if game is None else (game.turn, table.game_number, len(game.log))
+        old = self._timers.get(channel)
+        if not sent and old is not None and not old.done() and self._timed.get(channel) == turn:
+            return  # the same turn's clock runs on: an input at the table does not restart it
+        self._timers.pop(channel, None)
         if old is not None and old is not asyncio.current_task():
             old.cancel()
         if not sent and any(channel.startswith(prefix) for prefix in self.paced):
             return
         timeout = table.options.turn_timeout
-        game = table.game
         if not timeout or game is None or not table.running or table.bot_to_move() is not None:
             return
         seat = game.turn
         marker = (table.game_number, len(game.log))
+        self._timed[channel] = turn
         self._timers[channel] = asyncio.get_running_loop().create_task(
             self._timeout(channel, seat, marker, float(timeout))
         )

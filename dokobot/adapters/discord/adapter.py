@@ -588,8 +588,9 @@ class DiscordAdapter(
             inp = self._input(interaction, command, table if thread is None else thread, marker)
             self._note_token(reply, snowflake_of(inp.channel))
             if thread is not None:  # the table lives in its thread: say where
-                async with reply.guard:
-                    await reply.ephemeral(text("thread_opened", reply.lang, thread=f"<#{thread}>"))
+                async with reply.guard:  # (a late answer must not lose the join)
+                    opened = text("thread_opened", reply.lang, thread=f"<#{thread}>")
+                    await self._guarded(reply.ephemeral(opened))
             deferrer = asyncio.create_task(self._defer_later(reply))
             events = await self.service.handle(inp)
             self._note(inp, events)
