@@ -218,14 +218,17 @@ async def test_the_board_shows_the_deadline_and_a_computer_stands_in_after_it(
 
 
 def test_discord_tables_have_a_clock_by_default() -> None:
+    """Discord and IRC tables have a turn clock by default (each its own), the console's
+    none."""
     from dokobot.host.router import Router
 
     router = Router(seed=1)
     for name in ("anna", "ben"):
-        router.handle(Input("discord:1", f"discord:{name}", name, "/join"))
-        router.handle(Input("irc:#doko", f"irc:{name}", name, "/join"))
+        for channel in ("discord:1", "irc:#doko", "console"):
+            router.handle(Input(channel, f"{channel}:{name}", name, "/join"))
     assert router.tables["discord:1"].options.turn_timeout == 30
-    assert router.tables["irc:#doko"].options.turn_timeout == 0
+    assert router.tables["irc:#doko"].options.turn_timeout == 60
+    assert router.tables["console"].options.turn_timeout == 0
 
 
 async def test_a_game_in_a_thread_and_a_second_table_in_the_same_channel(
