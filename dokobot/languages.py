@@ -203,8 +203,9 @@ def messages(code: str) -> dict[str, str]:
 
 
 @derived
-def slash(code: str) -> dict[str, str]:
-    """Discord's command picker texts of ``code``, keyed by their English text."""
+def picker_texts(code: str) -> dict[str, str]:
+    """The command pickers' texts of ``code`` (its ``slash`` file), keyed by their English
+    text."""
     if code not in _by_code() or code == DEFAULT:
         return {}
     return {str(k): str(v) for k, v in _load(get(code).file("slash")).items()}

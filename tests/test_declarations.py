@@ -30,8 +30,8 @@ from dokobot.host.i18n import (
     catalogue,
     name_text,
     option_value_text,
+    picker_texts,
     render,
-    slash_texts,
 )
 from dokobot.host.options import (
     BOT_LEVELS,
@@ -120,7 +120,7 @@ def test_a_second_declaration_of_a_name_is_refused() -> None:
     from dokobot.host.commands import command
 
     with pytest.raises(ValueError, match="twice"):
-        command("play", discord="x")(lambda *a: [])
+        command("play", summary="x")(lambda *a: [])
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -192,11 +192,11 @@ def test_slow_commands_are_the_declared_ones() -> None:
 
 def test_every_command_is_a_slash_command_or_says_why_not() -> None:
     tree = _tree()
-    on_discord = {s.name for s in COMMANDS.values() if s.discord is not None}
+    on_discord = {s.name for s in COMMANDS.values() if s.summary is not None}
     assert set(tree) == on_discord | {PROMPTS, DECK}
     for spec in COMMANDS.values():
-        assert (spec.discord is None) == bool(spec.not_on_discord), spec.name
-    assert [s.name for s in COMMANDS.values() if s.discord is None] == ["quit"]
+        assert (spec.summary is None) == bool(spec.unlisted), spec.name
+    assert [s.name for s in COMMANDS.values() if s.summary is None] == ["quit"]
     assert set(help_topics()) == on_discord
 
 
@@ -209,19 +209,19 @@ def _localized(name: Any) -> dict[str, str]:
 
 
 def _described(english: str) -> dict[str, str]:
-    return {lang.discord: slash_texts(lang.code)[english] for lang in OTHERS}
+    return {lang.discord: picker_texts(lang.code)[english] for lang in OTHERS}
 
 
 def test_the_slash_tree_has_the_declared_names_arguments_and_names_in_every_language() -> None:
     payloads = {p["name"]: p for p in _payloads()}
     assert command_problems(list(payloads.values())) == []
     for spec in COMMANDS.values():
-        if spec.discord is None:
+        if spec.summary is None:
             continue
         p = payloads[spec.name]
         assert p["name_localizations"] == _localized(spec.name_in), spec.name
-        assert p["description"] == spec.discord
-        assert p["description_localizations"] == _described(spec.discord)
+        assert p["description"] == spec.summary
+        assert p["description_localizations"] == _described(spec.summary)
         options = {o["name"]: o for o in p.get("options", [])}
         assert set(options) == {a.name for a in spec.args}, spec.name
         for arg in spec.args:
@@ -252,7 +252,7 @@ def test_every_english_text_of_the_slash_tree_is_translated_and_no_translation_i
                 english |= {c["name"] for c in o.get("choices", [])}
     assert "Where your prompts come: by DM or here" in english and len(english) > 60
     for lang in LANGS:
-        table = slash_texts(lang)
+        table = picker_texts(lang)
         if lang == "en":
             assert table == {}
             continue
@@ -285,7 +285,7 @@ def test_slash_commands_send_the_command_text_of_their_arguments() -> None:
     assert _call("export", csv=True) == "/export csv"
     assert _call("prompts", where=app_commands.Choice(name="x", value="here")) == "prompts here"
     for spec in COMMANDS.values():  # and each text goes to the command it came from
-        if spec.discord is not None and not any(a.required for a in spec.args):
+        if spec.summary is not None and not any(a.required for a in spec.args):
             assert find(_call(spec.name)[1:].split()[0]) is spec
 
 

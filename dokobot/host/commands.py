@@ -2,15 +2,15 @@
 
 Each command is declared once, by the :func:`command` decorator on its handler (in the
 style of lykos' ``@command``): its names in every language, its arguments, who may use it,
-whether it needs a running game, whether it is slow, and how Discord shows it. The router's
-dispatch, ``/help``, the Discord slash tree and the service's slow commands are generated
-from :data:`COMMANDS`; ``tests/test_declarations.py`` checks that they agree.
+whether it needs a running game, whether it is slow, and its one-line summary. The
+router's dispatch, ``/help`` and the service's slow commands are generated from
+:data:`COMMANDS` (and the adapters' command pickers, each in its adapter); ``tests/test_declarations.py`` checks that they agree.
 
 Adding a command is one declaration and one handler, plus ``brief.NAME`` and ``help.NAME`` in
 the English message catalogue (other languages may follow) and its names in the languages'
 ``words/CODE.yaml`` (English needs none: the declared name is English)::
 
-    @command("hand", who=SEATED, phase=GAME, discord="Show your hand (only you see it)")
+    @command("hand", who=SEATED, phase=GAME, summary="Show your hand (only you see it)")
     def hand(router: Router, ctx: Context, args: list[str]) -> list[Event]: ...
 
 A command's name in a language, and every word that names it, come from the language's files
@@ -128,14 +128,14 @@ class Command:
     so the cards are never applied from a public line."""
     slow: bool = False
     """May read a long history: the service answers it in a worker thread."""
-    discord: str | None = None
-    """The English description of its slash command; None: not on Discord (see
-    :attr:`not_on_discord`)."""
-    not_on_discord: str = ""
-    """Why a command has no slash command."""
-    slash_first_only: bool = False
-    """Discord: only the first given argument counts (``/score`` takes a game, ``csv`` or
-    ``chart``, not several)."""
+    summary: str | None = None
+    """Its one-line description in English, as a command picker shows it (translated by
+    the languages' ``slash`` files); None: it is in no picker (see :attr:`unlisted`)."""
+    unlisted: str = ""
+    """Why a command is in no command picker."""
+    first_argument_only: bool = False
+    """Of the arguments a picker hands over, only the first given one counts (``/score``
+    takes a game, ``csv`` or ``chart``, not several)."""
     answers_prompt: bool = False
     """It answers a prompt (a reservation, a card, a poverty's question): its button is used
     up once the host accepts it, and a prompt kept for the sender is done."""
@@ -145,7 +145,7 @@ class Command:
 
     def names_in(self, lang: str) -> tuple[str, ...]:
         """Its names in ``lang`` (from the language's words; English: the declared name
-        first), the first the one help and Discord show."""
+        first), the first the one help and the pickers show."""
         own = languages.words(lang).commands.get(self.name, ())
         if lang == languages.DEFAULT:
             own = (self.name, *own)
@@ -167,12 +167,13 @@ class Command:
     def help_key(self) -> str:
         return "help." + self.name
 
-    def slash_text(self, values: dict[str, Any]) -> str:
-        """The command text of a slash command's given ``values`` (by argument name).
+    def text_of(self, values: dict[str, Any]) -> str:
+        """The command text of the ``values`` a command picker hands over (by argument
+        name).
 
         >>> export = Command("export", handler=print,
         ...                  args=(Arg("csv", ArgKind.FLAG, "", word="csv"),))
-        >>> export.slash_text({"csv": True}), export.slash_text({"csv": False})
+        >>> export.text_of({"csv": True}), export.text_of({"csv": False})
         ('/export csv', '/export')
         """
         words = ["/" + self.name]
@@ -186,7 +187,7 @@ class Command:
                     word = word.lstrip("/")
             if word:
                 words.append(word)
-                if self.slash_first_only:
+                if self.first_argument_only:
                     break
         return " ".join(words)
 
@@ -207,9 +208,9 @@ def command(
     channel_only: bool = False,
     secret: bool = False,
     slow: bool = False,
-    discord: str | None = None,
-    not_on_discord: str = "",
-    slash_first_only: bool = False,
+    summary: str | None = None,
+    unlisted: str = "",
+    first_argument_only: bool = False,
     answers_prompt: bool = False,
     confirm: bool = False,
 ) -> Callable[[F], F]:
@@ -218,14 +219,14 @@ def command(
     def register(handler: F) -> F:
         spec = Command(
             name, handler, args=args, who=who, changes=changes,
-            phase=phase, channel_only=channel_only, secret=secret, slow=slow, discord=discord,
-            not_on_discord=not_on_discord, slash_first_only=slash_first_only,
+            phase=phase, channel_only=channel_only, secret=secret, slow=slow, summary=summary,
+            unlisted=unlisted, first_argument_only=first_argument_only,
             answers_prompt=answers_prompt, confirm=confirm,
         )  # fmt: skip
         if name in COMMANDS:
             raise ValueError(f"command {name} declared twice")
-        if (discord is None) == (not not_on_discord):
-            raise ValueError(f"command {name}: give a Discord description or a reason")
+        if (summary is None) == (not unlisted):
+            raise ValueError(f"command {name}: give a summary or the reason it is unlisted")
         COMMANDS[name] = spec
         languages.forget()
         return handler

@@ -30,7 +30,7 @@ from ..engine.notation import parse_kind
 from ..languages import DEFAULT as DEFAULT_LANG
 
 __all__ = ["DEFAULT_LANG", "Cards", "Labelled", "Name", "Number", "Setting", "Term", "card_text", "catalogue",
-           "command_hints", "command_in", "name_text", "render", "slash_texts", "text"]  # fmt: skip
+           "command_hints", "command_in", "name_text", "picker_texts", "render", "text"]  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,14 +220,15 @@ def catalogue(lang: str) -> dict[str, str]:
     return languages.messages(lang)
 
 
-def slash_texts(lang: str) -> dict[str, str]:
-    """The command picker's texts in ``lang`` (slash command and argument descriptions, choice
-    labels), keyed by their English text as declared; empty for English.
+def picker_texts(lang: str) -> dict[str, str]:
+    """The command pickers' texts in ``lang`` (the commands' summaries, their arguments'
+    descriptions, choice labels), keyed by their English text as declared; empty for
+    English.
 
-    >>> slash_texts("de")["Play a card"], slash_texts("en")
+    >>> picker_texts("de")["Play a card"], picker_texts("en")
     ('Eine Karte spielen', {})
     """
-    return languages.slash(lang)
+    return languages.picker_texts(lang)
 
 
 @languages.derived

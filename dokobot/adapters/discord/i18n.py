@@ -31,7 +31,7 @@ from __future__ import annotations
 from discord import Locale, app_commands
 
 from dokobot import languages
-from dokobot.host.i18n import DEFAULT_LANG, slash_texts
+from dokobot.host.i18n import DEFAULT_LANG, picker_texts
 from dokobot.host.i18n import text as catalogue_text
 
 
@@ -48,7 +48,7 @@ class DokoTranslator(app_commands.Translator):
         if lang == DEFAULT_LANG:
             return None  # the declared English text
         name = string.extras.get(lang)  # a name, declared with its form in that language
-        return str(name) if name is not None else slash_texts(lang).get(string.message)
+        return str(name) if name is not None else picker_texts(lang).get(string.message)
 
 
 def text(key: str, lang: str, **fields: str) -> str:

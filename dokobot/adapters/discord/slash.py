@@ -2,7 +2,7 @@
 
 Every chat command declared in :mod:`dokobot.host.commands` with a Discord description
 becomes a slash command of the same name and arguments; its callback turns the given
-arguments into the command's text (:meth:`~dokobot.host.commands.Command.slash_text`) and
+arguments into the command's text (:meth:`~dokobot.host.commands.Command.text_of`) and
 hands it to the bot's ``run_command``, which answers the interaction. Only ``/prompts``
 (where a member's prompts come) is Discord's own.
 
@@ -58,7 +58,7 @@ class SlashHost(Protocol):
 
 def help_topics() -> tuple[str, ...]:
     """What ``/help``'s autocomplete offers: the commands that have a slash command."""
-    return tuple(spec.name for spec in COMMANDS.values() if spec.discord is not None)
+    return tuple(spec.name for spec in COMMANDS.values() if spec.summary is not None)
 
 
 def _suggest(current: str, names: tuple[str, ...]) -> list[Choice[str]]:
@@ -140,11 +140,11 @@ def _suggester(
 
 def slash_command(spec: Command, host: SlashHost) -> SlashCommand:
     """The slash command of the chat command ``spec``."""
-    assert spec.discord is not None
+    assert spec.summary is not None
 
     async def callback(interaction: Interaction, **values: Any) -> None:
         plain = {k: v.value if isinstance(v, Choice) else v for k, v in values.items()}
-        await host.run_command(interaction, spec.slash_text(plain))
+        await host.run_command(interaction, spec.text_of(plain))
 
     callback.__name__ = callback.__qualname__ = spec.name
     callback.__signature__ = _parameters(spec.args)  # type: ignore[attr-defined]
@@ -156,7 +156,7 @@ def slash_command(spec: Command, host: SlashHost) -> SlashCommand:
         if choices:
             func = app_commands.choices(**choices)(func)
     command: SlashCommand = app_commands.command(
-        name=_name(spec.name, spec.name_in), description=locale_str(spec.discord)
+        name=_name(spec.name, spec.name_in), description=locale_str(spec.summary)
     )(func)
     for arg in spec.args:
         if arg.suggest and arg.kind is not ArgKind.CHOICE:
@@ -221,5 +221,5 @@ def deck_command(host: SlashHost) -> SlashCommand:
 def slash_commands(host: SlashHost) -> list[SlashCommand]:
     """Every slash command: one per declared chat command on Discord, ``/prompts`` and
     ``/deck``."""
-    out = [slash_command(spec, host) for spec in COMMANDS.values() if spec.discord is not None]
+    out = [slash_command(spec, host) for spec in COMMANDS.values() if spec.summary is not None]
     return [*out, prompts_command(host), deck_command(host)]

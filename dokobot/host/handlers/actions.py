@@ -71,7 +71,7 @@ def act(router: Host, ctx: Context, action: Action, text: str) -> list[Event]:
 
 
 def _simple(
-    name: str, action: Action, discord: str, answers_prompt: bool = True, confirm: bool = False
+    name: str, action: Action, summary: str, answers_prompt: bool = True, confirm: bool = False
 ) -> None:
     """Declare ``/name``: the sender does ``action``."""
 
@@ -80,7 +80,7 @@ def _simple(
 
     handler.__name__ = handler.__qualname__ = name
     command(name, who=W.SEATED, phase=When.GAME,
-            discord=discord, answers_prompt=answers_prompt, confirm=confirm)(handler)  # fmt: skip
+            summary=summary, answers_prompt=answers_prompt, confirm=confirm)(handler)  # fmt: skip
 
 
 _simple("healthy", HEALTHY, "Say you have no reservation")
@@ -88,7 +88,7 @@ _simple("reservation", RESERVATION, "Announce a reservation")
 
 
 @command(
-    "solo", who=W.SEATED, phase=When.GAME, discord="Declare a solo",
+    "solo", who=W.SEATED, phase=When.GAME, summary="Declare a solo",
     answers_prompt=True,
     args=(Arg("type", ArgKind.CHOICE, "Which solo", required=True, choices=SOLO_TYPES),),
 )  # fmt: skip
@@ -110,7 +110,7 @@ _simple("decline", DECLINE, "Decline the poverty offered to you")
 
 @command(
     "give", who=W.SEATED, phase=When.GAME, answers_prompt=True, secret=True,
-    discord="Give cards in a poverty's exchange",
+    summary="Give cards in a poverty's exchange",
     args=(Arg("cards", ArgKind.TEXT, "One to three cards, e.g. DA D10 HK",
               required=True),),
 )  # fmt: skip
@@ -175,7 +175,7 @@ def card_of(table: Table, seat: int, token: str, lang: str) -> int:
 @command(
     "play", who=W.SEATED, phase=When.GAME,
     answers_prompt=True,
-    discord="Play a card",
+    summary="Play a card",
     args=(Arg("card", ArgKind.TEXT,
               "The card, e.g. ♣Q, CQ, KrD or its position in your hand", required=True,
               suggest="card"),),
@@ -188,10 +188,10 @@ def play(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     return act(router, ctx, card, f"/play {card_ascii(card)}")
 
 
-def _call(name: str, action: Action, discord: str) -> None:
+def _call(name: str, action: Action, summary: str) -> None:
     """Declare the call ``/name`` (it answers no prompt: the turn goes on; it cannot be
     taken back, so a button for it asks for a second press)."""
-    _simple(name, action, discord, answers_prompt=False, confirm=True)
+    _simple(name, action, summary, answers_prompt=False, confirm=True)
 
 
 _call("re", CALL_RE, "Announce Re")

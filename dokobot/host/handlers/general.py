@@ -40,7 +40,7 @@ def option_help(router: Host, ctx: Context, word: str) -> list[Event]:
 
 
 @command(
-    "help", discord="Explain the commands",
+    "help", summary="Explain the commands",
     args=(Arg("command", ArgKind.TEXT, "A command to explain", suggest="command"),),
 )  # fmt: skip
 def help(router: Host, ctx: Context, args: list[str]) -> list[Event]:
@@ -57,7 +57,7 @@ def help(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     return router._reply(ctx, "help_list", {"commands": help_rows(lang)})
 
 
-@command("quit", not_on_discord="the console's own command (a chat table has /leave)")  # fmt: skip
+@command("quit", unlisted="the console's own command (a chat table has /leave)")  # fmt: skip
 def quit(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     """``/quit`` ends the console (the console handles it); in a chat it explains."""
     return router._reply(ctx, "quit_chat")

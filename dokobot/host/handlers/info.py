@@ -14,7 +14,7 @@ from ..views import describe, last_trick
 
 
 @command("hand", who=Who.SEATED, phase=Phase.GAME,
-         discord="Show your hand (only you see it)")  # fmt: skip
+         summary="Show your hand (only you see it)")  # fmt: skip
 def hand(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     table, seat = need_seat(ctx)
     assert table.game is not None
@@ -24,14 +24,14 @@ def hand(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     return router.render_notes(table, notes, ctx.inp)
 
 
-@command("table", discord="Show the table")
+@command("table", summary="Show the table")
 def table(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     t = need_table(ctx)
     lang = router.lang_of(ctx.inp.user, t)
     return router._reply(ctx, "table_view", {"view": describe(t, lang)})
 
 
-@command("last", discord="Show the last trick")
+@command("last", summary="Show the last trick")
 def last(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     t = need_table(ctx)
     played = last_trick(t, router.lang_of(ctx.inp.user, t))
@@ -42,8 +42,8 @@ def last(router: Host, ctx: Context, args: list[str]) -> list[Event]:
 
 
 @command(
-    "score", slow=True, slash_first_only=True,
-    discord="Show the score list",
+    "score", slow=True, first_argument_only=True,
+    summary="Show the score list",
     args=(
         Arg("csv", ArgKind.FLAG, "As CSV (a file)", word="csv"),
         Arg("chart", ArgKind.FLAG, "The running totals of the series as a picture",
@@ -70,7 +70,7 @@ def score(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     return router._reply(ctx, note.key, note.params)
 
 
-@command("ledger", discord="Show the chip balances of this server")  # fmt: skip
+@command("ledger", summary="Show the chip balances of this server")  # fmt: skip
 def ledger(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     t = need_table(ctx)
     note = t.ledger_note(router.lang_of(ctx.inp.user, t))

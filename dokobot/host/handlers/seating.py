@@ -22,7 +22,7 @@ BOT_WORDS: tuple[str, ...] = ("bot", "computer", "ki")
 
 @command(
     "join", channel_only=True,
-    discord="Take a seat at the table in this channel",
+    summary="Take a seat at the table in this channel",
     args=(
         Arg("bot", ArgKind.FLAG, "Seat a computer player instead of yourself",
             word="bot"),
@@ -56,7 +56,7 @@ def join(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     return router.render_notes(table, notes, ctx.inp)
 
 
-@command("leave", discord="Leave the table")
+@command("leave", summary="Leave the table")
 def leave(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     table = need_table(ctx)
     notes = table.leave(ctx.inp.user)
@@ -66,7 +66,7 @@ def leave(router: Host, ctx: Context, args: list[str]) -> list[Event]:
 
 
 @command(
-    "replace", discord="Take a computer player's seat (between games)",
+    "replace", summary="Take a computer player's seat (between games)",
     args=(Arg("player", ArgKind.TEXT, "The computer player whose seat you take"),),
 )  # fmt: skip
 def replace(router: Host, ctx: Context, args: list[str]) -> list[Event]:
@@ -79,7 +79,7 @@ def replace(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     return router.render_notes(table, notes, ctx.inp)
 
 
-@command("start", who=Who.SEATED, channel_only=True, discord="Start the next game")
+@command("start", who=Who.SEATED, channel_only=True, summary="Start the next game")
 def start(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     table, _ = need_seat(ctx)
     return router.render_notes(table, table.start(ctx.inp.name, ctx.inp.user), ctx.inp)
@@ -87,7 +87,7 @@ def start(router: Host, ctx: Context, args: list[str]) -> list[Event]:
 
 @command(
     "standin", who=Who.OWNER, phase=Phase.GAME, channel_only=True,
-    discord="A computer player stands in for the person whose turn it is",
+    summary="A computer player stands in for the person whose turn it is",
 )  # fmt: skip
 def standin(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     """The owner lets a computer player move for an idle person (until the person acts)."""
@@ -104,7 +104,7 @@ def standin(router: Host, ctx: Context, args: list[str]) -> list[Event]:
 
 @command(
     "watch", channel_only=True,
-    discord="Watch a seated person's hand (if the table allows it)",
+    summary="Watch a seated person's hand (if the table allows it)",
     args=(Arg("player", ArgKind.TEXT, "The seated person you watch; leave out to stop"),),
 )  # fmt: skip
 def watch(router: Host, ctx: Context, args: list[str]) -> list[Event]:

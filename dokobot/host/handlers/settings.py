@@ -17,7 +17,7 @@ from ..series import series_csv
 
 
 @command(
-    "option", changes=Who.OWNER, discord="Show or change a table option",
+    "option", changes=Who.OWNER, summary="Show or change a table option",
     args=(
         Arg("name", ArgKind.TEXT, "Option name", required=True, suggest="option"),
         Arg("value", ArgKind.TEXT, "New value (leave empty to show the current one)"),
@@ -47,7 +47,7 @@ def option(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     return router.render_notes(table, notes, ctx.inp)
 
 
-@command("options", discord="List the table options")
+@command("options", summary="List the table options")
 def options(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     table = need_table(ctx)
     opts = table.options
@@ -60,7 +60,7 @@ def options(router: Host, ctx: Context, args: list[str]) -> list[Event]:
 
 
 @command(
-    "lang", discord="Set the language of your own messages",
+    "lang", summary="Set the language of your own messages",
     args=(Arg("language", ArgKind.CHOICE, "Language", required=True, suggest="language"),),
 )  # fmt: skip
 def lang(router: Host, ctx: Context, args: list[str]) -> list[Event]:
@@ -71,7 +71,7 @@ def lang(router: Host, ctx: Context, args: list[str]) -> list[Event]:
 
 
 @command("abort", who=Who.SEATED, phase=Phase.GAME,
-         discord="Abort the current game")  # fmt: skip
+         summary="Abort the current game")  # fmt: skip
 def abort(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     table, seat = need_seat(ctx)
     return router.render_notes(table, table.abort(seat), ctx.inp)
@@ -79,7 +79,7 @@ def abort(router: Host, ctx: Context, args: list[str]) -> list[Event]:
 
 @command(
     "export", slow=True,
-    discord="Export the game record",
+    summary="Export the game record",
     args=(Arg("csv", ArgKind.FLAG, "Export the score list as CSV instead", word="csv"),),
 )  # fmt: skip
 def export(router: Host, ctx: Context, args: list[str]) -> list[Event]:

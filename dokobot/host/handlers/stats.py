@@ -11,7 +11,7 @@ from ..events import Event
 
 @command(
     "stats", slow=True,
-    discord="Show statistics on this server (only you see them)",
+    summary="Show statistics on this server (only you see them)",
     args=(
         Arg("player", ArgKind.TEXT, "Whose statistics (default: yours)"),
         Arg("chart", ArgKind.FLAG, "The rating over time as a picture", word="chart"),
@@ -22,7 +22,7 @@ def stats(router: Host, ctx: Context, args: list[str]) -> list[Event]:
 
 
 @command(
-    "top", slow=True, discord="Show the leaderboard of this server",
+    "top", slow=True, summary="Show the leaderboard of this server",
     args=(Arg("board", ArgKind.CHOICE, "Ranked by what",
               choices=tuple((b, b.capitalize()) for b in BOARDS)),),
 )  # fmt: skip
@@ -31,7 +31,7 @@ def top(router: Host, ctx: Context, args: list[str]) -> list[Event]:
 
 
 @command(
-    "web", changes=Who.ADMIN, discord="Link to this server's web page",
+    "web", changes=Who.ADMIN, summary="Link to this server's web page",
     args=(Arg("switch", ArgKind.CHOICE, "Turn the page on or off (admins)",
               choices=(("on", "On"), ("off", "Off"))),),
 )  # fmt: skip

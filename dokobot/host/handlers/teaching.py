@@ -45,7 +45,7 @@ def _default_game(t: Table) -> int:
 
 @command(
     "review", slow=True,
-    discord="Where you lost points in the last game (only you see it)",
+    summary="Where you lost points in the last game (only you see it)",
     args=(Arg("game", ArgKind.NUMBER, "The game (the last one played to its end)"),),
 )  # fmt: skip
 def review(router: Host, ctx: Context, args: list[str]) -> list[Event]:
@@ -121,7 +121,7 @@ def _review_now(router: Host, ctx: Context, t: Table, number: int) -> list[Event
 
 @command(
     "hint", who=Who.SEATED, phase=CommandPhase.GAME, slow=True,
-    discord="The strong computer player's card for your turn (if the table allows hints)",
+    summary="The strong computer player's card for your turn (if the table allows hints)",
 )  # fmt: skip
 def hint(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     table, seat = need_seat(ctx)
