@@ -48,6 +48,17 @@ class LobbyMessages(_Base):
         shown = (view, tuple(lobby.news))
         if shown == lobby.shown:
             return
+        # noted before it is sent: while a slow edit is on its way, the batches after it do
+        # not queue the same edit again (in the channel's edit bucket, before the board's)
+        before, lobby.shown = lobby.shown, shown
+        try:
+            await self._send_lobby(channel_id, lobby, view)
+        except BaseException:
+            if lobby.shown == shown:
+                lobby.shown = before  # not shown: the next batch tries again
+            raise
+
+    async def _send_lobby(self, channel_id: int, lobby: _LobbyMessage, view: LobbyView) -> None:
         lang = view.language
         embed = lobby_embed(view, lobby.news, lang)
         components = lobby_components(channel_id, view, lang, self.parent_of(channel_id))
@@ -63,4 +74,3 @@ class LobbyMessages(_Base):
             except discord.NotFound:  # deleted by someone: a fresh one
                 message = await target.send(embed=embed, view=components)
                 lobby.message_id = message.id
-        lobby.shown = shown
