@@ -10,9 +10,10 @@ import time
 from collections.abc import Sequence
 
 from dokobot.host.events import Event, Input, Private, Public
+from dokobot.host.groupcommit import GroupCommit
 from dokobot.host.i18n import render
 from dokobot.host.router import Router
-from dokobot.host.service import GroupCommit, Service
+from dokobot.host.service import Service
 from dokobot.host.table import command_for
 from dokobot.store import Append, Checkpoint, MemoryStore
 
