@@ -100,3 +100,31 @@ def test_enumeration_finds_exactly_the_consistent_layouts_with_their_weights() -
         assert _kind_layout(g.hands) in listed
         compared += 1
     assert compared >= 20
+
+
+def test_the_strong_level_plays_its_last_cards_by_the_exact_values() -> None:
+    """With three cards or fewer and few layouts, the strong level's card has the best mean
+    over every consistent layout solved exactly (the old level, ``strong_uct``, searches)."""
+    from dokobot.ai.base import NO_RESTRICTIONS
+    from dokobot.ai.search import SearchPlayer
+
+    checked = 0
+    for seed in range(40):
+        g = _endgame(seed, 9 + seed % 3)
+        if g is None or g.hands[g.turn].bit_count() > 3:
+            continue
+        obs = observe(g, g.turn)
+        found = layouts(obs, 16)  # what the fixed work of a 0.2 s budget enumerates
+        if found is None:
+            continue
+        means: dict[int, float] = {}
+        for hands, w in found:
+            for c, v in solve(obs.world(hands)).items():
+                means[c] = means.get(c, 0.0) + w * v
+        if len(means) < 2:
+            continue
+        card = SearchPlayer(seed, NO_RESTRICTIONS, 0.2, fixed=True).decide(obs)
+        card = card if card in means else card ^ 1
+        assert means[card] == max(means.values()), seed
+        checked += 1
+    assert checked >= 5
