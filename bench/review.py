@@ -15,7 +15,8 @@ weight): a flag is confirmed if the card the review named is better than the car
 that exact mean (by more than 0.001 points). ``false_flags`` is the share of such flags not
 confirmed; a position with more than ``--ff-layouts`` layouts is not checked (counted apart).
 The share of flags whose exact loss is also at least the review's threshold (0.5) is
-printed too.
+printed too, and how many of the flags the review judged from sampled layouts (those it
+enumerated are exact by construction: the check tests the sampled ones).
 
     python bench/review.py                 # 24 deals
     python bench/review.py --deals 2 --budget 0.05 --strong-budget 0.05   # a smoke run
@@ -37,24 +38,30 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import itertools
 
 from dokobot.ai.arena import play_game
+from dokobot.ai.exact import SOLVE_S
 from dokobot.ai.layouts import layouts
 from dokobot.ai.levels import OFFERED_LEVELS, make_player
-from dokobot.ai.review import MISTAKE, Mistake, review_game
+from dokobot.ai.review import ENUMERATE_CAP, MIN_WORLDS, MISTAKE, Mistake, review_game
 from dokobot.ai.search import DEFAULT_BUDGET_S, REVIEW_BUDGET_S
 from dokobot.ai.solver import MAX_TRICKS, solve
 from dokobot.engine import Game, observe
 
 
-def exact_loss(game: Game, m: Mistake, max_layouts: int) -> float | None:
+def exact_loss(
+    game: Game, m: Mistake, max_layouts: int, budget: float
+) -> tuple[float | None, bool]:
     """The exact mean loss of the card played against the card the review named, over
-    every consistent layout (None: more than ``max_layouts`` layouts)."""
+    every consistent layout (None: more than ``max_layouts`` layouts), and whether the
+    review judged it from sampled layouts (more than it enumerates at ``budget``)."""
     g = game.redealt()
     for seat, action in game.log[: m.index]:
         g.play(seat, action)
     obs = observe(g, m.seat)
+    cards = obs.hand.bit_count()
+    sampled = layouts(obs, max(MIN_WORLDS, int(budget * ENUMERATE_CAP / SOLVE_S[cards]))) is None
     found = layouts(obs, max_layouts)
     if found is None:
-        return None
+        return None, sampled
     assert m.played is not None and m.better is not None
     total = weight = 0.0
     for hands, w in found:
@@ -63,7 +70,7 @@ def exact_loss(game: Game, m: Mistake, max_layouts: int) -> float | None:
         better = m.better if m.better in v else m.better ^ 1
         total += w * (v[better] - v[played])
         weight += w
-    return total / weight
+    return total / weight, sampled
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     per_deal: dict[str, list[int]] = {}
     seconds = 0.0
     games = 0
-    checked = unconfirmed = small = unchecked = 0
+    checked = unconfirmed = small = unchecked = sampled_flags = sampled_wrong = 0
     check_s = 0.0
     for level in OFFERED_LEVELS:
         per_deal[level] = []
@@ -109,17 +116,20 @@ def main(argv: list[str] | None = None) -> int:
             seconds += review.seconds
             games += 1
             t0 = time.thread_time()
-            late = exact = wrong = 0
+            late = exact = wrong = from_samples = 0
             for m in review.mistakes:
                 if m.kind != "card" or m.trick <= game.rules.hand_size - MAX_TRICKS:
                     continue
                 late += 1
-                loss = exact_loss(game, m, args.ff_layouts)
+                loss, sampled = exact_loss(game, m, args.ff_layouts, args.budget)
                 if loss is None:
                     unchecked += 1
                     continue
                 exact += 1
                 checked += 1
+                from_samples += sampled
+                sampled_flags += sampled
+                sampled_wrong += sampled and loss <= 1e-3
                 wrong += loss <= 1e-3
                 unconfirmed += loss <= 1e-3
                 small += loss < MISTAKE
@@ -128,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"{level:7} deal {seed}: {review.decisions} decisions, "
                 f"{len(review.mistakes)} mistakes ({serious} serious), {review.seconds:.1f} s; "
-                f"late flags {late}, checked {exact}, not confirmed {wrong}",
+                f"late flags {late}, checked {exact}, not confirmed {wrong}, "
+                f"judged from samples {from_samples}",
                 flush=True,
             )
     per_game = {level: sum(v) / args.deals for level, v in per_deal.items()}
@@ -144,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         f"flags with {MAX_TRICKS} or fewer cards in hand: {checked} checked exactly "
         f"({unchecked} with more than {args.ff_layouts} layouts not checked), "
         f"{unconfirmed} not confirmed, {small} with an exact loss below {MISTAKE}; "
+        f"{sampled_flags} judged from sampled layouts, {sampled_wrong} of them not confirmed; "
         f"check {check_s:.0f} s"
     )
     print(

@@ -6,11 +6,23 @@ choice), the strong search evaluates, from that seat's :class:`Observation` at t
 A decision whose expected score is at least :data:`MISTAKE` points below the best one is a
 :class:`Mistake` (at least :data:`SERIOUS`: a serious one).
 
-The evaluation is the strong level's own machinery (:meth:`SearchPlayer.card_values`,
-:meth:`SearchPlayer.call_gain`, :meth:`SearchPlayer.plan_values`) with its budget per
-decision, by default :data:`~dokobot.ai.search.REVIEW_BUDGET_S` (0.4 s). With
-``fixed=True`` the work is fixed and the review is the same on every machine (tests, the
-bench).
+Both choices are valued in the same worlds, world by world (:class:`~dokobot.ai.paired.Paired`):
+
+- with :data:`~dokobot.ai.solver.MAX_TRICKS` cards or fewer in hand, exactly
+  (:func:`~dokobot.ai.exact.exact_values`): every consistent layout if they fit
+  :data:`ENUMERATE_CAP` times the budget (the gap is then exact), else at least
+  :data:`MIN_WORLDS` sampled layouts, each solved double-dummy;
+- earlier, by the strong level's machinery (:meth:`SearchPlayer.card_evaluation`,
+  :meth:`SearchPlayer.plan_evaluation`, :meth:`SearchPlayer.call_evaluation`).
+
+Unless exact, the first evaluation only chooses the better choice: it picked it as the best
+of several noisy values and overrates its lead, so a second, independent evaluation (other
+worlds and rollouts) must find the paired gap significant (:meth:`Paired.significant`: at
+least :data:`MISTAKE` and two standard errors above zero), and its mean is the loss. A call
+the seat could have made and never made is reviewed the same way (once per game and seat),
+and each card flagged names a :data:`Reason`. The budget per decision is by default
+:data:`~dokobot.ai.search.REVIEW_BUDGET_S` (0.4 s). With ``fixed=True`` the work is fixed
+and the review is the same on every machine (tests, the bench).
 
 >>> from dokobot.engine import DEFAULT_RULES, Game, observe
 >>> from dokobot.ai.levels import make_player

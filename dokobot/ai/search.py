@@ -62,6 +62,13 @@ explain what the others did in that deal; about a sixth of uniformly sampled dea
 normal game give a seat who said healthy both ♣Q); ``heuristic_margin=m`` plays the
 heuristic's card unless the search rates it ``m`` points per game below its best.
 
+Exact endgames: with :data:`EXACT_CARDS` cards or fewer in hand (``exact_cards``) the card is
+the one with the best mean over worlds solved exactly (:mod:`~dokobot.ai.exact`, the
+double-dummy solver of :mod:`~dokobot.ai.solver`): every consistent layout when they fit the
+budget, else sampled worlds (with the soloist model) until the budget is spent. UCT with
+greedy rollouts only estimates what the solver knows there. ``exact_cards=0`` is the level as
+it was before (``strong_uct``, for comparisons); the gain has not been measured yet.
+
 Budget: each decision thinks for ``budget_s`` seconds of the searching thread's CPU time
 (:class:`Budget`); the loops check the deadline after every iteration (card search) or every
 round of playouts (reservations), so a faster machine searches more, not faster. More time
