@@ -27,7 +27,6 @@ NOT_YET: dict[str, str] = {
     "store/scope.py": "Discord's shard formula and IRC networks as lease keys",
     "store/postgres.py": "the same lease keys in SQL (dokobot_lease_key)",
     "host/options.py": "Discord's and IRC's default table options (for_channel)",
-    "host/statcmds.py": "a Discord mention in /stats NAME",
     "languages.py": "each language's Discord locale and the slash files' loader",
 }
 

@@ -47,6 +47,9 @@ class Input:
     marker: tuple[int, int] | None = None
     """(game number, decision number) of the prompt a clicked button belongs to: the host
     refuses the input when that decision is past (see :mod:`dokobot.host.board`)."""
+    mentions: tuple[tuple[str, str], ...] = ()
+    """Words of ``text`` that name a person by the chat's own means (a mention), each with
+    the user id it means: ``/stats`` of a mentioned person finds them by their id."""
 
 
 @dataclass(frozen=True, slots=True)

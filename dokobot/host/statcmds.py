@@ -4,7 +4,6 @@ and the link to a finished game's web page. The figures come from :mod:`dokobot.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
@@ -42,8 +41,6 @@ def is_chart_word(word: str) -> bool:
                                   for c in languages.codes())  # fmt: skip
 
 
-_MENTION: Final = re.compile(r"<@!?(\d+)>")
-"""A Discord mention typed as a player's name."""
 SOLO_KINDS: Final = ("clubs", "spades", "hearts", "diamonds", "queens", "jacks", "fleshless")
 
 
@@ -144,8 +141,7 @@ def cmd_stats(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     if chart:
         args = args[:-1]
     who = " ".join(args) if args else ctx.inp.user
-    mention = _MENTION.fullmatch(who)
-    p = book.find(f"discord:{mention[1]}" if mention else who)
+    p = book.find(dict(ctx.inp.mentions).get(who, who))
     if p is None or not (p.games or p.cancelled):
         if not args:
             raise Refusal("stats.no_games")

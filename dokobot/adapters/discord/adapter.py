@@ -74,7 +74,7 @@ from dokobot.adapters.discord.interaction import (
 )
 from dokobot.adapters.discord.lobby import LevelSelect, _LobbyMessage, result_components
 from dokobot.adapters.discord.lobby_messages import LobbyMessages
-from dokobot.adapters.discord.messages import join_texts, qualify, snowflake_of
+from dokobot.adapters.discord.messages import join_texts, mentions_in, qualify, snowflake_of
 from dokobot.adapters.discord.slash import slash_commands
 from dokobot.adapters.discord.threads import NEW_TABLE, TableThreads
 from dokobot.bounded import Bounded
@@ -540,6 +540,7 @@ class DiscordAdapter(
             admin=self._is_admin(interaction, channel_id),
             server=f"discord:{interaction.guild_id}" if interaction.guild_id else "",
             marker=marker,
+            mentions=mentions_in(command),
         )
 
     def _turns_of(self, channel: str) -> _Turns:

@@ -27,6 +27,21 @@ def qualify(snowflake: int) -> str:
     return f"{ID_PREFIX}{snowflake}"
 
 
+MENTION: Final = re.compile(r"<@!?(\d+)>")
+"""A mention of a member, as Discord writes it into a typed text."""
+
+
+def mentions_in(text: str) -> tuple[tuple[str, str], ...]:
+    """The mentions of members in ``text``, each with the host's id of the member.
+
+    >>> mentions_in("/stats <@42>"), mentions_in("/stats <@!7> anna")
+    ((('<@42>', 'discord:42'),), (('<@!7>', 'discord:7'),))
+    >>> mentions_in("/stats anna")
+    ()
+    """
+    return tuple((m[0], qualify(int(m[1]))) for m in MENTION.finditer(text))
+
+
 def snowflake_of(key: str) -> int | None:
     """The Discord id inside a host id, or None if it is not a Discord id.
 
