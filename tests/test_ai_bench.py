@@ -330,10 +330,10 @@ def test_budgets_run_lifts_the_wall_cap_and_resumes(
     budget's games apart: run again, it plays nothing and prints the same figures. Its
     searches stop on CPU time alone (a niced run on a busy machine waits for a core longer
     than the wall-clock cap of a live table)."""
-    from dokobot.ai import search
+    from dokobot.ai import budget, search
 
     bench = _bench()
-    monkeypatch.setattr(search, "WALL_CAP_BASE_S", search.WALL_CAP_BASE_S)
+    monkeypatch.setattr(budget, "WALL_CAP_BASE_S", budget.WALL_CAP_BASE_S)
     assert search.Budget(0.01).wall_stop < math.inf
     bench._lift_wall_cap()
     assert search.Budget(0.01).wall_stop == math.inf

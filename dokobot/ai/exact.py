@@ -9,7 +9,7 @@ worlds are sampled until the budget is spent. Both are :class:`~dokobot.ai.paire
 
 >>> import random
 >>> from dokobot.engine import DEFAULT_RULES, Game, HEALTHY, observe
->>> from dokobot.ai.search import Budget
+>>> from dokobot.ai.budget import Budget
 >>> g = Game.deal(DEFAULT_RULES, dealer=3, seed=5)
 >>> for _ in range(4):
 ...     g.push(g.turn, HEALTHY)
@@ -25,16 +25,14 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from dokobot.engine import Mask, Observation, Phase
 
+from .budget import Budget
 from .layouts import layouts
 from .paired import Paired
 from .solver import MAX_TRICKS, solve
-
-if TYPE_CHECKING:
-    from .search import Budget
 
 __all__ = ["SOLVE_S", "exact_values", "solvable"]
 

@@ -90,9 +90,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
-import time
-from collections.abc import Callable
-from typing import ClassVar, Final
+from typing import Final
 
 from dokobot.engine import (
     DECLARE_SOLO,
@@ -117,6 +115,7 @@ from dokobot.engine.scoring import outcome_scores
 from dokobot.engine.types import DECLINE, TAKE, is_solo
 
 from .base import NO_RESTRICTIONS, Restrictions
+from .budget import Budget
 from .exact import MIN_WORLDS, SOLVE_S, exact_values, solvable
 from .heuristic import best_solo, choose_card, losers, normal_strength, reservation_choice
 from .house import (
@@ -151,10 +150,6 @@ STANDARD_WORK_S: Final = 0.45
 (about 0.11 s of CPU on a current machine): ``fixed=True`` with this budget does it in
 :attr:`SearchPlayer.worlds` worlds, and with a time budget (``more_worlds``) each world stops
 after its share of it while further worlds use the rest of the time."""
-WALL_CAP_BASE_S: Final = 1.0
-WALL_CAP_FACTOR: Final = 4.0
-"""A search with a budget of ``b`` CPU seconds also stops after ``1 s + 4 b`` wall-clock
-seconds (a thread starved by many tables thinking at once still answers in time)."""
 # Fixed mode: seconds per iteration ~ A + B * cards left (CPython 3.11, one core).
 # Measured 2026-11 on the shared 2-core machine under load: about 30, 48, 62, 81, 85 us
 # at 6, 12, 24, 36, 48 cards left; the line stays a little above that.
@@ -278,55 +273,6 @@ class _Node:
         self.mover = mover
         self.untried = untried
         self.children: dict[int, _Node] = {}
-
-
-class Budget:
-    """When one search stops: after ``seconds`` of the searching thread's CPU time or, in
-    fixed mode (``iterations`` given), after exactly that many iterations.
-
-    Why thread CPU time (:func:`time.thread_time`) and not the wall clock: the search runs in
-    a worker thread beside the event loop and beside the searches of other tables, all under
-    one interpreter lock, on a machine that may be busy with other processes. Wall-clock time
-    would count the time the thread waits for the lock or a core, so the same budget would buy
-    less thinking whenever the host is busy, and a benchmark on a shared machine would measure
-    the load instead of the player. CPU time of the thread is exactly the thinking the search
-    did. The wall clock is only a safety cap (:data:`WALL_CAP_BASE_S` +
-    :data:`WALL_CAP_FACTOR` x ``seconds``) so that a starved thread still answers in time; the
-    fixed mode never reads a clock.
-    """
-
-    __slots__ = ("iterations", "seconds", "start", "wall_stop")
-
-    cpu_clock: ClassVar[Callable[[], float]] = staticmethod(time.thread_time)
-    """The thread CPU clock every budget reads (a test may put a counting clock here)."""
-    wall_clock: ClassVar[Callable[[], float]] = staticmethod(time.perf_counter)
-    """The wall clock of the safety cap (likewise)."""
-
-    def __init__(self, seconds: float, iterations: int | None = None) -> None:
-        self.seconds = seconds
-        self.iterations = iterations
-        self.start = Budget.cpu_clock()
-        self.wall_stop = Budget.wall_clock() + WALL_CAP_BASE_S + WALL_CAP_FACTOR * seconds
-
-    @property
-    def fixed(self) -> bool:
-        return self.iterations is not None
-
-    def deadline(self, share: float) -> float:
-        """The thread CPU time at which ``share`` of the budget is spent."""
-        return self.start + self.seconds * share
-
-    def over(self, deadline: float) -> bool:
-        """Whether the thread's CPU time reached ``deadline`` (or the wall-clock cap hit)."""
-        return Budget.cpu_clock() >= deadline or Budget.wall_clock() >= self.wall_stop
-
-    def spent(self) -> bool:
-        """Whether the whole budget is used (or the wall-clock cap hit)."""
-        return self.over(self.deadline(1.0))
-
-    def used(self) -> float:
-        """Thread CPU seconds since the search started."""
-        return Budget.cpu_clock() - self.start
 
 
 class SearchStats:
