@@ -388,6 +388,7 @@ class DiscordAdapter(
         if self._handoff is not None:
             await self._handoff.close()
         await super().close()
+        await self.budget.close()
 
     async def serve(self) -> None:
         """Log in with the token (argument or environment) and run until closed."""

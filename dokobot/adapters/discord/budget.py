@@ -19,6 +19,7 @@ that Discord marks global.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections import Counter, deque
 from types import SimpleNamespace
@@ -78,6 +79,7 @@ class RequestBudget:
         self.lag = 0.0
         """How late the event loop wakes up (seconds; the latest probes', decaying)."""
         self._probe: asyncio.Task[None] | None = None
+        self._closed = False
         self._backoff_until = 0.0
         """Until when (loop time) the pace is halved after a global 429."""
         self.trace = aiohttp.TraceConfig()
@@ -126,7 +128,7 @@ class RequestBudget:
         self.counts[kind] += 1
         if kind in FREE_KINDS or self.rps is None:
             return
-        if self._probe is None or self._probe.done():
+        if not self._closed and (self._probe is None or self._probe.done()):
             self._probe = asyncio.get_running_loop().create_task(self._measure_lag())
         async with self._lock:  # requests leave one by one, evenly apart
             loop = asyncio.get_running_loop()
@@ -134,6 +136,15 @@ class RequestBudget:
             if wait > 0:
                 await asyncio.sleep(wait)
             self.leave(loop.time())
+
+    async def close(self) -> None:
+        """Stop probing the loop's lag (the adapter closes): no task outlives the client."""
+        self._closed = True
+        probe, self._probe = self._probe, None
+        if probe is not None and not probe.done():
+            probe.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await probe
 
     async def _measure_lag(self) -> None:
         """Probe the event loop's lag every :data:`LAG_EVERY` seconds (while requests go)."""
