@@ -13,7 +13,7 @@ from dokobot.engine.cards import CLUB_QUEENS, card_ascii
 from dokobot.engine.rules import DEFAULT_RULES
 from dokobot.engine.types import DECLARE_SOLO, GameType, Phase, is_call
 from dokobot.host.events import Event
-from dokobot.host.i18n import render
+from dokobot.host.i18n import number_text, render
 from dokobot.host.modes import derive_seed, duel_deal, duel_deal_ok
 from dokobot.host.replay import Replayer, export_table
 from dokobot.host.series import series_csv
@@ -416,6 +416,14 @@ def test_score_list_and_ledger_show_the_chips() -> None:
     assert f"Commission collected: {table.ledger.house:.2f}" in text or table.ledger.house == 0
     german = render("de", "score_sheet", table.score_note("de").params)
     assert "Chipstand: " in german and "Spielliste, Serie 1, gespielt: 1" in german
+    # /ledger writes each amount as the reader's language does (1,07 in German).
+    cents = [b for _, _, b in table.ledger.standings()] + [table.ledger.house]
+    assert any(b != b.to_integral_value() for b in cents), cents  # the commission has cents
+    ledger_de = render("de", note.key, note.params)
+    for _, name, balance in table.ledger.standings():
+        row = next(line for line in ledger_de.splitlines() if name in line)
+        assert number_text(balance, "de", 2, signed=True) in row, row
+    assert f"Einbehaltene Provision: {number_text(table.ledger.house, 'de', 2)}" in ledger_de
 
 
 def test_ledger_empty_and_unknown_game() -> None:

@@ -7,11 +7,11 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-from .i18n import Labelled, render
+from .i18n import Labelled, Standings, render
 from .notes import ALL, Note
 from .options import TableOptions
 from .series import GameRecord, Series
-from .stakes import Ledger, LedgerEntry, Settlement, chip_numbers, format_chips
+from .stakes import Ledger, LedgerEntry, Settlement, chip_numbers
 
 
 def settle_game(
@@ -92,14 +92,10 @@ def chips_lines(
 
 def ledger_note(ledger: Ledger, top: int = 20) -> Note:
     """The chip balances of the ledger (a ``/ledger`` command)."""
-    rows = [
-        f"{i + 1:>3}. {name:<16} {format_chips(balance):>10}"
-        for i, (_, name, balance) in enumerate(ledger.standings()[:top])
-    ]
-    if not rows:
+    standings = ledger.standings()[:top]
+    if not standings:
         return Note(ALL, "ledger_empty")
-    return Note(
-        ALL,
-        "ledger_list",
-        {"rows": "\n".join(rows), "house": format_chips(ledger.house, signed=False)},
-    )
+    amounts = chip_numbers([balance for _, _, balance in standings])
+    rows = tuple(Labelled(name, x) for (_, name, _), x in zip(standings, amounts, strict=True))
+    house = chip_numbers([ledger.house], signed=False)[0]
+    return Note(ALL, "ledger_list", {"rows": Standings(rows), "house": house})

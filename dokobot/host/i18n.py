@@ -29,7 +29,7 @@ from ..engine.cards import N_CARDS, SUIT_SYMBOLS
 from ..engine.notation import parse_kind
 from ..languages import DEFAULT as DEFAULT_LANG
 
-__all__ = ["DEFAULT_LANG", "Cards", "Labelled", "Name", "Number", "Setting", "Term", "card_text", "catalogue",
+__all__ = ["DEFAULT_LANG", "Cards", "Labelled", "Name", "Number", "Setting", "Standings", "Term", "card_text", "catalogue",
            "command_hints", "command_in", "name_text", "picker_texts", "render", "text"]  # fmt: skip
 
 
@@ -188,6 +188,14 @@ class Labelled:
 
 
 @dataclass(frozen=True, slots=True)
+class Standings:
+    """Numbered rows of a label and its value, one a line, in columns (``/ledger``); the
+    values as the reader's language writes them."""
+
+    rows: tuple[Labelled, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Term:
     """A word from the catalogue, rendered in the reader's language."""
 
@@ -275,6 +283,11 @@ def _value(value: Any, lang: str) -> str:
         return name_text(value.kind, value.key, lang)
     if isinstance(value, Labelled):
         return f"{value.label} {_value(value.value, lang)}"
+    if isinstance(value, Standings):
+        return "\n".join(
+            f"{i:>3}. {row.label:<16} {_value(row.value, lang):>10}"
+            for i, row in enumerate(value.rows, 1)
+        )
     if isinstance(value, Setting):
         return f"{name_text('option', value.option, lang)} {name_text('value', value.value, lang)}"
     if isinstance(value, CallsMade):
