@@ -248,15 +248,18 @@ def table_view(ch: str, decision: int, turn: int, **fields: object) -> BoardView
     return BoardView(ch, 1, decision, seats=SEATS, dealer=0, turn=turn, **(base | fields))
 
 
-async def test_a_player_the_board_calls_is_notified_by_a_new_message_once(
+async def test_each_waiting_turn_pings_once_and_the_ping_goes_with_the_move(
     fake: FakeDiscord,
 ) -> None:
-    """Discord notifies a mention only in a new message: naming a player on the board by an
-    edit does not reach him, so a short message does (with "My cards")."""
+    """Discord notifies a mention only in a new message: each turn that waits for a player
+    gets one short message that mentions only him (with "My cards"); the reminder edits it
+    (no second notification); it is deleted once the turn is past, and his next turn gets
+    a new one. The board's edits notify nobody."""
     ch = f"discord:{fake.channel_id}"
     ben = fake.users[1]
     turn = (Choice("♣Q", "/play CQ"),)
     prompt = Private(ch, f"discord:{ben.id}", "Your turn.", turn, kind="turn")
+    reminder = Private(ch, f"discord:{ben.id}", "Still your turn.", kind="reminder")
     async with running(make_client(ScriptedService(lambda inp: []))) as client:
         assert isinstance(client, DiscordAdapter)
         assert client.service.listener is not None
@@ -264,26 +267,36 @@ async def test_a_player_the_board_calls_is_notified_by_a_new_message_once(
         await push([Board(ch, table_view(ch, 0, 0))])
         await asyncio.wait_for(client.wait_idle(), 10)
         [board] = fake.channel_messages()
-        # Ben never used a command here (no token): the board names him, a message pings him
+        # Ben never used a command here (no panel, no token): a message pings him at once
         await push([Board(ch, table_view(ch, 1, 1)), prompt])
         await asyncio.wait_for(client.wait_idle(), 10)
-        assert any(ben.mention in h for h in board.history)
-        assert board not in fake.notified(ben)  # the edit pinged nobody
         [ping] = fake.notified(ben)
         assert ping.custom_ids == [f"doko:{fake.channel_id}:hand"]
-        # the same call again (a reminder, another prompt): no second message
-        await push([prompt])
+        assert ben.mention in ping.content and fake.users[0].mention not in ping.content
+        # the same prompt again, and the clock's reminder: no second notification
+        await push([prompt, reminder])
         await asyncio.wait_for(client.wait_idle(), 10)
-        assert len(fake.notified(ben)) == 1
+        assert fake.notified(ben) == [ping]
+        assert "Still your turn." in ping.content and ping.edits == 1
         assert fake.channel_messages() == [board, ping]
+        # his move (the next decision): the ping is deleted; his next turn pings him again
+        await push([Board(ch, table_view(ch, 2, 2))])
+        await asyncio.wait_for(client.wait_idle(), 10)
+        assert ping.deleted and fake.channel_messages() == [board]
+        await push([Board(ch, table_view(ch, 5, 1)), prompt])
+        await asyncio.wait_for(client.wait_idle(), 10)
+        assert len(fake.notified(ben)) == 2
+        assert board not in fake.notified(ben)  # the board's edits pinged nobody
     assert fake.violations == []
 
 
-async def test_a_player_with_a_live_token_gets_a_new_panel_without_a_counted_request(
+async def test_a_player_with_a_live_token_gets_a_new_panel_and_a_ping_if_he_does_not_move(
     fake: FakeDiscord,
 ) -> None:
     """Whoever used a command at the table lately gets his prompt as a new "My cards" panel
-    through that interaction's token (free): the board neither names nor pings him."""
+    through that interaction's token (free). An ephemeral message notifies nobody and may
+    be gone (a reload): unless he moves within the grace, a message pings him, and only
+    that counts as delivered for the turn clock."""
     ch = f"discord:{fake.channel_id}"
     ben = fake.users[1]
     sent: list[tuple[str, str]] = []
@@ -294,7 +307,7 @@ async def test_a_player_with_a_live_token_gets_a_new_panel_without_a_counted_req
 
     service = Timers(lambda inp: [Public(ch, f"{inp.name} joined.")])
     turn = (Choice("♣Q", "/play CQ"),)
-    async with running(make_client(service)) as client:
+    async with running(make_client(service, ping_grace=0.3)) as client:
         assert isinstance(client, DiscordAdapter)
         assert service.listener is not None
         await settle(fake, client, await fake.slash(ben, "join"))
@@ -310,7 +323,12 @@ async def test_a_player_with_a_live_token_gets_a_new_panel_without_a_counted_req
         assert panel.ephemeral and [c.split(":")[-1] for c in choice_ids(panel)] == ["play CQ"]
         assert "Your turn." in panel.content
         assert not any(ben.mention in h for h in board.history)
-        assert sent == [(ch, f"discord:{ben.id}")]  # his turn timer runs from now
+        assert sent == [] and fake.notified(ben) == []  # a panel is only a belief
+        await fake.wait_for(lambda: bool(fake.notified(ben)), 5)
+        await asyncio.wait_for(client.wait_idle(), 10)
+        [ping] = fake.notified(ben)
+        assert ben.mention in ping.content and not ping.ephemeral
+        assert sent == [(ch, f"discord:{ben.id}")]  # delivered: a visible notification
         # the next prompt updates that panel in place
         await service.listener([Private(ch, f"discord:{ben.id}", "Again.", turn, kind="turn")])
         await asyncio.wait_for(client.wait_idle(), 10)
@@ -354,12 +372,12 @@ async def test_a_single_move_waits_for_the_next_one_then_is_shown(fake: FakeDisc
     assert fake.violations == []
 
 
-async def test_the_board_post_notifies_the_players_no_panel_or_token_reaches(
+async def test_the_first_board_post_notifies_everybody_seated_and_counts_for_their_first_turn(
     fake: FakeDiscord,
 ) -> None:
-    """A new game's board names (and so notifies) its players who have neither a live panel
-    nor a live interaction token at the table (e.g. they joined from the channel of a table
-    in a thread); calling one of them later by an edit needs no message of its own."""
+    """A new game's board post mentions (and so notifies) everybody seated, also those with
+    a token (a panel is only a belief); that post is the notification of each one's first
+    turn of the game, the next turn gets a ping of its own."""
     ch = f"discord:{fake.channel_id}"
     anna, ben = fake.users[0], fake.users[1]
     turn = (Choice("♣Q", "/play CQ"),)
@@ -373,15 +391,18 @@ async def test_the_board_post_notifies_the_players_no_panel_or_token_reaches(
         await service.listener([Board(ch, table_view(ch, 0, 0)), *hands])
         await asyncio.wait_for(client.wait_idle(), 10)
         [board] = [m for m in fake.channel_messages() if m not in before]
-        assert ben.mention in board.content and anna.mention not in board.content
-        assert fake.notified(ben) == [board] and fake.notified(anna) == []
-        # his turn: the board names him (an edit), and no message pings him a second time
+        assert ben.mention in board.content and anna.mention in board.content
+        assert fake.notified(ben) == [board] and fake.notified(anna) == [board]
+        # his first turn: the post called him, no message of its own
         prompt = Private(ch, f"discord:{ben.id}", "Your turn.", turn, kind="turn")
         await service.listener([Board(ch, table_view(ch, 1, 1)), prompt])
         await asyncio.wait_for(client.wait_idle(), 10)
-        assert ben.mention in board.content
         assert fake.notified(ben) == [board]
         assert [m for m in fake.channel_messages() if m not in before] == [board]
+        # his second turn: a ping
+        await service.listener([Board(ch, table_view(ch, 5, 1)), prompt])
+        await asyncio.wait_for(client.wait_idle(), 10)
+        assert len(fake.notified(ben)) == 2 and fake.notified(anna) == [board]
     assert fake.violations == []
 
 

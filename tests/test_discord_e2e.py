@@ -482,10 +482,11 @@ async def play_full_game(fake: FakeDiscord, inner: ServiceLike, swap: Swap) -> N
     assert fake.unknown_routes == []
     assert fake.heartbeats > 0
 
-    # Carl blocks DMs and Dora's prompts stay in the channel: the board named them, with a
-    # mention, and they played via My cards
+    # Carl blocks DMs and Dora's prompts stay in the channel: messages that mention them
+    # notified them (and were deleted once they moved), and they played via My cards
     for user in (carl, dora):
-        assert any(user.mention in h for m in fake.channel_messages() for h in m.history)
+        pings = [m for m in fake.notified(user) if m.dm_user is None]
+        assert pings and all(user.mention in m.history[0] for m in pings)
         assert any(i.user is user for i in driver.hand_clicks)
     assert fake.refused_dms(carl)
     assert not fake.dms(dora)

@@ -19,6 +19,8 @@ COMPONENTS: Final = f"{DOCS}/components/reference"
 UPLOADS: Final = f"{DOCS}/reference#uploading-files"
 PERMISSIONS: Final = f"{DOCS}/topics/permissions"
 STATUS_CODES: Final = f"{DOCS}/topics/opcodes-and-status-codes"
+THREADS: Final = f"{DOCS}/topics/threads"
+CHANNELS: Final = f"{DOCS}/resources/channel"
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +52,32 @@ LIMITS: Final[dict[str, Limit]] = {
     ),
     "channel_edits": Limit(
         5, "message edits in one channel (its own bucket)", f"{RATE_LIMITS}#header-format", 5.0
+    ),
+    "interaction_webhook": Limit(
+        5,
+        "requests per interaction token to its webhook (follow-ups, edits and deletes of its "
+        "messages): webhooks are a top-level resource of their own (webhook_id + "
+        "webhook_token), so each token has its own bucket, announced by X-RateLimit-* "
+        "headers; Discord publishes no number (read the headers): the fake uses what "
+        "webhooks answer, 5 per 2 s",
+        f"{RATE_LIMITS}#header-format",
+        per=2.0,
+    ),
+    "thread_archive": Limit(
+        0,
+        "a thread is archived after its auto_archive_duration (minutes) without a new "
+        "message (an edit does not count); a new message in an archived thread that is not "
+        "locked unarchives it; an edit or delete of its messages, or adding a member, is "
+        "refused while it is archived (400, 50083 Operation cannot be performed on an "
+        "archived thread)",
+        f"{THREADS}#auto-archive-duration",
+    ),
+    "thread_members": Limit(
+        0,
+        "PUT /channels/{thread}/thread-members/{user} adds a member to a thread (204, also "
+        "for a member already in it); needs Send Messages in the thread and a thread that "
+        "is not archived (50083)",
+        f"{CHANNELS}#add-thread-member",
     ),
     "dm_opens": Limit(
         10,
@@ -105,7 +133,8 @@ LIMITS: Final[dict[str, Limit]] = {
     "mention_notifies": Limit(
         0,
         "a user mention (<@id>) in the content notifies that user only when the message is "
-        "created (an edit that adds a mention notifies nobody), never in an ephemeral message, "
+        "created (an edit that adds a mention notifies nobody), never in an ephemeral message "
+        "nor one with the SUPPRESS_NOTIFICATIONS flag (1 << 12), "
         "and only if allowed_mentions lets it (parse 'users' or the id in users; without "
         "allowed_mentions every mention does); a new DM notifies its recipient",
         f"{MESSAGES}#allowed-mentions-object",

@@ -18,6 +18,12 @@ A channel send without the bot's Send Messages permission is refused with 50013
 (pinged) by which message is in :attr:`FakeDiscord.notifications`: as on Discord, a mention
 notifies only in a newly created message that is not ephemeral, if ``allowed_mentions``
 permits it; an edit that adds a mention notifies nobody; a new DM notifies its recipient.
+Threads the bot makes are archived after their ``auto_archive_duration`` without a new message
+(edits do not count; :meth:`FakeDiscord.advance` moves the fake's clock for that): a new
+message unarchives one, an edit, a delete or adding a member is refused there (50083); thread
+members are added by ``PUT /channels/{thread}/thread-members/{user}``
+(:meth:`FakeDiscord.thread_members`). Each interaction token has its own rate-limit bucket for
+its webhook (follow-ups, edits of its messages), with its headers.
 
 Strict by default (:attr:`FakeDiscord.strict`, numbers from :mod:`.limits`): the bot-wide
 limit over every request but interaction callbacks and follow-ups (429 with ``global: true``),
@@ -56,6 +62,8 @@ from aiohttp import BodyPartReader, WSMsgType, web
 from .limits import limit, rate
 
 EPHEMERAL = 64
+SILENT = 1 << 12
+"""SUPPRESS_NOTIFICATIONS: a message that notifies nobody."""
 LOADING = 128
 ALL_PERMISSIONS = (1 << 53) - 1
 MEMBER_PERMISSIONS = (
@@ -125,6 +133,19 @@ class Call:
 
 
 @dataclass
+class ThreadState:
+    """What Discord keeps of a thread the bot made: when it was last active (the fake's
+    clock, :meth:`FakeDiscord.clock`), after how many minutes without a new message it is
+    archived, whether it is, and its members (:mod:`.limits`, ``thread_archive``)."""
+
+    archive_minutes: int
+    active_since: float
+    archived: bool = False
+    locked: bool = False
+    members: set[int] = field(default_factory=set)
+
+
+@dataclass
 class Message:
     """A message as the fake holds it (``payload`` is what Discord would return)."""
 
@@ -133,6 +154,9 @@ class Message:
     dm_user: int | None = None
     interaction_id: int | None = None
     deleted: bool = False
+    lost: bool = False
+    """An ephemeral message its reader's client no longer shows (a reload, an app killed in
+    the background: :meth:`FakeDiscord.reload`); Discord still takes edits of it."""
     history: list[str] = field(default_factory=list)
     files: list[tuple[str, bytes]] = field(default_factory=list)
     embed_history: list[list[Json]] = field(default_factory=list)
@@ -241,6 +265,11 @@ class FakeDiscord:
         self.channels: list[int] = [self.channel_id]
         self.threads: dict[int, tuple[int, str]] = {}
         """Threads the bot made: thread id -> (parent channel, name)."""
+        self.thread_states: dict[int, ThreadState] = {}
+        """Threads the bot made: thread id -> archiving and members."""
+        self.skew = 0.0
+        """Seconds the fake's clock for archiving threads is ahead of the monotonic clock
+        (:meth:`advance`; rate limits and interaction tokens keep the real clock)."""
         """The guild's text channels (:meth:`add_channel`); the first is the table channel."""
         self.strict = strict
         """Discord's limits (:mod:`.limits`): the bot-wide limit, per-route buckets with their
@@ -292,6 +321,7 @@ class FakeDiscord:
                 "channel": rate("channel_messages"),
                 "edit": rate("channel_edits"),
                 "dm": rate("channel_messages"),
+                "webhook": rate("interaction_webhook"),
             }
         self.global_limit: tuple[int, float] | None = rate("global_rps") if strict else None
         """The bot-wide limit (requests per seconds) over every counted request."""
@@ -340,6 +370,28 @@ class FakeDiscord:
 
     def snowflake(self) -> int:
         return next(self._ids)
+
+    def clock(self) -> float:
+        """The fake's clock for archiving threads (monotonic, plus :meth:`advance`)."""
+        return time.monotonic() + self.skew
+
+    def advance(self, seconds: float) -> None:
+        """Let ``seconds`` pass for the threads (a day without a message, in a test)."""
+        self.skew += seconds
+
+    def archived(self, thread_id: int) -> bool:
+        """Whether the thread is archived now (Discord archives it after its duration
+        without a new message; :mod:`.limits`, ``thread_archive``)."""
+        state = self.thread_states.get(thread_id)
+        if state is None:
+            return False
+        if not state.archived and self.clock() - state.active_since >= state.archive_minutes * 60:
+            state.archived = True
+        return state.archived
+
+    def thread_members(self, thread_id: int) -> set[int]:
+        state = self.thread_states.get(thread_id)
+        return set() if state is None else set(state.members)
 
     @property
     def base_url(self) -> str:
@@ -454,8 +506,15 @@ class FakeDiscord:
         return [
             m
             for m in self._of_user.get(user.id, [])
-            if not m.deleted and (m.dm_user == user.id or m.ephemeral)
+            if not m.deleted and not m.lost and (m.dm_user == user.id or m.ephemeral)
         ]
+
+    def reload(self, user: FakeUser) -> None:
+        """``user``'s client reloads: the ephemeral messages it showed are gone for him (the
+        bot is not told; their tokens still edit them)."""
+        for message in self._of_user.get(user.id, []):
+            if message.ephemeral:
+                message.lost = True
 
     def notified(self, user: FakeUser) -> list[Message]:
         """The messages that notified ``user`` (a mention in a new message, or a new DM)."""
@@ -544,6 +603,7 @@ class FakeDiscord:
         message had once (a client that has not refreshed the message yet)."""
         had = message.custom_ids if not stale else message.first_custom_ids
         assert custom_id in had, (custom_id, had)
+        assert not message.lost, "a message the user cannot see any more"
         data: Json = {"custom_id": custom_id, "component_type": 2}
         dm = message.dm_user is not None
         return await self._interact(3, user, message.channel_id, data, dm=dm, message=message)
@@ -758,8 +818,10 @@ class FakeDiscord:
                 "name": thread[1],
                 "owner_id": str(self.bot.id),
                 "thread_metadata": {
-                    "archived": False,
-                    "auto_archive_duration": 1440,
+                    "archived": self.archived(channel_id or self.channel_id),
+                    "auto_archive_duration": self.thread_states[
+                        channel_id or self.channel_id
+                    ].archive_minutes,
                     "archive_timestamp": _now(),
                     "locked": False,
                 },
@@ -968,8 +1030,8 @@ class FakeDiscord:
             if kind == "channel" and call.method != "POST":
                 kind = "edit"
             return kind, f"{kind}:{parts[1]}"
-        if parts[:1] == ["webhooks"] and len(parts) >= 3:
-            return "webhook", f"webhook:{parts[2]}"
+        if parts[:1] == ["webhooks"] and len(parts) >= 3:  # webhook_id + webhook_token
+            return "webhook", f"webhook:{parts[1]}:{parts[2]}"
         return None
 
     def _bucket_headers(self, call: Call) -> dict[str, str]:
@@ -1072,11 +1134,17 @@ class FakeDiscord:
                 return 200, self._dm_payload(int(body["recipient_id"]))
             case ("POST", ["channels", cid, "threads"]):
                 return self._new_thread(int(cid), body or {})
+            case ("PUT", ["channels", cid, "thread-members", uid]):
+                return self._add_thread_member(int(cid), int(uid))
             case ("POST", ["channels", cid, "messages"]):
                 return self._channel_message(int(cid), body, files)
             case ("PATCH", ["channels", cid, "messages", mid]):
+                if self.archived(int(cid)):
+                    return 400, _error(50083)
                 return self._channel_edit(int(cid), self.messages.get(int(mid)), body, files)
             case ("DELETE", ["channels", cid, "messages", mid]):
+                if self.archived(int(cid)):
+                    return 400, _error(50083)
                 message = self.messages.get(int(mid))
                 if message is None or message.deleted or message.channel_id != int(cid):
                     return 404, _error(10008)
@@ -1232,7 +1300,7 @@ class FakeDiscord:
         self.messages[mid] = message
         if message.dm_user is not None:
             self.notifications.append((message.dm_user, mid))
-        elif not message.ephemeral:
+        elif not message.ephemeral and not message.flags & SILENT:
             pinged = _pinged(message.content, body.get("allowed_mentions"))
             members = [self._member(u) for u in pinged]
             payload["mentions"] = [m.payload() for m in members if m is not None]
@@ -1260,7 +1328,28 @@ class FakeDiscord:
         if problems:
             self.violations += problems
             return 400, _error(50035)
+        state = self.thread_states.get(channel_id)
+        if state is not None:  # a new message unarchives a thread that is not locked
+            if self.archived(channel_id) and state.locked:
+                return 400, _error(50083)
+            state.archived = False
+            state.active_since = self.clock()
         return 200, self._new_message(channel_id, body, files).payload
+
+    def _add_thread_member(self, thread_id: int, user_id: int) -> tuple[int, Any]:
+        """Add Thread Member: 204 (also for a member already in it); a thread that is
+        archived refuses it (50083); the bot needs Send Messages there."""
+        state = self.thread_states.get(thread_id)
+        if state is None:
+            return 404, _error(10003)
+        if self._member(user_id) is None:
+            return 404, _error(10013)
+        if not self.bot_permissions & SEND_MESSAGES:
+            return 403, _error(50013)
+        if self.archived(thread_id):
+            return 400, _error(50083)
+        state.members.add(user_id)
+        return 204, None
 
     def _new_thread(self, parent: int, body: Json) -> tuple[int, Any]:
         """A public thread in ``parent`` (a thread without a starter message)."""
@@ -1270,9 +1359,14 @@ class FakeDiscord:
         if not 1 <= len(name) <= 100:
             self.violations.append(f"thread name of {len(name)} characters")
             return 400, _error(50035)
+        minutes = int(body.get("auto_archive_duration") or 4320)
+        if minutes not in (60, 1440, 4320, 10080):
+            self.violations.append(f"auto_archive_duration {minutes}")
+            return 400, _error(50035)
         thread_id = self.snowflake()
         self.channels.append(thread_id)
         self.threads[thread_id] = (parent, name)
+        self.thread_states[thread_id] = ThreadState(minutes, self.clock(), members={self.bot.id})
         return 201, self._channel_payload(thread_id)
 
     def _may_post(self, body: Json, files: list[tuple[str, bytes]]) -> bool:
@@ -1532,6 +1626,7 @@ def _error(code: int) -> Json:
     messages = {
         10003: "Unknown Channel",
         10008: "Unknown Message",
+        10013: "Unknown User",
         10015: "Unknown Webhook",
         10062: "Unknown interaction",
         40003: "You are opening direct messages too fast.",
@@ -1541,6 +1636,7 @@ def _error(code: int) -> Json:
         50013: "Missing Permissions",
         50027: "Invalid Webhook Token",
         50035: "Invalid Form Body",
+        50083: "Operation cannot be performed on an archived thread",
     }
     return {"message": messages.get(code, "error"), "code": code}
 

@@ -75,6 +75,7 @@ from dokobot.adapters.discord.interaction import (
 from dokobot.adapters.discord.lobby import LevelSelect, _LobbyMessage, result_components
 from dokobot.adapters.discord.lobby_messages import LobbyMessages
 from dokobot.adapters.discord.messages import join_texts, mentions_in, qualify, snowflake_of
+from dokobot.adapters.discord.notify import PING_GRACE, TurnPings, _Ping
 from dokobot.adapters.discord.slash import slash_commands
 from dokobot.adapters.discord.threads import NEW_TABLE, TableThreads
 from dokobot.bounded import Bounded
@@ -152,6 +153,7 @@ class DiscordAdapter(
     LobbyMessages,
     TableThreads,
     PrivateDelivery,
+    TurnPings,
     HandedPresses,
     commands.Bot,
 ):
@@ -198,6 +200,7 @@ class DiscordAdapter(
         claim_within: float = CLAIM_WITHIN,
         threads: bool = False,
         request_timeout: float = REQUEST_READ_S,
+        ping_grace: float = PING_GRACE,
         **options: Any,
     ) -> None:
         self.budget = RequestBudget(global_rps)
@@ -230,7 +233,11 @@ class DiscordAdapter(
         self._user_lang: Bounded[int, str | None] = Bounded(users)
         """Languages set with /lang here; a forgotten one comes back from the service."""
         self._pending: Bounded[tuple[int, int], Private] = Bounded(users)
-        self._notified: Bounded[tuple[int, int], bool] = Bounded(users)
+        self._pings: Bounded[tuple[int, int], _Ping] = Bounded(users)
+        """The notification of each player's turn at each table (:mod:`.notify`)."""
+        self._members: Bounded[tuple[int, int], bool] = Bounded(users)
+        """(thread, user): players added to a table's thread."""
+        self._ping_grace = ping_grace
         self._choices: Bounded[tuple[str, str], tuple[Choice, ...]] = Bounded(users)
         self._markers: Bounded[int, tuple[int, int]] = Bounded(channels)
         self._boards: Bounded[int, _BoardMessage] = Bounded(channels)
@@ -252,7 +259,6 @@ class DiscordAdapter(
         self._unseen: Bounded[tuple[int, int], list[Private]] = Bounded(users)
         self._used_presses: Bounded[tuple[int, tuple[int, int] | None], bool] = Bounded(users)
         """(message, decision) of prompts a press answered: a second press is no error."""
-        self._calls_waiting: Bounded[int, list[int]] = Bounded(channels)
         self._permission_reported: Bounded[int, bool] = Bounded(channels, ttl=3600.0)
         self._background: set[asyncio.Task[None]] = set()
         self._prompts_default = prompts_default
@@ -672,7 +678,9 @@ class DiscordAdapter(
         user = snowflake_of(inp.user)
         word = aliases().get(verb(inp.text), "")  # a command by any of its names
         if word in CONSUMING and user is not None and table is not None:
-            self._call_player(table, user, False)
+            self._end_ping(table, user)  # he acted: his notification goes
+        if inp.text.split() == ["/join"] and user is not None and table is not None:
+            self._seat_in_thread(table, [user])
         if word in CONSUMING and user is not None:
             for key in [k for k in self._pending if k[1] == user and table in (None, k[0])]:
                 del self._pending[key]
@@ -791,6 +799,7 @@ class DiscordAdapter(
         for channel in batch.boards:
             channel_id = snowflake_of(channel)
             if channel_id is not None:
+                self._end_past_pings(channel_id)
                 await self._strip_superseded(channel_id)
 
     async def _answer_later(
@@ -971,13 +980,13 @@ class DiscordAdapter(
         if pieces is None:
             pieces = join_texts(texts)
         with_button = channel_id not in self._boards
-        for n, piece in enumerate(pieces):
+        for n, piece in enumerate(pieces):  # routine posts: silent
             if result and n == len(pieces) - 1:
                 buttons = result_components(channel_id, self.channel_lang(channel_id))
-                await target.send(piece, view=buttons)
+                await target.send(piece, view=buttons, silent=True)
             elif with_button and n == len(pieces) - 1:
-                await target.send(piece, view=self._hand_view(channel_id))
+                await target.send(piece, view=self._hand_view(channel_id), silent=True)
             else:
-                await target.send(piece)
+                await target.send(piece, silent=True)
         if lobby is not None:
             await self._show_lobby(channel_id, lobby, [])

@@ -20,7 +20,7 @@ from dokobot.adapters.discord.budget import RequestBudget
 from dokobot.adapters.discord.buttons import DokoButton
 from dokobot.adapters.discord.i18n import text
 from dokobot.adapters.discord.interaction import _BoardMessage
-from dokobot.adapters.discord.messages import qualify
+from dokobot.adapters.discord.notify import ARCHIVED
 from dokobot.bounded import Bounded
 from dokobot.host.board import BoardView
 from dokobot.host.contract import Host
@@ -57,8 +57,6 @@ class BoardMessages(_Base):
     _boards: Bounded[int, _BoardMessage]
     _board_interval: float
     budget: RequestBudget
-    _calls_waiting: Bounded[int, list[int]]
-    _notified: Bounded[tuple[int, int], bool]
     _background: set[asyncio.Task[None]]
     _permission_reported: Bounded[int, bool]
 
@@ -72,7 +70,7 @@ class BoardMessages(_Base):
 
         def channel_lang(self, channel_id: int) -> str: ...
 
-        def _reachable(self, table: int, user_id: int) -> bool: ...
+        def _seat_in_thread(self, table: int, users: list[int]) -> None: ...
 
         async def report_lost_permissions(self, channel_id: int, lang: str) -> None: ...
 
@@ -80,17 +78,13 @@ class BoardMessages(_Base):
         self, channel_id: int, view: BoardView, texts: list[str], people: Sequence[int] = ()
     ) -> None:
         """Show ``view`` on the channel's board; a new game posts a new board, which names
-        (and so notifies) the ``people`` of the batch (its players) whom no panel and no
-        interaction token can reach."""
+        (and so notifies) the ``people`` of the batch (everybody seated), and adds them to
+        the table's thread."""
         board = self._boards.get(channel_id)
         if board is None or board.game_number != view.game_number:
             board = _BoardMessage(channel_id, view, news=[t for t in texts if t.strip()][-NEWS:])
-            board.calls = [u for u in self._calls_waiting.pop(channel_id, [])]
-            board.greeted = [
-                u
-                for u in dict.fromkeys(people)
-                if u not in board.calls and not self._reachable(channel_id, u)
-            ]
+            board.greeted = list(dict.fromkeys(people))
+            self._seat_in_thread(channel_id, board.greeted)
             self._boards[channel_id] = board
             try:  # in the channel's turn: a new game is news
                 await self._post_board(board)
@@ -103,19 +97,16 @@ class BoardMessages(_Base):
     def _board_content(
         self, board: _BoardMessage, post: bool = False
     ) -> tuple[str, discord.AllowedMentions]:
-        """The board's text above the embed: the players called to open "My cards" (their
-        prompt found no live panel), in its ``post`` the players greeted at the start, and a
-        notice; with the mentions it may ping (only a post pings)."""
+        """The board's text above the embed: in its first ``post`` everybody seated (it
+        notifies them), and a notice; with the mentions it may ping (only that post pings:
+        an edit notifies nobody anyway)."""
         lang = board.view.language
         lines = [board.notice] if board.notice else []
-        greeted = [u for u in board.greeted if u not in board.calls] if post else []
+        greeted = board.greeted if post else []
         if greeted:
             mentions = " ".join(f"<@{u}>" for u in greeted)
             lines.append(text("board_start", lang, mentions=mentions))
-        if board.calls:
-            mentions = " ".join(f"<@{u}>" for u in board.calls)
-            lines.append(text("board_call", lang, mentions=mentions))
-        users = [discord.Object(id=u) for u in [*greeted, *board.calls]]
+        users = [discord.Object(id=u) for u in greeted]
         return "\n".join(lines), discord.AllowedMentions(everyone=False, roles=False, users=users)
 
     async def _post_board(self, board: _BoardMessage) -> None:
@@ -126,6 +117,7 @@ class BoardMessages(_Base):
             "embed": embed,
             "view": self._board_buttons(board),
             "allowed_mentions": mentions,
+            "silent": not mentions.users,
         }
         if content:
             kwargs["content"] = content
@@ -134,7 +126,8 @@ class BoardMessages(_Base):
         message = await self.get_partial_messageable(board.channel_id).send(**kwargs)
         board.message_id = message.id
         board.standin = _idle_name(board.view)
-        board.shown = (_embed_key(embed), content, cards)
+        # the names of the post go with the next change that edits the board anyway
+        board.shown = (_embed_key(embed), self._board_content(board)[0], cards)
         board.shown_view = board.view
         board.picture = cards
         board.last_edit = asyncio.get_running_loop().time()
@@ -160,63 +153,6 @@ class BoardMessages(_Base):
         if board.task is None or board.task.done():
             self._enter()
             board.task = asyncio.create_task(self._edit_board(board))
-
-    def _call_player(self, channel_id: int, user_id: int, called: bool) -> None:
-        """Name ``user_id`` on the board (``called``) or stop naming him."""
-        board = self._boards.get(channel_id)
-        if board is None:  # a channel without boards: a message names him, once
-            if not called:
-                self._notified.pop((channel_id, user_id), None)
-            elif (channel_id, user_id) not in self._notified:
-                self._notified[(channel_id, user_id)] = True
-                self._background_call(channel_id, user_id)
-            return
-        if board.result_posted:
-            if called:  # the board of the next game names him
-                waiting = self._calls_waiting.setdefault(channel_id, [])
-                if user_id not in waiting:
-                    waiting.append(user_id)
-            elif user_id in self._calls_waiting.get(channel_id, []):
-                self._calls_waiting[channel_id].remove(user_id)
-            return
-        if not called and user_id in board.greeted:  # he has his panel
-            board.greeted.remove(user_id)
-        if called == (user_id in board.calls):
-            return
-        if called:
-            board.calls.append(user_id)
-            self._board_dirty(board)
-            # an edit pings nobody: a message of its own, unless the post pinged him
-            if board.message_id is not None and user_id not in board.greeted:
-                self._background_call(channel_id, user_id)
-        else:  # no edit of its own: the next change of the board drops the name
-            board.calls.remove(user_id)
-
-    def _background_call(self, channel_id: int, user_id: int) -> None:
-        """Send :meth:`_call_message` without waiting for it."""
-        self._enter()
-        task = asyncio.create_task(self._call_message(channel_id, user_id))
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
-
-    async def _call_message(self, channel_id: int, user_id: int) -> None:
-        """A short message that names ``user_id`` with a mention that notifies him (only a
-        new message does; a mention added to the board by an edit does not), with "My
-        cards"."""
-        try:
-            lang = self.channel_lang(channel_id)
-            await self.get_partial_messageable(channel_id).send(
-                text("board_call", lang, mentions=f"<@{user_id}>"),
-                view=self._hand_view(channel_id),
-                allowed_mentions=discord.AllowedMentions(
-                    everyone=False, roles=False, users=[discord.Object(id=user_id)]
-                ),
-            )
-            self._prompts_on_board_of(channel_id, [user_id])
-        except (discord.HTTPException, aiohttp.ClientError, OSError) as exc:
-            log.warning("could not name a player in channel %s: %s", channel_id, exc)
-        finally:
-            self._leave()
 
     async def _edit_board(self, board: _BoardMessage) -> None:
         loop = asyncio.get_running_loop()
@@ -244,6 +180,8 @@ class BoardMessages(_Base):
                     log.warning("could not show the board: %s", exc)
                     board.dirty = True  # the latest state, once more, after a pause
                     failures += 1
+                    if isinstance(exc, discord.HTTPException) and exc.code == ARCHIVED:
+                        _unposted(board)  # a fresh post unarchives the thread
                 board.last_edit = loop.time()
                 if failures > BOARD_TRIES:
                     log.error("giving up on the board of channel %s", board.channel_id)
@@ -272,7 +210,6 @@ class BoardMessages(_Base):
         picture uploaded only when its cards changed."""
         if board.message_id is None:
             await self._post_board(board)
-            self._prompts_on_board(board)
             return
         embed, cards = self._board_embed(board)
         content, mentions = self._board_content(board)
@@ -292,7 +229,6 @@ class BoardMessages(_Base):
         board.standin = idle
         board.picture = cards
         board.edits += 1
-        self._prompts_on_board(board)
 
     def _board_buttons(self, board: _BoardMessage) -> discord.ui.View:
         """ "My cards", and once the person whose turn it is was reminded, a button that
@@ -304,17 +240,6 @@ class BoardMessages(_Base):
             buttons.add_item(DokoButton(board.channel_id, "/standin", label))
         return buttons
 
-    def _prompts_on_board(self, board: _BoardMessage) -> None:
-        self._prompts_on_board_of(board.channel_id, board.calls)
-
-    def _prompts_on_board_of(self, channel_id: int, users: list[int]) -> None:
-        """The players named in the channel have their call: their turn timers start now."""
-        for user in users:
-            try:
-                self.service.prompt_sent(qualify(channel_id), qualify(user))
-            except Exception:
-                log.exception("prompt_sent failed")
-
     async def _board_lost(self, board: _BoardMessage, failures: int) -> int:
         """The board message is gone (deleted, or its channel): post it again, once, with a
         notice; a second loss ends the board."""
@@ -322,10 +247,7 @@ class BoardMessages(_Base):
             log.warning("the board of channel %s is gone again; not posted again", board.channel_id)
             return BOARD_TRIES + 1
         board.reposted = True
-        board.message_id = None
-        board.shown = None
-        board.shown_view = None
-        board.picture = None
+        _unposted(board)
         board.notice = text("board_again", board.view.language)
         board.dirty = True
         log.info("the board of channel %s was gone; posting it again", board.channel_id)
@@ -355,6 +277,14 @@ class BoardMessages(_Base):
         png = await drawn(trick_png, trick_picture(board.view))
         alt = picture_text(board.view, board.view.language)
         return discord.File(io.BytesIO(png), filename=TABLE_PICTURE, description=alt[:MAX_ALT])
+
+
+def _unposted(board: _BoardMessage) -> None:
+    """The board is to be posted anew (its message is gone, or its thread archived)."""
+    board.message_id = None
+    board.shown = None
+    board.shown_view = None
+    board.picture = None
 
 
 def _holds(shown: BoardView | None, view: BoardView, busy: bool = False) -> bool:

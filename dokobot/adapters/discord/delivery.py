@@ -56,6 +56,8 @@ DM_RESTS: Final = 120.0
 """Seconds no DM is tried for a user whose DM failed every try (403: ``DM_BLOCKED_FOR``)."""
 PROMPTS_PREFERENCE: Final = "discord_prompts"
 """The name under which the service keeps a user's ``/prompts`` choice (``"dm"``/``"here"``)."""
+REMINDER: Final = "reminder"
+"""The kind of the turn clock's reminder (see :meth:`PrivateDelivery._send_dm`)."""
 DECK_PREFERENCE: Final = "deck"
 """The name under which the service keeps a user's ``/deck`` choice (a name of
 :data:`dokobot.render.DECKS`)."""
@@ -82,7 +84,6 @@ class PrivateDelivery(_Base):
     _dm_blocked: Bounded[int, float]
     _prompt_here: Bounded[int, bool]
     _decks: Bounded[int, str]
-    _notified: Bounded[tuple[int, int], bool]
     _prompts: Bounded[tuple[int, int], list[_Prompt]]
     _unseen: Bounded[tuple[int, int], list[Private]]
     _background: set[asyncio.Task[None]]
@@ -100,7 +101,13 @@ class PrivateDelivery(_Base):
 
         def channel_lang(self, channel_id: int) -> str: ...
 
-        def _call_player(self, channel_id: int, user_id: int, called: bool) -> None: ...
+        def _turn_waits(
+            self, table: int, user_id: int, marker: tuple[int, int] | None, looking: bool
+        ) -> None: ...
+
+        def _ack_ping(self, table: int, user_id: int) -> None: ...
+
+        async def _remind(self, table: int, user_id: int, event: Private) -> None: ...
 
         async def _guarded(self, sending: Awaitable[Any]) -> None: ...
 
@@ -145,6 +152,8 @@ class PrivateDelivery(_Base):
             self._add_prompt(
                 table, reply.user_id, _Prompt(marker, sent.message_id, sent.strip, reply.expires)
             )
+            if event.choices:  # he is at the table now: pinged only if he does not move
+                self._turn_waits(table, reply.user_id, marker, True)
 
     def _prompts_here(self, user_id: int) -> bool:
         """Whether ``user_id``'s prompts stay in the channel ("My cards" and the board): all
@@ -216,9 +225,8 @@ class PrivateDelivery(_Base):
         if sent is None:
             return
         self._panels[(table, user_id)] = _Panel(sent, reply.expires)
-        self._call_player(table, user_id, False)
         if view is not None:
-            self._prompt_delivered(table, user_id)
+            self._ack_ping(table, user_id)  # he opened his cards on his turn: he knows
             self._add_prompt(
                 table, user_id, _Prompt(marker, sent.message_id, sent.strip, reply.expires)
             )
@@ -302,14 +310,16 @@ class PrivateDelivery(_Base):
             log.info("could not update a My cards panel: %s", exc)
             shown = False
         here = self._prompts_here(user_id)
+        if event.kind == REMINDER and table and here:
+            await self._remind(table, user_id, event)  # onto his notification, not a panel
+            return
         if shown and table:
             if event.choices:
-                self._prompt_delivered(table, user_id)
                 fresh = self._panel_fresh(table, user_id)
                 if not fresh and not await self._panel_by_token(event, user_id, table):
-                    self._call_player(table, user_id, True)
-                elif fresh:
-                    self._call_player(table, user_id, False)
+                    self._turn_waits(table, user_id, self._marker_of(table, event), False)
+                elif fresh:  # he may be looking at it: a ping only if he does not move
+                    self._turn_waits(table, user_id, self._marker_of(table, event), True)
             if not event.choices or here:
                 return
         if here:
@@ -344,16 +354,6 @@ class PrivateDelivery(_Base):
         if table and reply.channel_id == table:
             self._tokens[(table, reply.user_id)] = reply
 
-    def _reachable(self, table: int, user_id: int) -> bool:
-        """Whether a prompt for ``user_id`` at ``table`` would reach him without a call: a
-        live panel, a live interaction token there, or DMs (``/prompts dm``)."""
-        if self._panel_fresh(table, user_id) or not self._prompts_here(user_id):
-            return True
-        reply = self._tokens.get((table, user_id))
-        now = asyncio.get_running_loop().time()
-        margin = PANEL_MARGIN * getattr(self, "_token_life", TOKEN_LIFE)
-        return reply is not None and reply.expires - now > margin
-
     async def _panel_by_token(self, event: Private, user_id: int, table: int) -> bool:
         """Show the prompt ``event`` in a new "My cards" panel, an ephemeral follow-up of the
         user's latest interaction at the table; False if he has none that lives long enough."""
@@ -377,11 +377,12 @@ class PrivateDelivery(_Base):
             return False
         self._panels[(table, user_id)] = _Panel(sent, reply.expires)
         self._pending.pop((table, user_id), None)
-        self._call_player(table, user_id, False)
-        self._prompt_delivered(table, user_id)
         self._add_prompt(
             table, user_id, _Prompt(marker, sent.message_id, sent.strip, reply.expires, event)
         )
+        # an ephemeral message notifies nobody, and he may not be looking: a ping unless he
+        # moves within the grace
+        self._turn_waits(table, user_id, marker, True)
         return True
 
     async def _reach(self, event: Private, user_id: int, table: int) -> None:
@@ -392,13 +393,13 @@ class PrivateDelivery(_Base):
         self._undelivered(event, user_id, table)
 
     def _undelivered(self, event: Private, user_id: int, table: int) -> None:
-        """A private event its user has not seen: a prompt waits for "My cards" and the board
-        names him; other texts are shown when he opens "My cards"."""
+        """A private event its user has not seen: a prompt waits for "My cards" and a
+        message notifies him; other texts are shown when he opens "My cards"."""
         if not table:
             return
         if event.choices:
             self._pending[(table, user_id)] = event
-            self._call_player(table, user_id, True)
+            self._turn_waits(table, user_id, self._marker_of(table, event), False)
         elif event.text.strip() and event.kind not in PANEL_KINDS:
             unseen = self._unseen.get((table, user_id), [])
             self._unseen[(table, user_id)] = [*unseen, event][-UNSEEN:]
@@ -424,11 +425,8 @@ class PrivateDelivery(_Base):
         if not pieces and view is not None:
             message = await dm.send(view=view)
         self._pending.pop((table, user_id), None)
-        for key in [k for k in self._notified if k[1] == user_id]:
-            del self._notified[key]
-        if event.choices and table:
+        if event.choices and table:  # a new DM notifies its reader
             self._prompt_delivered(table, user_id)
-            self._call_player(table, user_id, False)
         if message is not None and table:
             sent = message
             self._add_prompt(

@@ -303,11 +303,9 @@ class _BoardMessage:
     """The picture the message carries (uploaded again only when it changes)."""
     standin: str | None = None
     """The name on the board's stand-in button (for an idle person), None: no such button."""
-    calls: list[int] = field(default_factory=list)
-    """Users named on the board: their prompt found no live "My cards" panel."""
     greeted: list[int] = field(default_factory=list)
-    """Players the board's post named at the start (no live panel, no live token): that
-    post notified them, so calling them later by an edit needs no message of its own."""
+    """Players the board's first post named (everybody seated): that post notified them,
+    and it counts as the notification of each one's first turn of the game."""
     notice: str = ""
     reposted: bool = False
     shown_view: BoardView | None = None

@@ -10,6 +10,7 @@ import discord
 from discord.ext import commands
 
 from dokobot.adapters.discord.lobby import NEWS, _LobbyMessage, lobby_components, lobby_embed
+from dokobot.adapters.discord.notify import ARCHIVED
 from dokobot.bounded import Bounded
 from dokobot.host.board import LobbyView
 
@@ -64,13 +65,17 @@ class LobbyMessages(_Base):
         components = lobby_components(channel_id, view, lang, self.parent_of(channel_id))
         target = self.get_partial_messageable(channel_id)
         if lobby.message_id is None:
-            message = await target.send(embed=embed, view=components)
+            message = await target.send(embed=embed, view=components, silent=True)
             lobby.message_id = message.id
         else:
             try:
                 await target.get_partial_message(lobby.message_id).edit(
                     embed=embed, view=components
                 )
-            except discord.NotFound:  # deleted by someone: a fresh one
-                message = await target.send(embed=embed, view=components)
+            except discord.HTTPException as exc:
+                # deleted by someone, or its thread archived (a new message unarchives it):
+                # a fresh one
+                if not isinstance(exc, discord.NotFound) and exc.code != ARCHIVED:
+                    raise
+                message = await target.send(embed=embed, view=components, silent=True)
                 lobby.message_id = message.id
