@@ -25,7 +25,7 @@ from typing import TextIO
 from . import languages
 from .host.commands import find, guess
 from .host.contract import Host
-from .host.events import Event, Input, Private, Public
+from .host.events import READY, Event, Input, Private, Public
 from .host.i18n import render
 from .host.options import TableOptions
 from .host.service import Service
@@ -125,7 +125,9 @@ class Console:
     async def setup(self, bots: int, level: str) -> None:
         auto_start = len(self.players) + bots == 4
         # The console deals by itself: the table's "type /start to deal" would mislead.
-        complete = Public(CHANNEL, render(self.language, "table_complete"), lang=self.language)
+        complete = Public(
+            CHANNEL, render(self.language, "table_complete"), lang=self.language, kind=READY
+        )
         for i, name in enumerate(self.players):
             last = auto_start and bots == 0 and i == len(self.players) - 1
             await self.say(name, "/join", hide=complete if last else None)

@@ -100,6 +100,8 @@ async def test_a_series_driven_by_buttons_lobby_add_computer_start_play_next_gam
             seats = service.router.tables[channel].seats
             assert [s.bot for s in seats] == [None, None, "easy", "normal"]
             assert "computer (easy)" in lobby.embed_text and lobby.selects == []
+            # beside its Start button the lobby does not tell anybody to type /start
+            assert "can press Start" in lobby.embed_text and "/start" not in lobby.embed_text
             assert fake.channel_messages() == [lobby]
             # Start from the lobby
             start = lobby.button(lambda c: c.endswith(":start"))

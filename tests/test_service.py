@@ -6,7 +6,7 @@ import asyncio
 import dataclasses
 import threading
 
-from dokobot.host.events import Event, Input, Private, Public
+from dokobot.host.events import Board, Event, Input, Private, Public
 from dokobot.host.journal import Record
 from dokobot.host.router import Router
 from dokobot.host.service import Service, default_bot_factory
@@ -87,6 +87,41 @@ async def test_turn_timeout_reminds_then_stands_in() -> None:
     assert any(isinstance(e, Public) and f"{name} is back" in e.text for e in events)
     assert first not in table.away
     assert f"!away {name}" in _lines(svc.store, "c")
+    await svc.close()
+
+
+async def test_the_turn_clock_runs_from_the_turns_start_as_the_boards_countdown_says() -> None:
+    """The board's countdown counts from the turn's start; a report that the prompt was
+    delivered later does not re-arm the clock (a stand-in never waits for a delivery), except
+    on a channel whose adapter paces its sends (the clock starts when the prompt left)."""
+    svc = Service.in_memory(seed=5)
+    svc.boards = True
+    boards: list[Board] = []
+
+    async def listener(events: list[Event]) -> None:
+        boards.extend(e for e in events if isinstance(e, Board))
+
+    svc.listener = listener
+    svc.pace("irc:")
+    for channel, people in (("c", "abcd"), ("irc:#doko", "efgh")):
+        for n in people:
+            await svc.handle(_inp(channel, n, "/join"))
+        table = svc.router.tables[channel]
+        table.options = dataclasses.replace(table.options, turn_timeout=30)
+        shown = [
+            e for e in await svc.handle(_inp(channel, people[0], "/start")) if isinstance(e, Board)
+        ]
+        game = table.game
+        assert game is not None
+        began = svc._turns[channel][1]
+        assert shown[-1].view.deadline == int(began + 60)
+        timer = svc._timers.get(channel)
+        await asyncio.sleep(0.05)
+        svc.prompt_sent(channel, table.seats[game.turn].user)
+        if channel == "c":
+            assert svc._timers[channel] is timer and svc._turns[channel][1] == began
+        else:
+            assert svc._timers[channel] is not timer and svc._turns[channel][1] > began
     await svc.close()
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
     from .board import BoardView, LobbyView
@@ -60,6 +60,12 @@ class Choice:
     command: str
 
 
+READY: Final = "ready"
+"""The :attr:`Public.kind` of the line "the table is complete, type /start to deal": an
+adapter or console that starts the game otherwise (a Start button, a console that deals by
+itself) leaves it out."""
+
+
 @dataclass(frozen=True, slots=True)
 class Public:
     """A message for everybody in ``channel``.
@@ -71,7 +77,8 @@ class Public:
     reservation; the contract line says it for all), ``"call"`` (a call such as Re: a board
     lists the calls), ``"contract"`` (a normal game: a board's contract line says all of it),
     ``"detail"`` (a value item of a game's result), ``"score"`` (the score list after a game,
-    also on request), ``"info"`` for everything else.
+    also on request), ``"ready"`` (the table is complete: how to deal; an adapter whose
+    lobby has a Start button leaves it out), ``"info"`` for everything else.
     """
 
     channel: str

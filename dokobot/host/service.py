@@ -245,11 +245,17 @@ class Service(Host):
         if not timeout or game is None or not table.running or table.bot_to_move() is not None:
             return None, False
         marker = (table.game_number, len(game.log))
-        turn = self._turns.get(channel)
-        if turn is None or turn[0] != marker:
-            turn = self._turns[channel] = (marker, time.time())
-        deadline = int(turn[1] + 2 * timeout) if table.options.standin else None
+        start = self._turn_start(channel, marker)
+        deadline = int(start + 2 * timeout) if table.options.standin else None
         return deadline, self._reminded.get(channel) == marker
+
+    def _turn_start(self, channel: str, marker: tuple[int, int], *, restart: bool = False) -> float:
+        """When the turn ``marker`` at ``channel`` began (Unix seconds): the board's
+        countdown and the turn timer both count from it (``restart``: from now)."""
+        turn = self._turns.get(channel)
+        if restart or turn is None or turn[0] != marker:
+            turn = self._turns[channel] = (marker, time.time())
+        return turn[1]
 
     def _history(self, table: Table) -> list[Record]:
         lines = self.store.load_journal(table.channel)
@@ -974,7 +980,8 @@ class Service(Host):
         self._timers.pop(channel, None)
         if old is not None and old is not asyncio.current_task():
             old.cancel()
-        if not sent and any(channel.startswith(prefix) for prefix in self.paced):
+        paced = self._paced(channel)
+        if not sent and paced:
             return
         timeout = table.options.turn_timeout
         if not timeout or game is None or not table.running or table.bot_to_move() is not None:
@@ -982,24 +989,30 @@ class Service(Host):
         seat = game.turn
         marker = (table.game_number, len(game.log))
         self._timed[channel] = turn
+        start = self._turn_start(channel, marker, restart=sent and paced)
         self._timers[channel] = asyncio.get_running_loop().create_task(
-            self._timeout(channel, seat, marker, float(timeout))
+            self._timeout(channel, seat, marker, float(timeout), start)
         )
 
+    def _paced(self, channel: str) -> bool:
+        return any(channel.startswith(prefix) for prefix in self.paced)
+
     async def _timeout(
-        self, channel: str, seat: int, marker: tuple[int, int], delay: float
+        self, channel: str, seat: int, marker: tuple[int, int], delay: float, start: float
     ) -> None:
-        await asyncio.sleep(delay)
+        """The reminder ``delay`` seconds after the turn's ``start``, the stand-in twice
+        that after it: when the board's countdown says."""
+        await asyncio.sleep(max(0.0, start + delay - time.time()))
         table = self.router.tables.get(channel)
         if table is None or not self._still(table, marker):
             return
         notes = [Note(seat, "timeout_reminder", {"seconds": int(delay)}, kind="reminder")]
         self._reminded[channel] = marker
-        # the turn clock never waits for a delivery: the stand-in comes ``delay`` after the
-        # reminder was handed over, however long Discord takes with it
+        # the turn clock never waits for a delivery: the stand-in comes when the board's
+        # countdown says, however long Discord takes with the reminder
         reminder = self._with_board(channel, self.router.render_notes(table, notes, None))
         await self._emit(reminder, wait=0)
-        await asyncio.sleep(delay)
+        await asyncio.sleep(max(0.0, start + 2 * delay - time.time()))
         if not table.options.standin:
             return
         async with self._channel(channel):
@@ -1029,9 +1042,12 @@ class Service(Host):
     def prompt_sent(self, channel: str, user: str) -> None:
         """An adapter reports that the prompt for ``user`` at ``channel`` really left now
         (it may have waited in a send queue), or that it cannot be delivered (the player is
-        away): the turn timer starts from here."""
+        away): on a paced channel the turn timer starts from here; elsewhere it runs from the
+        turn's start, as the board's countdown says (it never waits for a delivery)."""
         table = self.router.tables.get(channel)
         if self._closed or table is None or table.game is None or not table.running:
+            return
+        if not self._paced(channel):
             return
         seat = table.seat_of(user)
         if seat is None or table.game.turn != seat or table.bot_to_move() is not None:

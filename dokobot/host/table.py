@@ -33,6 +33,7 @@ from . import bots as _bots
 from . import chips as _chips
 from . import narration, scoreviews
 from .bots import Bot, BotFactory
+from .events import READY
 from .i18n import OptionName, OptionValue
 from .journal import Record, cmd
 from .modes import (
@@ -228,7 +229,7 @@ class Table:
         self._log(cmd(user, name, len(self.seats) - 1, "/join"))
         notes = [Note(ALL, "joined", {"player": name, "n": len(self.seats)})]
         if len(self.seats) == 4:
-            notes.append(Note(ALL, "table_complete"))
+            notes.append(Note(ALL, "table_complete", kind=READY))
         return notes
 
     def rename(self, seat: int, name: str) -> None:
@@ -253,7 +254,7 @@ class Table:
         shown = OptionValue(level)
         notes = [Note(ALL, "bot_joined", {"player": name, "level": shown, "n": len(self.seats)})]
         if len(self.seats) == 4:
-            notes.append(Note(ALL, "table_complete"))
+            notes.append(Note(ALL, "table_complete", kind=READY))
         return notes
 
     def leave(self, user: str) -> list[Note]:

@@ -17,7 +17,7 @@ from dokobot.adapters.discord.board import SHOWN_ELSEWHERE
 from dokobot.adapters.discord.i18n import text
 from dokobot.adapters.discord.messages import MAX_MESSAGE
 from dokobot.host.board import BoardView, LobbyView
-from dokobot.host.events import Board, Event, Input, Lobby, Private
+from dokobot.host.events import READY, Board, Event, Input, Lobby, Private
 from dokobot.render import TrickPicture
 
 log = logging.getLogger(__name__)
@@ -340,6 +340,7 @@ def _sort(events: Sequence[Event], inp: Input | None) -> _Batch:
     lobbies: dict[str, LobbyView] = {}
     mine: list[Private] = []
     others: list[Private] = []
+    lobbied = {e.channel for e in events if isinstance(e, Lobby)}
     for event in events:
         if isinstance(event, Private):
             if inp is not None and event.reply and event.user == inp.user:
@@ -353,7 +354,7 @@ def _sort(events: Sequence[Event], inp: Input | None) -> _Batch:
             boards[event.channel] = event.view
         elif isinstance(event, Lobby):
             lobbies[event.channel] = event.view
-        else:
+        elif not (event.kind == READY and event.channel in lobbied):  # the lobby's Start says it
             publics.setdefault(event.channel, []).append(event.text)
             if event.kind not in SHOWN_ELSEWHERE:
                 news.setdefault(event.channel, []).append(event.text)
