@@ -12,8 +12,9 @@ channel); tables open in threads (the bot's default).
 The people are modelled on real life (:class:`Person`): half look at Discord every 1-3 s
 (the tab is open), half glance at it every 5-20 s; everybody looks at once when Discord
 notifies him (a mention in a new message, a new DM). A person knows it is his turn when his
-panel has the buttons of a prompt or the board names him; he then takes 3 s and presses the
-first "Healthy" or card button, or "My cards" on the board. The tables start at different
+panel has the buttons of a prompt, or a message that mentions him (the board's first post, or
+the short message that calls him to his turn) is in the channel; he then takes 3 s and
+presses the first "Healthy" or card button, or "My cards" on that message. The tables start at different
 times (spread over the first minute); on a share of the tables (``--idle-share``) the people
 idle 13-16 minutes between two games (their interaction tokens and panels are past their
 life), and on a share (``--miss-share``) one person misses one prompt per game (the turn
@@ -27,6 +28,7 @@ with
 
     global_rps_per_table: X dm_per_game: D tables_at_50rps: T lost_prompts: L
     failed_interactions: F p99_ack_ms: P channel_messages_per_game: M stuck_tables: S
+    unnoticed_turns: U pings_per_turn: Q
 
 X: bot-token requests that count toward the bot-wide limit (the injected faults and their
 repetitions are not a table's cost and left out) per table and second of the measured time
@@ -38,8 +40,12 @@ the board) for 5 s; F: interactions not answered within Discord's 3 s (or refuse
 99th percentile of the time to answer an interaction; M: channel messages per game (board,
 result, lobby and any other); S: tables whose channel showed no change for
 :data:`STUCK_AFTER` seconds while a game ran (each is named on stderr, and the run stops
-within two minutes of the first: a table never stands still). Goals: D = 0, L = 0, F = 0,
-P < 1500, M <= 3, S = 0. The lines before it (stderr) hold the CPU seconds of the bot's
+within two minutes of the first: a table never stands still); U: turns a computer player
+took over for a person (the board lists him as away) who got no notification since his last
+move (a mention in a new message, a DM); Q: the notifications people got per turn of theirs
+(the prompts they answered, and each take-over counted as one turn: a lower bound of their
+turns, so Q is rather high). Goals: D = 0, L = 0, F = 0, P < 1500, M <= 3, S = 0,
+U = 0, Q <= 1.05. The lines before it (stderr) hold the CPU seconds of the bot's
 process, of its review worker and of this one, the wall time and the measured request rates;
 the exit status is 1 when a table got stuck.
 
@@ -150,6 +156,12 @@ class Person:
     """The board's last edit when his last press was answered."""
     misses: bool = False
     """He misses one prompt of the current game (and a computer player stands in)."""
+    notified: bool = False
+    """Discord notified him since his last move."""
+    call: Message | None = None
+    """The message that notified him last, until he pressed "My cards" on it."""
+    moves: int = 0
+    """The prompts he answered himself."""
 
 
 class Run:
@@ -168,6 +180,10 @@ class Run:
         self.people: dict[int, Person] = {}
         self.failed = asyncio.Event()
         self._notified = 0
+        self.stood_in = 0
+        """Turns a computer player played for a person."""
+        self.unnoticed = 0
+        """Of those, the turns of a person Discord had not notified since his last move."""
 
     async def press(self, interaction: Interaction) -> Interaction:
         self.interactions.append(interaction)
@@ -192,9 +208,11 @@ class Run:
             await self.sleep(GLANCE)
             new = self.fake.notifications[self._notified :]
             self._notified += len(new)
-            for user_id, _ in new:
+            for user_id, message_id in new:
                 person = self.people.get(user_id)
                 if person is not None:
+                    person.notified = True
+                    person.call = self.fake.messages.get(message_id)
                     person.woken.set()
 
     def stop(self, table: Table, why: str) -> None:
@@ -292,6 +310,14 @@ class Table:
             for m in self.run.fake.channel_messages(self.channel_id)
         )
 
+    def _calls(self, person: Person) -> list[Message]:
+        """The message that notified him (the board's first post, the message that calls
+        him to his turn) while it is there, with "My cards", and he has not pressed it."""
+        call = person.call
+        if call is None or call.deleted or call.channel_id != self.channel_id:
+            return []
+        return [call] if call.button(lambda c: c.endswith(":hand")) else []
+
     def _prompts(self, person: Person) -> list[Message]:
         return [
             m
@@ -312,6 +338,7 @@ class Table:
             p.user.id: text("board_waiting", LANG, player=f"**{p.user.name}**") for p in self.people
         }
         since: dict[int, float] = {}  # since when the board names him, and he sees no prompt
+        away: set[int] = set()  # whom the board lists as away (a computer plays for him)
         counted: set[int] = set()  # whose turn was counted as lost
         shown, changed = self._shown(board), time.monotonic()
         while not self._over(board) and not run.failed.is_set():
@@ -323,9 +350,10 @@ class Table:
                 description = str(board.embeds[0].get("description")).replace("\n", " / ")
                 run.stop(self, f"nothing changed for {now - changed:.0f} s; board: {description}")
                 return
+            self._stand_ins(board, away)
             for person in self.people:
                 uid = person.user.id
-                if self._prompts(person) or person.user.mention in board.content:
+                if self._prompts(person) or self._calls(person):
                     since.pop(uid, None)
                     counted.discard(uid)
                     continue
@@ -340,6 +368,21 @@ class Table:
                     since.pop(uid, None)
                     counted.discard(uid)
 
+    def _stand_ins(self, board: Message, away: set[int]) -> None:
+        """Count the times a computer player took over a person's seat (the board lists him
+        as away; it plays for him until he acts again), and whether Discord had notified
+        him since his last move (``away``: whom the board listed before)."""
+        lines = str(board.embeds[0].get("description")).split("\n")
+        prefix = text("board_away", LANG) + ": "
+        listed = next((line[len(prefix) :] for line in lines if line.startswith(prefix)), "")
+        names = {name.strip() for name in listed.split(",")}
+        now = {p.user.id for p in self.people if p.user.name in names}
+        for uid in now - away:
+            self.run.stood_in += 1
+            self.run.unnoticed += not self.run.people[uid].notified
+        away.clear()
+        away.update(now)
+
     async def _person(self, person: Person, board: Message) -> None:
         """One person during one game (``board``: its board message): he looks at Discord
         now and then (at once when notified), and acts when he sees his turn."""
@@ -352,7 +395,7 @@ class Table:
                 pause = self.rng.uniform(*person.look_every) / run.speed
                 await asyncio.wait_for(person.woken.wait(), pause)
             prompts = self._prompts(person)
-            if not prompts and user.mention not in board.content:
+            if not prompts and not self._calls(person):
                 continue
             if person.misses and prompts and not missed:
                 missed = True  # he does not see this one: the turn clock acts
@@ -367,11 +410,17 @@ class Table:
                     (c for c in choices(prompt) if c.endswith(":healthy") or ":play " in c),
                     choices(prompt)[0],
                 )
-                await run.press(await run.fake.click(user, prompt, pick))
-            elif user.mention in board.content:
-                hand = board.button(lambda c: c.endswith(":hand"))
+                person.moves += 1  # before the board can show the next player
+                pressed = await run.press(await run.fake.click(user, prompt, pick))
+                if pressed.response_type is None:
+                    person.moves -= 1
+                else:
+                    person.notified = False
+            elif calls := self._calls(person):
+                hand = calls[-1].button(lambda c: c.endswith(":hand"))
+                person.call = None
                 if hand is not None:
-                    await run.press(await run.fake.click(user, board, hand))
+                    await run.press(await run.fake.click(user, calls[-1], hand))
             person.acted = board.payload.get("edited_timestamp")
 
 
@@ -575,6 +624,8 @@ async def run(settings: Settings) -> tuple[str, bool]:
     messages = sum(len(fake.channel_messages(c)) for c in {*channels, *fake.threads})
     dms = sum(1 for c in fake.calls if c.method == "POST" and "/messages" in c.path
               and fake._dm_user(int(c.path.split("/")[2])) is not None)  # fmt: skip
+    turns = sum(p.moves for p in bench.people.values()) + bench.stood_in
+    pinged = sum(1 for user, _ in fake.notifications if user in bench.people)
     presses = sum(1 for i in bench.interactions if i.kind == 3)
     per_table = counted / seconds / tables if seconds else 0.0
     acks = sorted(i.answered_after for i in bench.interactions if i.answered_after is not None)
@@ -596,7 +647,8 @@ async def run(settings: Settings) -> tuple[str, bool]:
         f"max_ms: {1000 * max(lags, default=0.0):.0f} "
         f"global_429_at_s: {[round(c.at - began) for c in calls if global_429(c)][:10]} "
         f"store: {'memory' if settings.memory else 'file'} load: {os.getloadavg()[0]:.1f} "
-        f"interactions: {len(bench.interactions)} violations: {fake.violations[:3]}",
+        f"interactions: {len(bench.interactions)} violations: {fake.violations[:3]} "
+        f"person_turns: {turns} stood_in: {bench.stood_in} notifications: {pinged}",
         file=sys.stderr,
     )
     at_50 = math.floor(BOT_WIDE_RPS / per_table) if per_table > 0 else 0
@@ -604,7 +656,8 @@ async def run(settings: Settings) -> tuple[str, bool]:
         f"global_rps_per_table: {per_table:.3f} dm_per_game: {dms / played:.1f} "
         f"tables_at_50rps: {at_50} lost_prompts: {bench.lost} failed_interactions: "
         f"{failed_count} p99_ack_ms: {ack_p99:.0f} channel_messages_per_game: "
-        f"{messages / played:.1f} stuck_tables: {len(bench.stuck)}"
+        f"{messages / played:.1f} stuck_tables: {len(bench.stuck)} "
+        f"unnoticed_turns: {bench.unnoticed} pings_per_turn: {pinged / max(1, turns):.2f}"
     )
     return line, not bench.stuck
 

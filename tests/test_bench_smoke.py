@@ -41,6 +41,8 @@ SMOKE: dict[str, tuple[str, tuple[str, ...]]] = {
             "p99_ack_ms",
             "channel_messages_per_game",
             "stuck_tables",
+            "unnoticed_turns",
+            "pings_per_turn",
         ),
     ),
     "engine": ("--seconds 0.2", ("games/s",)),

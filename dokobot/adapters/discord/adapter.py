@@ -678,7 +678,7 @@ class DiscordAdapter(
         user = snowflake_of(inp.user)
         word = aliases().get(verb(inp.text), "")  # a command by any of its names
         if word in CONSUMING and user is not None and table is not None:
-            self._end_ping(table, user)  # he acted: his notification goes
+            self._acted(table, user, inp.marker)  # his notification goes
         if inp.text.split() == ["/join"] and user is not None and table is not None:
             self._seat_in_thread(table, [user])
         if word in CONSUMING and user is not None:
@@ -715,7 +715,11 @@ class DiscordAdapter(
         for channel, view in batch.boards.items():
             channel_id = snowflake_of(channel)
             if channel_id is not None:
-                self._markers[channel_id] = view.marker
+                # a reply's batch may come after the computer players' later moves (they
+                # move while the reply's pictures are drawn): a decision never goes back
+                known = self._markers.get(channel_id)
+                if known is None or view.marker >= known:
+                    self._markers[channel_id] = view.marker
                 self._lang[channel_id] = view.language
                 self._images[channel_id] = view.images
 

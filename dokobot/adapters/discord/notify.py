@@ -190,6 +190,14 @@ class TurnPings(_Base):
             self._in_background(self._deleted(table, ping.message_id))
             ping.message_id = None
 
+    def _acted(self, table: int, user_id: int, marker: tuple[int, int] | None) -> None:
+        """He answered the decision ``marker`` (None: a typed command): the ping of that
+        turn goes. A ping of a later turn stays: the computer players may have moved and
+        called him again before his answer got here."""
+        ping = self._pings.get((table, user_id))
+        if ping is not None and (ping.marker == marker or ping.marker != self._markers.get(table)):
+            self._end_ping(table, user_id)
+
     def _end_past_pings(self, table: int) -> None:
         """The pings at ``table`` whose turn is past (a stand-in moved, the game ended)."""
         current = self._markers.get(table)
