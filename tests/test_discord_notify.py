@@ -75,7 +75,7 @@ async def test_one_ping_per_waiting_turn_also_after_a_reload_and_each_goes_with_
             await settle(fake, client, await fake.slash(anna, "start"))
             turns = 0
             while await her_turn(service, channel, anna):
-                await fake.wait_for(lambda t=turns: len(fake.notified(anna)) > t, 5)
+                await fake.wait_for(lambda t=turns: len(fake.notified(anna)) > t, 15)
                 await asyncio.wait_for(client.wait_idle(), 10)
                 assert len(fake.notified(anna)) == turns + 1  # exactly one for this turn
                 note = fake.notified(anna)[-1]
@@ -89,7 +89,7 @@ async def test_one_ping_per_waiting_turn_also_after_a_reload_and_each_goes_with_
                 fake.reload(anna)
                 if note.embeds:  # the board's first post stays
                     continue
-                await fake.wait_for(lambda n=note: n.deleted, 5)
+                await fake.wait_for(lambda n=note: n.deleted, 15)
             table = service.router.tables[channel]
             assert turns >= 12 and not table.away
             assert len(fake.notified(anna)) == turns
