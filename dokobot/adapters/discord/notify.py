@@ -66,6 +66,11 @@ class _Ping:
     """He opened "My cards" on this turn: no ping (any more)."""
 
 
+def _past(ping: _Ping, current: tuple[int, int] | None) -> bool:
+    """Whether the turn of ``ping`` is past: the table is at a later decision."""
+    return ping.marker is not None and current is not None and ping.marker < current
+
+
 class TurnPings(_Base):
     """Notifications of the player on turn and thread members (a part of
     :class:`DiscordAdapter`)."""
@@ -136,7 +141,7 @@ class TurnPings(_Base):
         """Whether ``ping`` is still the notification of a turn that waits."""
         if self._pings.get((table, user_id)) is not ping or ping.seen:
             return False
-        return ping.marker is None or self._markers.get(table) == ping.marker
+        return not _past(ping, self._markers.get(table))
 
     async def _ping_later(self, table: int, user_id: int, ping: _Ping, grace: float) -> None:
         if grace:
@@ -195,13 +200,13 @@ class TurnPings(_Base):
         turn goes. A ping of a later turn stays: the computer players may have moved and
         called him again before his answer got here."""
         ping = self._pings.get((table, user_id))
-        if ping is not None and (ping.marker == marker or ping.marker != self._markers.get(table)):
+        if ping is not None and (ping.marker == marker or _past(ping, self._markers.get(table))):
             self._end_ping(table, user_id)
 
     def _end_past_pings(self, table: int) -> None:
         """The pings at ``table`` whose turn is past (a stand-in moved, the game ended)."""
         current = self._markers.get(table)
-        for key in [k for k, p in self._pings.items() if k[0] == table and p.marker != current]:
+        for key in [k for k, p in self._pings.items() if k[0] == table and _past(p, current)]:
             self._end_ping(*key)
 
     async def _deleted(self, table: int, message_id: int) -> None:
