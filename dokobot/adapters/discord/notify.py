@@ -186,7 +186,8 @@ class TurnPings(_Base):
 
     def _ack_ping(self, table: int, user_id: int) -> None:
         """He opened "My cards" on his turn: he knows; his ping goes, and none comes for this
-        turn any more."""
+        turn any more (nor does the board's first post count for a later one)."""
+        self._called_by_board(table, user_id)
         ping = self._pings.get((table, user_id))
         if ping is None:
             return
@@ -199,6 +200,7 @@ class TurnPings(_Base):
         """He answered the decision ``marker`` (None: a typed command): the ping of that
         turn goes. A ping of a later turn stays: the computer players may have moved and
         called him again before his answer got here."""
+        self._called_by_board(table, user_id)  # he knows the game runs
         ping = self._pings.get((table, user_id))
         if ping is not None and (ping.marker == marker or _past(ping, self._markers.get(table))):
             self._end_ping(table, user_id)
