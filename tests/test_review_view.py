@@ -20,7 +20,7 @@ from dokobot.stats import FinishedGame, Stats
 from dokobot.store import MemoryStore
 from dokobot.web import make_app
 
-SA, H10, CQ = 22, 32, 4  # ♠A, ♥10, ♣Q
+SA, H10, CQ, S9 = 22, 32, 4, 12  # ♠A, ♥10, ♣Q, ♠9
 URL = "https://doko.example.org/s/k/game/7/review"
 
 
@@ -203,7 +203,7 @@ def test_the_examples_of_the_players_page_are_what_players_read() -> None:
         {0: 11, 2: 9},
         [
             Mistake(3, 0, 0, "reservation", None, DECLARE_SOLO + Solo.QUEENS, 1.5),
-            Mistake(20, 0, 3, "card", SA, H10, 0.8),
+            Mistake(38, 0, 10, "card", SA, S9, 0.8, "points_given"),
         ],
     )
     url = "https://doko.example.org/s/KEY/game/17/review"
