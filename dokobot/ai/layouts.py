@@ -27,8 +27,8 @@ True
 from __future__ import annotations
 
 from dokobot.engine import Observation, Phase
-from dokobot.engine.cards import CLUB_QUEENS, DIAMOND_ACES, FULL_DECK, Mask, cards_of
-from dokobot.engine.order import NORMAL_SCHEME, SCHEMES, TRUMP
+from dokobot.engine.cards import CLUB_QUEENS, Mask, cards_of
+from dokobot.engine.order import TRUMP
 
 __all__ = ["Layout", "layouts"]
 
@@ -38,34 +38,16 @@ Layout = tuple[list[Mask], int]
 
 def _allowed(obs: Observation) -> tuple[list[Mask], list[Mask], int, int]:
     """Per seat the cards it may hold, the cards known to be with each seat, the seats that
-    must hold a ♣Q and the poor player's known trump count (-1: unknown). The constraints
-    of :meth:`Observation.sample_hands`, read from the observation's own rules."""
-    scheme = obs.scheme
-    no_q, must_q = obs._club_queen_rules()
-    known = obs._known_cards()
-    no_aces = obs._no_piglet_aces()
-    no_trumps = obs._poor_has_no_trumps()
-    poor = -1 if obs.exchange is None else obs.exchange.poor
-    allowed = [0, 0, 0, 0]
-    for s in range(4):
-        if s == obs.seat:
-            continue
-        bad = 0
-        for c in range(5):
-            if obs.voids[s] >> c & 1:
-                bad |= scheme.class_mask[c] if c < TRUMP else scheme.class_mask[TRUMP]
-        if no_q >> s & 1:
-            bad |= CLUB_QUEENS
-        if no_aces >> s & 1:
-            bad |= DIAMOND_ACES
-        if no_trumps and s == poor:
-            bad |= SCHEMES[NORMAL_SCHEME].class_mask[TRUMP]
-        allowed[s] = FULL_DECK & ~bad
+    must hold a ♣Q and the poor player's known trump count (-1: unknown): the constraints
+    of :meth:`Observation.sample_hands`, with the cards known to be with one seat taken
+    from every other."""
+    allowed, known, must_q, poor_trumps = obs.constraints()
+    allowed = list(allowed)
     for s in range(4):
         for t in range(4):
             if t != s:
                 allowed[t] &= ~known[s]
-    return allowed, known, must_q, obs._poor_trumps_left()
+    return allowed, known, must_q, poor_trumps
 
 
 def layouts(obs: Observation, limit: int) -> list[Layout] | None:

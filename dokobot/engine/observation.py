@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field, replace
-from typing import Final
+from typing import Final, NamedTuple
 
 from .cards import CLUB_QUEENS, DIAMOND_ACES, FULL_DECK, Card, Mask, cards_of
 from .game import Exchange, Game, Trick
@@ -56,6 +56,21 @@ __all__ = [
     "observe",
     "public_parties",
 ]
+
+
+class HandConstraints(NamedTuple):
+    """What the seats may hold, as one player knows it (:meth:`Observation.constraints`)."""
+
+    allowed: list[Mask]
+    """Per seat the cards it may hold by what it showed (voids, a known Kontra player's
+    missing ♣Q, piglets and superpiglets, a poor player without trumps); 0 for the
+    observer's own seat. The cards known to be with another seat are still in it."""
+    known: list[Mask]
+    """Per seat the cards known to be with it (the observer's own: none here)."""
+    must_club_queen: int
+    """Bit per seat: a revealed Re player who has not played a ♣Q holds one."""
+    poor_trumps: int
+    """The poor player's known count of trumps (-1: unknown)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,27 +237,17 @@ class Observation:
                 must_q |= 1 << s
         return no_q, must_q
 
-    def sample_hands(self, rng: random.Random, tries: int = 200) -> list[Mask]:
-        """A deal of the unseen cards consistent with this observation.
-
-        Every hand has its true size; a seat never gets a card of a class it has shown
-        void in; a known Kontra player (normal game) gets no ♣Q, a revealed Re player who
-        has not played one gets one. In a poverty's exchange the cards in transit (passed
-        and not yet taken, or given back and not yet arrived) are in no hand: unless this
-        player knows them, they are drawn like the hands (:meth:`world` puts them back in
-        the exchange), and the poor player holds no trump from the end of his passing.
-        """
+    def constraints(self) -> HandConstraints:
+        """What the seats may hold by all this player saw (:meth:`sample_hands` draws by it,
+        and the exact layouts of :mod:`dokobot.ai.layouts` list by it)."""
         scheme = self.scheme
-        allowed = [0, 0, 0, 0, 0]
+        allowed = [0, 0, 0, 0]
         no_q, must_q = self._club_queen_rules()
-        known = self._known_cards()
         no_aces = self._no_piglet_aces()
         no_nines = self._no_super_nines()
         nines = self.rules.trump_nines
-        poor_trumps = self._poor_trumps_left()
         poor = -1 if self.exchange is None else self.exchange.poor
         no_trumps = self._poor_has_no_trumps()
-        pile_known, pile_size = self._pile()
         for s in range(4):
             if s == self.seat:
                 continue
@@ -259,7 +264,23 @@ class Observation:
             if no_trumps and s == poor:
                 bad |= SCHEMES[NORMAL_SCHEME].class_mask[TRUMP]
             allowed[s] = FULL_DECK & ~bad
-        allowed[4] = FULL_DECK if pile_size and not pile_known else 0
+        return HandConstraints(allowed, self._known_cards(), must_q, self._poor_trumps_left())
+
+    def sample_hands(self, rng: random.Random, tries: int = 200) -> list[Mask]:
+        """A deal of the unseen cards consistent with this observation.
+
+        Every hand has its true size; a seat never gets a card of a class it has shown
+        void in; a known Kontra player (normal game) gets no ♣Q, a revealed Re player who
+        has not played one gets one. In a poverty's exchange the cards in transit (passed
+        and not yet taken, or given back and not yet arrived) are in no hand: unless this
+        player knows them, they are drawn like the hands (:meth:`world` puts them back in
+        the exchange), and the poor player holds no trump from the end of his passing.
+        """
+        scheme = self.scheme
+        seats, known, must_q, poor_trumps = self.constraints()
+        poor = -1 if self.exchange is None else self.exchange.poor
+        pile_known, pile_size = self._pile()
+        allowed = [*seats, FULL_DECK if pile_size and not pile_known else 0]
         known = [*known, pile_known]
         for s in range(5):  # cards known to be with a seat (or in transit) are nobody else's
             for t in range(5):
