@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
+
+from .notes import READY as READY  # the kind of a Public line, declared with Note
 
 if TYPE_CHECKING:
     from .board import BoardView, LobbyView
@@ -58,12 +60,6 @@ class Choice:
 
     label: str
     command: str
-
-
-READY: Final = "ready"
-"""The :attr:`Public.kind` of the line "the table is complete, type /start to deal": an
-adapter or console that starts the game otherwise (a Start button, a console that deals by
-itself) leaves it out."""
 
 
 @dataclass(frozen=True, slots=True)

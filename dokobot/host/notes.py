@@ -8,10 +8,16 @@ reader's language into :class:`~dokobot.host.events.Public` or
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 ALL = -1
 """Audience: the whole channel."""
+
+
+READY: Final = "ready"
+"""The :attr:`Note.kind` (and so :attr:`~dokobot.host.events.Public.kind`) of the line "the
+table is complete, type /start to deal": an adapter or console that starts the game
+otherwise (a Start button, a console that deals by itself) leaves it out."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,7 +33,6 @@ from . import bots as _bots
 from . import chips as _chips
 from . import narration, scoreviews
 from .bots import Bot, BotFactory
-from .events import READY
 from .i18n import OptionName, OptionValue
 from .journal import Record, cmd
 from .modes import (
@@ -45,7 +44,7 @@ from .modes import (
     settlement_kind,
 )
 from .narration import illegal_params
-from .notes import ALL, Note, Refusal
+from .notes import ALL, READY, Note, Refusal
 from .options import TableOptions
 from .prompts import command_for, hand_note, prompt, shown_cards, sorted_hand
 from .seats import SeatInfo, bot_name, check_name_free, replaced_key, seat_to_replace
