@@ -13,7 +13,7 @@ from pathlib import Path
 
 from dokobot.host import reviews
 from dokobot.host.events import Event, Input, Private, Public
-from dokobot.host.reviewqueue import NICE, TRIES, ProcessReviewer, ReviewQueue
+from dokobot.host.reviewqueue import NICE, TRIES, Compute, ProcessReviewer, ReviewQueue
 from dokobot.host.router import Router
 from dokobot.host.service import Service, default_bot_factory
 from dokobot.store import MemoryStore, SqliteStore, Store, StoreError
@@ -41,7 +41,7 @@ def _inp(name: str, text: str) -> Input:
     return Input("c", f"u:{name}", name, text)
 
 
-async def _service(store: Store, compute: Counting, *, limit: int = 100) -> Service:
+async def _service(store: Store, compute: Compute, *, limit: int = 100) -> Service:
     router = Router(seed=0, table_seed=lambda _: 0, bot_factory=default_bot_factory())
     queue = ReviewQueue(store, BUDGET, limit=limit, compute=compute)
     svc = Service(router, store, reviews=queue)
@@ -310,9 +310,7 @@ async def test_a_stopped_review_process_is_replaced_and_the_game_reviewed() -> N
     told the truth (being reviewed, then the review), and the next game is reviewed too."""
     store = MemoryStore()
     reviewer = ProcessReviewer(stall_s=1.0)
-    router = Router(seed=0, table_seed=lambda _: 0, bot_factory=default_bot_factory())
-    svc = Service(router, store, reviews=ReviewQueue(store, BUDGET, compute=reviewer))
-    await svc.start()
+    svc = await _service(store, reviewer)
     heard = _heard(svc)
     stopped: list[object] = []
     try:
@@ -347,9 +345,7 @@ async def test_a_review_that_stalls_every_time_waits_for_the_restart_and_says_so
     this run, its job stays stored (a restart reviews it), and the asker is told so."""
     store = MemoryStore()
     reviewer = ProcessReviewer(stall_s=0.5)
-    router = Router(seed=0, table_seed=lambda _: 0, bot_factory=default_bot_factory())
-    svc = Service(router, store, reviews=ReviewQueue(store, BUDGET, compute=reviewer))
-    await svc.start()
+    svc = await _service(store, reviewer)
     heard = _heard(svc)
     stopped: list[object] = []
     try:
