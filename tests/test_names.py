@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import pytest
 
+from dokobot.engine import Game
 from dokobot.engine.cards import card_ascii
 from dokobot.host.events import Event, Input
 from dokobot.host.i18n import name_text, render
 from dokobot.host.options import OptionError, TableOptions
 from dokobot.host.router import Router
+from dokobot.host.table import Table
 
 NAMES = ("anna", "ben", "carl", "dora")
 
@@ -62,8 +64,8 @@ def test_the_tournament_refusal_names_the_value_each_house_rule_needs(lang: str)
     assert f"{name_text('option', 'poverty', lang)} {off}" in said, said
 
 
-@pytest.mark.parametrize("lang", list(EXPECTED))
-def test_a_refused_card_is_shown_in_the_readers_letters(lang: str) -> None:
+def _in_card_play(lang: str) -> tuple[Router, Table, Game]:
+    """A table of ``lang`` whose first game is dealt and said healthy by all four."""
     r = _table(lang)
     r.handle(_inp("anna", "/start"))
     table = r.tables["chan"]
@@ -71,6 +73,12 @@ def test_a_refused_card_is_shown_in_the_readers_letters(lang: str) -> None:
     assert game is not None
     for seat in range(4):
         r.handle(_inp(table.seats[seat].name, "/healthy"))
+    return r, table, game
+
+
+@pytest.mark.parametrize("lang", list(EXPECTED))
+def test_a_refused_card_is_shown_in_the_readers_letters(lang: str) -> None:
+    r, table, game = _in_card_play(lang)
     seat = game.turn
     held = game.hands[seat]
     # a queen (a jack, a king) he does not hold: refused, named in his letters
@@ -112,13 +120,7 @@ def test_cards_named_in_each_languages_natural_orders_and_cases(lang: str) -> No
 def test_a_card_named_in_words_alone_on_your_turn_is_played(lang: str, words: str) -> None:
     from dokobot import languages
 
-    r = _table(lang)
-    r.handle(_inp("anna", "/start"))
-    table = r.tables["chan"]
-    game = table.game
-    assert game is not None
-    for seat in range(4):
-        r.handle(_inp(table.seats[seat].name, "/healthy"))
+    r, table, game = _in_card_play(lang)
     seat = game.turn
     legal = game.legal_cards(seat)
     card = next(c for c in range(48) if legal >> c & 1)
