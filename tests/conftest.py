@@ -1,5 +1,6 @@
 """Shared test settings (`--slow` runs the long property tests) and the fixtures of the
-end-to-end tests: a fake Discord (`fake`) and a real ngIRCd (`ngircd`)."""
+end-to-end tests: a fake Discord (`fake`), a real ngIRCd (`ngircd`) and a real Matrix
+homeserver (`synapse`, one per test process)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from discord_fake import FakeDiscord
     from irc_server import NgircdServer
     from pg_server import PgServer
+    from synapse_server import SynapseServer
 
 settings.register_profile(
     "default", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
@@ -57,6 +59,19 @@ def ngircd() -> Iterator[NgircdServer]:
     if ngircd_path() is None:
         pytest.fail(NGIRCD_MISSING, pytrace=False)
     with NgircdServer() as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def synapse() -> Iterator[SynapseServer]:
+    """A Synapse homeserver for the whole test process (starting one is seconds of CPU);
+    each test registers users of its own and sets its own limits
+    (:meth:`~synapse_server.SynapseServer.limit`). Fails (never skips) when it is missing."""
+    from synapse_server import SYNAPSE_MISSING, SynapseServer, synapse_installed
+
+    if not synapse_installed():
+        pytest.fail(SYNAPSE_MISSING, pytrace=False)
+    with SynapseServer() as server:
         yield server
 
 
