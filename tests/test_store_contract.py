@@ -492,3 +492,52 @@ def test_a_review_is_queued_once_and_kept_without_its_job(store_location: str) -
     assert store.review("c", 1) == '{"review":1}'
     assert store.queued_reviews() == [("c", 2, '{"job":2}')]
     store.close()
+
+
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
+def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Store:
+    """Every store: in memory, SQLite, and PostgreSQL on a database whose locale lowers
+    more than A to Z (``C.UTF-8``: its ``lower('Ä')`` is ``'ä'``)."""
+    if request.param == "memory":
+        yield open_store(None)  # type: ignore[misc]
+        return
+    if request.param == "sqlite":
+        location = str(tmp_path / "dokobot.sqlite3")
+    else:
+        import psycopg
+        from pg_server import PASSWORD
+
+        base = request.getfixturevalue("pg_url")
+        name = base.rsplit("/", 1)[1] + "_utf8"
+        with psycopg.connect(base, password=PASSWORD, autocommit=True) as db:
+            db.execute(f"CREATE DATABASE {name} TEMPLATE template0 ENCODING 'UTF8' "
+                       "LC_COLLATE 'C.UTF-8' LC_CTYPE 'C.UTF-8'")  # fmt: skip
+            assert db.execute("SELECT lower('Ä')").fetchone() is not None
+        location = base.rsplit("/", 1)[0] + "/" + name
+    store = _open(location)
+    yield store  # type: ignore[misc]
+    store.close()
+
+
+def test_every_store_folds_a_nicks_case_alike(any_store: Store) -> None:
+    """A nick belongs to its last user, its case folded from A to Z only: what a chat
+    tells apart (``Ärger``, ``ärger``; ``STRASSE``, ``straße``) stays apart in every store."""
+    for user, nick in (("u:1", "Ärger"), ("u:2", "ärger"), ("u:3", "Anna[1]"), ("u:4", "ANNA[1]"),
+                       ("u:5", "STRASSE"), ("u:6", "straße"), ("u:7", "ärgeR")):  # fmt: skip
+        any_store.remember_nick(user, "x:" + nick)
+    assert any_store.nick_history("x:") == [
+        ("u:1", "x:Ärger"), ("u:4", "x:ANNA[1]"), ("u:5", "x:STRASSE"), ("u:6", "x:straße"),
+        ("u:7", "x:ärgeR"),
+    ]  # fmt: skip
+
+
+def test_every_store_keeps_the_newest_checkpoint(any_store: Store) -> None:
+    """An older checkpoint saved after a newer one changes nothing; a fold's replaces it."""
+    any_store.append("c", [_line(i) for i in range(6)])
+    new = Checkpoint(5, "v1", b"new", b"l", ())
+    any_store.save_checkpoint("c", new)
+    any_store.save_checkpoint("c", Checkpoint(3, "v1", b"old", b"l", ()))
+    assert any_store.load_checkpoint("c") == new
+    folded = Checkpoint(3, "v1", b"fold", b"l", ())
+    assert any_store.fold("c", 2, _line(9), folded) == 3
+    assert any_store.load_checkpoint("c") == folded

@@ -123,6 +123,17 @@ def schema_tables(migrations: Sequence[str], version: int) -> set[str]:
     return {name for step in migrations[:version] for name in _CREATED.findall(step)}
 
 
+def fold_nick(nick: str) -> str:
+    """A nick's key in a store's nick history: the letters A to Z lowered, every other
+    character as it is (so no store merges two nicks that a chat tells apart; every chat
+    that ignores case ignores it at least for A to Z).
+
+    >>> fold_nick("Anna[Ä]"), fold_nick("STRASSE") == fold_nick("Straße")
+    ('anna[Ä]', False)
+    """
+    return "".join(chr(ord(c) + 32) if "A" <= c <= "Z" else c for c in nick)
+
+
 def new_web_key() -> str:
     """An unguessable id for a server's public web pages (128 random bits)."""
     return secrets.token_urlsafe(16)
@@ -187,7 +198,8 @@ class Store(ABC):
 
     @abstractmethod
     def save_checkpoint(self, channel: str, checkpoint: Checkpoint) -> None:
-        """Keep ``checkpoint`` as the latest of ``channel``."""
+        """Keep ``checkpoint`` as the latest of ``channel``, unless the one kept is newer
+        (a later ``upto``)."""
 
     @abstractmethod
     def load_checkpoint(self, channel: str) -> Checkpoint | None: ...
@@ -309,7 +321,7 @@ class MemoryStore(Store):
         self._checkpoints: dict[str, Checkpoint] = {}
         self._langs: dict[str, str] = {}
         self._prefs: dict[tuple[str, str], str] = {}
-        self._nicks: dict[str, str] = {}  # nick (lowercased) -> user, least recent first
+        self._nicks: dict[str, str] = {}  # fold_nick(nick) -> user, least recent first
         self._spelling: dict[str, str] = {}
         self._results: list[FinishedGame] = []
         self._result_keys: dict[tuple[str, int], FinishedGame] = {}
@@ -335,7 +347,9 @@ class MemoryStore(Store):
 
     def save_checkpoint(self, channel: str, checkpoint: Checkpoint) -> None:
         with self._lock:
-            self._checkpoints[channel] = checkpoint
+            kept = self._checkpoints.get(channel)
+            if kept is None or kept.upto <= checkpoint.upto:
+                self._checkpoints[channel] = checkpoint
 
     def load_checkpoint(self, channel: str) -> Checkpoint | None:
         with self._lock:
@@ -388,7 +402,7 @@ class MemoryStore(Store):
 
     def remember_nick(self, user: str, nick: str) -> None:
         with self._lock:
-            key = nick.lower()
+            key = fold_nick(nick)
             self._nicks.pop(key, None)
             self._nicks[key] = user
             self._spelling[key] = nick

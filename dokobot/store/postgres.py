@@ -52,19 +52,18 @@ from psycopg_pool import ConnectionPool
 from .base import (
     Append,
     Checkpoint,
-    Store,
     StoreConflict,
     StoreDamaged,
     StoreError,
     StoreLocked,
     StoreUnknown,
     Summary,
-    check_fold,
-    new_web_key,
+    fold_nick,
     schema_tables,
-    whole_journal,
 )
 from .scope import SHARD_PREFIX, Scope
+from .shared import Db, Rows, SqlStore
+from .statements import for_psycopg
 
 if TYPE_CHECKING:
     from ..stats.record import FinishedGame
@@ -311,6 +310,12 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         at TIMESTAMPTZ NOT NULL DEFAULT now()
     );
     """,
+    # 7: a nick's key folds A to Z only (dokobot.store.base.fold_nick, as SQLite's NOCASE),
+    # not by the database's locale (lower() folded more letters on some databases)
+    """
+    UPDATE nick_history SET nick_key =
+        translate(nick, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz');
+    """,
 )
 
 
@@ -348,7 +353,7 @@ def _server_of(channel: str, server: str | None) -> str:
     return head if sep else channel
 
 
-class PostgresStore(Store):
+class PostgresStore(SqlStore):
     """Journals in PostgreSQL for the servers of ``scope`` (see the module doc).
 
     ``lease_s``: how long a lease lasts without renewal (a dead process's servers are
@@ -372,6 +377,7 @@ class PostgresStore(Store):
     ) -> None:
         self.url = safe_url(url)
         """The database, without the password."""
+        self.where = self.url
         self.scope = scope or Scope()
         self.lease_s = lease_s
         self.readonly = readonly
@@ -971,71 +977,31 @@ class PostgresStore(Store):
         else:
             req.error = StoreError(f"store {self.url}: not written ({_first_line(exc)})")
 
-    def load_journal(self, channel: str, start: int = 0) -> list[str]:
-        self._settle(channel)
-        with self._db() as db:
-            rows = db.execute(
-                "SELECT line FROM journal WHERE channel = %s AND seq >= %s ORDER BY seq",
-                (channel, start),
-            ).fetchall()
-        return [str(r[0]) for r in rows]
+    # ---------------------------------------------------------------- shared (SqlStore)
+    ROW_LOCK = " FOR UPDATE"
 
-    def load_whole_journal(self, channel: str) -> list[str]:
+    @contextmanager
+    def _reading(self, channel: str | None = None) -> Iterator[Db]:
+        if channel is not None:
+            self._settle(channel)
         with self._db() as db:
-            rows = db.execute(
-                "SELECT (SELECT length FROM tables WHERE channel = %(c)s), seq, line "
-                "FROM journal WHERE channel = %(c)s ORDER BY seq",
-                {"c": channel},
-            ).fetchall()
-        return whole_journal(self.url, channel, rows)
+            yield _Pg(db)
 
-    def save_checkpoint(self, channel: str, checkpoint: Checkpoint) -> None:
-        cp = checkpoint
+    @contextmanager
+    def _writing(self, channel: str | None) -> Iterator[Db]:
         with self._fenced_write(channel) as db:
-            db.execute(
-                "INSERT INTO checkpoints VALUES (%s, %s, %s, %s, %s, %s) "
-                "ON CONFLICT (channel) DO UPDATE SET upto = excluded.upto, "
-                "version = excluded.version, state = excluded.state, "
-                "settlements = excluded.settlements, users = excluded.users "
-                "WHERE checkpoints.upto <= excluded.upto",
-                (channel, cp.upto, cp.version, cp.state, cp.settlements, json.dumps(cp.users)),
-            )
+            yield _Pg(db)
 
-    def fold(self, channel: str, start: int, line: str, checkpoint: Checkpoint) -> int:
-        check_fold(start, checkpoint)
-        cp = checkpoint
-        with self._fenced_write(channel) as db:
-            row = db.execute(
-                "SELECT length FROM tables WHERE channel = %s FOR UPDATE", (channel,)
-            ).fetchone()
-            if row is None or not 0 <= start < int(row[0]):
-                raise ValueError(f"nothing to fold from record {start} of {channel}")
-            db.execute("DELETE FROM journal WHERE channel = %s AND seq >= %s", (channel, start))
-            db.execute(
-                "INSERT INTO journal (channel, seq, line) VALUES (%s, %s, %s)",
-                (channel, start, line),
-            )
-            db.execute("UPDATE tables SET length = %s WHERE channel = %s", (start + 1, channel))
-            db.execute(
-                "INSERT INTO checkpoints VALUES (%s, %s, %s, %s, %s, %s) "
-                "ON CONFLICT (channel) DO UPDATE SET upto = excluded.upto, "
-                "version = excluded.version, state = excluded.state, "
-                "settlements = excluded.settlements, users = excluded.users",
-                (channel, cp.upto, cp.version, cp.state, cp.settlements, json.dumps(cp.users)),
-            )
-        return start + 1
+    def _without(self, *fields: str) -> str:
+        return "(record::jsonb" + "".join(f" - '{f}'" for f in fields) + ")::text"
 
-    def load_checkpoint(self, channel: str) -> Checkpoint | None:
-        self._settle(channel)
-        with self._db() as db:
-            row = db.execute(
-                "SELECT upto, version, state, settlements, users FROM checkpoints "
-                "WHERE channel = %s",
-                (channel,),
-            ).fetchone()
-        if row is None:
-            return None
-        return Checkpoint.from_row(*row)
+    def _may_write(self) -> bool:
+        return not self.readonly and self.lost is None
+
+    def _before_result(self, db: Db, game: FinishedGame) -> None:
+        # one insert per server at a time: ids of a server are in commit order, so a
+        # reader that asks for the ids after the last one it saw misses none
+        db.execute("SELECT pg_advisory_xact_lock(hashtext(?))", (game.server,))
 
     def summaries(self) -> list[Summary]:
         """The tables of this process's servers (see :attr:`scope`)."""
@@ -1062,178 +1028,15 @@ class PostgresStore(Store):
         return [str(c) for c, s in rows if self.scope.owns(_server_of(c, s))]
 
     # ---------------------------------------------------------------- users
-    def set_language(self, user: str, lang: str) -> None:
-        with self._fenced_write(None) as db:
-            db.execute(
-                'INSERT INTO user_settings ("user", language) VALUES (%s, %s) '
-                'ON CONFLICT ("user") DO UPDATE SET language = excluded.language',
-                (user, lang),
-            )
-
-    def languages(self) -> dict[str, str]:
-        with self._db() as db:
-            rows = db.execute('SELECT "user", language FROM user_settings').fetchall()
-        return {str(u): str(lang) for u, lang in rows}
-
-    def language(self, user: str) -> str | None:
-        with self._db() as db:
-            row = db.execute(
-                'SELECT language FROM user_settings WHERE "user" = %s', (user,)
-            ).fetchone()
-        return None if row is None else str(row[0])
-
-    def set_preference(self, user: str, name: str, value: str) -> None:
-        with self._fenced_write(None) as db:
-            db.execute(
-                'INSERT INTO user_prefs ("user", name, value) VALUES (%s, %s, %s) '
-                'ON CONFLICT ("user", name) DO UPDATE SET value = excluded.value',
-                (user, name, value),
-            )
-
-    def preference(self, user: str, name: str) -> str | None:
-        with self._db() as db:
-            row = db.execute(
-                'SELECT value FROM user_prefs WHERE "user" = %s AND name = %s', (user, name)
-            ).fetchone()
-        return None if row is None else str(row[0])
-
     def remember_nick(self, user: str, nick: str) -> None:
-        with self._fenced_write(None) as db:
+        with self._writing(None) as db:
             db.execute(
                 'INSERT INTO nick_history (nick_key, nick, "user", seen) '
-                "VALUES (lower(%s), %s, %s, nextval('nick_seen')) "
+                "VALUES (?, ?, ?, nextval('nick_seen')) "
                 'ON CONFLICT (nick_key) DO UPDATE SET nick = excluded.nick, "user" = '
                 "excluded.user, seen = excluded.seen",
-                (nick, nick, user),
+                (fold_nick(nick), nick, user),
             )
-
-    def nick_history(self, prefix: str) -> list[tuple[str, str]]:
-        with self._db() as db:
-            rows = db.execute('SELECT "user", nick FROM nick_history ORDER BY seen').fetchall()
-        return [(str(u), str(n)) for u, n in rows if str(n).startswith(prefix)]
-
-    # ---------------------------------------------------------------- game results
-    def add_result(self, game: FinishedGame) -> FinishedGame:
-        with self._fenced_write(game.channel) as db:
-            # one insert per server at a time: ids of a server are in commit order, so a
-            # reader that asks for the ids after the last one it saw misses none
-            db.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (game.server,))
-            row = db.execute(
-                "INSERT INTO game_results (server, channel, game, finished_at, record) "
-                "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (channel, game) DO NOTHING "
-                "RETURNING id",
-                (game.server, game.channel, game.game, game.finished_at, game.to_json()),
-            ).fetchone()
-            if row is not None:
-                return game.with_id(int(row[0]))
-            old = db.execute(
-                "SELECT id, record FROM game_results WHERE channel = %s AND game = %s",
-                (game.channel, game.game),
-            ).fetchone()
-        assert old is not None
-        return _record(old)
-
-    def results(
-        self, server: str, *, after: int = 0, limit: int | None = None, tricks: bool = True
-    ) -> list[FinishedGame]:
-        record = "record" if tricks else "(record::jsonb - 'tricks' - 'row')::text"
-        with self._db() as db:
-            rows = db.execute(
-                f"SELECT id, {record} FROM game_results WHERE server = %s AND id > %s "
-                "ORDER BY id LIMIT %s",
-                (server, after, limit),
-            ).fetchall()
-        return [_record(r) for r in rows]
-
-    def table_results(self, channel: str) -> list[FinishedGame]:
-        with self._db() as db:
-            rows = db.execute(
-                "SELECT id, (record::jsonb - 'tricks')::text FROM game_results "
-                "WHERE channel = %s ORDER BY game",
-                (channel,),
-            ).fetchall()
-        return [_record(r) for r in rows]
-
-    def result(self, id: int) -> FinishedGame | None:
-        with self._db() as db:
-            row = db.execute("SELECT id, record FROM game_results WHERE id = %s", (id,)).fetchone()
-        return None if row is None else _record(row)
-
-    def result_servers(self) -> list[str]:
-        with self._db() as db:
-            rows = db.execute("SELECT DISTINCT server FROM game_results ORDER BY server")
-            return [str(r[0]) for r in rows.fetchall()]
-
-    def web_page(self, server: str) -> tuple[str, bool]:
-        if not self.readonly and self.lost is None:
-            with self._db() as db:
-                row = db.execute(
-                    "SELECT key, enabled FROM web_pages WHERE server = %s", (server,)
-                ).fetchone()
-            if row is not None:
-                return str(row[0]), bool(row[1])
-            with self._fenced_write(None) as db:
-                db.execute(
-                    "INSERT INTO web_pages (server, key, enabled) VALUES (%s, %s, true) "
-                    "ON CONFLICT DO NOTHING",
-                    (server, new_web_key()),
-                )
-        with self._db() as db:
-            row = db.execute(
-                "SELECT key, enabled FROM web_pages WHERE server = %s", (server,)
-            ).fetchone()
-        return ("", False) if row is None else (str(row[0]), bool(row[1]))
-
-    def set_web_enabled(self, server: str, enabled: bool) -> None:
-        self._writable()
-        self.web_page(server)
-        with self._fenced_write(None) as db:
-            if enabled:
-                db.execute("UPDATE web_pages SET enabled = true WHERE server = %s", (server,))
-            else:
-                db.execute(
-                    "UPDATE web_pages SET enabled = false, key = %s WHERE server = %s",
-                    (new_web_key(), server),
-                )
-
-    def web_server(self, key: str) -> tuple[str, bool] | None:
-        with self._db() as db:
-            row = db.execute(
-                "SELECT server, enabled FROM web_pages WHERE key = %s", (key,)
-            ).fetchone()
-        return None if row is None else (str(row[0]), bool(row[1]))
-
-    # ---------------------------------------------------------------- game reviews
-    def queue_review(self, channel: str, game: int, job: str) -> bool:
-        with self._fenced_write(channel) as db:
-            row = db.execute(
-                "INSERT INTO reviews (channel, game, job) VALUES (%s, %s, %s) "
-                "ON CONFLICT (channel, game) DO NOTHING RETURNING id",
-                (channel, game, job),
-            ).fetchone()
-        return row is not None
-
-    def finish_review(self, channel: str, game: int, review: str) -> None:
-        with self._fenced_write(channel) as db:
-            db.execute(
-                "INSERT INTO reviews (channel, game, review) VALUES (%s, %s, %s) "
-                "ON CONFLICT (channel, game) DO UPDATE SET job = NULL, review = excluded.review",
-                (channel, game, review),
-            )
-
-    def review(self, channel: str, game: int) -> str | None:
-        with self._db() as db:
-            row = db.execute(
-                "SELECT review FROM reviews WHERE channel = %s AND game = %s", (channel, game)
-            ).fetchone()
-        return None if row is None or row[0] is None else str(row[0])
-
-    def queued_reviews(self) -> list[tuple[str, int, str]]:
-        with self._db() as db:
-            rows = db.execute(
-                "SELECT channel, game, job FROM reviews WHERE job IS NOT NULL ORDER BY id"
-            ).fetchall()
-        return [(str(c), int(g), str(j)) for c, g, j in rows]
 
     def close(self) -> None:
         """Finish the appends in flight, stop renewing and hand the leases back (a
@@ -1312,11 +1115,17 @@ def _answer_lost(exc: psycopg.OperationalError) -> bool:
     return exc.sqlstate is None or exc.sqlstate[:2] in ("08", "57")
 
 
+class _Pg:
+    """A connection that runs the shared statements (``?`` for their parameters)."""
+
+    __slots__ = ("conn",)
+
+    def __init__(self, conn: psycopg.Connection[Any]) -> None:
+        self.conn = conn
+
+    def execute(self, statement: str, params: Sequence[Any] = (), /) -> Rows:
+        return self.conn.execute(for_psycopg(statement), params)
+
+
 def _first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-
-
-def _record(row: tuple[Any, ...]) -> FinishedGame:
-    from ..stats.record import FinishedGame
-
-    return FinishedGame.from_json(str(row[1]), id=int(str(row[0])))

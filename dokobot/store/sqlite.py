@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
-import json
 import logging
 import os
 import socket
@@ -30,18 +29,15 @@ from typing import TYPE_CHECKING, Final
 from .base import (
     Append,
     Checkpoint,
-    Store,
     StoreConflict,
     StoreDamaged,
     StoreError,
     StoreFull,
     StoreLocked,
     Summary,
-    check_fold,
-    new_web_key,
     schema_tables,
-    whole_journal,
 )
+from .shared import Db, SqlStore
 
 log = logging.getLogger(__name__)
 
@@ -382,7 +378,7 @@ def _damage(path: Path) -> Iterator[None]:
         raise _read_error(path, exc) from exc
 
 
-class SqliteStore(Store):
+class SqliteStore(SqlStore):
     """Journals in an SQLite file, written with ``synchronous=FULL`` in WAL mode.
 
     One writing process per store file: it holds ``PATH.lock`` (next to the real file, so a
@@ -397,6 +393,7 @@ class SqliteStore(Store):
         beside the process that writes it (``dokobot web``, ``stats``, ``export``); no lock
         is taken, nothing is made."""
         self.path = Path(path)
+        self.where = str(path)
         self._lock = threading.Lock()
         self._next: dict[str, int] = {}
         self.readonly = readonly
@@ -583,74 +580,28 @@ class SqliteStore(Store):
                 "log was written into the file and emptied to make room", self.path, why)  # fmt: skip
         return True
 
-    def load_journal(self, channel: str, start: int = 0) -> list[str]:
+    # ---------------------------------------------------------------- shared (SqlStore)
+    @contextlib.contextmanager
+    def _reading(self, channel: str | None = None) -> Iterator[Db]:
         with self._lock, _damage(self.path):
-            rows = self._db.execute(
-                "SELECT line FROM journal WHERE channel = ? AND seq >= ? ORDER BY seq",
-                (channel, start),
-            ).fetchall()
-        return [str(r[0]) for r in rows]
+            yield self._db
 
-    def load_whole_journal(self, channel: str) -> list[str]:
-        with self._lock, _damage(self.path):
-            rows = self._db.execute(
-                "SELECT (SELECT length FROM tables WHERE channel = ?1), seq, line FROM journal "
-                "WHERE channel = ?1 ORDER BY seq",
-                (channel,),
-            ).fetchall()
-        return whole_journal(str(self.path), channel, rows)
-
-    def save_checkpoint(self, channel: str, checkpoint: Checkpoint) -> None:
-        cp = checkpoint
+    @contextlib.contextmanager
+    def _writing(self, channel: str | None) -> Iterator[Db]:
         with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?, ?, ?)",
-                (channel, cp.upto, cp.version, cp.state, cp.settlements, json.dumps(cp.users)),
-            )
-
-    def fold(self, channel: str, start: int, line: str, checkpoint: Checkpoint) -> int:
-        check_fold(start, checkpoint)
-        cp = checkpoint
-        with self._lock:
+            if channel is not None:  # (a fold changes its length: the next append reads it)
+                self._next.pop(channel, None)
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                row = self._db.execute(
-                    "SELECT length FROM tables WHERE channel = ?", (channel,)
-                ).fetchone()
-                if row is None or not 0 <= start < int(row[0]):
-                    raise ValueError(f"nothing to fold from record {start} of {channel}")
-                self._db.execute(
-                    "DELETE FROM journal WHERE channel = ? AND seq >= ?", (channel, start)
-                )
-                self._db.execute(
-                    "INSERT INTO journal (channel, seq, line) VALUES (?, ?, ?)",
-                    (channel, start, line),
-                )
-                self._db.execute(
-                    "UPDATE tables SET length = ? WHERE channel = ?", (start + 1, channel)
-                )
-                self._db.execute(
-                    "INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?, ?, ?)",
-                    (channel, cp.upto, cp.version, cp.state, cp.settlements, json.dumps(cp.users)),
-                )
+                yield self._db
                 self._db.execute("COMMIT")
             except BaseException:
                 _rollback(self._db)
-                self._next.pop(channel, None)
                 raise
-            self._next[channel] = start + 1
-            return start + 1
 
-    def load_checkpoint(self, channel: str) -> Checkpoint | None:
-        with self._lock, _damage(self.path):
-            row = self._db.execute(
-                "SELECT upto, version, state, settlements, users FROM checkpoints "
-                "WHERE channel = ?",
-                (channel,),
-            ).fetchone()
-        if row is None:
-            return None
-        return Checkpoint.from_row(*row)
+    def _without(self, *fields: str) -> str:
+        paths = ", ".join(f"'$.{f}'" for f in fields)
+        return f"json_remove(record, {paths})"
 
     def summaries(self) -> list[Summary]:
         with self._lock, _damage(self.path):
@@ -672,44 +623,10 @@ class SqliteStore(Store):
             rows = self._db.execute("SELECT channel FROM tables ORDER BY channel")
             return [str(r[0]) for r in rows.fetchall()]
 
-    def set_language(self, user: str, lang: str) -> None:
-        with self._lock:
-            self._db.execute(
-                "INSERT INTO user_settings (user, language) VALUES (?, ?) "
-                "ON CONFLICT(user) DO UPDATE SET language = excluded.language",
-                (user, lang),
-            )
-
-    def languages(self) -> dict[str, str]:
-        with self._lock, _damage(self.path):
-            rows = self._db.execute("SELECT user, language FROM user_settings").fetchall()
-        return {str(u): str(lang) for u, lang in rows}
-
-    def language(self, user: str) -> str | None:
-        with self._lock, _damage(self.path):
-            row = self._db.execute(
-                "SELECT language FROM user_settings WHERE user = ?", (user,)
-            ).fetchone()
-        return None if row is None else str(row[0])
-
-    def set_preference(self, user: str, name: str, value: str) -> None:
-        with self._lock:
-            self._db.execute(
-                "INSERT INTO user_prefs (user, name, value) VALUES (?, ?, ?) "
-                "ON CONFLICT(user, name) DO UPDATE SET value = excluded.value",
-                (user, name, value),
-            )
-
-    def preference(self, user: str, name: str) -> str | None:
-        with self._lock, _damage(self.path):
-            row = self._db.execute(
-                "SELECT value FROM user_prefs WHERE user = ? AND name = ?", (user, name)
-            ).fetchone()
-        return None if row is None else str(row[0])
-
     def remember_nick(self, user: str, nick: str) -> None:
-        with self._lock:
-            self._db.execute(
+        # (the key folds A to Z only, as fold_nick: COLLATE NOCASE)
+        with self._writing(None) as db:
+            db.execute(
                 "INSERT INTO nick_history (nick, user, seen) VALUES "
                 "(?, ?, (SELECT COALESCE(MAX(seen), 0) + 1 FROM nick_history)) "
                 "ON CONFLICT(nick) DO UPDATE SET nick = excluded.nick, user = excluded.user, "
@@ -717,153 +634,12 @@ class SqliteStore(Store):
                 (nick, user),
             )
 
-    def nick_history(self, prefix: str) -> list[tuple[str, str]]:
-        with self._lock, _damage(self.path):
-            rows = self._db.execute("SELECT user, nick FROM nick_history ORDER BY seen").fetchall()
-        return [(str(u), str(n)) for u, n in rows if str(n).startswith(prefix)]
-
-    # ---------------------------------------------------------------- game results
-    def add_result(self, game: FinishedGame) -> FinishedGame:
-        return self.add_results([game])[0]
-
     def add_results(self, games: list[FinishedGame]) -> list[FinishedGame]:
         """Several records in one transaction (:meth:`add_result` for each)."""
-        out: list[FinishedGame] = []
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                for game in games:
-                    cur = self._db.execute(
-                        "INSERT OR IGNORE INTO game_results "
-                        "(server, channel, game, finished_at, record) VALUES (?, ?, ?, ?, ?)",
-                        (game.server, game.channel, game.game, game.finished_at, game.to_json()),
-                    )
-                    if cur.rowcount:
-                        out.append(game.with_id(int(cur.lastrowid or 0)))
-                        continue
-                    row = self._db.execute(
-                        "SELECT id, record FROM game_results WHERE channel = ? AND game = ?",
-                        (game.channel, game.game),
-                    ).fetchone()
-                    out.append(_record(row, self.path))
-                self._db.execute("COMMIT")
-            except BaseException:
-                _rollback(self._db)
-                raise
-        return out
-
-    def results(
-        self, server: str, *, after: int = 0, limit: int | None = None, tricks: bool = True
-    ) -> list[FinishedGame]:
-        record = "record" if tricks else "json_remove(record, '$.tricks', '$.row')"
-        with self._lock, _damage(self.path):
-            rows = self._db.execute(
-                f"SELECT id, {record} FROM game_results WHERE server = ? AND id > ? "
-                "ORDER BY id LIMIT ?",
-                (server, after, -1 if limit is None else limit),
-            ).fetchall()
-        return [_record(r, self.path) for r in rows]
-
-    def table_results(self, channel: str) -> list[FinishedGame]:
-        with self._lock, _damage(self.path):
-            rows = self._db.execute(
-                "SELECT id, json_remove(record, '$.tricks') FROM game_results "
-                "WHERE channel = ? ORDER BY game",
-                (channel,),
-            ).fetchall()
-        return [_record(r, self.path) for r in rows]
-
-    def result(self, id: int) -> FinishedGame | None:
-        with self._lock, _damage(self.path):
-            row = self._db.execute(
-                "SELECT id, record FROM game_results WHERE id = ?", (id,)
-            ).fetchone()
-        return None if row is None else _record(row, self.path)
-
-    def result_servers(self) -> list[str]:
-        with self._lock, _damage(self.path):
-            rows = self._db.execute("SELECT DISTINCT server FROM game_results ORDER BY server")
-            return [str(r[0]) for r in rows.fetchall()]
-
-    def web_page(self, server: str) -> tuple[str, bool]:
-        with self._lock, _damage(self.path):
-            if self.readonly:  # beside the running bot: its keys only (none yet: off)
-                row = self._db.execute(
-                    "SELECT key, enabled FROM web_pages WHERE server = ?", (server,)
-                ).fetchone()
-                return ("", False) if row is None else (str(row[0]), bool(row[1]))
-            self._db.execute(
-                "INSERT OR IGNORE INTO web_pages (server, key, enabled) VALUES (?, ?, 1)",
-                (server, new_web_key()),
-            )
-            row = self._db.execute(
-                "SELECT key, enabled FROM web_pages WHERE server = ?", (server,)
-            ).fetchone()
-        return str(row[0]), bool(row[1])
-
-    def set_web_enabled(self, server: str, enabled: bool) -> None:
-        self.web_page(server)
-        with self._lock:
-            if enabled:
-                self._db.execute("UPDATE web_pages SET enabled = 1 WHERE server = ?", (server,))
-            else:
-                self._db.execute(
-                    "UPDATE web_pages SET enabled = 0, key = ? WHERE server = ?",
-                    (new_web_key(), server),
-                )
-
-    def web_server(self, key: str) -> tuple[str, bool] | None:
-        with self._lock, _damage(self.path):
-            row = self._db.execute(
-                "SELECT server, enabled FROM web_pages WHERE key = ?", (key,)
-            ).fetchone()
-        return None if row is None else (str(row[0]), bool(row[1]))
-
-    # ---------------------------------------------------------------- game reviews
-    def queue_review(self, channel: str, game: int, job: str) -> bool:
-        with self._lock:
-            cur = self._db.execute(
-                "INSERT OR IGNORE INTO reviews (channel, game, job) VALUES (?, ?, ?)",
-                (channel, game, job),
-            )
-            return bool(cur.rowcount)
-
-    def finish_review(self, channel: str, game: int, review: str) -> None:
-        with self._lock:
-            self._db.execute(
-                "INSERT INTO reviews (channel, game, review) VALUES (?, ?, ?) "
-                "ON CONFLICT (channel, game) DO UPDATE SET job = NULL, review = excluded.review",
-                (channel, game, review),
-            )
-
-    def review(self, channel: str, game: int) -> str | None:
-        with self._lock, _damage(self.path):
-            row = self._db.execute(
-                "SELECT review FROM reviews WHERE channel = ? AND game = ?", (channel, game)
-            ).fetchone()
-        return None if row is None or row[0] is None else str(row[0])
-
-    def queued_reviews(self) -> list[tuple[str, int, str]]:
-        with self._lock, _damage(self.path):
-            rows = self._db.execute(
-                "SELECT channel, game, job FROM reviews WHERE job IS NOT NULL ORDER BY id"
-            ).fetchall()
-        return [(str(c), int(g), str(j)) for c, g, j in rows]
+        with self._writing(None) as db:
+            return [self._add_result(db, game) for game in games]
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
             self._unlock()
-
-
-def _record(row: tuple[object, ...], path: Path) -> FinishedGame:
-    """The finished game of a ``game_results`` row; :class:`StoreDamaged` if its record is
-    not one."""
-    from ..stats.record import FinishedGame
-
-    try:
-        return FinishedGame.from_json(str(row[1]), id=int(str(row[0])))
-    except (ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
-        raise StoreDamaged(
-            f"store {path}: the record of finished game {row[0]} is damaged ({exc!r:.100})"
-        ) from exc
