@@ -386,7 +386,7 @@ def test_house_rules_are_the_options_declared_so_each_with_its_name_in_every_lan
     assert list(HOUSE_RULES) == [n for n, d in OPTIONS.items() if d.house]
     assert [option_name(n, "de") for n in HOUSE_RULES] == [
         "armut", "schmeissen", "schweinchen", "bock", "neunen", "hochzeitsstich", "dullen",
-        "superschweinchen"]  # fmt: skip
+        "superschweinchen", "plätze"]  # fmt: skip
     # every house rule is refused in tournament mode, and so are hints and watching
     assert [n for n, d in OPTIONS.items() if not d.tournament] == ["hints", "kibitz", *HOUSE_RULES]
     plain = TableOptions()

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..engine.types import CALL_KEYS, CALL_RE, Phase, is_call, is_card
 from ..stats.record import CallMade, FinishedGame, SeatRecord, Trick
+from .seats import PLAYERS
 from .series import GameRecord
 from .stakes import ZERO, Kind, LedgerEntry, Settlement
 
@@ -133,7 +134,7 @@ def seat_records(table: Table) -> tuple[SeatRecord, ...]:
     """The seats of the game just finished: a stand-in stands for the person who left
     during it, and for nobody (a computer player) if it played the whole game."""
     out = []
-    for i, s in enumerate(table.seats):
+    for i, s in enumerate(table.seats[:PLAYERS]):  # those who sat out played nothing
         if s.standin_for is not None and i not in table.standins:
             out.append(SeatRecord(s.standin_for, s.name))
         else:

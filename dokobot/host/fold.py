@@ -57,7 +57,7 @@ def state_record(table: Table) -> Record:
     """The ``state`` record of ``table`` between games (no hands: nothing is dealt)."""
     series = table.series
     data: dict[str, Any] = {
-        "seats": [[s.user, s.name, s.bot, s.standin_for] for s in table.seats],
+        "seats": [[s.user, s.name, s.bot, s.standin_for] for s in table.ring()],
         "owner": table.owner,
         "options": table.options.as_dict(),
         "waiting": [list(w) for w in table.waiting],
@@ -84,10 +84,11 @@ def apply_state(table: Table, text: str) -> list[str]:
         number, fresh = int(data["series"]), bool(data["fresh"])
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"not a table state: {exc}") from exc
-    if len(seats) > 4:
-        raise ValueError("more than four seats")
+    if len(seats) > options.seats:
+        raise ValueError(f"more than {options.seats} seats")
     before = {s.user for s in table.seats if not s.is_bot} | {u for u, _ in table.waiting}
     table.seats = seats
+    table.order = ()
     table.owner = owner
     table.options = options
     table.waiting = waiting

@@ -177,6 +177,9 @@ class TableOptions:
     dullen: str = option("first", values=DULLEN, house=True, rule=True)
     superpiglets: bool = option(False, what=_ON_OFF, house=True, rule=True)
     """Needs ``piglets`` (RULES §12.8): ``/option`` refuses one without the other."""
+    seats: int = option(4, low=4, high=6, what="4, 5 or 6", house=True)
+    """Five or six at a table (RULES §12.9): each game four of them play, the dealer (and
+    with six the player opposite him) sits out. Tournament and duel mode need four."""
 
     @property
     def rules(self) -> Rules:
@@ -233,6 +236,8 @@ class TableOptions:
         if name not in self.names():
             raise OptionError("option_unknown", f"unknown option {name}", name=name)
         new = dataclasses.replace(self, **{name: _parse(name, raw.strip().lower())})
+        if new.seats != SEATS and (new.tournament or new.mode in FOUR_ONLY):
+            raise _four_seats(name, new)
         if new.tournament and new.not_in_tournament():
             # each with the value tournament mode needs (nines on, poverty off)
             rules = tuple(Setting(n, _PLAIN.show(n)) for n in new.not_in_tournament())
@@ -397,6 +402,35 @@ def whole_number(text: str) -> int | None:
     if text.isascii() and text.isdigit():
         return int(text)
     return None
+
+
+SEATS: Final = 4
+"""The seats of a table by default, and the players of every game (RULES §2, §12.9)."""
+FOUR_ONLY: Final = ("fixed4", "duel")
+"""The table modes played by exactly four at a table: a duel seats two people against two
+computer players, and a fixed stake goes to the winner of a series of the same four."""
+
+
+def _four_seats(name: str, new: TableOptions) -> OptionError:
+    """Why ``new`` (option ``name`` just set) cannot be: five or six seats in tournament or
+    duel mode, which are played by exactly four (RULES §12.9)."""
+    if not new.tournament:
+        return OptionError(
+            "option_seats_mode",
+            f"mode {new.mode} is played by four at a table",
+            mode=OptionValue(new.mode),
+        )
+    if name == "seats":  # tournament is on: it goes first
+        return OptionError(
+            "option_seats_in_tournament",
+            "tournament mode is played by four at a table: first /option tournament off",
+            seats=new.seats,
+        )
+    return OptionError(  # five or six seats: they go first
+        "option_seats_tournament",
+        "tournament mode needs four seats: first /option seats 4",
+        seats=new.seats,
+    )
 
 
 def _bad(name: str, what: str) -> OptionError:

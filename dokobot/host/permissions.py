@@ -27,7 +27,10 @@ def need_seat(ctx: Context) -> tuple[Table, int]:
 def need_game(table: Table) -> None:
     """Refuse unless a game is running, saying how to start one."""
     if not table.running:
-        if len(table.seats) < 4:
+        of = table.options.seats
+        if len(table.seats) < of:
+            if of > 4:
+                raise Refusal("no_game_seats_of", n=len(table.seats), of=of)
             raise Refusal("no_game_seats", n=len(table.seats))
         raise Refusal("no_game")
 
@@ -66,4 +69,7 @@ def check(spec: Command, ctx: Context) -> None:
     if spec.secret and ctx.inp.overheard:
         raise Refusal("in_private_only", command=spec.name)
     if spec.phase is Phase.GAME:
-        need_game(need_table(ctx))
+        table = need_table(ctx)
+        need_game(table)
+        if spec.who is Who.SEATED and ctx.seat is not None and not table.plays(ctx.seat):
+            raise Refusal("sitting_out_now")  # RULES §12.9: he is asked nothing

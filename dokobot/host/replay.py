@@ -159,9 +159,9 @@ class Replayer:
                     given[name] = parse_cards(cards, languages.notations(languages.DEFAULT))
                 except NotationError as exc:
                     raise ReplayError(lineno, str(exc)) from exc
-            names = table.names()
+            names = table.next_players()
             if sorted(given) != sorted(names) or len(names) != 4:
-                raise ReplayError(lineno, f"!deal must name the four seated players {names}")
+                raise ReplayError(lineno, f"!deal must name the four who play next {names}")
             kinds = [given[n] for n in names]
             n = table.options.rules.hand_size
             if any(len(k) != n for k in kinds):
@@ -346,8 +346,9 @@ def _apply(router: Router, legacy: Replayer, table: Table, i: int, rec: Record) 
         table.deal_count = 0
         table.journal.append(rec)
     elif k == "deal":
-        if list(rec.names) != table.names():
-            raise ValueError(f"the deal is for {list(rec.names)}, seated are {table.names()}")
+        if list(rec.names) != table.next_players():
+            players = table.next_players()
+            raise ValueError(f"the deal is for {list(rec.names)}, playing next are {players}")
         kinds = [parse_cards(h) for h in rec.hands]
         table.set_next_deal(hands_from_kinds(kinds))
     elif k in ("dealer", "away"):

@@ -59,3 +59,46 @@ def replaced_key(info: SeatInfo, user: str) -> str:
     if info.standin_for is not None:
         return "replaced_standin"
     return "replaced"
+
+
+PLAYERS = 4
+"""The players of every game: the engine plays a game of four (RULES §2)."""
+
+
+def sitting_out(seats: int, dealer: int) -> tuple[int, ...]:
+    """The seats (in join order, the table's ring) that sit out the game ``dealer`` deals at
+    a table of ``seats`` (RULES §12.9): nobody at four, the dealer at five, the dealer and
+    the player opposite him (the third to his left) at six.
+
+    >>> sitting_out(4, 2), sitting_out(5, 2), sitting_out(6, 4)
+    ((), (2,), (4, 1))
+    """
+    if seats <= PLAYERS:
+        return ()
+    if seats == PLAYERS + 1:
+        return (dealer,)
+    return (dealer, (dealer + 3) % seats)
+
+
+def arrangement(seats: int, dealer: int) -> tuple[tuple[int, ...], int]:
+    """How a table of ``seats`` sits for the game ``dealer`` (a seat of the ring) deals:
+    (the ring's seats in the order the table holds them for this game, the engine's dealer).
+
+    The four who play come first, in ring order, so the engine's seats 0-3 are theirs and
+    play runs clockwise; those who sit out follow. The engine's dealer is the player before
+    first hand (the first player to the dealer's left), so the engine's first hand is his;
+    at four seats nothing moves.
+
+    >>> arrangement(4, 1)
+    ((0, 1, 2, 3), 1)
+    >>> arrangement(5, 2)  # 3 is first hand: the engine deals from 1, the seat before him
+    ((0, 1, 3, 4, 2), 1)
+    >>> arrangement(6, 0)  # 0 and 3 sit out; 1 is first hand
+    ((1, 2, 4, 5, 0, 3), 3)
+    """
+    out = sitting_out(seats, dealer)
+    playing = [s for s in range(seats) if s not in out]
+    if not out:
+        return tuple(playing), dealer
+    first = next((dealer + k) % seats for k in range(1, seats) if (dealer + k) % seats not in out)
+    return (*playing, *out), (playing.index(first) - 1) % PLAYERS

@@ -50,6 +50,17 @@ class GameRecord:
     names: list[str] = field(default_factory=list)
     multiplier: int = 1
     """2 in a bock game (RULES §12.4): the scores and the value are already multiplied."""
+    out: list[str] = field(default_factory=list)
+    """Who sat out this game at a table of five or six (RULES §12.9), the dealer first;
+    :attr:`names` are the four who played, and :attr:`dealer` the engine's dealer among
+    them (the player before first hand)."""
+
+    @property
+    def dealer_name(self) -> str:
+        """Who dealt: the first who sat out, else the player in seat :attr:`dealer`."""
+        if self.out:
+            return self.out[0]
+        return self.names[self.dealer] if self.dealer < len(self.names) else "?"
 
     def to_row(self) -> dict[str, Any]:
         """Every field, as JSON data (:meth:`from_row` gives the record back)."""
@@ -68,9 +79,11 @@ class GameRecord:
     def as_json(self) -> dict[str, Any]:
         """The object `dokobot replay --json` prints for this game."""
         names = self.names
+        seats = {"sitting_out": list(self.out)} if self.out else {}
         return {
             "game": self.number,
-            "dealer": names[self.dealer],
+            "dealer": self.dealer_name,
+            **seats,
             "type": self.type,
             "solo": self.solo,
             "mandatory_solo": self.mandatory,
@@ -138,8 +151,10 @@ class Series:
         names: list[str],
         *,
         multiplier: int = 1,
+        out: Sequence[str] = (),
     ) -> GameRecord:
-        """Add a finished game (its scores times ``multiplier``); return its line."""
+        """Add a finished game (its scores times ``multiplier``; ``names`` the four who
+        played it, ``out`` who sat out); return its line."""
         calls: list[tuple[int, str]] = [(s, CALL_KEYS[a - CALL_RE]) for s, a in game.calls]
         m = multiplier
         scores = (
@@ -178,11 +193,14 @@ class Series:
             series=self.number,
             names=list(names),
             multiplier=m,
+            out=list(out),
         )
         self._add(rec)
         return rec
 
-    def record_cancelled(self, game: Game, number: int, names: list[str]) -> GameRecord:
+    def record_cancelled(
+        self, game: Game, number: int, names: list[str], out: Sequence[str] = ()
+    ) -> GameRecord:
         """A game that ends without score (abort vote, duel cancellation).
 
         It records only what was public when it ended: an aborted game's cards stay
@@ -221,6 +239,7 @@ class Series:
             value=0,
             series=self.number,
             names=list(names),
+            out=list(out),
         )
         self._add(rec)
         return rec
@@ -403,9 +422,12 @@ def score_sheet(
         ]
     ]
     marks = False
+    sat_out = text(lang, "score.sat_out")
+    outs = False
     for rec, after in zip(shown, totals_after, strict=True):
         marks = marks or rec.mandatory or rec.forced
-        dealer = rec.names[rec.dealer] if rec.dealer < len(rec.names) else "?"
+        outs = outs or bool(rec.out)
+        dealer = rec.dealer_name
         scores = dict(zip(rec.names, rec.scores, strict=False))
         if rec.cancelled:
             results = ["-" if n in scores else "" for n in players]
@@ -413,6 +435,10 @@ def score_sheet(
         else:
             results = [signed(scores[n]) if n in scores else "" for n in players]
             value = str(rec.value)
+        # RULES §12.9: who sat out this game has its mark, not a blank
+        results = [
+            sat_out if n in rec.out else cell for n, cell in zip(players, results, strict=True)
+        ]
         rows.append(
             [
                 str(rec.number),
@@ -435,6 +461,8 @@ def score_sheet(
     lines += [over, *grid]
     if marks:
         lines.append(text(lang, "score.legend"))
+    if outs:
+        lines.append(render(lang, "score.legend_out", {"mark": sat_out}))
     return lines
 
 
@@ -448,9 +476,11 @@ def game_lines(rec: GameRecord, lang: str) -> list[str]:
             "n": rec.number,
             "series": rec.series,
             "type": type_label(rec, lang),
-            "dealer": names[rec.dealer],
+            "dealer": rec.dealer_name,
         },
     )
+    if rec.out:
+        head += " " + render(lang, "score.game_sat_out", {"players": rec.out})
     if rec.cancelled:
         return [head, text(lang, "score.game_cancelled")]
     lines = [
@@ -566,7 +596,7 @@ def series_csv(table: ScoreHistory) -> str:
                 "game",
                 rec.series,
                 rec.number,
-                names[rec.dealer],
+                rec.dealer_name,
                 "cancelled" if rec.cancelled else rec.type,
                 rec.solo or "",
                 int(rec.mandatory),

@@ -47,7 +47,15 @@ from .narration import illegal_params
 from .notes import ALL, READY, Note, Refusal
 from .options import TableOptions
 from .prompts import command_for, hand_note, prompt, shown_cards, sorted_hand
-from .seats import SeatInfo, bot_name, check_name_free, replaced_key, seat_to_replace
+from .seats import (
+    PLAYERS,
+    SeatInfo,
+    arrangement,
+    bot_name,
+    check_name_free,
+    replaced_key,
+    seat_to_replace,
+)
 from .series import GameRecord, Series, signed
 from .stakes import Ledger, LedgerEntry
 from .watching import Watch
@@ -111,6 +119,12 @@ class Table:
     game_number: int = 0
     deal_count: int = 0
     dealer: int | None = None
+    """The dealer of the running game, between games of the next one: a seat of the ring
+    (the seats in join order, :meth:`ring`)."""
+    order: tuple[int, ...] = ()
+    """At five or six seats (RULES §12.9), how :attr:`seats` are held for the running (or
+    last) game: the ring seat of each; the four who play come first, in ring order, so
+    that their seats are the engine's 0-3. Empty: :attr:`seats` is the ring."""
     next_deal: list[int] | None = field(default=None, repr=False)
     next_dealer: int | None = None
     abort_votes: set[int] = field(default_factory=set)
@@ -170,6 +184,61 @@ class Table:
     def names(self) -> list[str]:
         return [s.name for s in self.seats]
 
+    def player_names(self) -> list[str]:
+        """The names of the four who play the running (or last) game, in the engine's
+        seats (the first four seats: see :attr:`order`)."""
+        return [s.name for s in self.seats[:PLAYERS]]
+
+    def sitting_out(self) -> list[str]:
+        """Who sits out the running (or last) game (RULES §12.9), the dealer first."""
+        return [s.name for s in self.seats[PLAYERS:]]
+
+    def plays(self, seat: int) -> bool:
+        """Whether ``seat`` plays the running game (at five or six seats some sit out)."""
+        return seat < PLAYERS
+
+    def ring(self) -> list[SeatInfo]:
+        """The seats in join order (the order the deal moves in), whatever the running
+        game's :attr:`order`."""
+        if not self.order:
+            return list(self.seats)
+        ring = list(self.seats)
+        for info, pos in zip(self.seats, self.order, strict=True):
+            ring[pos] = info
+        return ring
+
+    def _hold(self, order: tuple[int, ...]) -> None:
+        """Hold the ring's seats in ``order`` (identity: the ring); a seat's timeout and
+        computer player move with it."""
+        ring_of = self.order or tuple(range(len(self.seats)))
+        if order == ring_of:
+            return
+        ring = self.ring()
+        self.away = {order.index(ring_of[i]) for i in self.away}
+        self.bots = {order.index(ring_of[i]): bot for i, bot in self.bots.items()}
+        self.seats = [ring[pos] for pos in order]
+        self.order = () if order == tuple(range(len(order))) else order
+
+    def _unhold(self) -> None:
+        """Between games: the seats back in ring order (before a seat or option changes)."""
+        if self.order and not self.running:
+            self._hold(tuple(range(len(self.seats))))
+
+    def next_players(self) -> list[str]:
+        """The names of the four who play the next game, in the engine's seats."""
+        ring = self.ring()
+        n = len(ring)
+        if n <= PLAYERS:
+            return [s.name for s in ring]
+        order, _ = arrangement(n, self._next_dealer(n))
+        return [ring[pos].name for pos in order[:PLAYERS]]
+
+    def _next_dealer(self, n: int) -> int:
+        """The ring seat that deals the next game at a table of ``n``."""
+        if self.next_dealer is not None:
+            return self.next_dealer % n
+        return n - 1 if self.dealer is None else self.dealer % n
+
     def humans(self) -> list[int]:
         return [i for i, s in enumerate(self.seats) if not s.is_bot]
 
@@ -210,7 +279,8 @@ class Table:
             if self.running:  # RULES §13: no seat for a watcher until the game ends
                 raise Refusal("watch_no_join")
             self.watches = [w for w in self.watches if w.user != user]
-        if len(self.seats) >= 4:
+        self._unhold()
+        if len(self.seats) >= self.options.seats:
             if self.running:  # one place per person, kept in memory only: no record
                 if any(w[0] == user for w in self.waiting):
                     raise Refusal("already_waiting")
@@ -220,16 +290,23 @@ class Table:
                 return self.replace(user, name, None)  # back to the seat kept for them
             if any(s.is_bot for s in self.seats) and not self.running:
                 raise Refusal("table_full_replace")
-            raise Refusal("table_full")
+            raise self._full()
         check_name_free(self.seats, name)
         self.seats.append(SeatInfo(user, name))
         if self.owner is None:
             self.owner = user
         self._log(cmd(user, name, len(self.seats) - 1, "/join"))
-        notes = [Note(ALL, "joined", {"player": name, "n": len(self.seats)})]
-        if len(self.seats) == 4:
+        of = self.options.seats
+        notes = [Note(ALL, "joined", {"player": name, "n": len(self.seats), "of": of})]
+        if len(self.seats) == of:
             notes.append(Note(ALL, "table_complete", kind=READY))
         return notes
+
+    def _full(self) -> Refusal:
+        """The table is full (four, five or six seats, the option ``seats``)."""
+        if self.options.seats > PLAYERS:
+            return Refusal("table_full_of", of=self.options.seats)
+        return Refusal("table_full")
 
     def rename(self, seat: int, name: str) -> None:
         """The person in ``seat`` goes by ``name`` now (journaled as ``!rename OLD=NEW``)."""
@@ -243,20 +320,24 @@ class Table:
         self._log(Record("rename", seat=seat, name=name, text=old))
 
     def join_bot(self, by: str, level: str | None, by_user: str = "") -> list[Note]:
-        if len(self.seats) >= 4:
-            raise Refusal("table_full")
+        self._unhold()
+        if len(self.seats) >= self.options.seats:
+            raise self._full()
         level = level or self.options.bot_level
         self.bot_counter += 1
         name = bot_name(self.seats, self.bot_counter)
         self.seats.append(SeatInfo(f"bot:{name}", name, bot=level))
         self._log(cmd(by_user, by, self.seat_of(by_user), f"/join bot {level}"))
         shown = OptionValue(level)
-        notes = [Note(ALL, "bot_joined", {"player": name, "level": shown, "n": len(self.seats)})]
-        if len(self.seats) == 4:
+        of = self.options.seats
+        params = {"player": name, "level": shown, "n": len(self.seats), "of": of}
+        notes = [Note(ALL, "bot_joined", params)]
+        if len(self.seats) == of:
             notes.append(Note(ALL, "table_complete", kind=READY))
         return notes
 
     def leave(self, user: str) -> list[Note]:
+        self._unhold()
         seat = self.seat_of(user)
         waiting = [w for w in self.waiting if w[0] == user]
         if seat is None:
@@ -290,6 +371,7 @@ class Table:
             raise Refusal("only_between_games")
         if self.seat_of(user) is not None:
             raise Refusal("already_seated")
+        self._unhold()
         seat = seat_to_replace(self.seats, user, target)
         info = self.seats[seat]
         old = info.name
@@ -317,6 +399,9 @@ class Table:
             raise Refusal(
                 "option_unchanged", name=OptionName(clean), value=OptionValue(old.show(clean))
             )
+        if new.seats < len(self.seats):
+            raise Refusal("seats_taken", n=len(self.seats), seats=new.seats)
+        self._unhold()
         if self.running:
             self.language_changes += 1
         self.options = new
@@ -382,9 +467,12 @@ class Table:
     def start(self, by: str, by_user: str = "") -> list[Note]:
         if self.running:
             raise Refusal("game_running")
-        if len(self.seats) < 4:
-            raise Refusal("need_four", n=len(self.seats))
+        self._unhold()
         opts = self.options
+        if len(self.seats) < opts.seats:
+            if opts.seats > PLAYERS:
+                raise Refusal("need_seats", n=len(self.seats), of=opts.seats)
+            raise Refusal("need_four", n=len(self.seats))
         duel = opts.mode == "duel"
         if duel:
             duel_order([s.is_bot for s in self.seats])  # refuses before anything changes
@@ -397,14 +485,13 @@ class Table:
             self.duel_people = tuple(i for i, s in enumerate(self.seats) if not s.is_bot)
         else:
             self.duel_people = ()
-        if self.next_dealer is not None:
-            dealer = self.next_dealer
-            self.next_dealer = None
-        elif self.dealer is None:
-            dealer = 3
-        else:
-            dealer = self.dealer
-        self.dealer = dealer
+        # the dealer is a seat of the ring; at five or six the four who play take the
+        # engine's seats 0-3 and the engine deals from the player before first hand
+        ring_dealer = self._next_dealer(len(self.seats))
+        self.next_dealer = None
+        self.dealer = ring_dealer
+        order, dealer = arrangement(len(self.seats), ring_dealer)
+        self._hold(order)
         forced = self.series.forced_soloist(dealer, opts.tournament, opts.series_length)
         owed = self.series.owed if opts.tournament else [False] * 4
         if self.next_deal is None:
@@ -413,7 +500,7 @@ class Table:
                 dealt = duel_deal(opts.rules, dealer, seed, self.duel_people)
             else:
                 dealt = Game.deal(opts.rules, dealer, seed)
-            self.set_next_deal(list(dealt.start_hands))
+            self._set_deal(list(dealt.start_hands), self.player_names())
         assert self.next_deal is not None
         hands = self.next_deal
         self.next_deal = None
@@ -430,18 +517,21 @@ class Table:
         game = self.game
         self._log(cmd(by_user, by, self.seat_of(by_user), "/start"))
         names = self.names()
+        out = self.sitting_out()
         notes.append(
             Note(
                 ALL,
                 "game_started",
                 {
                     "n": self.game_number,
-                    "dealer": names[dealer],
+                    "dealer": out[0] if out else names[dealer],
                     "first": names[game.first_hand],
                 },
             )
         )
-        for seat in range(4):
+        if out:
+            notes.append(Note(ALL, "sitting_out", {"players": out}))
+        for seat in range(PLAYERS):
             notes.append(self.hand_note(seat))
         if self.multiplier > 1:
             notes.append(Note(ALL, "bock_game", {"left": self.series.bock_left - 1}))
@@ -451,19 +541,24 @@ class Table:
         return notes
 
     def set_next_deal(self, hands: list[int]) -> None:
-        """Fix the hands of the next deal (seat order); journaled as a ``!deal`` line.
+        """Fix the hands of the next deal (in the order of :meth:`next_players`: seat
+        order at four seats); journaled as a ``!deal`` line that names the four who play.
 
         The two copies of a card are numbered in seat order, so that the journal line
         gives back exactly these hands.
         """
+        self._set_deal(hands, self.next_players())
+
+    def _set_deal(self, hands: list[int], names: list[str]) -> None:
         hands = hands_from_kinds([[c >> 1 for c in cards_of(h)] for h in hands])
         self.next_deal = hands
         shown = tuple(" ".join(card_ascii(c) for c in sorted_hand(None, h)) for h in hands)
-        self._log(Record("deal", names=tuple(self.names()), hands=shown))
+        self._log(Record("deal", names=tuple(names), hands=shown))
 
     def set_next_dealer(self, seat: int) -> None:
-        """Fix the dealer of the next game; journaled as a ``!dealer`` line."""
-        self.next_dealer = seat
+        """Fix the dealer of the next game (``seat`` as the seats are held now);
+        journaled as a ``!dealer`` line."""
+        self.next_dealer = self.order[seat] if self.order else seat
         self._log(Record("dealer", seat=seat, name=self.seats[seat].name))
 
     def hand_note(self, seat: int) -> Note:
@@ -516,7 +611,7 @@ class Table:
             return notes
         if is_card(action) and len(game.tricks) > tricks:
             self.last_trick = game.tricks[-1]
-            self.last_trick_names = tuple(self.names())
+            self.last_trick_names = tuple(self.player_names())
             notes.append(narration.trick_won_note(game, names))
             notes += narration.heart10_notes(game, names)
             winner = game.tricks[-1][2]
@@ -558,10 +653,11 @@ class Table:
         took): no score, no bock game used up, the same dealer deals again. The hands stay
         hidden: the journal gets a cover deal, as for an aborted game."""
         cover = self._cover_record(game)  # first: it is the step that may fail
-        rec = self.series.record_cancelled(game, self.game_number, self.names())
+        rec = self.series.record_cancelled(
+            game, self.game_number, self.player_names(), self.sitting_out()
+        )
         self.finished.append(rec)
-        self._log(cover)
-        self.dealer = game.dealer
+        self._log(cover)  # the same dealer deals again: self.dealer stays
         names = self.names()
         key = "thrown" if game.cancelled == "thrown" else "poverty_nobody"
         return [
@@ -576,10 +672,16 @@ class Table:
             return self._unplayed(game)
         result = score(game)
         rec = self.series.record(
-            game, result, self.game_number, self.names(), multiplier=self.multiplier
+            game,
+            result,
+            self.game_number,
+            self.player_names(),
+            multiplier=self.multiplier,
+            out=self.sitting_out(),
         )
+        players = self.seats[:PLAYERS]
         self.reviewable = Reviewable(
-            self.game_number, game, tuple(None if s.is_bot else s.user for s in self.seats)
+            self.game_number, game, tuple(None if s.is_bot else s.user for s in players)
         )
         self.finished.append(rec)
         bock_notes: list[Note] = []
@@ -590,7 +692,9 @@ class Table:
                 self.series.bock_left += 4
                 bock_notes.append(Note(ALL, "bock_triggered", {"left": self.series.bock_left}))
         if not (game.mandatory and game.forced < 0 and game.rules.tournament):
-            self.dealer = (game.dealer + 1) % 4
+            self.dealer = (game.dealer if self.dealer is None else self.dealer + 1) % len(
+                self.seats
+            )
         names = self.names()
         notes = narration.result_notes(rec, names)
         notes += bock_notes
@@ -626,7 +730,7 @@ class Table:
     def _settle_game(self, rec: GameRecord) -> LedgerEntry:
         accounts = self._accounts(game=True)
         entry = _chips.settle_game(
-            self.ledger, self.channel, accounts, self.names(), rec, self.options
+            self.ledger, self.channel, accounts, self.player_names(), rec, self.options
         )
         self.settlements.append(entry)
         return entry
@@ -694,7 +798,7 @@ class Table:
         game = self.game
         if game is None or not self.running:
             raise Refusal("no_game")
-        humans = self.humans()
+        humans = [s for s in self.humans() if self.plays(s)]  # those who play the game
         need = len(humans) // 2 + 1
         if seat in self.abort_votes:
             votes = len([s for s in self.abort_votes if s in humans])
@@ -719,7 +823,9 @@ class Table:
         """End ``game`` unplayed, without score. Its unplayed cards stay hidden for good:
         the journal gets ``cover``, its cover deal (public facts only, built by
         :meth:`_cover_record` before anything changed), that exports show instead."""
-        rec = self.series.record_cancelled(game, self.game_number, self.names())
+        rec = self.series.record_cancelled(
+            game, self.game_number, self.player_names(), self.sitting_out()
+        )
         self.finished.append(rec)
         self._log(cover)
         game.phase = Phase.FINISHED
@@ -733,7 +839,7 @@ class Table:
         words = [f"{seat}:{card_ascii(a)}" if is_card(a) else f"{seat}@{a}" for seat, a in shown]
         return Record(
             "cover", text=" ".join(words),
-            names=tuple(self.names()),
+            names=tuple(self.player_names()),
             hands=tuple(" ".join(card_ascii(c) for c in sorted_hand(None, h)) for h in hands),
         )  # fmt: skip
 

@@ -1,0 +1,152 @@
+"""Five or six at a table (RULES §12.9): the option, who sits out, what they see and score."""
+
+from __future__ import annotations
+
+import pytest
+
+from dokobot.host.events import Private, Public
+from dokobot.host.options import OptionError, TableOptions
+from dokobot.host.replay import Replayer
+from dokobot.host.seats import arrangement, sitting_out
+from dokobot.host.service import default_bot_factory
+
+NAMES = ("anna", "ben", "carl", "dora", "emil", "fritz")
+
+
+def _people(n: int, *options: str) -> Replayer:
+    """``n`` people at a table of ``n`` seats, with ``options`` set; no game yet."""
+    rep = Replayer()
+    lines = ["!seed 7", "anna: /join", f"anna: /option seats {n}"]
+    lines += [f"anna: /option {o}" for o in options]
+    lines += [f"{name}: /join" for name in NAMES[1:n]]
+    rep.run_text("\n".join(lines))
+    assert not rep.failures
+    return rep
+
+
+def _private(rep: Replayer, start: int) -> dict[str, list[Private]]:
+    out: dict[str, list[Private]] = {}
+    for _, e in rep.transcript[start:]:
+        if isinstance(e, Private):
+            out.setdefault(e.user, []).append(e)
+    return out
+
+
+# ------------------------------------------------------------------------------ the option
+
+
+def test_seats_is_a_house_rule_refused_with_tournament_and_with_a_duel_or_fixed_stake() -> None:
+    o = TableOptions()
+    assert o.set("seats", "5").seats == 5 and o.set("plätze", "6").seats == 6
+    for bad in ("3", "7", "fünf", "4.5"):
+        with pytest.raises(OptionError):
+            o.set("seats", bad)
+    with pytest.raises(OptionError) as exc:
+        o.set("seats", "5").set("tournament", "on")
+    assert exc.value.reason == "option_seats_tournament"
+    with pytest.raises(OptionError) as exc:
+        o.set("tournament", "on").set("seats", "6")
+    assert exc.value.reason == "option_seats_in_tournament"
+    for mode in ("duel", "fixed4"):
+        with pytest.raises(OptionError) as exc:
+            o.set("mode", mode).set("seats", "5")
+        assert exc.value.reason == "option_seats_mode"
+        with pytest.raises(OptionError):
+            o.set("seats", "5").set("mode", mode)
+    assert o.set("seats", "5").set("mode", "single").seats == 5
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [
+        ("en", ["exactly four", "/option seats 4"]),
+        ("de", ["genau vier", "/option plätze 4"]),
+        ("it", ["esattamente in quattro", "/opzione posti 4"]),
+        ("cs", ["přesně čtyři", "/volba místa 4"]),
+    ],
+)
+def test_tournament_refuses_five_seats_with_a_translated_reason(
+    lang: str, words: list[str]
+) -> None:
+    rep = _people(4, f"language {lang}")
+    rep.run_text("anna: /option seats 5\nanna: /option tournament on")
+    said = rep.transcript[-1][1].text
+    assert all(w in said for w in words), said
+    assert rep.table.options.seats == 5 and not rep.table.options.tournament
+
+
+def test_the_table_seats_as_many_as_the_option_and_start_needs_them_all() -> None:
+    rep = _people(4, "seats 5")
+    rep.run_text("anna: /start")
+    assert "needs 5 players; 4 seated" in rep.transcript[-1][1].text
+    rep.run_text("emil: /join\nfritz: /join")
+    texts = [e.text for _, e in rep.transcript[-3:]]
+    assert any("emil joined (5/5)" in t for t in texts)
+    assert "full (5 players)" in rep.transcript[-1][1].text
+    assert rep.table.names() == list(NAMES[:5])
+    rep.run_text("anna: /option seats 4")  # five are seated
+    assert "5 are seated" in rep.transcript[-1][1].text and rep.table.options.seats == 5
+
+
+# ------------------------------------------------------------------------------ who sits out
+
+
+def test_who_sits_out_and_the_engine_seats() -> None:
+    assert [sitting_out(5, d) for d in range(5)] == [(0,), (1,), (2,), (3,), (4,)]
+    assert [sitting_out(6, d) for d in range(6)] == [(d, (d + 3) % 6) for d in range(6)]
+    for n in (4, 5, 6):
+        for d in range(n):
+            order, dealer = arrangement(n, d)
+            assert sorted(order) == list(range(n))
+            playing = order[:4]
+            assert list(playing) == sorted(playing)  # ring order, clockwise
+            assert set(order[4:]) == set(sitting_out(n, d))
+            first = playing[(dealer + 1) % 4]  # the engine's first hand
+            # ... is the first player to the dealer's left who plays
+            left = [(d + k) % n for k in range(1, n) if (d + k) % n in playing]
+            assert first == left[0]
+
+
+@pytest.mark.parametrize("n", [5, 6])
+def test_the_deal_moves_left_and_everybody_sits_out_equally_often(n: int) -> None:
+    rep = Replayer(bot_factory=default_bot_factory(budget_s=0.005))
+    lines = ["!seed 11", "anna: /join", f"anna: /option seats {n}"]
+    lines += ["anna: /join bot random"] * (n - 1) + ["anna: /leave", "anna: /join bot random"]
+    rep.run_text("\n".join(lines))
+    table = rep.table
+    bots = table.names()
+    for _ in range(2 * n):
+        rep.feed(0, bots[0], "/start")
+        assert not table.running
+    results = rep.results()
+    dealers = [r["dealer"] for r in results]
+    assert dealers == [bots[(n - 1 + g) % n] for g in range(2 * n)]
+    out = [name for r in results for name in r["sitting_out"]]
+    assert sorted(out) == sorted(bots * (2 if n == 5 else 4))
+    for r in results:
+        assert r["sitting_out"][0] == r["dealer"] and len(r["scores"]) == 4
+        assert not set(r["sitting_out"]) & set(r["scores"])
+        assert sum(r["scores"].values()) == 0
+        if n == 6:  # the player opposite the dealer
+            d = bots.index(r["dealer"])
+            assert r["sitting_out"][1] == bots[(d + 3) % 6]
+    sheet = table.score_note(last=0).params["sheet"]
+    assert "out: sat out this game" in sheet
+    row = sheet.splitlines()[3]  # game 1: the last seat deals and sits out
+    assert row.split("|")[0].split()[-1] == "out", row
+
+
+def test_those_who_sit_out_get_nothing_private_and_are_refused() -> None:
+    rep = _people(5, "seats 5")
+    start = len(rep.transcript)
+    rep.run_text("anna: /start")
+    said = [e.text for _, e in rep.transcript[start:] if isinstance(e, Public)]
+    assert "Game 1: emil deals, anna is first hand." in said[0]
+    assert "Sitting out this game: emil." in said
+    private = _private(rep, start)
+    assert set(private) == {"replay:anna", "replay:ben", "replay:carl", "replay:dora"}
+    start = len(rep.transcript)
+    for command in ("/play 1", "/healthy", "/hand", "/abort"):
+        rep.run_text(f"emil: {command}")
+        assert "You sit out this game" in rep.transcript[-1][1].text
+    assert rep.table.game is not None and not rep.table.game.log
