@@ -252,7 +252,7 @@ def test_a_store_of_a_newer_dokobot_is_refused(store_location: str) -> None:
         import psycopg
         from pg_server import PASSWORD
 
-        from dokobot.store.postgres import MIGRATIONS
+        from dokobot.store.pg_schema import MIGRATIONS
 
         with psycopg.connect(store_location, password=PASSWORD, autocommit=True) as db:
             db.execute("UPDATE dokobot_schema SET version = %s", (len(MIGRATIONS) + 1,))
