@@ -10,6 +10,8 @@ import functools
 import json
 import logging
 import sys
+import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,8 @@ from dokobot.host.contract import BareHost
 from dokobot.host.events import Choice, Event, Input, Private, Public
 from dokobot.host.router import Router
 from dokobot.host.service import Service, default_bot_factory
+from dokobot.store import MemoryStore
+from dokobot.store.base import Append
 
 if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -126,6 +130,74 @@ async def test_the_watchdog_names_and_frees_a_table_lock_held_too_long(
     assert any(isinstance(e, Private) or "ben" in str(e) for e in events)
     await asyncio.wait_for(svc.handle(_inp("c", "carl", "/join")), 5)
     assert {s.name for s in svc.router.tables["c"].seats} >= {"anna", "carl"}
+    await svc.close()
+
+
+class _SlowStore(MemoryStore):
+    """A store whose journal writes wait, while :attr:`gate` is shut, until it opens (a
+    commit that takes long: a lock wait, a slow disk); :attr:`entered` when one waits."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = threading.Event()
+        self.gate.set()
+        self.entered = threading.Event()
+        self.waiting = 0
+        self.early_reads: list[str] = []
+        """Journals read while a write waits (that may still commit)."""
+
+    def append_many(self, appends: Sequence[Append]) -> list[int | Exception]:
+        if not self.gate.is_set():
+            self.waiting += 1
+            self.entered.set()
+            self.gate.wait(10)
+            self.waiting -= 1
+        return super().append_many(appends)
+
+    def load_journal(self, channel: str, start: int = 0) -> list[str]:
+        if self.waiting:
+            self.early_reads.append(channel)
+        return super().load_journal(channel, start)
+
+
+async def test_the_watchdog_never_rebuilds_a_table_while_its_write_may_still_commit() -> None:
+    store = _SlowStore()
+    svc = Service(Router(seed=5, bot_factory=default_bot_factory()), store)
+    first = await _four_people(svc, 600)
+    table = svc.router.tables["c"]
+    name = table.seats[first].name
+    hand = await svc.handle(_inp("c", name, "/hand"))
+    [move] = [c for e in hand if isinstance(e, Private) for c in e.choices][:1]
+    store.gate.clear()
+    moving = asyncio.create_task(svc.handle(_inp("c", name, move.command)))
+    await asyncio.to_thread(store.entered.wait, 5)  # its write is under way, and waits
+    other = next(s.name for n, s in enumerate(table.seats) if n != first)
+    waiting = asyncio.create_task(svc.handle(_inp("c", other, "/hand")))
+    await asyncio.sleep(0.05)
+    assert svc.free_overdue_locks(asyncio.get_running_loop().time() + 11.0) == ["c"]
+    said = await asyncio.wait_for(moving, 5)
+    assert "not known yet" in " ".join(
+        e.text for e in said
+    )  # the mover is told the truth: not known yet
+    await asyncio.wait_for(waiting, 5)  # the other input goes on (refused: the table waits)
+    await asyncio.sleep(2.0)  # the table tries to come back meanwhile (every 0.5 s, 1 s, ...)
+    store.gate.set()  # now the write commits
+    for _ in range(100):
+        rebuilt = svc.router.tables.get("c")
+        if rebuilt is not None and "c" not in svc._held:
+            break
+        await asyncio.sleep(0.1)
+    assert store.early_reads == [], "the table was rebuilt while its write could commit"
+    stored = store.load_journal("c")
+    assert svc._stored["c"] == len(stored)
+    rebuilt = svc.router.tables["c"]
+    assert rebuilt.game is not None and rebuilt.game.reserved[first] != -1
+    # and the table goes on: the next person's move is stored after it
+    nxt = rebuilt.game.turn
+    hand = await svc.handle(_inp("c", rebuilt.seats[nxt].name, "/hand"))
+    [move] = [c for e in hand if isinstance(e, Private) for c in e.choices][:1]
+    await svc.handle(_inp("c", rebuilt.seats[nxt].name, move.command))
+    assert len(store.load_journal("c")) == len(stored) + 1
     await svc.close()
 
 

@@ -15,7 +15,8 @@ class GroupCommit:
     (:meth:`Store.append_many`: one commit, one flush to disk for all of them); while
     :attr:`IN_FLIGHT` such writes are under way, new appends wait and go with the next.
     Each append returns (is acknowledged) only once its write committed; an append the
-    store refused raises, and only that one.
+    store refused raises, and only that one. An append whose caller is cancelled while its
+    write is under way may still commit: :meth:`writing` says so until the write is over.
     """
 
     IN_FLIGHT: Final = 2
@@ -27,6 +28,13 @@ class GroupCommit:
         self._pending: list[tuple[str, list[str], int | None, asyncio.Future[int]]] = []
         self._writes: set[asyncio.Task[None]] = set()
         self._scheduled = False
+        self._in_flight: dict[str, int] = {}
+        """Per table: the writes under way that hold an append of it."""
+
+    def writing(self, channel: str) -> bool:
+        """Whether an append of ``channel`` is being written now: it may still commit, even
+        if its caller stopped waiting for it (nothing of the table may be read back yet)."""
+        return channel in self._in_flight
 
     async def append(self, channel: str, lines: list[str], at: int | None = None) -> int:
         """:meth:`Store.append` of ``lines`` (at position ``at``), sharing the store's
@@ -49,6 +57,8 @@ class GroupCommit:
         batch = [p for p in self._pending if not p[3].done()]
         self._pending.clear()
         if batch:
+            for channel, *_ in batch:
+                self._in_flight[channel] = self._in_flight.get(channel, 0) + 1
             task = asyncio.get_running_loop().create_task(self._write(batch))
             self._writes.add(task)
 
@@ -72,6 +82,10 @@ class GroupCommit:
             task = asyncio.current_task()
             if task is not None:
                 self._writes.discard(task)
+            for channel, *_ in batch:
+                self._in_flight[channel] -= 1
+                if not self._in_flight[channel]:
+                    del self._in_flight[channel]
         for (*_, done), result in zip(batch, results, strict=True):
             if done.done():
                 continue

@@ -679,8 +679,15 @@ class Service(Host):
     async def _rebuild(self, channel: str) -> list[Event] | None:
         """Replace the table of ``channel`` by what the store holds: the events that say
         where its game stands if its last write's outcome was not known (None: the store
-        could not be read; the channel stays on hold)."""
+        could not be read, or a write of the table may still commit; the channel stays on
+        hold). A write whose caller stopped waiting (the watchdog freed it) is still under
+        way: the table is read back only once it is over, so that no record lands behind
+        the rebuilt table's back (the store itself holds back a table whose lost write's
+        session may still commit)."""
         self._hold(channel)
+        if self._appends.writing(channel):
+            log.warning("table %s waits for its write under way before it is rebuilt", channel)
+            return None
         try:
             events = await self._load(channel, private_ledger=False)
         except Exception:
