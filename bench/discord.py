@@ -57,11 +57,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import logging
 import math
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -458,6 +460,9 @@ async def bot_process(  # type: ignore[no-untyped-def]
             await asyncio.sleep(0.05)
         yield process
     finally:
+        if run.stuck and process.poll() is None:
+            process.send_signal(signal.SIGUSR1)  # its tasks' stacks into its log
+            await asyncio.sleep(2)
         if process.poll() is None:
             process.terminate()
             try:
@@ -468,7 +473,33 @@ async def bot_process(  # type: ignore[no-untyped-def]
         if run.stuck:  # the bot's log is kept for a look at why
             kept = Path(tempfile.gettempdir()) / f"bench-discord-bot-{process.pid}.log"
             shutil.copyfile(folder / "bot.log", kept)
-            print(f"  the bot's log: {kept}", file=sys.stderr)
+            print(f"  the bot's log (with its tasks' stacks): {kept}", file=sys.stderr)
+            for part in folder.glob("dokobot.sqlite3*"):  # its store, with its journals
+                shutil.copyfile(part, kept.with_name(f"{kept.stem}-{part.name}"))
+            for channel in run.stuck:
+                print(stuck_table(folder, channel, memory), file=sys.stderr)
+
+
+def stuck_table(folder: Path, channel: str, memory: bool) -> str:
+    """What the bot said of the stuck table ``channel`` when asked (its phase, who is to
+    act, who is away, its turn clock and computer players) and its journal's last record
+    (without the hands of a deal)."""
+    key = f"discord:{channel}"
+    lines = (folder / "bot.log").read_text(errors="replace").splitlines()
+    said = next((line for line in reversed(lines) if line.startswith(f"TABLE {key} ")), None)
+    last = "the store is in memory"
+    if not memory:
+        from dokobot.store.sqlite import SqliteStore
+
+        store = SqliteStore(folder / "dokobot.sqlite3", readonly=True)
+        try:
+            journal = store.load_journal(key)
+        finally:
+            store.close()
+        record = json.loads(journal[-1]) if journal else {}
+        shown = {k: v for k, v in record.items() if k in ("k", "seat", "name", "text")}
+        last = f"{len(journal)} records, the last {shown}"
+    return f"  table {channel}: {said or 'not in the bot’s memory'}; journal: {last}"
 
 
 @contextlib.contextmanager

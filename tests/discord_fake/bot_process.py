@@ -9,7 +9,8 @@ REST base and default gateway are pointed at it exactly as :meth:`FakeDiscord.pa
 in-process; everything else is the command line's ``dokobot run`` (configuration file,
 ``DOKOBOT_DISCORD_TOKEN`` and the other variables from the environment).
 
-``DOKOBOT_FAKE_SPEED=S`` (default 1) runs the adapter's board interval S times faster, for a
+``DOKOBOT_FAKE_SPEED=S`` (default 1) runs the adapter's board interval and the grace before a
+player who may be looking at his panel is pinged S times faster, for a
 fake whose clock runs S times faster (:attr:`FakeDiscord.speed`; the bot's request budget is
 the configuration's ``discord.global_rps``, which the caller scales the same).
 
@@ -30,13 +31,49 @@ import yarl
 
 from dokobot.adapters.discord.adapter import DiscordAdapter
 from dokobot.adapters.discord.board_messages import BOARD_INTERVAL
+from dokobot.adapters.discord.notify import PING_GRACE
 from dokobot.cli import main
 
 TOKEN = "fake-token"
 SPEED_ENV = "DOKOBOT_FAKE_SPEED"
 
 
+def dump_tasks(signum: int, frame: object) -> None:
+    """SIGUSR1: every asyncio task with its stack, then a ``TABLE`` line per table in memory
+    (its phase, who is to act, who is away, its turn clock and computer players' task), to
+    stderr: a bench that finds a stuck table asks for it before it stops the bot."""
+    import asyncio
+    import gc
+
+    from dokobot.host.service import Service
+
+    loop = asyncio._get_running_loop()
+    out = sys.stderr
+    for task in asyncio.all_tasks(loop) if loop is not None else ():
+        print(f"TASK {task!r}", file=out)
+        task.print_stack(limit=12, file=out)
+    for service in (o for o in gc.get_objects() if isinstance(o, Service)):
+        for channel, table in service.router.tables.items():
+            game = table.game
+            bots, timer = service._bot_tasks.get(channel), service._timers.get(channel)
+            failed = None
+            if bots is not None and bots.done() and not bots.cancelled():
+                failed = bots.exception()
+            print(
+                f"TABLE {channel} game={table.game_number} running={table.running} "
+                f"phase={None if game is None else game.phase.name} "
+                f"turn={None if game is None else game.turn} away={sorted(table.away)} "
+                f"computer_to_move={table.bot_to_move()} lock_held={channel in service._holders} "
+                f"timer={None if timer is None else timer.done()} "
+                f"computer_task={None if bots is None else bots.done()} "
+                f"computer_failed={failed!r} held={channel in service._held}",
+                file=out,
+            )
+    out.flush()
+
+
 def run(argv: list[str]) -> int:
+    signal.signal(signal.SIGUSR1, dump_tasks)
     port, *rest = argv
     discord.http.Route.BASE = f"http://127.0.0.1:{int(port)}/api/v10"
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(
@@ -46,6 +83,7 @@ def run(argv: list[str]) -> int:
     defaults = DiscordAdapter.__init__.__kwdefaults__
     if speed != 1.0 and defaults is not None:
         defaults["board_interval"] = BOARD_INTERVAL / speed
+        defaults["ping_grace"] = PING_GRACE / speed
     return main(["run", *rest])
 
 
