@@ -302,3 +302,67 @@ async def test_joins_at_the_same_moment_in_a_channel_open_one_thread(fake: FakeD
     finally:
         await service.close()
     assert fake.violations == []
+
+
+async def test_a_table_of_five_plays_a_series_and_the_board_says_who_sits_out(
+    fake: FakeDiscord,
+) -> None:
+    # RULES §12.9 through the fake: three people and two computer players at five seats;
+    # each game the dealer sits out (the last seat first, then Anna, then Ben).
+    anna, ben, carl = fake.users[:3]
+    service = Service.in_memory(seed=6)
+    channel = f"discord:{fake.channel_id}"
+    try:
+        async with running(DiscordAdapter(service, board_interval=0.05)) as client:
+            await settle(fake, client, await fake.slash(anna, "join"))
+            five = {"name": "seats", "value": "5"}
+            await settle(fake, client, await fake.slash(anna, "option", five))
+            lobby = lobby_of(fake, client)
+            join = lobby.button(lambda c: c.endswith(":join"))
+            assert join is not None
+            for person in (ben, carl):
+                await settle(fake, client, await fake.click(person, lobby, join))
+            [menu] = lobby.selects
+            await settle(fake, client, await fake.choose(anna, lobby, menu["custom_id"], ["easy"]))
+            # the lobby shows five seats, one of them free
+            assert "5. free" in lobby.embed_text
+            assert "4 of 5 seats taken" in lobby.embed_text
+            [menu] = lobby.selects
+            await settle(
+                fake, client, await fake.choose(anna, lobby, menu["custom_id"], ["random"])
+            )
+            table = service.router.tables[channel]
+            assert len(table.seats) == 5 and lobby.selects == []
+            start = lobby.button(lambda c: c.endswith(":start"))
+            assert start is not None
+            await settle(fake, client, await fake.click(anna, lobby, start))
+            people = [anna, ben, carl]
+            for number, out in ((1, "Bot2"), (2, "Anna"), (3, "Ben")):
+                assert table.game_number == number and table.sitting_out() == [out]
+                board = [m for m in fake.channel_messages() if m.embeds][-1]
+                assert f"Sitting out: {out}" in board.embed_text
+                away = next((p for p in people if p.name == out), None)
+                before = len(fake.private_messages(away)) if away is not None else 0
+                players = [p for p in people if p is not away]
+                await play_by_buttons(fake, client, service, players)
+                await asyncio.wait_for(client.wait_idle(), 10)
+                if away is not None:  # nothing private reached the one who sat out
+                    assert len(fake.private_messages(away)) == before
+                result = fake.channel_messages()[-1]
+                assert f"Game {number} is over" in result.content
+                if number < 3:
+                    after = result.button(lambda c: c.endswith(":start"))
+                    assert after is not None
+                    await settle(fake, client, await fake.click(anna, result, after))
+            results = [r.as_json() for r in table.finished]
+            assert [r["sitting_out"] for r in results] == [["Bot2"], ["Anna"], ["Ben"]]
+            assert all(sum(r["scores"].values()) == 0 for r in results)
+            score = fake.channel_messages()[-1].button(lambda c: c.endswith(":score"))
+            assert score is not None
+            shown = await settle(
+                fake, client, await fake.click(ben, fake.channel_messages()[-1], score)
+            )
+            assert any("out: sat out this game" in m.content for m in shown.ephemeral_messages)
+    finally:
+        await service.close()
+    assert fake.violations == []

@@ -150,3 +150,32 @@ def test_those_who_sit_out_get_nothing_private_and_are_refused() -> None:
         rep.run_text(f"emil: {command}")
         assert "You sit out this game" in rep.transcript[-1][1].text
     assert rep.table.game is not None and not rep.table.game.log
+
+
+def test_the_board_the_lobby_and_the_stored_record_know_who_plays() -> None:
+    from dokobot.host.archive import finished_game
+    from dokobot.host.board import board_view, lobby_view
+    from dokobot.host.views import describe
+
+    rep = _people(6, "seats 6")
+    table = rep.table
+    lobby = lobby_view(table)
+    assert lobby.size == 6 and lobby.full and len(lobby.seats) == 6
+    rep.run_text("anna: /start")
+    view = board_view(table)
+    assert view is not None
+    # fritz deals: he and carl (the third to his left) sit out; anna is first hand
+    assert view.seats == ("anna", "ben", "dora", "emil") and view.sitting_out == ("fritz", "carl")
+    assert view.turn == 0 and len(view.tricks_won) == 4
+    assert "Sitting out this game: fritz, carl." in describe(table, "en")
+    rep.run_text("anna: /abort\nben: /abort\ndora: /abort")
+    assert not table.running
+    rec = table.finished[-1]
+    assert rec.out == ["fritz", "carl"] and rec.names == ["anna", "ben", "dora", "emil"]
+    stored = finished_game(table, rec, now=0.0)
+    # statistics and ratings read the stored seats: only those who played the game
+    assert [s.name for s in stored.seats] == ["anna", "ben", "dora", "emil"]
+    assert stored.result["sitting_out"] == ["fritz", "carl"]
+    # the same dealer deals again after an abort
+    rep.run_text("anna: /start")
+    assert table.sitting_out() == ["fritz", "carl"]

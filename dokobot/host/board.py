@@ -47,7 +47,9 @@ class BoardView:
     ``contract`` is ``""`` until the contract is public, then ``"normal"``, ``"wedding"`` or
     ``"solo.<type>"`` (a silent wedding shows as ``"normal"``). ``calls`` are (seat, call key)
     in order; ``parties`` (seat, ``"re"`` or ``"kontra"``) the parties that are public.
-    ``marks`` are house-rule marks: ``bock`` in a bock game.
+    ``marks`` are house-rule marks: ``bock`` in a bock game. ``seats`` are the four who
+    play; ``sitting_out`` who sits the game out at five or six (RULES §12.9), the dealer
+    first (then he is not in ``seats``, and ``dealer`` is the player before first hand).
     """
 
     channel: str
@@ -67,6 +69,7 @@ class BoardView:
     parties: tuple[tuple[int, str], ...] = ()
     away: tuple[int, ...] = ()
     marks: tuple[str, ...] = ()
+    sitting_out: tuple[str, ...] = ()
     language: str = "en"
     """The table's language (``language`` option)."""
     images: bool = True
@@ -143,7 +146,8 @@ def board_view(table: Table) -> BoardView | None:
         game_number=game_number,
         decision=decision,
         phase=PHASES[game.phase],
-        seats=tuple(table.names()),
+        seats=tuple(table.player_names()),
+        sitting_out=tuple(table.sitting_out()),
         dealer=game.dealer,
         turn=None if finished else game.turn,
         trick_number=min(len(game.tricks) + (0 if finished else 1), game.rules.hand_size),
@@ -174,10 +178,12 @@ class LobbyView:
     running: bool
     game_number: int
     language: str = "en"
+    size: int = 4
+    """The seats of the table (the option ``seats``: 4, 5 or 6)."""
 
     @property
     def full(self) -> bool:
-        return len(self.seats) >= 4
+        return len(self.seats) >= self.size
 
 
 def lobby_view(table: Table) -> LobbyView:
@@ -198,4 +204,5 @@ def lobby_view(table: Table) -> LobbyView:
         running=table.running,
         game_number=table.game_number,
         language=table.options.language,
+        size=table.options.seats,
     )

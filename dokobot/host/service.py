@@ -783,7 +783,7 @@ class Service(Host):
             return
         if all(user is None for user in last.users):
             return
-        job = job_of(last.number, last.game, last.users, [s.name for s in table.seats])
+        job = job_of(last.number, last.game, last.users, table.player_names())
         self.reviews.attach(asyncio.get_running_loop())  # (a service used without start())
         task = asyncio.get_running_loop().create_task(
             asyncio.to_thread(self.reviews.submit, (channel, last.number), job)

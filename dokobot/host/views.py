@@ -29,6 +29,8 @@ def describe(table: Table, lang: str) -> str:
     if game is None or not table.running:
         lines.append(render(lang, "view.no_game"))
         return "\n".join(lines)
+    if table.sitting_out():  # five or six at a table (RULES §12.9)
+        lines.append(render(lang, "sitting_out", {"players": table.sitting_out()}))
     if game.phase is Phase.PLAYING:
         trick = [
             f"{names[(game.leader + i) % 4]} {card_text(c, lang)}" for i, c in enumerate(game.trick)

@@ -130,6 +130,9 @@ def board_embed(
     if view.away:
         away = ", ".join(names(_seated(view, s)) for s in view.away)
         lines.append(f"{text('board_away', lang)}: {away}")
+    if view.sitting_out:  # five or six at a table (RULES §12.9)
+        out = ", ".join(names(n) for n in view.sitting_out)
+        lines.append(f"{text('board_sitting_out', lang)}: {out}")
     embed.description = _cut("\n".join(line for line in lines if line), MAX_DESCRIPTION)
     if news:
         body = "\n".join(names(line) for line in news)

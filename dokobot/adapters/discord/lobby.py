@@ -88,15 +88,16 @@ def _seat_line(n: int, view: LobbyView, lang: str) -> str:
 
 
 def lobby_embed(view: LobbyView, news: Sequence[str], lang: str) -> discord.Embed:
-    """The lobby's embed: the four seats, what happens now and the latest texts."""
+    """The lobby's embed: the seats (four, five or six), what happens now and the latest
+    texts."""
     embed = discord.Embed(title=text("lobby_title", lang), colour=COLOUR)
-    embed.description = "\n".join(_seat_line(n, view, lang) for n in range(4))
+    embed.description = "\n".join(_seat_line(n, view, lang) for n in range(view.size))
     if view.running:
         status = text("lobby_running", lang, n=str(view.game_number))
     elif view.full:
         status = text("lobby_ready", lang, owner=discord.utils.escape_markdown(view.owner))
     else:
-        status = text("lobby_waiting", lang, n=str(len(view.seats)))
+        status = text("lobby_waiting", lang, n=str(len(view.seats)), of=str(view.size))
     embed.add_field(name=text("lobby_status", lang), value=status[:1024], inline=False)
     if news:
         body = "\n".join(discord.utils.escape_markdown(line) for line in news)
