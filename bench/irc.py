@@ -37,7 +37,7 @@ from irc_player import BOT, is_game_over, play_until  # noqa: E402
 from irc_server import IrcClient, IrcMessage, NgircdServer  # noqa: E402
 
 from dokobot.adapters.irc import IrcAdapter, IrcSettings  # noqa: E402
-from dokobot.adapters.irc.flood import OutLine  # noqa: E402
+from dokobot.adapters.textchat.outbox import OutLine  # noqa: E402
 from dokobot.host.service import Service  # noqa: E402
 
 NETWORK = "bench"
@@ -73,7 +73,7 @@ class Bench:
 
     def count(self, line: OutLine) -> None:
         if self.show:
-            print(f"{time.monotonic():.1f} {line.command} {line.target} {line.text}")
+            print(f"{time.monotonic():.1f} {line.private:d} {line.target} {line.text}")
         if line.private and line.target == self.spectator_id:
             self.other_lines += 1
         else:

@@ -112,13 +112,13 @@ async def test_irc_maps_stay_at_the_cap(monkeypatch: pytest.MonkeyPatch) -> None
     users = [f"irc:net:p{i}" for i in range(10 * CAP)]
     for user in users:
         await adapter.deliver([Private("irc:net:#c", user, "Your turn", kind="turn")])
-    assert len(adapter._prompted) == CAP
+    assert len(adapter.chat.delivery.prompted) == CAP
     # a forgotten prompt is sent again when its player is seen (never lost); a remembered
     # one is not sent twice
     queued = len(adapter.outbox)
-    adapter._resend(users[-1])
+    adapter.chat.seen(users[-1])
     assert len(adapter.outbox) == queued
-    adapter._resend(users[0])
+    adapter.chat.seen(users[0])
     assert len(adapter.outbox) == queued + 1
 
 

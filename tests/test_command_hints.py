@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from dokobot import languages
-from dokobot.adapters.irc.flood import Unit
+from dokobot.host.contract import BareHost
 from dokobot.host.events import Public
 from dokobot.host.i18n import command_hints, render
 from dokobot.host.service import Service
@@ -29,13 +29,17 @@ def _rendered(lang: str, key: str) -> str:
 
 
 def test_no_message_suggests_a_leading_slash_on_irc() -> None:
+    from irc_offline import offline_adapter
+
+    adapter, _ = offline_adapter(BareHost())
     suggested = 0
     for lang in languages.codes():
         for key in languages.messages(lang):
             said = _rendered(lang, key)
             suggested += bool(LEADING.search(said))
-            (line,) = Unit("PRIVMSG", "#c", [said]).lines
-            assert not LEADING.search(line), (lang, key, line)
+            adapter.chat.delivery.say("irc:net:#c", said)
+            for line in adapter.outbox.units()[-1].lines:
+                assert not LEADING.search(line), (lang, key, line)
     assert suggested > 100  # the messages do suggest commands (as /start on Discord)
 
 

@@ -9,7 +9,11 @@ from pathlib import Path
 import pytest
 
 from dokobot.adapters.irc import IrcAdapter, IrcSettings
-from dokobot.adapters.irc.flood import (
+from dokobot.adapters.irc.identities import Identities
+from dokobot.adapters.irc.text import command_text, strip_formatting
+from dokobot.adapters.textchat.backoff import backoff_delay
+from dokobot.adapters.textchat.lines import pack_lines, score_lines, split_text
+from dokobot.adapters.textchat.outbox import (
     ANSWER,
     BULK,
     GAME,
@@ -17,19 +21,8 @@ from dokobot.adapters.irc.flood import (
     Outbox,
     TokenBucket,
     Unit,
-    backoff_delay,
 )
-from dokobot.adapters.irc.identities import Identities
-from dokobot.adapters.irc.text import (
-    command_text,
-    irc_command,
-    pack_lines,
-    render_choices,
-    score_lines,
-    split_text,
-    strip_formatting,
-    with_choices,
-)
+from dokobot.adapters.textchat.typed import as_typed, render_choices, with_choices
 from dokobot.host.contract import BareHost
 from dokobot.host.events import Choice, Event, Input, Private, Public
 from dokobot.host.i18n import render
@@ -80,7 +73,7 @@ def test_token_bucket_rejects_nonsense() -> None:
 
 def line(target: str, text: str, lane: int = GAME, **kw: object) -> Unit:
     private = not target.startswith("#")
-    return Unit("NOTICE" if private else "PRIVMSG", target, [text], private, lane, **kw)  # type: ignore[arg-type]
+    return Unit(target, [text], private, lane, **kw)  # type: ignore[arg-type]
 
 
 async def texts(box: Outbox, n: int | None = None) -> list[str]:
@@ -107,7 +100,7 @@ async def test_outbox_takes_turns_and_a_persons_answer_takes_the_next_slot() -> 
 
 async def test_units_are_never_split_and_keep_their_order() -> None:
     box = Outbox()
-    box.put(Unit("NOTICE", "u:anna", ["one", "two", "three"], True, ANSWER, True))
+    box.put(Unit("u:anna", ["one", "two", "three"], True, ANSWER, True))
     box.put(line("#a", "table"))
     box.put(line("u:anna", "four", ANSWER, answer=True))  # a second answer waits its turn
     assert await texts(box) == ["one", "two", "three", "table", "four"]
@@ -223,8 +216,8 @@ def test_choices_not_shown_in_the_text_are_listed_as_commands() -> None:
     assert with_choices("Your turn:\n", cards) == "Your turn:  [!play CQ | !play S10 | !re]"
     assert with_choices("text", []) == "text"
     assert with_choices("1:♣Q", cards[:1]) == "1:♣Q"
-    assert irc_command("/solo clubs") == "!solo clubs"
-    assert irc_command("plain") == "plain"
+    assert as_typed("/solo clubs") == "!solo clubs"
+    assert as_typed("plain") == "plain"
 
 
 def test_strip_formatting_keeps_text() -> None:
@@ -321,10 +314,10 @@ async def test_deliver_keeps_only_this_networks_events() -> None:
             Private("irc:net:#c", "discord:7", "not ours"),
         ]
     )
-    got = [(u.command, u.target, u.lines, u.lane) for u in adapter.outbox.units()]
+    got = [(u.private, u.target, u.lines, u.lane) for u in adapter.outbox.units()]
     assert got == [
-        ("PRIVMSG", "#c", ["hello · world"], GAME),
-        ("NOTICE", "irc:net:anna", ["psst  [!play CQ]"], NOTES),
+        (False, "#c", ["hello · world"], GAME),
+        (True, "irc:net:anna", ["psst  [!play CQ]"], NOTES),
     ]
 
 
@@ -455,8 +448,8 @@ def test_channel_lines_are_marked_overheard_and_private_lines_are_not() -> None:
     from dokobot.host.events import Input
 
     lines = []
-    while not adapter._inbox.empty():
-        item = adapter._inbox.get_nowait()
+    while not adapter.chat.inbox.empty():
+        item = adapter.chat.inbox.get_nowait()
         if isinstance(item, Input):  # (the adapter also queues a first-seen rename)
             lines.append(item)
     assert [(i.text, i.dm, i.overheard) for i in lines] == [
@@ -529,8 +522,8 @@ async def test_a_card_number_means_the_card_the_player_saw_under_it() -> None:
     from dokobot.host.i18n import card_text
 
     got = []
-    while not adapter._inbox.empty():
-        item = adapter._inbox.get_nowait()
+    while not adapter.chat.inbox.empty():
+        item = adapter.chat.inbox.get_nowait()
         if isinstance(item, Input):
             got.append(item.text)
     assert got == [f"/play {card_text(5, 'en')}", card_text(32, "en"), "/table 2"]

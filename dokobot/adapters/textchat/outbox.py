@@ -1,15 +1,17 @@
-"""Flood control: a token bucket and the outgoing line queue, plus reconnect backoff."""
+"""Flood control of a text chat: a token bucket and the outgoing line queue with its lanes.
+
+One connection (or one bot account) carries every table, at a rate the server allows: the
+:class:`Outbox` decides which line goes next, fairly between tables and people, and the
+:class:`TokenBucket` when.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import random
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-
-from dokobot.host.i18n import command_hints
 
 
 class TokenBucket:
@@ -88,7 +90,7 @@ per this many seconds."""
 
 @dataclass(eq=False, slots=True)
 class Unit:
-    """One message for one target (a channel, or a user id for a ``NOTICE``): its lines go
+    """One message for one target (a room, or a user id for a private line): its lines go
     out one right after the other, never split by other lines.
 
     ``valid`` is asked before each line: when it says False the rest of the unit is
@@ -98,7 +100,6 @@ class Unit:
     when it is dropped instead. ``answer`` marks a person's answer to his own command.
     """
 
-    command: str
     target: str
     lines: list[str]
     private: bool = False
@@ -114,14 +115,6 @@ class Unit:
     finished: bool = False
     queued: float = field(default_factory=time.monotonic)
     seq: int = 0
-    verbatim: bool = False
-    """Sent as it is (an export: a record, not a text for people)."""
-
-    def __post_init__(self) -> None:
-        # IRC clients take a leading slash as their own command: every command a text
-        # suggests is written as players type it here (/start -> !start)
-        if not self.verbatim:
-            self.lines = [command_hints(line, "!") for line in self.lines]
 
     @property
     def ready(self) -> bool:
@@ -133,10 +126,9 @@ class Unit:
 
 @dataclass(frozen=True, slots=True)
 class OutLine:
-    """One line to send: ``PRIVMSG`` to a channel or ``NOTICE`` to a user id (resolved to
-    the current nick when sent); ``last`` marks the last line of its unit."""
+    """One line to send: to a room, or (``private``) to a user id (resolved to where the
+    person is reached when it is sent); ``last`` marks the last line of its unit."""
 
-    command: str
     target: str
     text: str
     private: bool = False
@@ -268,7 +260,7 @@ class Outbox:
             self._current = None
         else:
             self._current = unit
-        return OutLine(unit.command, unit.target, text, unit.private, unit, last)
+        return OutLine(unit.target, text, unit.private, unit, last)
 
     def _pop(self) -> OutLine | None:
         current = self._current
@@ -323,17 +315,3 @@ class Outbox:
                 return line
             self._ready.clear()
             await self._ready.wait()
-
-
-def backoff_delay(
-    attempt: int, *, initial: float, cap: float, rng: random.Random | None = None
-) -> float:
-    """Seconds to wait before reconnect attempt ``attempt`` (0-based): exponential, capped,
-    with jitter (uniform between half and all of ``min(cap, initial * 2**attempt)``).
-
-    >>> rng = random.Random(1)
-    >>> [round(backoff_delay(n, initial=1, cap=8, rng=rng), 2) for n in range(6)]
-    [0.57, 1.85, 3.53, 5.02, 5.98, 5.8]
-    """
-    ceiling = min(cap, initial * 2 ** min(attempt, 30))
-    return (rng or random).uniform(ceiling / 2, ceiling)

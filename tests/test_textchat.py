@@ -1,0 +1,136 @@
+"""The text-chat layer (:mod:`dokobot.adapters.textchat`) is complete: a fake chat of a few
+lines, implementing only :class:`~dokobot.adapters.textchat.platform.TextPlatform`, plays a
+whole game of two people and two computer players through it against the real service."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Callable
+
+from dokobot.adapters.textchat import OutLine, TextChat, TextPlatform
+from dokobot.host.service import Service
+
+ROOM = "#doko"
+NUMBERED = re.compile(r"(\d+):(\S+)")
+TRICK = re.compile(r"Trick \d+: (.*?) — (\S+) takes it")
+WAIT = 30.0
+GAME_OVER = re.compile(r"Game \d+ is over\.")
+
+
+class FakeChat(TextPlatform):
+    """The smallest text chat: every line is kept in ``heard`` (room or person, text)."""
+
+    prefix = "fake:"
+    sign = "."
+    max_line_bytes = 200
+
+    def __init__(self) -> None:
+        self.heard: list[tuple[str, str]] = []
+        self.listeners: list[Callable[[str, str], None]] = []
+
+    def room(self, channel: str) -> str | None:
+        name = channel.removeprefix(self.prefix)
+        return name if channel.startswith(self.prefix + "#") else None
+
+    def address(self, user: str) -> str | None:
+        return user.removeprefix(self.prefix) if user.startswith(self.prefix) else None
+
+    def present(self, user: str) -> bool:
+        return True
+
+    async def online(self) -> None:
+        return None
+
+    def keeps(self, room: str, text: str) -> bool:
+        return False
+
+    async def send(self, line: OutLine, to: str) -> bool:
+        self.heard.append((to, line.text))
+        loop = asyncio.get_running_loop()
+        for listener in self.listeners:  # people read it once it was sent
+            loop.call_soon(listener, to, line.text)
+        return True
+
+
+class Person:
+    """Somebody in the fake chat who answers every turn the bot gives him, as a person
+    would: a prompt by a legal card's number, a lead (the room line names him) by asking for
+    his hand (which comes with his prompt), every reservation question with ``.healthy``."""
+
+    def __init__(self, name: str, chat: TextChat, platform: FakeChat) -> None:
+        self.name = name
+        self.chat = chat
+        self.turns: list[str] = []
+        self.leading = False
+        platform.listeners.append(self.read)
+
+    def say(self, text: str, *, dm: bool = True) -> None:
+        command = self.chat.command(text, dm=dm)
+        assert command is not None, text
+        channel = "" if dm else "fake:" + ROOM
+        self.chat.said(channel, "fake:" + self.name, self.name, command, dm=dm)
+
+    def read(self, to: str, text: str) -> None:
+        if to == ROOM:
+            if GAME_OVER.search(text):
+                return
+            winners = TRICK.findall(text)
+            named = f"{self.name}: healthy or reservation?" in text
+            if named:
+                self.turns.append(text)
+                self.say(".healthy")
+            elif f"{self.name} leads." in text or (winners and winners[-1][1] == self.name):
+                self.turns.append(text)
+                self.leading = True
+                self.say(".hand")
+        elif to == self.name:
+            if "Your turn:" in text:
+                if not self.leading:  # else the room line that named him was his turn
+                    self.turns.append(text)
+                self.leading = False
+                cards = NUMBERED.findall(text.split("Your turn:", 1)[1].split(" — ")[0])
+                self.say(cards[0][0])
+            elif "Healthy or reservation?" in text:
+                self.turns.append(text)
+                self.say(".healthy")
+
+
+async def test_a_fake_text_chat_plays_a_whole_game_through_the_layer() -> None:
+    service = Service.in_memory(seed=7)
+    platform = FakeChat()
+    chat = TextChat(service, platform, burst=1000, rate=1000.0)
+    service.listener = chat.deliver
+    anna, ben = Person("anna", chat, platform), Person("ben", chat, platform)
+    over = asyncio.Event()
+    platform.listeners.append(lambda to, text: over.set() if GAME_OVER.search(text) else None)
+
+    async def connection() -> None:
+        chat.connected()
+        anna.say(".join", dm=False)
+        ben.say(".join", dm=False)
+        anna.say(".join bot random", dm=False)
+        anna.say(".join bot random", dm=False)
+        anna.say(".start", dm=False)
+        await asyncio.wait_for(over.wait(), WAIT)
+
+    try:
+        await asyncio.wait_for(chat.serve(connection), 90)
+    finally:
+        await service.close()
+
+    room = [text for to, text in platform.heard if to == ROOM]
+    tricks = [t for line in room for t in TRICK.findall(line)]
+    assert len(tricks) == 12
+    assert sum(len(cards.split(", ")) for cards, _ in tricks) == 48
+    for person in (anna, ben):
+        # the reservation question, then twelve turns (a prompt, or the room line naming him)
+        assert "healthy or reservation?" in person.turns[0].lower()
+        assert len(person.turns) == 13, person.turns
+        played = [c for cards, _ in tricks for c in cards.split(", ") if c.startswith(person.name)]
+        assert len(played) == 12
+    for to, text in platform.heard:
+        assert len(text.encode()) <= platform.max_line_bytes
+        assert not re.search(r"(?:^|[\s(\[])/[a-z]", text), text  # commands as typed here: .x
+        if to == ROOM:
+            assert "Your hand" not in text and len(NUMBERED.findall(text)) < 2, text
