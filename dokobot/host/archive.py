@@ -155,7 +155,9 @@ def finished_game(table: Table, rec: GameRecord, *, now: float | None = None) ->
     game = table.game
     tricks: tuple[Trick, ...] = ()
     calls: tuple[CallMade, ...] = ()
+    turns: tuple[tuple[int, int], ...] = ()
     if game is not None and table.game_number == rec.number:
+        turns = table.turn_count.pairs()
         tricks = tuple((lead, tuple(cards), win) for lead, cards, win in game.tricks)
         made: list[CallMade] = []
         played = 0
@@ -182,4 +184,5 @@ def finished_game(table: Table, rec: GameRecord, *, now: float | None = None) ->
         calls=calls,
         rated=is_rated(table),
         row=rec.to_row(),
+        turns=turns[: len(seats)] if len(turns) >= len(seats) else (),
     )

@@ -57,7 +57,7 @@ def state_record(table: Table) -> Record:
     """The ``state`` record of ``table`` between games (no hands: nothing is dealt)."""
     series = table.series
     data: dict[str, Any] = {
-        "seats": [[s.user, s.name, s.bot, s.standin_for] for s in table.ring()],
+        "seats": [_seat(s) for s in table.ring()],
         "owner": table.owner,
         "options": table.options.as_dict(),
         "waiting": [list(w) for w in table.waiting],
@@ -76,7 +76,7 @@ def apply_state(table: Table, text: str) -> list[str]:
         raise ValueError("a table state is set between games only")
     try:
         data = json.loads(text)
-        seats = [SeatInfo(str(u), str(n), _text(b), _text(f)) for u, n, b, f in data["seats"]]
+        seats = [_seat_of(list(x)) for x in data["seats"]]
         options = TableOptions.from_dict(dict(data["options"]))
         waiting = [(str(u), str(n)) for u, n in data["waiting"]]
         owner = _text(data["owner"])
@@ -101,6 +101,23 @@ def apply_state(table: Table, text: str) -> list[str]:
         raise ValueError(f"the table plays series {table.series.number}, not {number}")
     after = {s.user for s in seats if not s.is_bot} | {u for u, _ in waiting}
     return sorted(before - after)
+
+
+def _seat(s: SeatInfo) -> list[Any]:
+    """A seat as the state record writes it: user, name, level, stand-in for, and (only
+    where a vote gave the seat away) the series of the vote and its waiting person."""
+    out: list[Any] = [s.user, s.name, s.bot, s.standin_for]
+    if s.given_away is not None or s.heir is not None:
+        out += [s.given_away, list(s.heir) if s.heir else None]
+    return out
+
+
+def _seat_of(x: list[Any]) -> SeatInfo:
+    info = SeatInfo(str(x[0]), str(x[1]), _text(x[2]), _text(x[3]))
+    if len(x) > 4:
+        info.given_away = None if x[4] is None else int(x[4])
+        info.heir = None if x[5] is None else (str(x[5][0]), str(x[5][1]))
+    return info
 
 
 def _text(value: object) -> str | None:

@@ -33,6 +33,9 @@ KINDS: Final = (
     "cover",  # a game ended unplayed: exports show these hands instead of its real deal
     "dealer",  # the dealer of the next game (``seat``)
     "away",  # the person in ``seat`` timed out: a stand-in moves until they act
+    "back",  # the person in ``seat`` acted again while a vote on their seat was open: it ends
+    "heirs",  # between games: the waiting people a vote gave a seat to take it
+    "waiting",  # ``user`` (``name``) waits for a seat (written when a vote names them)
     "rename",  # the person in ``seat`` goes by ``name`` now (was ``text``; an IRC nick change)
     "server",  # the table's chips are booked on the ledger of server ``text``
     "state",  # seats, owner, options between games (``text``: JSON; see host.fold)
@@ -109,8 +112,12 @@ class Record:
         if k == "deal":
             parts = [f"{quote_name(n)}={h}" for n, h in zip(self.names, self.hands, strict=True)]
             return "!deal " + "; ".join(parts)
-        if k in ("dealer", "away"):
+        if k in ("dealer", "away", "back"):
             return f"!{k} {quote_name(self.name)}"
+        if k == "heirs":
+            return "!heirs"
+        if k == "waiting":
+            return f"!waiting {quote_name(self.name)}={self.user}"
         if k == "rename":
             return f"!rename {quote_name(self.text)}={quote_name(self.name)}"
         if k in ("seed", "server"):

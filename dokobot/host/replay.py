@@ -6,6 +6,9 @@ a NAME is a plain word or any text in double quotes with JSON string escapes
 deal; ``!dealer NAME`` sets the next dealer; ``!admin NAME`` makes NAME a server admin;
 ``!user NAME=ID`` gives NAME a platform user id; ``!server ID`` names the server whose
 chip ledger the table uses; ``!away NAME`` lets a computer player move for NAME until NAME acts again;
+``!back NAME``: NAME acted again (a vote on NAME's seat ends); ``!waiting NAME=ID``: the
+person ID waits for a seat as NAME (a vote named them); ``!heirs``: the waiting people a vote
+gave a seat take it (before a deal);
 ``!rename OLD=NEW`` gives the seat of OLD the name NEW (a nick change);
 ``!table JSON`` sets the seats, owner and options between games (what many seat and option
 changes led to: :mod:`dokobot.host.fold`);
@@ -198,6 +201,16 @@ class Replayer:
                 self.users[new] = self.users[old]
         elif word == "away":
             table.mark_away(self._seat(lineno, rest))
+        elif word == "back":
+            table.back(self._seat(lineno, rest))
+        elif word == "heirs":
+            table.seat_heirs()
+        elif word == "waiting":
+            name, after = take_name(lineno, rest, "=")
+            if not after.startswith("=") or not after[1:].strip():
+                raise ReplayError(lineno, "!waiting needs NAME=ID")
+            self.users[name] = after[1:].strip()
+            table.wait(self.users[name], name)
         elif word == "table":
             try:
                 gone = apply_state(table, rest)
@@ -351,13 +364,19 @@ def _apply(router: Router, legacy: Replayer, table: Table, i: int, rec: Record) 
             raise ValueError(f"the deal is for {list(rec.names)}, playing next are {players}")
         kinds = [parse_cards(h) for h in rec.hands]
         table.set_next_deal(hands_from_kinds(kinds))
-    elif k in ("dealer", "away"):
+    elif k in ("dealer", "away", "back"):
         if not 0 <= rec.seat < len(table.seats):
             raise ValueError("no such seat")
         if k == "dealer":
             table.set_next_dealer(rec.seat)
-        else:
+        elif k == "away":
             table.mark_away(rec.seat)
+        else:
+            table.back(rec.seat)
+    elif k == "waiting":
+        table.wait(rec.user, rec.name)
+    elif k == "heirs":
+        table.seat_heirs()
     elif k == "rename":
         if not 0 <= rec.seat < len(table.seats):
             raise ValueError("no such seat")

@@ -18,6 +18,11 @@ class SeatInfo:
     """Computer level if a computer plays this seat (also a stand-in)."""
     standin_for: str | None = None
     """User id of the person a stand-in computer player replaces."""
+    given_away: int | None = None
+    """The series in which the table voted this seat away from the person it stands in
+    for (:mod:`~dokobot.host.absence`): they cannot take it back in that series."""
+    heir: tuple[str, str] | None = None
+    """The waiting person (user id, name) a vote gave this seat to, from the next deal on."""
 
     @property
     def is_bot(self) -> bool:
@@ -43,7 +48,7 @@ def bot_name(seats: list[SeatInfo], counter: int) -> str:
 def seat_to_replace(seats: list[SeatInfo], user: str, target: str | None) -> int:
     """The computer player's seat that ``user`` takes (named ``target``, if given); a seat
     kept for this very person comes first."""
-    bots = [i for i, s in enumerate(seats) if s.is_bot]
+    bots = [i for i, s in enumerate(seats) if s.is_bot and s.heir is None]
     if target:
         bots = [i for i in bots if seats[i].name.lower() == target.lower()]
     bots.sort(key=lambda i: seats[i].standin_for != user)

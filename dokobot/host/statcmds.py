@@ -129,6 +129,10 @@ def player_lines(p: PlayerStats, lang: str) -> list[str]:
         lines.append(render(lang, "stats.rating", _rating(p)))
     else:
         lines.append(render(lang, "stats.unrated"))
+    if p.turns:
+        share = Number(100 * p.stood_in_share, places=1)
+        params = {"player": p.name, "share": share, "stood_in": p.stood_in, "turns": p.turns}
+        lines.append(render(lang, "stats.reliability", params))
     return lines
 
 

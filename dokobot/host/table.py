@@ -29,9 +29,10 @@ from ..engine.errors import IllegalAction
 from ..engine.game import Game, hands_from_kinds
 from ..engine.scoring import bock_trigger, score
 from ..engine.types import Action, GameType, Phase, is_call, is_card
+from . import absence, narration, scoreviews
 from . import bots as _bots
 from . import chips as _chips
-from . import narration, scoreviews
+from .absence import SeatVote, TurnCount
 from .bots import Bot, BotFactory
 from .i18n import OptionName, OptionValue
 from .journal import Record, cmd
@@ -165,6 +166,10 @@ class Table:
     multiplier: int = 1
     """The running game's score multiplier: 2 in a bock game (RULES §12.4)."""
     standins: tuple[int, ...] = ()
+    seat_vote: SeatVote | None = None
+    """The open vote to give an absent person's seat away (:mod:`~dokobot.host.absence`)."""
+    turn_count: TurnCount = field(default_factory=TurnCount)
+    """Each seat's turns in the running (or last) game, and those a computer player made."""
     language_changes: int = 0
     """Changes of the table's language during the running game (at most
     :data:`LANGUAGE_CHANGES_PER_GAME`)."""
@@ -286,7 +291,9 @@ class Table:
                     raise Refusal("already_waiting")
                 self.waiting.append((user, name))
                 return [Note(ALL, "waiting_for_seat", {"player": name})]
-            if not self.running and any(s.standin_for == user for s in self.seats):
+            kept = [i for i, s in enumerate(self.seats) if s.standin_for == user]
+            if not self.running and kept:
+                absence.may_reclaim(self, kept[0], user)
                 return self.replace(user, name, None)  # back to the seat kept for them
             if any(s.is_bot for s in self.seats) and not self.running:
                 raise Refusal("table_full_replace")
@@ -373,6 +380,7 @@ class Table:
             raise Refusal("already_seated")
         self._unhold()
         seat = seat_to_replace(self.seats, user, target)
+        absence.may_reclaim(self, seat, user)
         info = self.seats[seat]
         old = info.name
         check_name_free(self.seats, name, seat)
@@ -474,9 +482,10 @@ class Table:
                 raise Refusal("need_seats", n=len(self.seats), of=opts.seats)
             raise Refusal("need_four", n=len(self.seats))
         duel = opts.mode == "duel"
+        notes: list[Note] = []
+        notes += self.seat_heirs()
         if duel:
             duel_order([s.is_bot for s in self.seats])  # refuses before anything changes
-        notes: list[Note] = []
         if self.series.is_over(series_length(opts)):
             self.series = Series(number=self.series.number + 1)
             notes.append(Note(ALL, "series_new", {"n": self.series.number}))
@@ -514,6 +523,7 @@ class Table:
         self.last_trick = None
         self.multiplier = 2 if opts.bock and self.series.bock_left > 0 else 1
         self.standins = tuple(i for i, s in enumerate(self.seats) if s.standin_for is not None)
+        self.turn_count = TurnCount.fresh(len(self.seats))
         game = self.game
         self._log(cmd(by_user, by, self.seat_of(by_user), "/start"))
         names = self.names()
@@ -584,6 +594,8 @@ class Table:
             reason, params = narration.reservation_reason(game, seat, action, exc.reason)
             raise Refusal("illegal." + reason, **params, **illegal_params(game, exc)) from exc
         info = self.seats[seat]
+        if not is_call(action):
+            self.turn_count = self.turn_count.add(seat, computer=computer)
         if computer:
             self._log(Record("move", info.user, seat, info.name, text, action=action))
         else:
@@ -860,12 +872,30 @@ class Table:
         self._log(Record("away", seat=seat, name=self.seats[seat].name))
         return Note(ALL, "timeout_standin", {"player": self.seats[seat].name})
 
+    def seat_heirs(self) -> list[Note]:
+        """Between games: the waiting people a vote gave a seat to take it (journaled as
+        ``heirs``, before the deal that names them)."""
+        heirs = [(i, s.name) for i, s in enumerate(self.seats) if s.heir is not None]
+        if not heirs:
+            return []
+        absence.seat_heirs(self)
+        self._log(Record("heirs"))
+        return [Note(ALL, "replaced_standin", {"player": self.seats[i].name, "old": old})
+                for i, old in heirs]  # fmt: skip
+
+    def wait(self, user: str, name: str) -> None:
+        """``user`` waits for a seat as ``name`` (a journal's ``waiting`` record)."""
+        if self.seat_of(user) is None and all(w[0] != user for w in self.waiting):
+            self.waiting.append((user, name))
+        self._log(Record("waiting", user=user, name=name))
+
     def back(self, seat: int) -> list[Note]:
         """The person in ``seat`` acts again after a timeout."""
         if seat not in self.away:
             return []
+        ended = absence.back(self, seat)  # (journaled before the seat counts as back)
         self.away.discard(seat)
-        return [Note(ALL, "welcome_back", {"player": self.seats[seat].name})]
+        return [Note(ALL, "welcome_back", {"player": self.seats[seat].name}), *ended]
 
     def bot(self, seat: int) -> Bot:
         bot = self.bots.get(seat)

@@ -56,6 +56,15 @@ class PlayerStats:
     """(finished at, mu, sigma) after each rated game."""
     recent: deque[FinishedGame] = field(default_factory=lambda: deque(maxlen=RECENT), repr=False)
     """The last games (newest last)."""
+    turns: int = 0
+    """The turns this person had to play (in games whose records count them)."""
+    stood_in: int = 0
+    """Of them, the turns a computer player made for this person (they timed out or left)."""
+
+    @property
+    def stood_in_share(self) -> float:
+        """The share of this person's turns a computer player had to make (0 to 1)."""
+        return self.stood_in / self.turns if self.turns else 0.0
 
     @property
     def win_rate(self) -> float:
@@ -110,6 +119,9 @@ class PlayerStats:
             "rating_sigma": round(self.sigma, 2),
             "rated_games": self.rated_games,
             "cancelled": self.cancelled,
+            "turns": self.turns,
+            "stood_in_turns": self.stood_in,
+            "stood_in_share": round(self.stood_in_share, 4),
         }
 
 
@@ -148,6 +160,9 @@ class StatsBook:
                 ps.name = seat.name
                 self._names[name_key(seat.name)] = seat.user
             ps.recent.append(game)
+            if game.turns:
+                ps.turns += game.turns[i][0]
+                ps.stood_in += game.turns[i][1]
         if game.cancelled:
             for i in people:
                 self.players[game.seats[i].user].cancelled += 1

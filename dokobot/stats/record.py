@@ -59,6 +59,9 @@ class FinishedGame:
     row: dict[str, Any] | None = field(default=None, compare=False, repr=False)
     """The table's score list line of the game (:meth:`GameRecord.to_row`), read back when
     a table shows its older games (records of older versions have none)."""
+    turns: tuple[tuple[int, int], ...] = ()
+    """Per seat: (its turns in this game, those a computer player made for its person);
+    records of older versions have none."""
 
     # ------------------------------------------------------------ derived figures
     @property
@@ -96,6 +99,8 @@ class FinishedGame:
         }
         if self.row is not None:
             data["row"] = self.row
+        if self.turns:
+            data["turns"] = [list(t) for t in self.turns]
         return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
     @classmethod
@@ -114,6 +119,7 @@ class FinishedGame:
             rated=bool(d["rated"]),
             id=id,
             row=d.get("row"),
+            turns=tuple((int(t), int(s)) for t, s in d.get("turns", ())),
         )
 
     def with_id(self, id: int) -> FinishedGame:

@@ -8,9 +8,9 @@ module's in the order of their declarations.
 from __future__ import annotations
 
 from ..commands import arrange
-from . import actions, general, info, seating, settings, stats, teaching
+from . import absence, actions, general, info, seating, settings, stats, teaching
 
 MODULES: tuple[str, ...] = tuple(
-    m.__name__ for m in (seating, actions, info, teaching, settings, stats, general)
+    m.__name__ for m in (seating, absence, actions, info, teaching, settings, stats, general)
 )
 arrange(MODULES)

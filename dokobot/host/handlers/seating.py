@@ -82,7 +82,11 @@ def replace(router: Host, ctx: Context, args: list[str]) -> list[Event]:
 @command("start", who=Who.SEATED, channel_only=True, summary="Start the next game")
 def start(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     table, _ = need_seat(ctx)
-    return router.render_notes(table, table.start(ctx.inp.name, ctx.inp.user), ctx.inp)
+    notes = table.start(ctx.inp.name, ctx.inp.user)
+    for s in table.seats:  # (people a vote gave a seat take it at the deal)
+        if not s.is_bot:
+            router.user_table[s.user] = table.channel
+    return router.render_notes(table, notes, ctx.inp)
 
 
 @command(
