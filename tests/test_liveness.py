@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
+import itertools
 import json
 import logging
 import sys
@@ -18,8 +19,9 @@ from typing import Any
 import pytest
 
 from dokobot.adapters.discord import DiscordAdapter
+from dokobot.host.board import BoardView
 from dokobot.host.contract import BareHost
-from dokobot.host.events import Choice, Event, Input, Private, Public
+from dokobot.host.events import Board, Choice, Event, Input, Private, Public
 from dokobot.host.router import Router
 from dokobot.host.service import Service, default_bot_factory
 from dokobot.store import MemoryStore
@@ -264,6 +266,42 @@ async def test_a_channel_send_that_never_returns_holds_up_no_later_batch(
         await asyncio.wait_for(stuck, 5)  # the first one failed (and was logged)
         first.set()
         await asyncio.wait_for(client.wait_idle(), 5)
+
+
+def _board(ch: str, decision: int, turn: int) -> BoardView:
+    """A board of game 1 at ``ch`` in its reservations."""
+    seats = ("Anna", "Ben", "Carl", "Dora")
+    return BoardView(ch, 1, decision, seats=seats, dealer=3, turn=turn, phase="reservations",
+                     trick_number=0, images=False)  # fmt: skip
+
+
+async def test_a_slow_first_post_of_a_board_is_never_posted_twice(
+    fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The channel goes on while a game's first board post hangs at Discord; the changes
+    meanwhile wait for that post and edit it: a second board would be one that the people
+    see and the bot never edits again (the table looks frozen)."""
+    monkeypatch.setattr("dokobot.adapters.discord.adapter.SEND_TURN_S", 0.2)
+    ch = f"discord:{fake.channel_id}"
+    posts = itertools.count()
+    gate = fake.stall(lambda c: fake.is_channel_send(c) and next(posts) == 0)
+    async with running(make_client(ScriptedService(lambda inp: []))) as client:
+        assert isinstance(client, DiscordAdapter)
+        push = client.service.listener
+        assert push is not None
+        first = asyncio.create_task(push([Board(ch, _board(ch, 0, 0))]))
+        for _ in range(200):  # until the post hangs at Discord
+            if any(fake.is_channel_send(c) for c in fake.calls):
+                break
+            await asyncio.sleep(0.01)
+        await asyncio.wait_for(push([Board(ch, _board(ch, 1, 1))]), 5)  # the game goes on
+        await asyncio.wait_for(push([Board(ch, _board(ch, 2, 2))]), 5)
+        await asyncio.sleep(0.5)  # the board's editor meanwhile
+        gate.set()  # the first post is answered at last
+        await asyncio.wait_for(first, 5)
+        await asyncio.wait_for(client.wait_idle(), 10)
+        [board] = [m for m in fake.channel_messages() if m.embeds]
+        assert "**Carl**" in str(board.embeds[0].get("description")), "not the latest state"
 
 
 async def test_the_watchdog_names_and_frees_a_channel_turn_held_too_long(

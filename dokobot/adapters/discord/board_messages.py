@@ -86,11 +86,16 @@ class BoardMessages(_Base):
             board.greeted = list(dict.fromkeys(people))
             self._seat_in_thread(channel_id, board.greeted)
             self._boards[channel_id] = board
+            board.posting = True
             try:  # in the channel's turn: a new game is news
                 await self._post_board(board)
             except discord.HTTPException as exc:
                 log.warning("could not post a board: %s %s", exc.status, exc.text)
                 self._board_changed(board, view, [])  # the editor retries with backoff
+            finally:
+                # the channel's later changes waited for the post (not a second post)
+                board.posting = False
+                board.wake.set()
             return
         self._board_changed(board, view, texts)
 
@@ -194,8 +199,11 @@ class BoardMessages(_Base):
     def _board_wait(self, board: _BoardMessage, failures: int, now: float) -> float:
         """Seconds until the board's next edit is due: ``board_interval`` after the last one
         (after a failure, longer and longer), at once for a taken trick or the game's end, and
-        up to :data:`HOLD` intervals later for a single move that waits for the next one."""
+        up to :data:`HOLD` intervals later for a single move that waits for the next one; not
+        while its first post is under way."""
         interval = self._board_interval
+        if board.posting:  # its first post is under way (the editor is woken after it)
+            return interval
         if failures:
             return board.last_edit + max(interval, min(30.0, interval * 2.0**failures)) - now
         if board.urgent:

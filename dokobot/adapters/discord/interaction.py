@@ -312,6 +312,9 @@ class _BoardMessage:
     """The state the message shows (None: not posted yet)."""
     held: float | None = None
     """Since when (loop time) a single move waits to be shown with the next one."""
+    posting: bool = False
+    """Its first post is under way (maybe slow, past its channel's turn): the editor waits
+    for it and never posts the board a second time."""
 
     @property
     def game_number(self) -> int:
