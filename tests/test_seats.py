@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import random
+from pathlib import Path
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from dokobot.host.events import Private, Public
 from dokobot.host.options import OptionError, TableOptions
+from dokobot.host.prompts import command_for
 from dokobot.host.replay import Replayer
 from dokobot.host.seats import arrangement, sitting_out
 from dokobot.host.service import default_bot_factory
@@ -179,3 +185,100 @@ def test_the_board_the_lobby_and_the_stored_record_know_who_plays() -> None:
     # the same dealer deals again after an abort
     rep.run_text("anna: /start")
     assert table.sitting_out() == ["fritz", "carl"]
+
+
+# ------------------------------------------------------------------------------ the replays
+
+HOUSE = Path(__file__).parent / "data" / "house"
+
+
+@pytest.mark.parametrize(
+    ("name", "chips", "bock_left"),
+    [
+        ("seats5", {"anna": 52, "ben": -20, "carl": -28, "dora": 40, "emil": -44}, 1),
+        ("seats6", {"anna": 78, "ben": -90, "carl": 48, "dora": -18, "emil": 90, "fritz": -108}, 4),
+    ],
+)
+def test_five_and_six_seat_series_give_the_score_list_and_chips_worked_by_hand(
+    name: str, chips: dict[str, int], bock_left: int
+) -> None:
+    # (the JSON lines are checked with the other house replays in test_house_host.py)
+    rep = Replayer()
+    rep.run_text((HOUSE / f"{name}.doko").read_text(encoding="utf-8"))
+    assert not rep.failures
+    table = rep.table
+    sheet = table.score_note(last=0).params["sheet"]
+    assert sheet + "\n" == (HOUSE / f"{name}.score.txt").read_text(encoding="utf-8")
+    assert table.chips_lines("en")[0] == "Chips at this table: " + ", ".join(
+        f"{n} {x:+d}" for n, x in chips.items()
+    )
+    assert table.series.bock_left == bock_left
+    # the export gives the series back: each !deal names the four who play
+    from dokobot.host.replay import export_lines
+
+    exported = export_lines("replay", table.journal)
+    deals = [line for line in exported if line.startswith("!deal ")]
+    assert all(line.count("=") == 4 for line in deals)
+    again = Replayer()
+    again.run_text("\n".join(exported))
+    assert again.results() == rep.results()
+
+
+# ------------------------------------------------------------------------------ properties
+
+
+@st.composite
+def _tables(draw: st.DrawFn) -> dict[str, object]:
+    return {
+        "n": draw(st.sampled_from([5, 6])),
+        "seed": draw(st.integers(0, 2**31)),
+        "games": draw(st.integers(1, 3)),
+        "options": [
+            f"{name} on"
+            for name in ("bock", "poverty", "throw_in", "piglets")
+            if draw(st.booleans())
+        ],
+    }
+
+
+@given(_tables())
+def test_random_five_and_six_seat_games(s: dict[str, object]) -> None:
+    """People in every seat play random legal moves (calls too): every move is taken, each
+    game has 240 eyes, its scores sum to 0 over its four players, and nothing private (no
+    card, no question) reaches anyone who sits it out."""
+    n, seed, games, options = s["n"], s["seed"], s["games"], s["options"]
+    assert isinstance(n, int) and isinstance(seed, int) and isinstance(games, int)
+    assert isinstance(options, list)
+    rng = random.Random(seed)
+    rep = Replayer()
+    lines = [f"!seed {seed}", "anna: /join", f"anna: /option seats {n}"]
+    lines += [f"anna: /option {o}" for o in options]
+    lines += [f"{name}: /join" for name in NAMES[1:n]]
+    rep.run_text("\n".join(lines))
+    table = rep.table
+    for _ in range(games):
+        start = len(rep.transcript)
+        rep.feed(0, "anna", "/start")
+        game = table.game
+        assert game is not None
+        players = {f"replay:{name}" for name in table.player_names()}
+        assert len(players) == 4 and not players & {f"replay:{o}" for o in table.sitting_out()}
+        for _ in range(200):
+            if not table.running:
+                break
+            seat = game.turn
+            name = table.seats[seat].name
+            calls = [c for c in game.legal_calls(seat)] if rng.random() < 0.1 else []
+            action = rng.choice(calls or game.legal_actions())
+            before = len(game.log)
+            rep.feed(0, name, command_for(action, phase=game.phase))
+            assert len(game.log) == before + 1, rep.transcript[-1][1].text
+        assert not table.running
+        for _, e in rep.transcript[start:]:
+            if isinstance(e, Private):
+                assert e.user in players, e.user
+        rec = table.finished[-1]
+        assert sum(rec.scores) == 0
+        assert len(rec.names) == 4 and rec.out == table.sitting_out()
+        if not rec.cancelled:
+            assert sum(rec.eyes) == 240

@@ -165,6 +165,9 @@ class Series:
         )
         for s in range(4):
             self.totals[s] += scores[s]
+        totals = (self.totals[0], self.totals[1], self.totals[2], self.totals[3])
+        if out:  # at five or six the seats' players change each game: by player
+            totals = self._player_totals(names, scores)
         counted = not (game.mandatory and game.forced < 0 and game.rules.tournament)
         if game.mandatory:
             self.owed[game.declarer] = False
@@ -186,7 +189,7 @@ class Series:
             cancelled=False,
             components=[(c.party.key, c.item, c.points) for c in result.components],
             scores=scores,
-            totals=(self.totals[0], self.totals[1], self.totals[2], self.totals[3]),
+            totals=totals,
             counted=counted,
             value=m * result.value,
             forced=game.forced >= 0,
@@ -234,7 +237,11 @@ class Series:
             cancelled=True,
             components=[],
             scores=(0, 0, 0, 0),
-            totals=(self.totals[0], self.totals[1], self.totals[2], self.totals[3]),
+            totals=(
+                self._player_totals(names, (0, 0, 0, 0))
+                if out
+                else (self.totals[0], self.totals[1], self.totals[2], self.totals[3])
+            ),
             counted=False,
             value=0,
             series=self.number,
@@ -243,6 +250,13 @@ class Series:
         )
         self._add(rec)
         return rec
+
+    def _player_totals(
+        self, names: Sequence[str], scores: tuple[int, int, int, int]
+    ) -> tuple[int, int, int, int]:
+        """The series totals of the four ``names`` after a game that scored ``scores``."""
+        a, b, c, d = (self.by_player.get(n, 0) + x for n, x in zip(names, scores, strict=True))
+        return a, b, c, d
 
     def _add(self, rec: GameRecord) -> None:
         self.games += 1

@@ -761,8 +761,11 @@ class Table:
         """The chip lines of the score list: this table's result and the balances."""
         if not self.settlements:
             return []
-        accounts = [self.account_of(s) for s in range(len(self.seats))]
-        return _chips.chips_lines(self.ledger, self.channel, self.names(), accounts, lang)
+        seats = range(len(self.seats))
+        ring = sorted(seats, key=lambda s: self.order[s]) if self.order else list(seats)
+        accounts = [self.account_of(s) for s in ring]
+        names = [self.seats[s].name for s in ring]
+        return _chips.chips_lines(self.ledger, self.channel, names, accounts, lang)
 
     # ---------------------------------------------------------------- score views
     def score_note(self, lang: str | None = None, last: int = 12) -> Note:
