@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from . import languages
+from .adapters.textchat.typed import with_choices
 from .host.commands import find, guess
 from .host.contract import Host
 from .host.events import READY, Event, Input, Private, Public
@@ -56,7 +57,9 @@ def _default_name() -> str:
 
 
 class Console:
-    """Feeds lines to a :class:`~dokobot.host.contract.Host` and prints what comes back."""
+    """Feeds lines to a :class:`~dokobot.host.contract.Host` and prints what comes back,
+    the choices of a question as the text chats show them (``[/re | /no90]``, see
+    :mod:`dokobot.adapters.textchat.typed`)."""
 
     def __init__(self, service: Host, players: list[str], out: TextIO | None = None) -> None:
         self.service = service
@@ -76,7 +79,8 @@ class Console:
             elif isinstance(e, Private):
                 name = e.user.split(":", 1)[-1]
                 prefix = f"[{name}] " if len(self.players) > 1 else ""
-                for line in e.text.splitlines():
+                # no buttons: the choices the text does not name, as commands to type
+                for line in with_choices(e.text, e.choices, e.lang, "/").splitlines():
                     print(f"  {prefix}{line}", file=self.out)
         self.out.flush()
 

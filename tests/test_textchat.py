@@ -134,3 +134,24 @@ async def test_a_fake_text_chat_plays_a_whole_game_through_the_layer() -> None:
         assert not re.search(r"(?:^|[\s(\[])/[a-z]", text), text  # commands as typed here: .x
         if to == ROOM:
             assert "Your hand" not in text and len(NUMBERED.findall(text)) < 2, text
+
+
+async def test_the_console_shows_the_choices_a_prompt_does_not_name() -> None:
+    """The console renders a question as the text chats do: a terminal has no buttons, so
+    the announcements a turn allows are listed as the commands to type."""
+    import io
+
+    from dokobot.console import Console
+
+    service = Service.in_memory(seed=3)
+    out = io.StringIO()
+    console = Console(service, ["anna"], out)
+    try:
+        await console.setup(3, "random")
+        await console.say("anna", "healthy", typed=True)
+    finally:
+        await service.close()
+    (turn,) = [line for line in out.getvalue().splitlines() if "Your turn:" in line]
+    assert turn.endswith("you lead trick 1.  [/kontra | /no90 | /no60 | /no30 | /black]"), turn
+    asked = [line for line in out.getvalue().splitlines() if "Healthy or reservation?" in line]
+    assert asked == ["  Healthy or reservation? /healthy or /reservation"]  # named: not again
