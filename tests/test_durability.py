@@ -37,9 +37,9 @@ def _expected(script: Path) -> list[dict[str, object]]:
 def test_sigkill_at_random_points_loses_nothing(tmp_path: Path, store_location: str) -> None:
     """On SQLite and on PostgreSQL (where each restart takes over the lease of the killed
     process at once: its connections are gone)."""
-    script, lines = _script(tmp_path, games=5)
+    script, lines = _script(tmp_path, games=3)
     expected = _expected(script)
-    assert len(expected) == 5
+    assert len(expected) == 3
     store = store_location
     rng = random.Random(2026)
     acked = 0

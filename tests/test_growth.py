@@ -244,17 +244,17 @@ async def test_a_long_series_keeps_memory_and_checkpoint_bounded_and_shows_every
         await svc.handle(_inp(f"u{i}", n, "/join"))
     await svc.handle(_inp("u0", "anna", "/option mode single"))
     sizes: dict[int, int] = {}
-    for g in range(1, 301):
+    for g in range(1, 121):
         await _game(svc)
         table = svc.router.tables["c"]
         assert len(table.finished) <= KEEP_GAMES and table.series.games == g
         assert len(table.settlements) <= 2 and len(table.ledger.entries) <= 2
-        if g in (20, 300):
+        if g in (20, 120):
             cp = store.load_checkpoint("c")
             assert cp is not None
             sizes[g] = len(cp.state) + len(cp.settlements)
     # the last game and a few digits differ; nothing is kept per game (that was ~400 bytes)
-    assert sizes[300] <= sizes[20] + 1000, sizes
+    assert sizes[120] <= sizes[20] + 1000, sizes
 
     async def ask(text: str) -> str:
         return (await svc.handle(_inp("u1", "ben", text)))[0].text
@@ -263,12 +263,12 @@ async def test_a_long_series_keeps_memory_and_checkpoint_bounded_and_shows_every
     export = await ask("/export")
     rep = Replayer()
     rep.run_text(export)
-    assert rep.failures == [] and len(rep.table.finished) == 300
+    assert rep.failures == [] and len(rep.table.finished) == 120
 
     def rep_ask(text: str) -> str:
         return rep.feed(0, "ben", text)[0].text
 
-    for text in ("/score", "/score 1", "/score 150", "/score 300", "/score csv",
+    for text in ("/score", "/score 1", "/score 60", "/score 120", "/score csv",
                  "/export csv", "/score chart"):  # fmt: skip
         assert await ask(text) == rep_ask(text), text
     assert export.splitlines()[1:] == rep_ask("/export").splitlines()[1:]

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from dokobot.ai.base import NO_RESTRICTIONS
 from dokobot.ai.levels import make_player
 from dokobot.ai.review import review_game
@@ -48,13 +50,15 @@ def twins(seed: int, rules: Rules = DEFAULT_RULES) -> tuple[Game, Game]:
     return g, h
 
 
-def test_twin_deals_give_every_seat_the_same_observation_and_choice() -> None:
+def test_twin_deals_give_every_seat_the_same_observation_and_choice(
+    request: pytest.FixtureRequest,
+) -> None:
     """Four ``normal`` players play each deal; the twin replays the same moves (each card
     as the copy its player holds there). At every step every seat and a spectator see the
     same; at some card turns the strong level (same seed, fixed work) chooses the same card
-    and the hint's card values are the same."""
+    and the hint's card values are the same (20 deals; ``--slow``: 200)."""
     strong_checked = 0
-    for seed in range(40):
+    for seed in range(200 if request.config.getoption("--slow") else 20):
         g, h = twins(seed, HOUSE if seed % 2 else DEFAULT_RULES)
         players = [make_player("normal", seed=seed * 4 + s) for s in range(4)]
         while g.phase is not Phase.FINISHED:
