@@ -514,7 +514,7 @@ async def test_bot_rejoins_after_a_kick_and_says_so(ngircd: NgircdServer) -> Non
             lines = [m.text for m in boss.channel_lines(CHANNEL, mark) if m.nick == BOT]
             assert len(lines) == 1, lines
             assert "While I was out: cara plays ♣Q · Trick 2: … — cara takes it" in lines[0]
-            assert CHANNEL not in adapter._missed
+            assert CHANNEL not in adapter.kicks.missed
             assert CHANNEL in adapter.joined
             reply = await ask(boss, CHANNEL, "!table", "Seats")  # the table hears again
             assert reply.target == "boss"

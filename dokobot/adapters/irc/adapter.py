@@ -31,11 +31,12 @@
 * The connection is kept up: when it drops, the adapter reconnects with exponential backoff
   (capped, with jitter) and joins its channels again; after a KICK it joins the channel
   again with the same backoff and says so there, with a summary of what the channel
-  missed meanwhile. Inputs are handled one at a time in the
+  missed meanwhile (:mod:`dokobot.adapters.irc.kicks`). Inputs are handled one at a time in the
   order they arrived; nothing the host or the library throws stops the adapter.
 * The server password comes from ``DOKOBOT_IRC_PASSWORD`` only and is never logged.
 
-The IRC protocol itself is pydle's (see ``dokobot/adapters/IRC_LIBRARY.md``).
+The IRC protocol itself is pydle's (see ``dokobot/adapters/IRC_LIBRARY.md``), one
+connection per attempt (:mod:`dokobot.adapters.irc.connection`).
 """
 
 from __future__ import annotations
@@ -50,17 +51,16 @@ from typing import Any
 
 from dokobot.host.contract import Host
 from dokobot.host.events import Event
-from dokobot.host.i18n import render
 
 from ..textchat.backoff import backoff_delay
 from ..textchat.chat import TextChat
 from ..textchat.exports import Exports
-from ..textchat.lines import pack_lines
 from ..textchat.outbox import Outbox, OutLine
 from ..textchat.platform import TextPlatform
 from ..textchat.sender import raise_if_cancelling
 from .connection import Connection, logged
 from .identities import Identities
+from .kicks import Kicks
 from .settings import IrcSettings
 from .text import SIGN, command_text
 
@@ -73,12 +73,6 @@ STABLE_AFTER = 60.0
 """A connection that stayed up this long resets the reconnect backoff."""
 
 _CHANNEL_SIGILS = "#&+!"
-
-MISSED_KEPT = 40
-"""Channel lines kept for the summary after a KICK (the newest)."""
-
-JOIN_WAIT = 5.0
-"""Seconds to wait for the server to confirm a re-JOIN after a KICK."""
 
 ServiceLike = Host
 """The host as the adapter sees it (:class:`dokobot.host.contract.Host`)."""
@@ -113,11 +107,6 @@ class IrcAdapter(TextPlatform):
         self.chat = TextChat(
             service, self, burst=settings.flood_burst, rate=settings.flood_rate, exports=exports
         )
-        self._tasks: set[asyncio.Task[None]] = set()
-        self._kicked: dict[str, str] = {}
-        """Channels (lowercased) the bot was kicked from -> who kicked it."""
-        self._missed: dict[str, list[str]] = {}
-        """Channel lines that could not be said while kicked, for the summary on rejoin."""
         self.joined: set[str] = set()
         """Channels (lowercased) the bot is in right now."""
         self._wanted = frozenset(_channel_id_part(c) for c in settings.channels)
@@ -126,6 +115,10 @@ class IrcAdapter(TextPlatform):
         self._online = asyncio.Event()
         self._ready = asyncio.Event()
         self._stop = asyncio.Event()
+        self.kicks = Kicks(
+            prefix=self.prefix, settings=settings, host=service, delivery=self.chat.delivery,
+            current=lambda: self._conn, joined=self.joined, stop=self._stop, rng=self._rng,
+        )  # fmt: skip
 
     # -- public -------------------------------------------------------------------------
 
@@ -169,9 +162,7 @@ class IrcAdapter(TextPlatform):
         try:
             await self.chat.serve(self._connection_loop)
         finally:
-            for task in self._tasks:
-                task.cancel()
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+            await self.kicks.close()
 
     async def stop(self) -> None:
         """Quit the server and make :meth:`run` return."""
@@ -209,11 +200,7 @@ class IrcAdapter(TextPlatform):
         await self._online.wait()
 
     def keeps(self, room: str, text: str) -> bool:
-        key = _channel_id_part(room)
-        if key not in self._kicked:
-            return False
-        self._missed.setdefault(key, []).append(text)
-        return True
+        return self.kicks.keeps(_channel_id_part(room), text)
 
     async def send(self, line: OutLine, to: str) -> bool:
         conn = self._conn
@@ -332,33 +319,8 @@ class IrcAdapter(TextPlatform):
             key = _channel_id_part(channel)
             self.joined.add(key)
             log.info("IRC: joined %s", channel)
-            if key in self._kicked:
-                self._back_after_kick(key)
+            self.kicks.back(key)
             self._check_ready()
-
-    def _back_after_kick(self, key: str) -> None:
-        """Back in a channel after a KICK: say so, with what the channel missed, once; if a
-        game runs there, name who is to act (a move typed in the channel meanwhile never
-        reached the bot) and send a person on turn the prompt again."""
-        by = self._kicked.pop(key)
-        missed = self._missed.pop(key, [])
-        channel_id = self.prefix + key
-        lang = self._language(channel_id)
-        turn = self.service.on_turn(channel_id)
-        if turn is None:
-            text = render(lang, "irc_rejoined", {"by": by})
-        else:
-            text = render(lang, "irc_rejoined_turn", {"by": by, "player": turn[0]})
-        limit = self.settings.max_line_bytes
-        for start in range(max(0, len(missed) - MISSED_KEPT), len(missed)):
-            # the newest lines that fit into two more lines
-            summary = render(lang, "irc_missed", {"lines": " · ".join(missed[start:])})
-            if len(pack_lines(summary, limit)) <= 2:
-                text += "\n" + summary
-                break
-        self.chat.delivery.say(channel_id, text)
-        if turn is not None and turn[1] is not None:
-            self.chat.delivery.resend(turn[1], again=True)  # sent before the KICK
 
     def _on_self_leave(self, conn: Connection, channel: str) -> None:
         if conn is self._conn:
@@ -412,42 +374,8 @@ class IrcAdapter(TextPlatform):
             self._on_seen(conn, new)
 
     def _on_kicked(self, conn: Connection, channel: str, by: str) -> None:
-        if conn is not self._conn:
-            return
-        key = _channel_id_part(channel)
-        self.joined.discard(key)
-        self._kicked[key] = by
-        task = asyncio.get_running_loop().create_task(self._rejoin(conn, channel, by))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _rejoin(self, conn: Connection, channel: str, by: str) -> None:
-        """Join ``channel`` again after a KICK, with backoff, and tell the channel."""
-        key = _channel_id_part(channel)
-        attempt = 0
-        while conn is self._conn and not self._stop.is_set():
-            delay = backoff_delay(
-                attempt,
-                initial=self.settings.reconnect_initial,
-                cap=self.settings.reconnect_max,
-                rng=self._rng,
-            )
-            attempt += 1
-            log.warning("IRC: rejoining %s in %.1f s", channel, delay)
-            await asyncio.sleep(delay)
-            if conn is not self._conn or key in self.joined:
-                return  # a reconnect joins every channel anyway
-            with logged("rejoin"):
-                await conn.join(channel)
-            deadline = time.monotonic() + JOIN_WAIT
-            while key not in self.joined and time.monotonic() < deadline:
-                await asyncio.sleep(0.05)
-            if key in self.joined:
-                return
-
-    def _language(self, channel_id: str) -> str:
-        """The language of the table in ``channel_id``, as the host says."""
-        return self.service.channel_language(channel_id)
+        if conn is self._conn:
+            self.kicks.kicked(conn, channel, by)
 
     # -- input --------------------------------------------------------------------------
 
