@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from dokobot.host.service import KEEP_GAMES
+from dokobot.host.writes import KEEP_GAMES
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"

@@ -24,6 +24,7 @@ from dokobot.ai.levels import LEVELS, OFFERED_LEVELS
 from dokobot.config import _SCHEMA, parse_config
 from dokobot.engine.scoring import SCORE_ITEMS
 from dokobot.host.commands import COMMANDS, ArgKind, Command, Phase, Who, find
+from dokobot.host.dispatch import SLOW_COMMANDS
 from dokobot.host.events import Input
 from dokobot.host.i18n import (
     OptionValue,
@@ -44,7 +45,6 @@ from dokobot.host.options import (
     option_values,
 )
 from dokobot.host.router import Router
-from dokobot.host.service import SLOW_COMMANDS
 from dokobot.host.views import help_lists
 from dokobot.stats import BOARDS
 from tests.discord_fake.server import command_problems

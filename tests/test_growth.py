@@ -55,7 +55,7 @@ async def test_commands_in_an_empty_channel_leave_nothing_behind() -> None:
         await svc.handle(_inp("u0", "anna", text, "spam"))
     assert "spam" not in svc.router.tables
     assert store.channels() == []
-    assert "spam" not in svc._locks and "spam" not in svc._used
+    assert "spam" not in svc.locks and "spam" not in svc.residency._used
     await svc.handle(_inp("u0", "anna", "/join", "spam"))
     assert store.channels() == ["spam"] and "spam" in svc.router.tables
 
@@ -102,7 +102,7 @@ async def test_idle_tables_leave_memory_and_come_back_unchanged() -> None:
     before = _state(svc, "a")
     await asyncio.sleep(0.06)
     await svc.handle(_inp("u7", "zoe", "/help", "other"))  # any later input sweeps
-    assert "a" not in svc.router.tables and "a" not in svc._locks
+    assert "a" not in svc.router.tables and "a" not in svc.locks
     await svc.handle(_inp("u1", "ben", "/score", "a"))
     assert _state(svc, "a") == before, "chips are not booked twice"
     # a seated person's private message finds the table again
@@ -236,7 +236,7 @@ async def test_leave_and_join_ten_thousand_times_between_games_is_bounded() -> N
 
 async def test_a_long_series_keeps_memory_and_checkpoint_bounded_and_shows_every_game() -> None:
     from dokobot.host.replay import Replayer
-    from dokobot.host.service import KEEP_GAMES
+    from dokobot.host.writes import KEEP_GAMES
 
     store = MemoryStore()
     svc = Service(Router(seed=21), store)

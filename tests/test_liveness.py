@@ -73,7 +73,7 @@ async def test_the_stand_in_comes_on_time_while_a_delivery_never_returns() -> No
 async def test_computer_players_go_on_while_a_delivery_hangs(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr("dokobot.host.service.EMIT_WAIT_S", 0.05)
+    monkeypatch.setattr("dokobot.host.delivery.EMIT_WAIT_S", 0.05)
     svc = Service.in_memory(seed=3)
     never = asyncio.Event()
 
@@ -111,7 +111,7 @@ async def test_the_watchdog_names_and_frees_a_table_lock_held_too_long(
     never = asyncio.Event()
 
     async def hold() -> None:
-        async with svc._channel("c"):
+        async with svc.locks.channel("c"):
             holding.set()
             await never.wait()  # e.g. a store call that never returns
 
@@ -121,10 +121,10 @@ async def test_the_watchdog_names_and_frees_a_table_lock_held_too_long(
     await asyncio.sleep(0.05)
     assert not waiting.done()
     now = asyncio.get_running_loop().time()
-    with caplog.at_level(logging.WARNING, logger="dokobot.host.service"):
-        assert svc.free_overdue_locks(now + 6.0) == []  # named, not freed yet
+    with caplog.at_level(logging.WARNING, logger="dokobot.host.locks"):
+        assert svc.locks.free_overdue_locks(now + 6.0) == []  # named, not freed yet
         assert "table c holds its lock" in caplog.text
-        assert svc.free_overdue_locks(now + 11.0) == ["c"]
+        assert svc.locks.free_overdue_locks(now + 11.0) == ["c"]
         assert "table c held its lock" in caplog.text and "freed" in caplog.text
     with pytest.raises(Exception, match="c"):
         await holder
@@ -176,7 +176,7 @@ async def test_the_watchdog_never_rebuilds_a_table_while_its_write_may_still_com
     other = next(s.name for n, s in enumerate(table.seats) if n != first)
     waiting = asyncio.create_task(svc.handle(_inp("c", other, "/hand")))
     await asyncio.sleep(0.05)
-    assert svc.free_overdue_locks(asyncio.get_running_loop().time() + 11.0) == ["c"]
+    assert svc.locks.free_overdue_locks(asyncio.get_running_loop().time() + 11.0) == ["c"]
     said = await asyncio.wait_for(moving, 5)
     assert "not known yet" in " ".join(
         e.text for e in said
@@ -186,12 +186,12 @@ async def test_the_watchdog_never_rebuilds_a_table_while_its_write_may_still_com
     store.gate.set()  # now the write commits
     for _ in range(100):
         rebuilt = svc.router.tables.get("c")
-        if rebuilt is not None and "c" not in svc._held:
+        if rebuilt is not None and "c" not in svc.residency.held:
             break
         await asyncio.sleep(0.1)
     assert store.early_reads == [], "the table was rebuilt while its write could commit"
     stored = store.load_journal("c")
-    assert svc._stored["c"] == len(stored)
+    assert svc.writes.stored["c"] == len(stored)
     rebuilt = svc.router.tables["c"]
     assert rebuilt.game is not None and rebuilt.game.reserved[first] != -1
     # and the table goes on: the next person's move is stored after it

@@ -376,7 +376,9 @@ async def test_while_the_database_is_down_refusals_are_quick_and_bots_resume_by_
             assert [getattr(e, "text", "") for e in events] == [render("en", "store_failed")]
         assert max(took) < 1.0, took
         await asyncio.sleep(3)  # the computer players' move is refused meanwhile
-        assert len(svc._bot_tasks) == 0 or all(t.done() for t in svc._bot_tasks.values())
+        assert len(svc.turns._bot_tasks) == 0 or all(
+            t.done() for t in svc.turns._bot_tasks.values()
+        )
     finally:
         await asyncio.to_thread(pg_server.start)
     deadline = time.monotonic() + 30

@@ -261,7 +261,7 @@ async def test_a_game_that_found_the_queue_full_is_queued_when_asked_for() -> No
     queue = svc.reviews
     assert queue is not None
     for _ in range(500):
-        if queue.place(("c", 1)) == 0 and not svc._submitting:
+        if queue.place(("c", 1)) == 0 and not svc.review_link.submitting:
             break
         await asyncio.sleep(0.01)
     assert queue.place(("c", 2)) is None and [n for _, n, _ in store.queued_reviews()] == [1]

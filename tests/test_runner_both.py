@@ -75,16 +75,20 @@ class RecordedService(Service):
         self.seen: list[Event] = []
         RecordedService.instances.append(self)
 
+        emit = self.delivery.emit
+
+        async def recorded(events: list[Event], wait: float | None = None) -> None:
+            if self.listener is not None:
+                self.pushed += events
+                self.seen += events
+            await emit(events, wait)
+
+        self.delivery.emit = recorded  # type: ignore[method-assign]
+
     async def handle(self, inp: Input) -> list[Event]:
         events = await super().handle(inp)
         self.seen += events
         return events
-
-    async def _emit(self, events: list[Event]) -> None:
-        if self.listener is not None:
-            self.pushed += events
-            self.seen += events
-        await super()._emit(events)
 
 
 def config_text(ngircd: NgircdServer, store: Path) -> str:

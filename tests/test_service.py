@@ -113,15 +113,15 @@ async def test_the_turn_clock_runs_from_the_turns_start_as_the_boards_countdown_
         ]
         game = table.game
         assert game is not None
-        began = svc._turns[channel][1]
+        began = svc.board.turns[channel][1]
         assert shown[-1].view.deadline == int(began + 60)
-        timer = svc._timers.get(channel)
+        timer = svc.turns._timers.get(channel)
         await asyncio.sleep(0.05)
         svc.prompt_sent(channel, table.seats[game.turn].user)
         if channel == "c":
-            assert svc._timers[channel] is timer and svc._turns[channel][1] == began
+            assert svc.turns._timers[channel] is timer and svc.board.turns[channel][1] == began
         else:
-            assert svc._timers[channel] is not timer and svc._turns[channel][1] > began
+            assert svc.turns._timers[channel] is not timer and svc.board.turns[channel][1] > began
     await svc.close()
 
 

@@ -55,7 +55,7 @@ def dump_tasks(signum: int, frame: object) -> None:
     for service in (o for o in gc.get_objects() if isinstance(o, Service)):
         for channel, table in service.router.tables.items():
             game = table.game
-            bots, timer = service._bot_tasks.get(channel), service._timers.get(channel)
+            bots, timer = service.turns._bot_tasks.get(channel), service.turns._timers.get(channel)
             failed = None
             if bots is not None and bots.done() and not bots.cancelled():
                 failed = bots.exception()
@@ -63,10 +63,10 @@ def dump_tasks(signum: int, frame: object) -> None:
                 f"TABLE {channel} game={table.game_number} running={table.running} "
                 f"phase={None if game is None else game.phase.name} "
                 f"turn={None if game is None else game.turn} away={sorted(table.away)} "
-                f"computer_to_move={table.bot_to_move()} lock_held={channel in service._holders} "
+                f"computer_to_move={table.bot_to_move()} lock_held={channel in service.locks._holders} "
                 f"timer={None if timer is None else timer.done()} "
                 f"computer_task={None if bots is None else bots.done()} "
-                f"computer_failed={failed!r} held={channel in service._held}",
+                f"computer_failed={failed!r} held={channel in service.residency.held}",
                 file=out,
             )
     out.flush()
