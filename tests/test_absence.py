@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from dokobot.host.events import Event, Input, Private, Public
+from dokobot.host.export import export_table
 from dokobot.host.journal import Record
 from dokobot.host.replay import Replayer
 from dokobot.host.router import Router
@@ -205,6 +206,18 @@ async def test_a_vote_carries_during_a_game_and_a_restart_gives_the_same_table()
     # a restart from the store gives the same seats, game and counts
     lines = [Record.decode(x) for x in store.load_journal("c")]
     assert [r.kind for r in lines].count("cmd") > 4
+    # and so does the export, replayed as a file: the stand-in's moves stay its moves
+    text = export_table(table, lines)
+    assert f"!away {name}" in text
+    rep = Replayer(router=Router(seed=7), channel="c")
+    rep.run_text(text)
+    assert rep.failures == []
+    replayed = rep.table
+    assert [(s.user, s.name, s.bot, s.standin_for, s.given_away) for s in replayed.seats] == [
+        (s.user, s.name, s.bot, s.standin_for, s.given_away) for s in table.seats
+    ]
+    assert replayed.turn_count == table.turn_count
+    assert [r.as_json() for r in replayed.finished] == [r.as_json() for r in table.finished]
     await svc.close()
     svc2 = Service(Router(seed=7), store)
     await svc2.start()

@@ -49,10 +49,18 @@ def export_lines(channel: str, journal: list[Record], *, running: bool = False) 
     admins: set[str] = set()
     records = journal if cut is None else journal[:cut]
     covers = _covers(records)
+    away: set[str] = set()  # the people a stand-in moves for: their next command is a return
     for i, rec in enumerate(records):
         if rec.kind in ("feed", "cover") or _is(rec, "seed"):
             continue
         rec = covers.get(i, rec)
+        if rec.kind == "away":
+            away.add(rec.name)
+        elif rec.kind == "back":
+            away.discard(rec.name)
+        elif rec.kind == "cmd" and rec.name in away and not rec.user.startswith("bot:"):
+            away.discard(rec.name)  # the person acted: back (the stand-in's moves are moves)
+            out.append(f"!back {quote_name(rec.name)}")
         if rec.kind == "cmd" and rec.user and known.get(rec.name) != rec.user:
             known[rec.name] = rec.user
             out.append(f"!user {quote_name(rec.name)}={rec.user}")

@@ -5,7 +5,9 @@ a NAME is a plain word or any text in double quotes with JSON string escapes
 (``"Dr: Who": /join``, ``!dealer "max (dm)"``); ``!seed N`` seeds every following deal; ``!deal NAME=CARDS; NAME=CARDS; …`` fixes the next
 deal; ``!dealer NAME`` sets the next dealer; ``!admin NAME`` makes NAME a server admin;
 ``!user NAME=ID`` gives NAME a platform user id; ``!server ID`` names the server whose
-chip ledger the table uses; ``!away NAME`` lets a computer player move for NAME until NAME acts again;
+chip ledger the table uses; ``!away NAME`` lets a computer player move for NAME until NAME acts again (with ``!bots
+scripted``, NAME's lines on NAME's turn are then the stand-in's moves; ``!back NAME`` first
+makes them NAME's own);
 ``!back NAME``: NAME acted again (a vote on NAME's seat ends); ``!waiting NAME=ID``: the
 person ID waits for a seat as NAME (a vote named them); ``!heirs``: the waiting people a vote
 gave a seat take it (before a deal);
@@ -46,6 +48,7 @@ from .fold import apply_state
 from .journal import Record, quote_name
 from .notes import Refusal
 from .options import OptionError
+from .prompts import command_for
 from .router import Router
 from .table import BotFactory, Table
 
@@ -255,11 +258,34 @@ class Replayer:
         )
 
     def feed(self, lineno: int, name: str, text: str, dm: bool = False) -> list[Event]:
-        events = self._router.handle(self.input_for(name, text, dm))
+        events = self._standin_move(name, text, dm)
+        if events is None:
+            events = self._router.handle(self.input_for(name, text, dm))
         events += self.run_bots()
         for e in events:
             self.transcript.append((lineno, e))
         return events
+
+    def _standin_move(self, name: str, text: str, dm: bool) -> list[Event] | None:
+        """With scripted computer players, a line of a seat a stand-in moves for (``!away``,
+        or a computer player in a person's kept seat) on its turn is the stand-in's move, as
+        an export writes it (a person's own return is written ``!back NAME`` first); None:
+        not such a line."""
+        table = self.table
+        game = table.game
+        if dm or not table.scripted_bots or game is None or not table.running:
+            return None
+        seat = next((i for i, s in enumerate(table.seats) if s.name == name), None)
+        if seat is None or game.turn != seat:
+            return None
+        if seat not in table.away and table.seats[seat].standin_for is None:
+            return None
+        text = text.strip()
+        for action in (*game.legal_actions(), *game.legal_calls(seat)):
+            if command_for(action, phase=game.phase) == text:
+                notes = table.act(seat, action, text, computer=True)
+                return self._router.render_notes(table, notes, None)
+        return None
 
     def run_bots(self) -> list[Event]:
         out: list[Event] = []
