@@ -126,8 +126,8 @@ class Console:
         """The table language: the console's banner and public lines."""
         return self.service.channel_language(CHANNEL)
 
-    async def setup(self, bots: int, level: str) -> None:
-        auto_start = len(self.players) + bots == 4
+    async def setup(self, bots: int, level: str, seats: int = 4) -> None:
+        auto_start = len(self.players) + bots == seats
         # The console deals by itself: the table's "type /start to deal" would mislead.
         complete = Public(
             CHANNEL, render(self.language, "table_complete"), lang=self.language, kind=READY
@@ -219,12 +219,13 @@ def run_console(
     """The ``dokobot console`` command; ``options``: the table's options to start with (the
     configuration's ``tables`` section)."""
     names = players or [_default_name()]
-    if len(names) > 4 or len(set(names)) != len(names):
-        print("dokobot console: give one to four different player names", file=sys.stderr)
+    seats = (options or TableOptions()).seats  # four, or five or six (RULES §12.9)
+    if len(names) > seats or len(set(names)) != len(names):
+        print(f"dokobot console: give one to {seats} different player names", file=sys.stderr)
         return 2
-    n_bots = 4 - len(names) if bots is None else bots
-    if n_bots < 0 or len(names) + n_bots > 4:
-        print("dokobot console: players and computer players must add up to four",
+    n_bots = seats - len(names) if bots is None else bots
+    if n_bots < 0 or len(names) + n_bots > seats:
+        print(f"dokobot console: players and computer players must add up to {seats}",
               file=sys.stderr)  # fmt: skip
         return 2
     service = Service.in_memory(seed=seed, language=lang, options=options)
@@ -238,7 +239,7 @@ def run_console(
 
     async def main() -> None:
         try:
-            await console.setup(n_bots, level)
+            await console.setup(n_bots, level, seats)
             await console.loop(read)
         finally:
             await service.close()

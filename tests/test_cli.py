@@ -248,3 +248,21 @@ def test_feed_refuses_a_file_that_is_not_utf8_and_feeds_nothing(tmp_path: Path) 
     assert not store.exists() and "ACK" not in res.stdout
     res = _run("feed", str(tmp_path / "nothing.doko"), "--store", str(store))
     assert res.returncode == 2 and "cannot read" in res.stderr and "Traceback" not in res.stderr
+
+
+def test_console_seats_five_and_says_who_sits_out(tmp_path: Path) -> None:
+    # RULES §12.9 at the console: two local players, three computer players fill five seats
+    config = tmp_path / "dokobot.yaml"
+    config.write_text("tables:\n  seats: 5\n", encoding="utf-8")
+    res = _run(
+        "console", "--config", str(config), "--seed", "4", "--level", "random",
+        "--players", "anna", "ben",
+        stdin="anna: /hand\nben: /hand\n/table\n/quit\n",
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    out = res.stdout
+    assert "Computer player Bot3 (random) joined (5/5)" in out
+    assert "Sitting out this game: Bot3." in out  # the last seat deals first
+    assert "[anna] Your hand" in out and "[ben] Your hand" in out
+    six = _run("console", "--config", str(config), "--players", "a", "b", "c", "d", "e", "f")
+    assert six.returncode == 2 and "one to 5 different player names" in six.stderr

@@ -283,3 +283,25 @@ async def test_dokobot_web_command(tmp_path: Path) -> None:
         proc.terminate()
         _, err = proc.communicate(timeout=10)
     assert f"feed: https://doko.example.org/s/{key}/" in err
+
+
+async def test_five_at_a_table_the_game_page_names_who_sat_out(
+    site: tuple[Service, str],
+) -> None:
+    # RULES §12.9: the stored record of each game has the four who played, and its page
+    # names who sat out (statistics and ratings read the stored seats: the games played)
+    service, base = site
+    lines = (DATA / "house" / "seats5.doko").read_text(encoding="utf-8").splitlines()
+    with open(os.devnull, "w") as out:
+        await feed(service, lines, out=out)
+    stored = service.store.results("feed")
+    assert [[s.name for s in g.seats] for g in stored][:2] == [
+        ["anna", "ben", "carl", "dora"],
+        ["ben", "carl", "dora", "emil"],
+    ]
+    key, _ = service.store.web_page("feed")
+    status, page = await _get(f"{base}/s/{key}/game/2")
+    assert status == 200
+    assert "Sat out (five or six at a table): anna." in page and "dealer anna" in page
+    status, page = await _get(f"{base}/s/{key}/game/1")
+    assert "Sat out (five or six at a table): emil." in page
