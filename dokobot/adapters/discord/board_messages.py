@@ -131,6 +131,7 @@ class BoardMessages(_Base):
         message = await self.get_partial_messageable(board.channel_id).send(**kwargs)
         board.message_id = message.id
         board.standin = _idle_name(board.view)
+        board.handover = _absent_name(board.view)
         # the names of the post go with the next change that edits the board anyway
         board.shown = (_embed_key(embed), self._board_content(board)[0], cards)
         board.shown_view = board.view
@@ -223,10 +224,12 @@ class BoardMessages(_Base):
         content, mentions = self._board_content(board)
         key = (_embed_key(embed), content, cards)
         idle = _idle_name(board.view)
-        if key == board.shown and idle == board.standin:
+        absent = _absent_name(board.view)
+        buttons_changed = idle != board.standin or absent != board.handover
+        if key == board.shown and not buttons_changed:
             return
         kwargs: dict[str, Any] = {"embed": embed, "content": content, "allowed_mentions": mentions}
-        if idle != board.standin:
+        if buttons_changed:
             kwargs["view"] = self._board_buttons(board)
         if cards != board.picture:
             kwargs["attachments"] = [] if cards is None else [await self._picture_file(board)]
@@ -235,17 +238,25 @@ class BoardMessages(_Base):
         board.shown = key
         board.shown_view = board.view
         board.standin = idle
+        board.handover = absent
         board.picture = cards
         board.edits += 1
 
     def _board_buttons(self, board: _BoardMessage) -> discord.ui.View:
         """ "My cards", and once the person whose turn it is was reminded, a button that
-        lets a computer player stand in for them (``/standin``, the owner's)."""
+        lets a computer player stand in for them (``/standin``, the owner's); while a
+        computer player stands in for a person, a button to vote on giving that seat to the
+        computer player for the rest of the series (``/handover NAME``, the people seated)."""
         buttons = self._hand_view(board.channel_id)
         name = _idle_name(board.view)
         if name is not None:
             label = text("board_standin", board.view.language, player=name)
             buttons.add_item(DokoButton(board.channel_id, "/standin", label))
+        absent = _absent_name(board.view)
+        command = f"/handover {absent}"
+        if absent is not None and DokoButton.custom_id_for(board.channel_id, command):
+            label = text("board_handover", board.view.language, player=absent)
+            buttons.add_item(DokoButton(board.channel_id, command, label))
         return buttons
 
     async def _board_lost(self, board: _BoardMessage, failures: int) -> int:
@@ -315,6 +326,14 @@ def _idle_name(view: BoardView) -> str | None:
     if not view.idle or view.turn is None or view.finished or view.turn >= len(view.seats):
         return None
     return view.seats[view.turn]
+
+
+def _absent_name(view: BoardView) -> str | None:
+    """The name of the first person a stand-in moves for (the board offers the vote on
+    giving that seat away), None: nobody."""
+    if view.finished:
+        return None
+    return next((view.seats[s] for s in view.away if s < len(view.seats)), None)
 
 
 def _embed_key(embed: discord.Embed) -> str:

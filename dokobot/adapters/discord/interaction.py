@@ -303,6 +303,9 @@ class _BoardMessage:
     """The picture the message carries (uploaded again only when it changes)."""
     standin: str | None = None
     """The name on the board's stand-in button (for an idle person), None: no such button."""
+    handover: str | None = None
+    """The name on the board's vote button (``/handover``: a person a stand-in moves for),
+    None: no such button."""
     greeted: list[int] = field(default_factory=list)
     """Players the board's first post named (everybody seated): that post notified them,
     and it counts as the notification of each one's first turn of the game."""
