@@ -282,3 +282,39 @@ def test_random_five_and_six_seat_games(s: dict[str, object]) -> None:
         assert len(rec.names) == 4 and rec.out == table.sitting_out()
         if not rec.cancelled:
             assert sum(rec.eyes) == 240
+
+
+# ------------------------------------------------------------------------------ restore, bots
+
+
+@pytest.mark.parametrize("cut", [60, 130, 260])
+def test_a_five_seat_table_is_restored_from_its_journal_mid_series(cut: int) -> None:
+    from dokobot.host.replay import restore
+    from dokobot.host.router import Router
+
+    lines = (HOUSE / "seats5.doko").read_text(encoding="utf-8").splitlines()
+    rep = Replayer()
+    rep.run_text("\n".join(lines[:cut]))
+    table = rep.table
+    router = Router(seed=0, table_seed=lambda _: 0)
+    restore(router, table.channel, list(table.journal))
+    again = router.tables[table.channel]
+    assert again.names() == table.names() and again.order == table.order
+    assert again.dealer == table.dealer and again.series.bock_left == table.series.bock_left
+    assert [r.as_json() for r in again.finished] == [r.as_json() for r in table.finished]
+    if table.game is not None:
+        assert again.game is not None and again.game.log == table.game.log
+
+
+@pytest.mark.parametrize("level", ["easy", "normal"])  # strong: the same seam, slower
+def test_computer_players_in_every_seat_of_six(level: str) -> None:
+    rep = Replayer(bot_factory=default_bot_factory(budget_s=0.005))
+    lines = ["!seed 2", "anna: /join", "anna: /option seats 6", "anna: /option poverty on"]
+    lines += [f"anna: /join bot {level}"] * 5 + ["anna: /leave", f"anna: /join bot {level}"]
+    rep.run_text("\n".join(lines))
+    table = rep.table
+    for _ in range(2):
+        rep.feed(0, table.names()[0], "/start")
+        assert not table.running
+    assert [len(r["scores"]) for r in rep.results()] == [4, 4]
+    assert [len(r["sitting_out"]) for r in rep.results()] == [2, 2]
