@@ -302,3 +302,32 @@ def test_every_language_names_the_command(lang: str) -> None:
     spec = COMMANDS["handover"]
     assert spec.name_in(lang) == {"en": "handover", "de": "vergeben", "it": "assegna",
                                   "cs": "předat"}[lang]  # fmt: skip
+
+
+def test_at_five_seats_the_one_who_sits_out_votes_and_the_seat_goes_on_in_the_ring() -> None:
+    """At a table of five the person sitting out this game is seated: their vote counts
+    (three of the four others); the seat given away keeps its place in the ring."""
+    r = Router(seed=4, bot_factory=None)
+    names = (*PEOPLE, "emil")
+    r.handle(_inp("anna", "/join"))
+    r.handle(_inp("anna", "/option seats 5"))
+    for n in names[1:]:
+        r.handle(_inp(n, "/join"))
+    t = r.tables["c"]
+    r.handle(_inp("anna", "/start"))
+    playing = t.names()[:4]
+    out = t.names()[4]
+    absent = playing[1]
+    t.mark_away(t.names().index(absent))
+    voters = [n for n in names if n != absent]
+    assert out in voters
+    said = _texts(r.handle(_inp(out, f"/handover {absent}")))
+    assert any("(1/3)" in x for x in said)
+    r.handle(_inp(voters[0] if voters[0] != out else voters[1], f"/handover {absent}"))
+    last = [n for n in voters if n != out][1]
+    done = _texts(r.handle(_inp(last, f"/handover {absent}")))
+    assert any(f"gave the seat of {absent} to the computer player" in x for x in done)
+    ring = [s.name for s in t.ring()]
+    assert ring == list(names)  # the seat keeps its place in the join order
+    seat = t.ring()[names.index(absent)]
+    assert seat.is_bot and seat.standin_for == f"u:{absent}"
