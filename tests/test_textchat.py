@@ -155,3 +155,18 @@ async def test_the_console_shows_the_choices_a_prompt_does_not_name() -> None:
     assert turn.endswith("you lead trick 1.  [/kontra | /no90 | /no60 | /no30 | /black]"), turn
     asked = [line for line in out.getvalue().splitlines() if "Healthy or reservation?" in line]
     assert asked == ["  Healthy or reservation? /healthy or /reservation"]  # named: not again
+
+
+def test_the_layer_names_no_platform() -> None:
+    """Everything in the layer is platform-neutral: no identifier or string of its code
+    names a chat platform (docstrings may, as examples), and it imports no adapter."""
+    from pathlib import Path
+
+    from test_platforms import platform_words
+
+    import dokobot.adapters.textchat as layer
+
+    files = sorted(Path(layer.__file__).parent.glob("*.py"))
+    assert len(files) >= 8
+    naming = {f.name: platform_words(f.read_text(encoding="utf-8")) for f in files}
+    assert {name: found for name, found in naming.items() if found} == {}

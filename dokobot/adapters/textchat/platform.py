@@ -27,9 +27,10 @@ class TextPlatform(Protocol):
         ...
 
     def address(self, user: str) -> str | None:
-        """Where a private line for the user id ``user`` goes now (a nick, a direct room);
-        None: the person cannot be reached now (the line is dropped, a prompt is sent again
-        once the chat tells :meth:`~dokobot.adapters.textchat.chat.TextChat.seen`)."""
+        """Where a private line for the user id ``user`` goes now (a nick, a direct room, or
+        the person's own id on the platform when :meth:`send` opens the direct room on the
+        way); None: the person cannot be reached now (the line is dropped, a prompt is sent
+        again once the chat tells :meth:`~dokobot.adapters.textchat.chat.TextChat.seen`)."""
         ...
 
     def present(self, user: str) -> bool:
@@ -51,5 +52,8 @@ class TextPlatform(Protocol):
         """Send ``line.text`` to ``to`` (:meth:`room` of a room line, :meth:`address` of a
         private one's user; ``line.private`` tells which): True once it left; False when the
         connection went away meanwhile (the layer sends it again once :meth:`online`);
-        raising gives the line up. The layer calls it one line at a time, paced."""
+        raising gives the line up. The layer calls it one line at a time, paced by its token
+        bucket; a server that says "wait" (a rate limit with a retry time) is waited for here
+        with a deadline (then True once sent, or False to try again): nothing else waits on
+        the send loop, and a table never waits on it."""
         ...
