@@ -318,3 +318,21 @@ def test_computer_players_in_every_seat_of_six(level: str) -> None:
         assert not table.running
     assert [len(r["scores"]) for r in rep.results()] == [4, 4]
     assert [len(r["sitting_out"]) for r in rep.results()] == [2, 2]
+
+
+def test_a_watcher_of_one_who_sits_out_gets_nothing_and_score_n_names_him() -> None:
+    rep = _people(5, "kibitz on", "rated off")
+    rep.run_text("zoe: /watch emil\notto: /watch anna")
+    start = len(rep.transcript)
+    rep.run_text("anna: /start")  # emil deals and sits out
+    private = _private(rep, start)
+    assert "replay:zoe" not in private and "replay:otto" in private
+    assert set(private) == {
+        "replay:anna",
+        "replay:ben",
+        "replay:carl",
+        "replay:dora",
+        "replay:otto",
+    }
+    rep.run_text("anna: /abort\nben: /abort\ncarl: /abort\nanna: /score 1")
+    assert "Sat out: emil." in rep.transcript[-1][1].text
