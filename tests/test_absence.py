@@ -292,6 +292,19 @@ async def test_reliability_from_a_known_journal() -> None:
     assert f"{share:.1f} %".replace(".", ",") in de and f"({stood_in} von {turns})" in de
     en = await svc.handle(_inp("anna", f"/stats {name}"))
     assert any(f"{share:.1f}% of their turns ({stood_in} of {turns})" in x for x in _texts(en))
+    # the person's web page shows it too
+    from urllib.parse import quote
+
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from dokobot.stats import Stats
+    from dokobot.web import make_app
+
+    key, _ = store.web_page(table.ledger.server)
+    async with TestClient(TestServer(make_app(Stats(store)))) as c:
+        resp = await c.get(f"/s/{key}/player/{quote(person, safe='')}")
+        assert resp.status == 200
+        assert f"({stood_in} of {turns})" in await resp.text()
     await svc.close()
 
 
