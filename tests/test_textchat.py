@@ -8,7 +8,7 @@ import asyncio
 import re
 from collections.abc import Callable
 
-from dokobot.adapters.textchat import OutLine, TextChat, TextPlatform
+from dokobot.adapters.textchat import OutLine, TextChat, TextPlatform, run_on_host
 from dokobot.host.service import Service
 
 ROOM = "#doko"
@@ -100,7 +100,6 @@ async def test_a_fake_text_chat_plays_a_whole_game_through_the_layer() -> None:
     service = Service.in_memory(seed=7)
     platform = FakeChat()
     chat = TextChat(service, platform, burst=1000, rate=1000.0)
-    service.listener = chat.deliver
     anna, ben = Person("anna", chat, platform), Person("ben", chat, platform)
     over = asyncio.Event()
     platform.listeners.append(lambda to, text: over.set() if GAME_OVER.search(text) else None)
@@ -114,10 +113,12 @@ async def test_a_fake_text_chat_plays_a_whole_game_through_the_layer() -> None:
         anna.say(".start", dm=False)
         await asyncio.wait_for(over.wait(), WAIT)
 
-    try:
-        await asyncio.wait_for(chat.serve(connection), 90)
-    finally:
-        await service.close()
+    async def run() -> None:
+        await chat.serve(connection)
+
+    # the host's life with the chat's: the computer players' moves reach it as the listener
+    await asyncio.wait_for(run_on_host(service, chat.deliver, run), 90)
+    assert service.listener is None  # the one before (none) is set again
 
     room = [text for to, text in platform.heard if to == ROOM]
     tricks = [t for line in room for t in TRICK.findall(line)]

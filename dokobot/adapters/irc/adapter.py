@@ -55,6 +55,7 @@ from dokobot.host.events import Event
 from ..textchat.backoff import backoff_delay
 from ..textchat.chat import TextChat
 from ..textchat.exports import Exports
+from ..textchat.hosting import run_on_host
 from ..textchat.outbox import Outbox, OutLine
 from ..textchat.platform import TextPlatform
 from ..textchat.sender import raise_if_cancelling
@@ -415,22 +416,4 @@ async def run_irc(
     ``service.listener``; a listener that is already set keeps getting every event too.
     """
     adapter = IrcAdapter(service, settings)
-    previous = service.listener
-
-    async def listener(events: list[Event]) -> None:
-        try:
-            await adapter.deliver(events)
-        finally:
-            if previous is not None:
-                await previous(events)
-
-    service.listener = listener
-    owned = restored is None
-    try:
-        await adapter.deliver(await service.start() if restored is None else restored)
-        await adapter.run()
-    finally:
-        if service.listener is listener:
-            service.listener = previous
-        if owned:
-            await service.close()
+    await run_on_host(service, adapter.deliver, adapter.run, restored=restored)

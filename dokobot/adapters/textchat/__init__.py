@@ -26,19 +26,23 @@ And it drives a :class:`~.chat.TextChat` (``TextChat(host, platform, burst=, rat
 * ``chat.seen(user)`` when a person shows up (a prompt waiting for him is sent again),
   ``chat.gone(user)`` when he leaves, ``chat.named(user, name)`` when he has a (new)
   display name (kept in the store, the seat renamed in order with the inputs);
-  ``chat.names()`` gives the stored names back after a restart.
+  ``chat.names()`` gives the stored names back after a restart;
+* :func:`~.hosting.run_on_host` runs it for the command line (the listener chained, the
+  host's life started and closed unless ``dokobot run`` runs it for several chats).
 
 The modules, each with one job: :mod:`.typed` (commands as players type them: the sign,
 bare cards, card numbers in the hand last seen, the compact help), :mod:`.lines` (the line
 budget: cut and pack), :mod:`.delivery` (events to lines: what is left out, prompts and
 reminders, hands with the next prompt, what is out of date), :mod:`.outbox` (the lanes and
 the token bucket), :mod:`.sender` (the send loop), :mod:`.exports` (an export as a link),
-:mod:`.backoff` (reconnect delays), :mod:`.chat` (the core the platform drives).
+:mod:`.backoff` (reconnect delays), :mod:`.chat` (the core the platform drives),
+:mod:`.hosting` (its life beside the host).
 """
 
 from .chat import TextChat
 from .exports import Exports
+from .hosting import run_on_host
 from .outbox import OutLine
 from .platform import TextPlatform
 
-__all__ = ["Exports", "OutLine", "TextChat", "TextPlatform"]
+__all__ = ["Exports", "OutLine", "TextChat", "TextPlatform", "run_on_host"]
