@@ -65,6 +65,8 @@ def test_refusals_change_nothing() -> None:
     assert _texts(r.handle(_inp("anna", "/handover dora")))
     assert "A vote on the seat of dora is open" in _refused(r, "ben", "/handover dora eve")
     assert "You have voted already (1/2)" in _refused(r, "anna", "/handover dora")
+    # IRC's and the console's text command, in another language's words too
+    assert "You have voted already (1/2)" in _refused(r, "anna", "!vergeben dora")
 
 
 def test_a_tournament_gives_a_seat_to_the_computer_only() -> None:
