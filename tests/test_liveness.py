@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 
 from dokobot.adapters.discord import DiscordAdapter
-from dokobot.host.board import BoardView
+from dokobot.host.board import BoardView, LobbyView
 from dokobot.host.contract import BareHost
-from dokobot.host.events import Board, Choice, Event, Input, Private, Public
+from dokobot.host.events import Board, Choice, Event, Input, Lobby, Private, Public
 from dokobot.host.router import Router
 from dokobot.host.service import Service, default_bot_factory
 from dokobot.store import MemoryStore
@@ -302,6 +302,44 @@ async def test_a_slow_first_post_of_a_board_is_never_posted_twice(
         await asyncio.wait_for(client.wait_idle(), 10)
         [board] = [m for m in fake.channel_messages() if m.embeds]
         assert "**Carl**" in str(board.embeds[0].get("description")), "not the latest state"
+
+
+async def test_a_slow_first_post_of_a_lobby_is_never_posted_twice(
+    fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """People join while the table's first lobby post hangs at Discord: one lobby, edited
+    to the latest seats once the post is answered (a lobby per join would cost a counted
+    request each, and under load they queued up before every board's edits)."""
+    monkeypatch.setattr("dokobot.adapters.discord.adapter.SEND_TURN_S", 0.2)
+    ch = f"discord:{fake.channel_id}"
+    names = ("Anna", "Ben", "Carl")
+    posts = itertools.count()
+    gate = fake.stall(lambda c: fake.is_channel_send(c) and next(posts) == 0)
+    async with running(make_client(ScriptedService(lambda inp: []))) as client:
+        assert isinstance(client, DiscordAdapter)
+        push = client.service.listener
+        assert push is not None
+
+        def joined(n: int) -> list[Event]:
+            seats = tuple((name, "") for name in names[: n + 1])
+            return [
+                Public(ch, f"{names[n]} joined."),
+                Lobby(ch, LobbyView(ch, seats, "Anna", False, 0)),
+            ]
+
+        first = asyncio.create_task(push(joined(0)))
+        for _ in range(200):  # until the post hangs at Discord
+            if any(fake.is_channel_send(c) for c in fake.calls):
+                break
+            await asyncio.sleep(0.01)
+        await asyncio.wait_for(push(joined(1)), 5)
+        await asyncio.wait_for(push(joined(2)), 5)
+        await asyncio.sleep(0.3)
+        gate.set()
+        await asyncio.wait_for(first, 5)
+        await asyncio.wait_for(client.wait_idle(), 10)
+        [lobby] = [m for m in fake.channel_messages() if m.embeds]
+        assert "**Carl**" in str(lobby.embeds[0].get("description")), "not the latest seats"
 
 
 async def test_the_watchdog_names_and_frees_a_channel_turn_held_too_long(

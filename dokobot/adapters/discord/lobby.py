@@ -143,3 +143,6 @@ class _LobbyMessage:
     news: list[str] = field(default_factory=list)
     message_id: int | None = None
     shown: tuple[LobbyView, tuple[str, ...]] | None = None
+    posting: bool = False
+    """Its first post is on its way (maybe slow, past its channel's turn): the batches
+    meanwhile post no second lobby; the post shows their latest state when it returns."""

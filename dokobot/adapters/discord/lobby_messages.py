@@ -47,8 +47,8 @@ class LobbyMessages(_Base):
         lobby.view = view
         lobby.news = [*lobby.news, *(t for t in texts if t.strip())][-NEWS:]
         shown = (view, tuple(lobby.news))
-        if shown == lobby.shown:
-            return
+        if shown == lobby.shown or lobby.posting:
+            return  # (a post on its way shows this state when it returns)
         # noted before it is sent: while a slow edit is on its way, the batches after it do
         # not queue the same edit again (in the channel's edit bucket, before the board's)
         before, lobby.shown = lobby.shown, shown
@@ -65,8 +65,21 @@ class LobbyMessages(_Base):
         components = lobby_components(channel_id, view, lang, self.parent_of(channel_id))
         target = self.get_partial_messageable(channel_id)
         if lobby.message_id is None:
-            message = await target.send(embed=embed, view=components, silent=True)
+            lobby.posting = True
+            try:
+                message = await target.send(embed=embed, view=components, silent=True)
+            finally:
+                lobby.posting = False
             lobby.message_id = message.id
+            posted, latest = lobby.shown, (lobby.view, tuple(lobby.news))
+            if latest != posted:  # what changed while the post was on its way: an edit
+                lobby.shown = latest
+                try:
+                    await self._send_lobby(channel_id, lobby, lobby.view)
+                except BaseException:
+                    if lobby.shown == latest:
+                        lobby.shown = posted
+                    raise
         else:
             try:
                 await target.get_partial_message(lobby.message_id).edit(
