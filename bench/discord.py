@@ -221,6 +221,15 @@ class Run:
         """``table`` stopped progressing: named on stderr, and the run ends."""
         self.stuck.append(str(table.channel_id))
         print(f"  STUCK table {table.channel_id}: {why}", file=sys.stderr, flush=True)
+        now = time.monotonic()
+        mine = f"/channels/{table.channel_id}/"
+        calls = [c for c in self.fake.calls if c.path.startswith(mine)][-8:]
+        for call in calls:  # what the bot last asked of Discord in that channel
+            print(
+                f"    {now - call.at:.1f} s ago: {call.method} {call.path[len(mine) :]} "
+                f"{call.status}{' (injected)' if call.injected else ''}",
+                file=sys.stderr,
+            )
         self.failed.set()
 
 
@@ -284,7 +293,10 @@ class Table:
                 if time.monotonic() - began > self.run.stuck_after:
                     said = [m.content for m in start.ephemeral_messages]
                     shown = [
-                        m.content[:80] for m in self.run.fake.channel_messages(self.channel_id)
+                        m.content[:60]
+                        + (" [embed]" if m.embeds else "")
+                        + (" [My cards]" if m.button(lambda c: c.endswith(":hand")) else "")
+                        for m in self.run.fake.channel_messages(self.channel_id)
                     ]
                     self.run.stop(self, f"no board after /start (answered {said}; shows {shown})")
                     return

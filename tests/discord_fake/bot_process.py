@@ -39,7 +39,7 @@ SPEED_ENV = "DOKOBOT_FAKE_SPEED"
 
 
 def dump_tasks(signum: int, frame: object) -> None:
-    """SIGUSR1: every asyncio task with its stack, then a ``TABLE`` line per table in memory
+    """SIGUSR1: every asyncio task with where it waits, then a ``TABLE`` line per table in memory
     (its phase, who is to act, who is away, its turn clock and computer players' task), to
     stderr: a bench that finds a stuck table asks for it before it stops the bot."""
     import asyncio
@@ -50,8 +50,7 @@ def dump_tasks(signum: int, frame: object) -> None:
     loop = asyncio._get_running_loop()
     out = sys.stderr
     for task in asyncio.all_tasks(loop) if loop is not None else ():
-        print(f"TASK {task!r}", file=out)
-        task.print_stack(limit=12, file=out)
+        print(f"TASK {task.get_name()}: {' <- '.join(awaits(task.get_coro()))}", file=out)
     for service in (o for o in gc.get_objects() if isinstance(o, Service)):
         for channel, table in service.router.tables.items():
             game = table.game
@@ -70,6 +69,17 @@ def dump_tasks(signum: int, frame: object) -> None:
                 file=out,
             )
     out.flush()
+
+
+def awaits(coro: object) -> list[str]:
+    """Where the coroutine ``coro`` waits: its frame, then the frames of what it awaits."""
+    chain: list[str] = []
+    while coro is not None and len(chain) < 30:
+        frame = getattr(coro, "cr_frame", None) or getattr(coro, "gi_frame", None)
+        if frame is not None:
+            chain.append(f"{frame.f_code.co_name}:{frame.f_lineno}")
+        coro = getattr(coro, "cr_await", None) or getattr(coro, "gi_yieldfrom", None)
+    return chain
 
 
 def run(argv: list[str]) -> int:
