@@ -54,7 +54,17 @@ def test_bounded_entries_expire_after_their_ttl() -> None:
 
 
 def _maps(client: DiscordAdapter) -> dict[str, int]:
-    return {k: len(v) for k, v in vars(client).items() if isinstance(v, Bounded)}
+    """The sizes of the adapter's bounded maps and of those of the parts it holds."""
+    parts = {"": client}
+    for name, part in vars(client).items():
+        if type(part).__module__.startswith("dokobot.adapters.discord."):
+            parts[f"{name}."] = part
+    return {
+        prefix + k: len(v)
+        for prefix, part in parts.items()
+        for k, v in vars(part).items()
+        if isinstance(v, Bounded)
+    }
 
 
 async def test_discord_maps_stay_at_the_cap_and_forgotten_things_come_back(
@@ -82,8 +92,8 @@ async def test_discord_maps_stay_at_the_cap_and_forgotten_things_come_back(
             await asyncio.wait_for(client.wait_idle(), 5)
         sizes = _maps(client)
         assert sizes and max(sizes.values()) <= CAP, sizes
-        assert sizes["_dm_channels"] == CAP and sizes["_prompt_here"] == CAP
-        assert anna.id not in client._dm_channels and anna.id not in client._user_lang
+        assert sizes["_dm_channels"] == CAP and sizes["settings._prompt_here"] == CAP
+        assert anna.id not in client._dm_channels and anna.id not in client.languages._user_lang
         # forgotten: the language comes back from the store, the DM channel is opened again
         answer = await settle(fake, client, await fake.slash(anna, "prompts", {"where": "dm"}))
         [reply] = answer.ephemeral_messages

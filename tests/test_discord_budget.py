@@ -221,7 +221,7 @@ async def test_the_commands_are_uploaded_only_when_they_changed_and_some_are_gui
     try:
         async with running(make_client(service)) as client:
             assert isinstance(client, DiscordAdapter)
-            digest = client.tree_digest()
+            digest = client.upload.digest()
         assert uploads() == 1
         async with running(make_client(service)):  # a restart (or another process)
             pass

@@ -134,7 +134,7 @@ async def test_an_archived_thread_gets_a_fresh_lobby_and_its_table_goes_on(
         async with running(make_client(service, threads=True)) as client:
             await settle(fake, client, await fake.slash(anna, "join"))
             [thread] = fake.threads
-            lobby = client.lobby_message(thread)
+            lobby = client.lobbies.message(thread)
             fake.advance(DAY + 60)
             assert fake.archived(thread)
             joined = await settle(fake, client, await fake.slash(ben, "join"))
@@ -142,7 +142,7 @@ async def test_an_archived_thread_gets_a_fresh_lobby_and_its_table_goes_on(
             refused = [c for c in fake.calls if c.status == 400 and c.response["code"] == 50083]
             assert refused, "the lobby's edit should meet the archived thread"
             assert not fake.archived(thread)
-            fresh = client.lobby_message(thread)
+            fresh = client.lobbies.message(thread)
             assert fresh is not None and fresh != lobby
             assert "Ben" in fake.messages[fresh].embed_text
             table = service.router.tables[f"discord:{thread}"]

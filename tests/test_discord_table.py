@@ -22,7 +22,7 @@ from discord_fake.harness import panel_in_a_game, settle
 
 
 def lobby_of(fake: FakeDiscord, client: DiscordAdapter, where: int | None = None) -> Message:
-    message_id = client.lobby_message(where or fake.channel_id)
+    message_id = client.lobbies.message(where or fake.channel_id)
     assert message_id is not None
     return fake.messages[message_id]
 

@@ -248,7 +248,7 @@ async def test_a_press_is_acknowledged_before_any_game_work(fake: FakeDiscord) -
 async def test_a_channel_send_that_never_returns_holds_up_no_later_batch(
     fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("dokobot.adapters.discord.adapter.SEND_TURN_S", 0.2)
+    monkeypatch.setattr("dokobot.adapters.discord.order.SEND_TURN_S", 0.2)
     ch = f"discord:{fake.channel_id}"
     service = ScriptedService(lambda inp: [])
     # a request that gets no answer fails after 0.5 s (it holds its route's bucket so long)
@@ -281,7 +281,7 @@ async def test_a_slow_first_post_of_a_board_is_never_posted_twice(
     """The channel goes on while a game's first board post hangs at Discord; the changes
     meanwhile wait for that post and edit it: a second board would be one that the people
     see and the bot never edits again (the table looks frozen)."""
-    monkeypatch.setattr("dokobot.adapters.discord.adapter.SEND_TURN_S", 0.2)
+    monkeypatch.setattr("dokobot.adapters.discord.order.SEND_TURN_S", 0.2)
     ch = f"discord:{fake.channel_id}"
     posts = itertools.count()
     gate = fake.stall(lambda c: fake.is_channel_send(c) and next(posts) == 0)
@@ -348,14 +348,14 @@ async def test_the_watchdog_names_and_frees_a_channel_turn_held_too_long(
     service = ScriptedService(lambda inp: [])
     async with running(make_client(service)) as client:
         assert isinstance(client, DiscordAdapter)
-        turns = client._turns_of("discord:5")
+        turns = client.order.of("discord:5")
         held = turns.take()  # a batch that never gives its turn back
         later = asyncio.create_task(turns.wait(turns.take()))
         await asyncio.sleep(0.05)
         now = asyncio.get_running_loop().time()
-        assert client.free_overdue_turns(now + 1.0) == [] and not later.done()
-        with caplog.at_level(logging.WARNING, logger="dokobot.adapters.discord.adapter"):
-            assert client.free_overdue_turns(now + 9.0) == ["discord:5"]
+        assert client.order.free_overdue(now + 1.0) == [] and not later.done()
+        with caplog.at_level(logging.WARNING, logger="dokobot.adapters.discord.order"):
+            assert client.order.free_overdue(now + 9.0) == ["discord:5"]
         assert "table discord:5 held its turn" in caplog.text
         await asyncio.wait_for(later, 1)  # the next batch goes on
         turns.release(held)  # the late holder gives back a turn already freed: no harm

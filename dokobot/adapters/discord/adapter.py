@@ -23,19 +23,18 @@ Prompt buttons carry their game and decision (:mod:`.buttons`); prompts whose de
 past lose their buttons, and the host refuses a press on one. No exception escapes to
 discord.py: it is logged and the user is told that something went wrong.
 
-The adapter is split by job: :class:`DiscordAdapter` here takes interactions in and routes
-a batch of events out; :mod:`.board_messages` shows the boards, :mod:`.delivery` the private
-messages, panels and DMs (and strips superseded prompts), :mod:`.checks` decides who is an
-admin and which permissions are missing; :mod:`.interaction` holds the bookkeeping of one
-interaction and of what was sent, :mod:`.messages` ids and message text, :mod:`.gateway`
-the client's start (shards, ``run_discord``, ``sync_discord``).
+The adapter is the composition. Parts it holds, each with its own state: :mod:`.order`
+(each channel's batches in turn), :mod:`.threads`, :mod:`.lobby_messages`,
+:mod:`.languages`, :mod:`.settings` (``/prompts``, ``/deck``), :mod:`.upload` (the slash
+commands), :mod:`.budget`, :mod:`.handoff`. Parts still mixed into the class:
+:mod:`.board_messages`, :mod:`.delivery` (DMs, panels), :mod:`.notify`, :mod:`.handed`,
+:mod:`.checks`. :mod:`.interaction` holds the bookkeeping of an interaction,
+:mod:`.messages` ids and texts, :mod:`.gateway` the start (shards, ``run_discord``).
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
 import logging
 import os
 from collections.abc import Awaitable, Sequence
@@ -49,15 +48,10 @@ from discord.ext import commands
 
 from dokobot import bounded
 from dokobot.adapters.discord.board_messages import BOARD_INTERVAL, BoardMessages
-from dokobot.adapters.discord.budget import BOT_WIDE_RPS, RequestBudget
+from dokobot.adapters.discord.budget import BOT_WIDE_RPS, RequestBudget, limit_requests
 from dokobot.adapters.discord.buttons import ASK, DokoButton, PersistentView, table_view, verb
 from dokobot.adapters.discord.checks import AdminChecks
-from dokobot.adapters.discord.delivery import (
-    DECK_PREFERENCE,
-    DM_RETRIES,
-    PROMPTS_PREFERENCE,
-    PrivateDelivery,
-)
+from dokobot.adapters.discord.delivery import DM_RETRIES, PrivateDelivery
 from dokobot.adapters.discord.handed import HandedPresses
 from dokobot.adapters.discord.handoff import CLAIM_WITHIN, Handoff
 from dokobot.adapters.discord.i18n import DokoTranslator, lang_of, text
@@ -70,21 +64,24 @@ from dokobot.adapters.discord.interaction import (
     _Prompt,
     _Reply,
     _sort,
-    _Turns,
+    acknowledge,
+    defer_later,
 )
-from dokobot.adapters.discord.lobby import LevelSelect, _LobbyMessage, result_components
-from dokobot.adapters.discord.lobby_messages import LobbyMessages
+from dokobot.adapters.discord.languages import Languages
+from dokobot.adapters.discord.lobby import LevelSelect, result_components
+from dokobot.adapters.discord.lobby_messages import Lobbies
 from dokobot.adapters.discord.messages import join_texts, mentions_in, qualify, snowflake_of
 from dokobot.adapters.discord.notify import PING_GRACE, TurnPings, _Ping
+from dokobot.adapters.discord.order import ChannelOrder
+from dokobot.adapters.discord.settings import UserSettings
 from dokobot.adapters.discord.slash import slash_commands
-from dokobot.adapters.discord.threads import NEW_TABLE, TableThreads
+from dokobot.adapters.discord.threads import NEW_TABLE, Threads
+from dokobot.adapters.discord.upload import CommandUpload
 from dokobot.bounded import Bounded
 from dokobot.host.commands import aliases, confirmed_commands, prompt_answers
 from dokobot.host.contract import Host, Listener
-from dokobot.host.events import Choice, Event, Input, Private, Public
-from dokobot.host.i18n import render as host_render
+from dokobot.host.events import Choice, Event, Input, Private
 from dokobot.render import prepare
-from dokobot.render.cards import deck_of
 
 log = logging.getLogger(__name__)
 
@@ -95,16 +92,6 @@ CONSUMING: Final = prompt_answers()
 host accepts it."""
 
 
-SEND_TURN_S: Final = 5.0
-"""Seconds a channel's turn waits for the messages of one batch (a board post, texts): then
-the next batch of the channel goes on (see :meth:`DiscordAdapter._within`)."""
-TURN_LIMIT_S: Final = 8.0
-"""Seconds after which the watchdog frees a channel's turn that is still held (and logs the
-channel): nothing holds a table that long (see :meth:`DiscordAdapter._watch_turns`)."""
-WATCH_EVERY_S: Final = 1.0
-"""Seconds between two looks of the watchdog."""
-UNKNOWN_INTERACTION: Final = 10062
-"""Discord's error code for an interaction it no longer knows (not answered within 3 s)."""
 REQUEST_READ_S: Final = 15.0
 """Seconds a REST request waits for Discord's answer before it fails (discord.py's own
 session waits up to 5 minutes, and a request that hangs holds its route's bucket, and so
@@ -140,18 +127,9 @@ class _DokoTree(app_commands.CommandTree[discord.Client]):
         await reply.fail()
 
 
-SYNC_MODES: Final = ("global", "guild", "off")
-TREE_OWNER: Final = "discord:application"
-TREE_PREFERENCE: Final = "command_tree_hash"
-"""Where the store keeps the hash of the slash commands uploaded last (see
-:meth:`DiscordAdapter.tree_digest`): a start uploads them only when they changed."""
-
-
 class DiscordAdapter(
     AdminChecks,
     BoardMessages,
-    LobbyMessages,
-    TableThreads,
     PrivateDelivery,
     TurnPings,
     HandedPresses,
@@ -217,21 +195,14 @@ class DiscordAdapter(
         self._restored = None if restored is None else list(restored)
         self._admin_role = admin_role.strip().lower() if admin_role and admin_role.strip() else None
         self._previous_listener: Listener | None = None
-        if isinstance(sync_commands, bool):
-            sync_commands = "global" if sync_commands else "off"
-        if sync_commands not in SYNC_MODES:
-            raise ValueError(f"sync_commands must be one of {', '.join(SYNC_MODES)}")
-        self._sync_commands = sync_commands
-        self._synced_guilds = False
+        self.upload = CommandUpload(self.tree, service, sync_commands)
         self._defer_after = defer_after
         self._request_timeout = request_timeout
         self._board_interval = board_interval
         self._token_life = token_life
         users, channels = bounded.CAPS.users, bounded.CAPS.channels
-        self._turns: Bounded[str, _Turns] = Bounded(channels)
-        self._lang: Bounded[int, str] = Bounded(channels)
-        self._user_lang: Bounded[int, str | None] = Bounded(users)
-        """Languages set with /lang here; a forgotten one comes back from the service."""
+        self.order = ChannelOrder(self._go_on)
+        self.languages = Languages(self, service)
         self._pending: Bounded[tuple[int, int], Private] = Bounded(users)
         self._pings: Bounded[tuple[int, int], _Ping] = Bounded(users)
         """The notification of each player's turn at each table (:mod:`.notify`)."""
@@ -241,17 +212,12 @@ class DiscordAdapter(
         self._choices: Bounded[tuple[str, str], tuple[Choice, ...]] = Bounded(users)
         self._markers: Bounded[int, tuple[int, int]] = Bounded(channels)
         self._boards: Bounded[int, _BoardMessage] = Bounded(channels)
-        self._lobbies: Bounded[int, _LobbyMessage] = Bounded(channels)
-        self._threads_on = threads
-        self._threads: Bounded[int, int] = Bounded(channels)
-        self._parents: Bounded[int, int] = Bounded(channels)
-        self._thread_locks: Bounded[int, asyncio.Lock] = Bounded(channels)
+        self.threads = Threads(self, service, threads)
+        self.lobbies = Lobbies(self, self.threads)
         self._prompts: Bounded[tuple[int, int], list[_Prompt]] = Bounded(users)
         self._dm_channels: Bounded[int, int] = Bounded(users)
         self._dm_blocked: Bounded[int, float] = Bounded(users, ttl=DM_BLOCKED_FOR)
         self._admins: Bounded[tuple[int, int], bool] = Bounded(users)
-        self._prompt_here: Bounded[int, bool] = Bounded(users)
-        self._decks: Bounded[int, str] = Bounded(users)
         self._panels: Bounded[tuple[int, int], _Panel] = Bounded(users)
         self._tokens: Bounded[tuple[int, int], _Reply] = Bounded(users)
         """The latest interaction of each user at each table (see ``_note_token``)."""
@@ -261,7 +227,7 @@ class DiscordAdapter(
         """(message, decision) of prompts a press answered: a second press is no error."""
         self._permission_reported: Bounded[int, bool] = Bounded(channels, ttl=3600.0)
         self._background: set[asyncio.Task[None]] = set()
-        self._prompts_default = prompts_default
+        self.settings = UserSettings(service, prompts_default, self.languages.user)
         self._dm_retries = dm_retries
         self._handoff = handoff
         self._claim_within = claim_within
@@ -275,11 +241,11 @@ class DiscordAdapter(
     # -- lifecycle -----------------------------------------------------------------------------
 
     async def setup_hook(self) -> None:
-        self._limit_requests()
+        limit_requests(self.http, self._request_timeout)
         prepared = asyncio.create_task(prepare())  # the pictures' palette, meanwhile
         self._background.add(prepared)
         prepared.add_done_callback(self._background.discard)
-        watchdog = asyncio.create_task(self._watch_turns())
+        watchdog = asyncio.create_task(self.order.watch())
         self._background.add(watchdog)
         watchdog.add_done_callback(self._background.discard)
         self.add_dynamic_items(DokoButton, LevelSelect)
@@ -291,8 +257,7 @@ class DiscordAdapter(
             self.service.listener = self._host_listener
         if self._handoff is not None:
             await self._handoff.start(self._handed_over)
-        if self._sync_commands == "global":
-            await self._sync_if_changed()
+        await self.upload.at_start()
         if self._restored is not None:
             events, self._restored = self._restored, None
             await self.push(events)
@@ -305,52 +270,8 @@ class DiscordAdapter(
             else:
                 await self.push(events)
 
-    def _limit_requests(self) -> None:
-        """Give every REST request of discord.py's session (the bot's and the interactions')
-        a deadline: no answer within ``request_timeout`` seconds fails it (the gateway's
-        websocket keeps its own timeouts)."""
-        session = getattr(self.http, "_HTTPClient__session", None)
-        if not isinstance(session, aiohttp.ClientSession):
-            log.warning("discord.py's HTTP session not found: requests keep its timeouts")
-            return
-        was = session.timeout
-        session._timeout = aiohttp.ClientTimeout(  # no setter; every request reads it
-            total=was.total,
-            connect=was.connect,
-            sock_connect=was.sock_connect,
-            sock_read=self._request_timeout,
-        )
-
     async def on_ready(self) -> None:
-        if self._sync_commands == "guild" and not self._synced_guilds:
-            self._synced_guilds = True
-            for guild in self.guilds:
-                await self.sync_commands(guild)
-
-    def tree_digest(self) -> str:
-        """A hash of the slash commands as they would be uploaded (names, texts, options)."""
-        payload = [c.to_dict(self.tree) for c in self.tree.get_commands()]
-        blob = json.dumps(payload, sort_keys=True, default=str).encode()
-        return hashlib.sha256(blob).hexdigest()[:32]
-
-    async def _sync_if_changed(self) -> None:
-        """Upload the slash commands globally unless the store says that these very
-        commands were uploaded before (by this or another process of the bot)."""
-        digest = self.tree_digest()
-        try:
-            known = self.service.preference_of(TREE_OWNER, TREE_PREFERENCE)
-        except Exception:
-            log.exception("could not read the hash of the uploaded slash commands")
-            known = None
-        if known == digest:
-            log.info("the slash commands are unchanged: not uploaded")
-            return
-        if not await self.sync_commands():
-            return
-        try:
-            await self.service.remember_preference(TREE_OWNER, TREE_PREFERENCE, digest)
-        except Exception:
-            log.exception("could not keep the hash of the uploaded slash commands")
+        await self.upload.when_ready(self.guilds)
 
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
         """Before an IDENTIFY: with several processes, wait for this shard's turn among all
@@ -363,17 +284,6 @@ class DiscordAdapter(
         except Exception:
             log.exception("could not take a turn to IDENTIFY; waiting 5 s instead")
             await asyncio.sleep(5.0)
-
-    async def sync_commands(self, guild: discord.abc.Snowflake | None = None) -> bool:
-        """Upload the slash commands (globally, or to ``guild``); False if Discord refused."""
-        try:
-            if guild is not None:
-                self.tree.copy_global_to(guild=guild)
-            await self.tree.sync(guild=guild)
-        except discord.HTTPException:
-            log.exception("could not upload the slash commands")
-            return False
-        return True
 
     async def _host_listener(self, events: list[Event]) -> None:
         """The service's listener: this adapter first, then the one that was set before."""
@@ -446,31 +356,11 @@ class DiscordAdapter(
 
     async def set_prompts(self, interaction: discord.Interaction[Any], where: str) -> None:
         """``/prompts dm|here``: where this user's prompts go (answered by the adapter)."""
-        if await self._set_preference(interaction, PROMPTS_PREFERENCE, where, "prompts_" + where):
-            self._prompt_here[interaction.user.id] = where == "here"
+        await self.settings.set_prompts(interaction, where)
 
     async def set_deck(self, interaction: discord.Interaction[Any], deck: str) -> None:
         """``/deck classic|four|german``: the colours of this user's card pictures."""
-        deck = deck_of(deck)
-        if await self._set_preference(interaction, DECK_PREFERENCE, deck, "deck_" + deck):
-            self._decks[interaction.user.id] = deck
-
-    async def _set_preference(
-        self, interaction: discord.Interaction[Any], name: str, value: str, answer: str
-    ) -> bool:
-        """Keep a user's choice of an adapter setting in the store and tell him ``answer``
-        (one of the adapter's texts); False (and he is told) if the store cannot keep it."""
-        user = interaction.user.id
-        lang = self._user_language(user) or lang_of(interaction.locale)
-        try:
-            await self.service.remember_preference(qualify(user), name, value)
-        except Exception:
-            log.exception("store: a user's %s not saved; choice undone", name)
-            failed = host_render(lang, "store_failed")
-            await interaction.response.send_message(failed, ephemeral=True)
-            return False
-        await interaction.response.send_message(text(answer, lang), ephemeral=True)
-        return True
+        await self.settings.set_deck(interaction, deck)
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
         """A press of one of our buttons that is no longer on its message (a client showed
@@ -550,12 +440,6 @@ class DiscordAdapter(
             mentions=mentions_in(command),
         )
 
-    def _turns_of(self, channel: str) -> _Turns:
-        turns = self._turns.get(channel)
-        if turns is None:
-            turns = self._turns[channel] = _Turns()
-        return turns
-
     async def _handle(
         self,
         interaction: discord.Interaction[Any],
@@ -571,7 +455,7 @@ class DiscordAdapter(
             interaction,
             button=button,
             consume=button and verb(command) in CONSUMING | confirmed_commands(),
-            lang=self._user_language(interaction.user.id) or lang_of(interaction.locale),
+            lang=self.languages.user(interaction.user.id) or lang_of(interaction.locale),
             label=label,
             life=self._token_life,
         )
@@ -581,14 +465,18 @@ class DiscordAdapter(
                 # acknowledged before any game work, whatever the loop's timers do: a press
                 # is answered within Discord's 3 s even when the process is starved
                 async with reply.guard:
-                    alive = await self._acknowledge(reply)
+                    alive = await acknowledge(reply)
                 if not alive:  # Discord told the presser it failed: so it changes nothing
                     log.info("a press came too late to be acknowledged; not applied")
                     return
             creating = verb(command) in ("join", "start") and not button
             if creating and not await self.check_permissions(interaction):
                 return
-            thread = None if button else await self._thread_for(interaction, command, table)
+            thread = (
+                None
+                if button
+                else await self.threads.thread_for(interaction, command, self.lobbies.get, table)
+            )
             if new_table and thread is None:  # no thread could be made: nothing joined
                 async with reply.guard:
                     await reply.ephemeral(text("thread_failed", reply.lang))
@@ -599,7 +487,7 @@ class DiscordAdapter(
                 async with reply.guard:  # (a late answer must not lose the join)
                     opened = text("thread_opened", reply.lang, thread=f"<#{thread}>")
                     await self._guarded(reply.ephemeral(opened))
-            deferrer = asyncio.create_task(self._defer_later(reply))
+            deferrer = asyncio.create_task(defer_later(reply, self._defer_after))
             events = await self.service.handle(inp)
             self._note(inp, events)
             await self._deliver(events, reply, inp, deferrer)
@@ -622,7 +510,7 @@ class DiscordAdapter(
         """A call's first press (``/ask re``): only its presser sees a question with one
         button that makes the call; nothing reaches the host."""
         self._enter()
-        lang = self._user_language(interaction.user.id) or lang_of(interaction.locale)
+        lang = self.languages.user(interaction.user.id) or lang_of(interaction.locale)
         reply = _Reply(interaction, button=True, consume=False, lang=lang, life=self._token_life)
         try:
             call = "/" + command.split(maxsplit=1)[-1]
@@ -639,32 +527,6 @@ class DiscordAdapter(
             await reply.fail()
         finally:
             self._leave()
-
-    async def _defer_later(self, reply: _Reply) -> None:
-        try:
-            await asyncio.sleep(self._defer_after)
-            async with reply.guard:
-                await self._acknowledge(reply)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("could not defer an interaction")
-
-    async def _acknowledge(self, reply: _Reply) -> bool:
-        """Defer the interaction of ``reply`` if it is not answered yet; False if Discord
-        no longer knows it (404, 10062 Unknown interaction: too late, the presser was told
-        that it failed). A failure is one line in the log, never a traceback (under load
-        there are many, and each traceback costs the starved loop more time)."""
-        try:
-            await reply.defer()
-        except discord.NotFound as exc:
-            log.info("could not defer an interaction: %s %s", exc.status, exc.text)
-            return exc.code != UNKNOWN_INTERACTION
-        except discord.HTTPException as exc:
-            log.info("could not defer an interaction: %s %s", exc.status, exc.text)
-        except (aiohttp.ClientError, OSError) as exc:
-            log.info("could not defer an interaction: %r", exc)
-        return True
 
     def _note(self, inp: Input, events: Sequence[Event]) -> None:
         """Learn from an accepted command: a used-up pending prompt."""
@@ -698,19 +560,6 @@ class DiscordAdapter(
         finally:
             self._leave()
 
-    def _learn_languages(self, events: Sequence[Event]) -> None:
-        """The languages the host wrote in: a reader's (a private message carries it) and a
-        channel's (a public one does); the adapter's own words follow them."""
-        for event in events:
-            if isinstance(event, Private) and event.lang:
-                user = snowflake_of(event.user)
-                if user is not None:
-                    self._user_lang[user] = event.lang
-            elif isinstance(event, Public) and event.lang:
-                channel = snowflake_of(event.channel)
-                if channel is not None:
-                    self._lang[channel] = event.lang
-
     def _learn(self, batch: _Batch) -> None:
         for channel, view in batch.boards.items():
             channel_id = snowflake_of(channel)
@@ -720,7 +569,7 @@ class DiscordAdapter(
                 known = self._markers.get(channel_id)
                 if known is None or view.marker >= known:
                     self._markers[channel_id] = view.marker
-                self._lang[channel_id] = view.language
+                self.languages.set_channel(channel_id, view.language)
                 self._images[channel_id] = view.images
 
     def _on_board(self, channel: str, batch: _Batch) -> bool:
@@ -770,9 +619,9 @@ class DiscordAdapter(
         their buttons.
         """
         batch = _sort(events, inp)
-        self._learn_languages(events)
+        self.languages.learn(events)
         self._learn(batch)
-        tickets = {channel: self._turns_of(channel).take() for channel in batch.channels}
+        tickets = {channel: self.order.of(channel).take() for channel in batch.channels}
         rest: dict[str, list[str]] = {}  # message pieces left after a public response
         answer: asyncio.Task[None] | None = None
         try:
@@ -786,16 +635,16 @@ class DiscordAdapter(
                     answer = asyncio.create_task(self._answer_later(batch, reply, inp, deferrer))
             for channel in batch.channels:
                 ticket = tickets[channel]
-                await self._turns_of(channel).wait(ticket)
+                await self.order.of(channel).wait(ticket)
                 try:
                     texts = batch.publics.get(channel, [])
                     sending = self._send_channel(channel, texts, batch, rest.get(channel))
-                    await self._within(sending, channel)
+                    await self.order.within(self._guarded(sending), channel)
                 finally:
-                    self._turns_of(channel).release(tickets.pop(channel))
+                    self.order.of(channel).release(tickets.pop(channel))
         finally:
             for channel, ticket in tickets.items():
-                self._turns_of(channel).release(ticket)
+                self.order.of(channel).release(ticket)
             if answer is not None:
                 await answer
         for private in batch.others:
@@ -822,52 +671,12 @@ class DiscordAdapter(
         except Exception:
             log.exception("answering an interaction failed")
 
-    async def _within(self, sending: Awaitable[Any], channel: str) -> None:
-        """A channel's part of a batch, sent in the channel's turn: the turn waits for it
-        at most :data:`SEND_TURN_S` seconds, then the channel goes on (the sending too, on
-        its own): a table's turn is never held for long across a platform call."""
-        task = asyncio.ensure_future(self._guarded(sending))
-        done, _ = await asyncio.wait({task}, timeout=SEND_TURN_S)
-        if not done:
-            log.warning(
-                "table %s: its messages take longer than %.0f s; the channel goes on",
-                channel,
-                SEND_TURN_S,
-            )
-            self._enter()
-            self._background.add(task)
-            task.add_done_callback(self._background.discard)
-            task.add_done_callback(lambda _: self._leave())
-
-    async def _watch_turns(self) -> None:
-        """The watchdog: every :data:`WATCH_EVERY_S` seconds, a channel whose turn (the
-        order of its batches) has been held longer than :data:`TURN_LIMIT_S` is named in the
-        log and freed: its next batch goes on."""
-        loop = asyncio.get_running_loop()
-        while True:
-            await asyncio.sleep(WATCH_EVERY_S)
-            try:
-                self.free_overdue_turns(loop.time())
-            except Exception:
-                log.exception("the watchdog failed")
-
-    def free_overdue_turns(self, now: float, limit: float = TURN_LIMIT_S) -> list[str]:
-        """Free every channel's turn held longer than ``limit`` seconds at ``now`` (loop
-        time), each logged as a warning; the channels freed."""
-        freed: list[str] = []
-        for channel, turns in list(self._turns.items()):
-            held = turns.overdue(now, limit)
-            if held is None:
-                continue
-            ticket = turns.free()
-            freed.append(channel)
-            log.warning(
-                "watchdog: table %s held its turn (batch %s) for %.1f s; freed",
-                channel,
-                ticket,
-                held,
-            )
-        return freed
+    def _go_on(self, task: asyncio.Task[None]) -> None:
+        """A channel's sending that outlived its turn goes on in the background."""
+        self._enter()
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        task.add_done_callback(lambda _: self._leave())
 
     async def _answer(
         self,
@@ -907,7 +716,7 @@ class DiscordAdapter(
             if (
                 texts
                 and channel in tickets
-                and self._turns_of(channel).ready(tickets[channel])
+                and self.order.of(channel).ready(tickets[channel])
                 and not self._absorbed(channel, batch)
                 and channel_id not in self._boards_shown()
             ):
@@ -935,14 +744,7 @@ class DiscordAdapter(
 
     def channel_lang(self, channel_id: int) -> str:
         """The language of the adapter's own words in a channel."""
-        lang = self._lang.get(channel_id)
-        if lang is not None:
-            return lang
-        channel = self.get_channel(channel_id)
-        guild = getattr(channel, "guild", None)
-        if isinstance(guild, discord.Guild):
-            return lang_of(guild.preferred_locale)
-        return "en"
+        return self.languages.channel(channel_id)
 
     def _hand_view(self, channel_id: int) -> discord.ui.View:
         return table_view(channel_id, text("my_hand", self.channel_lang(channel_id)))
@@ -966,11 +768,11 @@ class DiscordAdapter(
             ]
             await self._show_board(channel_id, view, batch.news.get(channel, []), players)
             if lobby is not None:
-                await self._show_lobby(channel_id, lobby, [])
+                await self.lobbies.show(channel_id, lobby, [])
             return
         result = self._result_in(channel, batch)
         if lobby is not None and not result:
-            await self._show_lobby(channel_id, lobby, texts)
+            await self.lobbies.show(channel_id, lobby, texts)
             return
         if view is not None:
             board = self._boards.get(channel_id)
@@ -993,4 +795,4 @@ class DiscordAdapter(
             else:
                 await target.send(piece, silent=True)
         if lobby is not None:
-            await self._show_lobby(channel_id, lobby, [])
+            await self.lobbies.show(channel_id, lobby, [])

@@ -23,7 +23,7 @@ import contextlib
 import logging
 from collections import Counter, deque
 from types import SimpleNamespace
-from typing import Final
+from typing import Any, Final
 
 import aiohttp
 
@@ -249,3 +249,20 @@ class RequestBudget:
             wait = 1.0
         self._next = max(self._next, now + wait)
         self._backoff_until = now + wait + BACKOFF_S
+
+
+def limit_requests(http: Any, timeout: float) -> None:
+    """Give every REST request of discord.py's session ``http`` (the bot's and the
+    interactions') a deadline: no answer within ``timeout`` seconds fails it (the gateway's
+    websocket keeps its own timeouts)."""
+    session = getattr(http, "_HTTPClient__session", None)
+    if not isinstance(session, aiohttp.ClientSession):
+        log.warning("discord.py's HTTP session not found: requests keep its timeouts")
+        return
+    was = session.timeout
+    session._timeout = aiohttp.ClientTimeout(  # no setter; every request reads it
+        total=was.total,
+        connect=was.connect,
+        sock_connect=was.sock_connect,
+        sock_read=timeout,
+    )

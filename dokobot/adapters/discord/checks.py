@@ -11,7 +11,8 @@ import discord
 from discord.ext import commands
 
 from dokobot.adapters.discord.i18n import lang_of, text
-from dokobot.adapters.discord.messages import qualify
+from dokobot.adapters.discord.languages import Languages
+from dokobot.adapters.discord.threads import Threads
 from dokobot.bounded import Bounded
 from dokobot.host.contract import Host
 
@@ -47,8 +48,8 @@ class AdminChecks(_Base):
     service: Host
     _admin_role: str | None
     _admins: Bounded[tuple[int, int], bool]
-    _user_lang: Bounded[int, str | None]
-    _parents: Bounded[int, int]
+    threads: Threads
+    languages: Languages
 
     if TYPE_CHECKING:
 
@@ -65,7 +66,9 @@ class AdminChecks(_Base):
             log.info("could not say so in channel %s either: %s", channel_id, exc.text)
         except (aiohttp.ClientError, OSError) as exc:
             log.info("could not say so in channel %s either: %r", channel_id, exc)
-        channel = self.get_channel(channel_id) or self.get_channel(self._parents.get(channel_id, 0))
+        channel = self.get_channel(channel_id) or self.get_channel(
+            self.threads.parent_of(channel_id) or 0
+        )
         guild = getattr(channel, "guild", None)
         owner = guild.owner_id if isinstance(guild, discord.Guild) else None
         if owner is None:
@@ -85,7 +88,7 @@ class AdminChecks(_Base):
         missing = missing_permissions(interaction.app_permissions)
         if not missing:
             return True
-        lang = self._user_language(interaction.user.id) or lang_of(interaction.locale)
+        lang = self.languages.user(interaction.user.id) or lang_of(interaction.locale)
         names = ", ".join(text("perm_" + name, lang) for name in missing)
         await interaction.response.send_message(
             text("missing_permissions", lang, names=names), ephemeral=True
@@ -116,15 +119,6 @@ class AdminChecks(_Base):
         if isinstance(guild, discord.Guild) and guild.owner_id == user.id:
             return True
         return self._admins.get((table, user.id), False)
-
-    def _user_language(self, user_id: int) -> str | None:
-        """The language ``user_id`` chose with /lang, if any: remembered here, else asked of
-        the service (which has it from the store)."""
-
-        def load(user: int) -> str | None:
-            return self.service.language_of(qualify(user))
-
-        return self._user_lang.remembered(user_id, load, keep_none=False)
 
     def _has_admin_role(self, member: discord.Member) -> bool:
         role = self._admin_role

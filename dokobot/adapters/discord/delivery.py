@@ -8,7 +8,7 @@ import asyncio
 import io
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 import aiohttp
@@ -28,6 +28,7 @@ from dokobot.adapters.discord.interaction import (
     too_large,
     without_file,
 )
+from dokobot.adapters.discord.languages import Languages
 from dokobot.adapters.discord.messages import (
     HAND_PICTURE,
     MAX_MESSAGE,
@@ -36,11 +37,11 @@ from dokobot.adapters.discord.messages import (
     render,
     snowflake_of,
 )
+from dokobot.adapters.discord.settings import UserSettings
 from dokobot.bounded import Bounded
 from dokobot.host.contract import Host
 from dokobot.host.events import Choice, Input, Private
 from dokobot.render import HandPicture, drawn, hand_png
-from dokobot.render.cards import deck_of
 
 log = logging.getLogger(__name__)
 
@@ -54,13 +55,8 @@ DM_RETRIES: Final = (1.0, 2.0, 4.0)
 """Seconds before each new try of a failed DM."""
 DM_RESTS: Final = 120.0
 """Seconds no DM is tried for a user whose DM failed every try (403: ``DM_BLOCKED_FOR``)."""
-PROMPTS_PREFERENCE: Final = "discord_prompts"
-"""The name under which the service keeps a user's ``/prompts`` choice (``"dm"``/``"here"``)."""
 REMINDER: Final = "reminder"
 """The kind of the turn clock's reminder (see :meth:`PrivateDelivery._send_dm`)."""
-DECK_PREFERENCE: Final = "deck"
-"""The name under which the service keeps a user's ``/deck`` choice (a name of
-:data:`dokobot.render.DECKS`)."""
 
 
 if TYPE_CHECKING:
@@ -75,21 +71,18 @@ class PrivateDelivery(_Base):
     service: Host
     _choices: Bounded[tuple[str, str], tuple[Choice, ...]]
     _markers: Bounded[int, tuple[int, int]]
-    _user_lang: Bounded[int, str | None]
+    languages: Languages
     _images: Bounded[int, bool]
     _pending: Bounded[tuple[int, int], Private]
     _panels: Bounded[tuple[int, int], _Panel]
     _tokens: Bounded[tuple[int, int], _Reply]
     _dm_channels: Bounded[int, int]
     _dm_blocked: Bounded[int, float]
-    _prompt_here: Bounded[int, bool]
-    _decks: Bounded[int, str]
+    settings: UserSettings
     _prompts: Bounded[tuple[int, int], list[_Prompt]]
     _unseen: Bounded[tuple[int, int], list[Private]]
     _background: set[asyncio.Task[None]]
-    _prompts_default: str
     _dm_retries: tuple[float, ...]
-    _user_language: Callable[[int], str | None]
 
     if TYPE_CHECKING:
 
@@ -155,41 +148,13 @@ class PrivateDelivery(_Base):
             if event.choices:  # he is at the table now: pinged only if he does not move
                 self._turn_waits(table, reply.user_id, marker, True)
 
-    def _prompts_here(self, user_id: int) -> bool:
-        """Whether ``user_id``'s prompts stay in the channel ("My cards" and the board): all
-        but those who chose ``/prompts dm`` (remembered here, else asked of the service,
-        which has it from the store)."""
-
-        def load(user: int) -> bool:
-            chosen = self.service.preference_of(qualify(user), PROMPTS_PREFERENCE)
-            return (chosen or self._prompts_default) != "dm"
-
-        try:
-            return self._prompt_here.remembered(user_id, load)
-        except Exception:
-            log.exception("could not read where a user's prompts go; in the channel this time")
-            return True
-
-    def _deck(self, user_id: int) -> str:
-        """The deck ``user_id`` chose with ``/deck`` (remembered here, else asked of the
-        service), or the default one."""
-
-        def load(user: int) -> str:
-            return deck_of(self.service.preference_of(qualify(user), DECK_PREFERENCE))
-
-        try:
-            return self._decks.remembered(user_id, load)
-        except Exception:
-            log.exception("could not read a user's deck; the default one this time")
-            return deck_of(None)
-
     async def _panel_payload(
         self, table: int, user_id: int, events: Sequence[Private], expires: float
     ) -> tuple[str, discord.ui.View | None, discord.File | None, tuple[int, int] | None]:
         """Content, buttons and picture of a "My cards" panel showing ``events``."""
         prompt = next((e for e in reversed(events) if e.choices), None)
         shown = next((e for e in reversed(events) if e.hand), None)
-        lang = self._user_language(user_id) or self.channel_lang(table)
+        lang = self.languages.user(user_id) or self.channel_lang(table)
         ends = int(time.time() + expires - asyncio.get_running_loop().time())
         texts = [format_text(e.text) for e in events if e.text.strip()]
         until = f"<t:{ends}:t> (<t:{ends}:R>)"  # Discord shows it in the reader's time zone
@@ -200,7 +165,11 @@ class PrivateDelivery(_Base):
         file = None
         if shown is not None and self._images.get(table, True):
             picture = HandPicture(
-                shown.hand, shown.groups, shown.playable, shown.lang or lang, self._deck(user_id)
+                shown.hand,
+                shown.groups,
+                shown.playable,
+                shown.lang or lang,
+                self.settings.deck(user_id),
             )
             png = await drawn(hand_png, picture)
             file = discord.File(io.BytesIO(png), filename=HAND_PICTURE)
@@ -277,7 +246,7 @@ class PrivateDelivery(_Base):
         except discord.HTTPException as exc:
             if file is None or not too_large(exc):
                 raise
-            lang = self._user_language(user_id) or self.channel_lang(table)
+            lang = self.languages.user(user_id) or self.channel_lang(table)
             await sent.edit(content=without_file(content, lang), view=view, attachments=[])
         if view is not None:
             self._add_prompt(
@@ -309,7 +278,7 @@ class PrivateDelivery(_Base):
         except (discord.HTTPException, aiohttp.ClientError, OSError) as exc:
             log.info("could not update a My cards panel: %s", exc)
             shown = False
-        here = self._prompts_here(user_id)
+        here = self.settings.prompts_here(user_id)
         if event.kind == REMINDER and table and here:
             await self._remind(table, user_id, event)  # onto his notification, not a panel
             return

@@ -102,10 +102,10 @@ async def sync_discord(
     async with adapter:
         await adapter.login(resolve_token(token))
         if scope == "global":
-            done.append("global" if await adapter.sync_commands() else "failed: global")
+            done.append("global" if await adapter.upload.upload() else "failed: global")
             return done
         ids = list(guilds) or [g.id async for g in adapter.fetch_guilds(limit=None)]
         for guild_id in ids:
-            ok = await adapter.sync_commands(discord.Object(id=guild_id))
+            ok = await adapter.upload.upload(discord.Object(id=guild_id))
             done.append(f"guild {guild_id}" if ok else f"failed: guild {guild_id}")
     return done

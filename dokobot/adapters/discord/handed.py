@@ -16,6 +16,7 @@ from dokobot.adapters.discord.buttons import choices_view, verb
 from dokobot.adapters.discord.handoff import EXPIRED, TAKEN, Handoff, Press
 from dokobot.adapters.discord.i18n import lang_of, text
 from dokobot.adapters.discord.interaction import used_text
+from dokobot.adapters.discord.languages import Languages
 from dokobot.adapters.discord.messages import format_text, qualify
 from dokobot.host.commands import prompt_answers
 from dokobot.host.contract import Host
@@ -41,6 +42,7 @@ class HandedPresses(_Base):
 
     _handoff: Handoff | None
     _claim_within: float
+    languages: Languages
     _background: set[asyncio.Task[None]]
     service: Host
 
@@ -53,8 +55,6 @@ class HandedPresses(_Base):
         def _enter(self) -> None: ...
 
         def _leave(self) -> None: ...
-
-        def _user_language(self, user_id: int) -> str | None: ...
 
         def _marker_of(self, table: int, event: Private) -> tuple[int, int] | None: ...
 
@@ -89,7 +89,7 @@ class HandedPresses(_Base):
             content=message.content if message is not None else "",
             interaction_id=interaction.id,
         )
-        lang = self._user_language(interaction.user.id) or lang_of(interaction.locale)
+        lang = self.languages.user(interaction.user.id) or lang_of(interaction.locale)
         wait = self._claim_within
         try:
             await asyncio.wait_for(self._handoff.send(press), DECIDE_TIMEOUT_S)

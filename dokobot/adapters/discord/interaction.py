@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+import aiohttp
 import discord
 
 from dokobot.adapters.discord.board import SHOWN_ELSEWHERE
@@ -368,3 +369,36 @@ def _sort(events: Sequence[Event], inp: Input | None) -> _Batch:
 
 
 #: Channel permissions a table needs, by discord.py's names (see :meth:`missing_permissions`).
+
+
+UNKNOWN_INTERACTION: Final = 10062
+"""Discord's error code for an interaction it no longer knows (not answered within 3 s)."""
+
+
+async def defer_later(reply: _Reply, after: float) -> None:
+    """Defer the interaction of ``reply`` ``after`` seconds if it is not answered by then."""
+    try:
+        await asyncio.sleep(after)
+        async with reply.guard:
+            await acknowledge(reply)
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        log.exception("could not defer an interaction")
+
+
+async def acknowledge(reply: _Reply) -> bool:
+    """Defer the interaction of ``reply`` if it is not answered yet; False if Discord
+    no longer knows it (404, 10062 Unknown interaction: too late, the presser was told
+    that it failed). A failure is one line in the log, never a traceback (under load
+    there are many, and each traceback costs the starved loop more time)."""
+    try:
+        await reply.defer()
+    except discord.NotFound as exc:
+        log.info("could not defer an interaction: %s %s", exc.status, exc.text)
+        return exc.code != UNKNOWN_INTERACTION
+    except discord.HTTPException as exc:
+        log.info("could not defer an interaction: %s %s", exc.status, exc.text)
+    except (aiohttp.ClientError, OSError) as exc:
+        log.info("could not defer an interaction: %r", exc)
+    return True

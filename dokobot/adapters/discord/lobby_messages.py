@@ -1,42 +1,41 @@
 """The lobby message of each table: posted with the table's first batch, then edited in
-place whenever what it shows changes (a part of :class:`DiscordAdapter`)."""
+place whenever what it shows changes (a part the :class:`DiscordAdapter` holds)."""
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
 
 import discord
-from discord.ext import commands
 
+from dokobot import bounded
 from dokobot.adapters.discord.lobby import NEWS, _LobbyMessage, lobby_components, lobby_embed
 from dokobot.adapters.discord.notify import ARCHIVED
+from dokobot.adapters.discord.threads import Threads
 from dokobot.bounded import Bounded
 from dokobot.host.board import LobbyView
 
 log = logging.getLogger(__name__)
 
-if TYPE_CHECKING:
-    _Base = commands.Bot
-else:
-    _Base = object
 
+class Lobbies:
+    """Shows the lobbies in the channels of ``client`` (a table in a thread of ``threads``
+    offers a new table in the thread's channel)."""
 
-class LobbyMessages(_Base):
-    """Showing the lobbies (a part of :class:`DiscordAdapter`)."""
+    def __init__(self, client: discord.Client, threads: Threads) -> None:
+        self.client = client
+        self.threads = threads
+        self._lobbies: Bounded[int, _LobbyMessage] = Bounded(bounded.CAPS.channels)
 
-    _lobbies: Bounded[int, _LobbyMessage]
+    def get(self, channel_id: int) -> _LobbyMessage | None:
+        """The lobby message of the table in ``channel_id``, if one was shown."""
+        return self._lobbies.get(channel_id)
 
-    if TYPE_CHECKING:
-
-        def parent_of(self, thread: int) -> int | None: ...
-
-    def lobby_message(self, channel_id: int) -> int | None:
+    def message(self, channel_id: int) -> int | None:
         """The id of the lobby message in ``channel_id``, if one was sent."""
         lobby = self._lobbies.get(channel_id)
         return None if lobby is None else lobby.message_id
 
-    async def _show_lobby(self, channel_id: int, view: LobbyView, texts: list[str]) -> None:
+    async def show(self, channel_id: int, view: LobbyView, texts: list[str]) -> None:
         """Show ``view`` (and ``texts`` as its latest news) on the lobby of the table in
         ``channel_id``: post it the first time, edit it when what it shows changed."""
         lobby = self._lobbies.get(channel_id)
@@ -62,8 +61,8 @@ class LobbyMessages(_Base):
     async def _send_lobby(self, channel_id: int, lobby: _LobbyMessage, view: LobbyView) -> None:
         lang = view.language
         embed = lobby_embed(view, lobby.news, lang)
-        components = lobby_components(channel_id, view, lang, self.parent_of(channel_id))
-        target = self.get_partial_messageable(channel_id)
+        components = lobby_components(channel_id, view, lang, self.threads.parent_of(channel_id))
+        target = self.client.get_partial_messageable(channel_id)
         if lobby.message_id is None:
             lobby.posting = True
             try:

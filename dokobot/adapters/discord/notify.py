@@ -35,6 +35,7 @@ from discord.ext import commands
 
 from dokobot.adapters.discord.i18n import text
 from dokobot.adapters.discord.interaction import _BoardMessage
+from dokobot.adapters.discord.threads import Threads
 from dokobot.bounded import Bounded
 from dokobot.host.events import Private
 
@@ -79,7 +80,7 @@ class TurnPings(_Base):
     _members: Bounded[tuple[int, int], bool]
     _boards: Bounded[int, _BoardMessage]
     _markers: Bounded[int, tuple[int, int]]
-    _parents: Bounded[int, int]
+    threads: Threads
     _background: set[asyncio.Task[None]]
     _ping_grace: float
 
@@ -249,7 +250,7 @@ class TurnPings(_Base):
 
     def _seat_in_thread(self, table: int, users: list[int]) -> None:
         """Add the seated ``users`` to the table's thread, each once."""
-        if table not in self._parents:
+        if self.threads.parent_of(table) is None:
             return
         for user in users:
             if (table, user) not in self._members:

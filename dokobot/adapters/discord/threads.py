@@ -1,4 +1,4 @@
-"""A thread per table (a part of :class:`DiscordAdapter`): a ``/join`` in a text channel
+"""A thread per table (a part the :class:`DiscordAdapter` holds): a ``/join`` in a text channel
 where nobody sits opens the table in a public thread of that channel, named after the
 table, and the table lives there (its lobby, board and messages); chat in the channel never
 buries a board, and several tables share one channel. A later ``/join`` in the channel joins
@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Callable
+from typing import Any, Final
 
 import discord
-from discord.ext import commands
 
+from dokobot import bounded
 from dokobot.adapters.discord.buttons import verb
 from dokobot.adapters.discord.i18n import lang_of, text
 from dokobot.adapters.discord.lobby import _LobbyMessage
@@ -35,42 +36,43 @@ ARCHIVE_MINUTES: Final = 1440
 """A table's thread is archived by Discord after a day without messages."""
 THREAD_TYPES: Final = (discord.ChannelType.public_thread, discord.ChannelType.private_thread)
 
-if TYPE_CHECKING:
-    _Base = commands.Bot
-else:
-    _Base = object
 
+class Threads:
+    """Opening tables in threads of the channels of ``client``; ``on``: the adapter's
+    ``threads`` switch."""
 
-class TableThreads(_Base):
-    """Opening tables in threads (a part of :class:`DiscordAdapter`)."""
-
-    service: Host
-    _threads_on: bool
-    _threads: Bounded[int, int]
-    """Per text channel: the thread of its newest table."""
-    _parents: Bounded[int, int]
-    """Per table thread: its text channel."""
-    _thread_locks: Bounded[int, asyncio.Lock]
-    """Per text channel: held while a ``/join`` there finds or opens its thread, so that
-    joins at the same moment go to one thread."""
+    def __init__(self, client: discord.Client, host: Host, on: bool) -> None:
+        self.client = client
+        self.host = host
+        self.on = on
+        channels = bounded.CAPS.channels
+        self._threads: Bounded[int, int] = Bounded(channels)
+        """Per text channel: the thread of its newest table."""
+        self._parents: Bounded[int, int] = Bounded(channels)
+        """Per table thread: its text channel."""
+        self._thread_locks: Bounded[int, asyncio.Lock] = Bounded(channels)
+        """Per text channel: held while a ``/join`` there finds or opens its thread, so
+        that joins at the same moment go to one thread."""
 
     def parent_of(self, thread: int) -> int | None:
         """The text channel of a table's thread (None: not a table thread of this bot)."""
         return self._parents.get(thread)
 
-    _lobbies: Bounded[int, _LobbyMessage]
-
-    async def _thread_for(
-        self, interaction: discord.Interaction[Any], command: str, new_in: int | None = None
+    async def thread_for(
+        self,
+        interaction: discord.Interaction[Any],
+        command: str,
+        lobby_of: Callable[[int], _LobbyMessage | None],
+        new_in: int | None = None,
     ) -> int | None:
         """The thread whose table a ``/join`` typed in a text channel goes to (made now if
         needed; ``new_in``: a new one in that channel, the lobby's "New table"), or None:
-        the command stays in its channel."""
+        the command stays in its channel. ``lobby_of``: the lobby message of a thread."""
         channel = interaction.channel
         parent = interaction.channel_id if new_in is None else new_in
         in_thread = new_in is None and getattr(channel, "type", None) in THREAD_TYPES
         if (
-            not self._threads_on
+            not self.on
             or verb(command) != "join"
             or interaction.guild_id is None
             or parent is None
@@ -80,7 +82,7 @@ class TableThreads(_Base):
         perms = interaction.app_permissions
         if not (perms.create_public_threads and perms.send_messages_in_threads):
             return None
-        if not self.service.opens_thread(qualify(parent)):
+        if not self.host.opens_thread(qualify(parent)):
             return None
         lock = self._thread_locks.get(parent)
         if lock is None:
@@ -88,7 +90,7 @@ class TableThreads(_Base):
         async with lock:
             current = self._threads.get(parent)
             if current is not None and new_in is None:
-                lobby = self._lobbies.get(current)
+                lobby = lobby_of(current)
                 # no lobby yet: the thread was opened a moment ago and its first /join is
                 # on its way to the table
                 if lobby is None or (not lobby.view.running and not lobby.view.full):
@@ -100,7 +102,7 @@ class TableThreads(_Base):
         lang = lang_of(interaction.guild_locale)
         name = text("thread_name", lang, player=interaction.user.display_name)[:100]
         try:
-            data = await self.http.start_thread_without_message(
+            data = await self.client.http.start_thread_without_message(
                 parent,
                 name=name,
                 auto_archive_duration=ARCHIVE_MINUTES,
