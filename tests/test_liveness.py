@@ -310,7 +310,7 @@ async def test_a_slow_first_post_of_a_lobby_is_never_posted_twice(
     """People join while the table's first lobby post hangs at Discord: one lobby, edited
     to the latest seats once the post is answered (a lobby per join would cost a counted
     request each, and under load they queued up before every board's edits)."""
-    monkeypatch.setattr("dokobot.adapters.discord.adapter.SEND_TURN_S", 0.2)
+    monkeypatch.setattr("dokobot.adapters.discord.order.SEND_TURN_S", 0.2)
     ch = f"discord:{fake.channel_id}"
     names = ("Anna", "Ben", "Carl")
     posts = itertools.count()
