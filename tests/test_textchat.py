@@ -8,6 +8,8 @@ import asyncio
 import re
 from collections.abc import Callable
 
+import pytest
+
 from dokobot.adapters.textchat import OutLine, TextChat, TextPlatform, run_on_host
 from dokobot.host.service import Service
 
@@ -171,3 +173,34 @@ def test_the_layer_names_no_platform() -> None:
     assert len(files) >= 8
     naming = {f.name: platform_words(f.read_text(encoding="utf-8")) for f in files}
     assert {name: found for name, found in naming.items() if found} == {}
+
+
+async def test_a_send_that_hangs_gives_its_line_up_and_the_next_goes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No await without a deadline: a platform whose send never returns (a dead connection
+    that does not say so) costs one line, not the chat; a prompt given up is reported."""
+    from dokobot.adapters.textchat import sender
+    from dokobot.adapters.textchat.outbox import Outbox, TokenBucket, Unit
+
+    class Hanging(FakeChat):
+        async def send(self, line: OutLine, to: str) -> bool:
+            if line.text == "hangs":
+                await asyncio.Event().wait()
+            return await super().send(line, to)
+
+    monkeypatch.setattr(sender, "SEND_DEADLINE", 0.05)
+    platform = Hanging()
+    box = Outbox()
+    dropped: list[str] = []
+    box.put(Unit("#doko", ["hangs"], on_drop=lambda: dropped.append("hangs")))
+    box.put(Unit("#doko", ["next"]))
+    loop = asyncio.create_task(sender.Sender(platform, box, TokenBucket(10, 100.0)).run())
+    try:
+        for _ in range(100):
+            if platform.heard:
+                break
+            await asyncio.sleep(0.01)
+    finally:
+        loop.cancel()
+    assert platform.heard == [("#doko", "next")] and dropped == ["hangs"]

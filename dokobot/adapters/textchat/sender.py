@@ -12,6 +12,11 @@ from .platform import TextPlatform
 
 log = logging.getLogger("dokobot.adapters.textchat")
 
+SEND_DEADLINE = 600.0
+"""Seconds one line may take to send (a platform's own retries on a rate limit included):
+a send that hangs longer (a dead connection that never says so) gives the line up, so the
+lines behind it go on."""
+
 
 class Sender:
     """Sends the outbox's lines through the platform, one at a time (see :meth:`run`)."""
@@ -61,8 +66,9 @@ class Sender:
                     return
             await self.bucket.acquire()
             try:
-                sent = await platform.send(line, to)
-            except Exception as exc:
+                async with asyncio.timeout(SEND_DEADLINE):  # in this task: no reordering
+                    sent = await platform.send(line, to)
+            except Exception as exc:  # TimeoutError too
                 log.warning("%s could not send a line: %s: %s", platform.prefix,
                             type(exc).__name__, exc)  # fmt: skip
                 self.abandon(line)
