@@ -204,3 +204,20 @@ async def test_a_send_that_hangs_gives_its_line_up_and_the_next_goes(
     finally:
         loop.cancel()
     assert platform.heard == [("#doko", "next")] and dropped == ["hangs"]
+
+
+async def test_a_line_said_reaches_the_host_as_typed_here() -> None:
+    """``command`` reads the chat's sign; ``said`` hands the host the line with its
+    mentions, a card number read in the hand the person was last shown."""
+    from dokobot.host.contract import BareHost
+    from dokobot.host.events import Input
+
+    chat = TextChat(BareHost(), FakeChat(), burst=1, rate=1.0)
+    assert chat.command(".play 2", dm=False) == "/play 2"
+    assert chat.command("!play 2", dm=False) is None  # not this chat's sign: chat
+    chat.delivery.shown["fake:anna"] = (5, 0, 32)  # ♣9 is the second card she was shown
+    chat.said("fake:#doko", "fake:anna", "anna", "/play 2", dm=False,
+              mentions=(("ben", "fake:ben"),))  # fmt: skip
+    inp = chat.inbox.get_nowait()
+    assert isinstance(inp, Input)
+    assert (inp.text, inp.overheard, inp.mentions) == ("/play ♣9", True, (("ben", "fake:ben"),))

@@ -101,15 +101,18 @@ class TextChat:
         dm: bool,
         admin: bool = False,
         truncated: bool = False,
+        mentions: tuple[tuple[str, str], ...] = (),
     ) -> None:
         """``user`` (shown as ``name``) said ``text`` (a :meth:`command`) in ``channel``
         (``""`` and ``dm``: privately to the bot): it goes to the host after what came
-        before. A card number means a card of the hand he last saw."""
+        before. A card number means a card of the hand he last saw. ``truncated``: the
+        server cut the line; ``mentions``: the people the line names by a link of the
+        chat's own, each (as written, user id)."""
         shown = self.delivery.shown.get(user)
         if shown:
             text = resolve_number(text, shown)
         inp = Input(channel=channel, user=user, name=name, text=text, dm=dm, admin=admin,
-                    truncated=truncated, overheard=not dm)  # fmt: skip
+                    truncated=truncated, overheard=not dm, mentions=mentions)  # fmt: skip
         try:
             self.inbox.put_nowait(inp)
         except asyncio.QueueFull:
