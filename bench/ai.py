@@ -13,6 +13,8 @@ baseline (the luck of the cards cancels); a deal's result is the mean over its g
     python bench/ai.py --games 400 --rules poverty,piglets,bock --by-kind   # house rules on
     python bench/ai.py --games 600 --procs 1 --only search_vs_heuristic --house-rules  # all
     python bench/ai.py --games 2000 --procs 2 --only search_vs_heuristic,search_vs_previous
+    nice -n 10 python bench/ai.py --games 2000 --procs 2 --layouts single --budget 0.05 \\
+        --only inference_vs_previous --resume inference.jsonl     # learned inference
 
 ``--games`` counts the games with A per match (deals x layouts). ``--by-kind`` adds a table
 per game kind: normal with A partners, normal with B partners (mixed), wedding, a solo
@@ -115,9 +117,12 @@ MATCHES = {
     "heuristic_vs_random": ("normal", "random"),
     "search_vs_random": ("strong", "random"),
     "search_vs_previous": ("strong", "strong_uct"),
+    "inference_vs_previous": ("strong", "strong_prev"),
 }
 """``search_vs_previous``: the strong level against itself as it was before exact endgames
-(``strong_uct``: UCT to the last card), on the same deals at the same budget."""
+(``strong_uct``: UCT to the last card); ``inference_vs_previous``: against itself as it was
+before learned inference (``strong_prev``: worlds drawn uniformly); both on the same deals
+at the same budget."""
 
 Params = tuple[tuple[str, float | int | bool], ...]
 Task = tuple[str, int, tuple[int, ...], float, bool, Rules, Params, int]
@@ -157,7 +162,7 @@ SEARCH_SEED_STEP: Final = 1_000_003
 def _make(
     budget: float, fixed: bool, params: Params, search_seed: int, level: str, seed: int
 ) -> ComputerPlayer:
-    if level in ("strong", "strong_uct"):
+    if level in ("strong", "strong_uct", "strong_prev"):
         seed += search_seed * SEARCH_SEED_STEP
     if level == "strong" and params:
         return SearchPlayer(seed, NO_RESTRICTIONS, budget, fixed=fixed, **dict(params))  # type: ignore[arg-type]
@@ -515,7 +520,9 @@ def main() -> None:
         tasks = todo
     # --budgets: the budget is CPU time of the searching thread, and no wall-clock cap cuts a
     # search short on a loaded machine (a niced run may wait for a core for seconds)
-    with mp.Pool(args.procs, initializer=_lift_wall_cap if budgets else None) as pool:
+    # (the same for the match of two strong levels: both must get the same CPU)
+    lift = budgets or "inference_vs_previous" in names
+    with mp.Pool(args.procs, initializer=_lift_wall_cap if lift else None) as pool:
         for done, (task, game) in enumerate(pool.imap_unordered(_run, tasks, chunksize=1), 1):
             if done % 100 == 0 or done == len(tasks):
                 print(f"  {done}/{len(tasks)} games, {time.time() - t0:.0f} s", file=sys.stderr)
@@ -550,6 +557,12 @@ def main() -> None:
         print(
             f"{name}: {a} scores {_ci(e)} points/game against {b}, {e.deals} deals, {e.games} games"
         )
+        if games:
+            a_cpu = sum(t for g in games for t in g.a_times) / sum(len(g.a_seats) for g in games)
+            b_cpu = sum(t for g in games for t in g.b_times) / sum(
+                4 - len(g.a_seats) for g in games
+            )
+            print(f"{name}: CPU per game and seat: {a} {a_cpu:.2f} s, {b} {b_cpu:.2f} s")
         if args.by_kind:
             print("\n".join(kind_table(games)))
         for g in games:

@@ -11,7 +11,8 @@ difference of mistakes per game over the deals and its z (mean / standard error)
 Are the flags right? Every flagged card played with 4 or fewer cards in hand is solved
 exactly over every layout of the unseen cards consistent with what the player saw
 (:func:`~dokobot.ai.layouts.layouts`, :func:`~dokobot.ai.solver.solve`, each layout by its
-weight): a flag is confirmed if the card the review named is better than the card played by
+weight times the learned inference's tilt, :func:`~dokobot.ai.inference.layout_weight`, as
+the review weighs it): a flag is confirmed if the card the review named is better than the card played by
 that exact mean (by more than 0.001 points). ``false_flags`` is the share of such flags not
 confirmed; a position with more than ``--ff-layouts`` layouts is not checked (counted apart).
 The share of flags whose exact loss is also at least the review's threshold (0.5) is
@@ -39,6 +40,7 @@ import itertools
 
 from dokobot.ai.arena import play_game
 from dokobot.ai.exact import SOLVE_S
+from dokobot.ai.inference import default_model, layout_weight
 from dokobot.ai.layouts import layouts
 from dokobot.ai.levels import OFFERED_LEVELS, make_player
 from dokobot.ai.review import ENUMERATE_CAP, MIN_WORLDS, MISTAKE, Mistake, review_game
@@ -63,8 +65,10 @@ def exact_loss(
     if found is None:
         return None, sampled
     assert m.played is not None and m.better is not None
+    tilt = default_model().seat_scores(obs)
     total = weight = 0.0
-    for hands, w in found:
+    for hands, w0 in found:
+        w = w0 * (1.0 if tilt is None else layout_weight(tilt, hands, obs.seat))
         v = solve(obs.world(hands))
         played = m.played if m.played in v else m.played ^ 1
         better = m.better if m.better in v else m.better ^ 1

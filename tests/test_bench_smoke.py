@@ -111,6 +111,18 @@ SMOKE: dict[str, tuple[str, tuple[str, ...]]] = {
         "--tables 8 --seconds 1 --drivers 2",
         ("pg_actions_per_s", "pg_p99_ms", "sqlite_actions_per_s"),
     ),
+    "train_inference": (
+        "--games 2 --steps 5 --uniform-samples 2 --budget 0.005",
+        (
+            "positions",
+            "cards",
+            "train_s",
+            "model_logloss",
+            "uniform_logloss",
+            "model_top1",
+            "uniform_top1",
+        ),
+    ),
 }
 TIMEOUT_S = 180
 

@@ -62,13 +62,15 @@ def exact_values(
     *,
     enumerate_cap: float = 1.0,
     min_worlds: int = 0,
+    weigh: Callable[[list[Mask]], float] | None = None,
 ) -> Paired | None:
     """Each legal card's score (one of twins) in each world, solved exactly (``None``: not a
     position for the solver). The layouts are enumerated if all fit in ``enumerate_cap``
     times the budget (in fixed mode: if there are at most ``budget.iterations``); else
     worlds come from ``sampler`` (default: :meth:`Observation.sample_hands`) until the budget
     is spent (fixed: ``budget.iterations`` worlds), at least :data:`MIN_WORLDS` (or
-    ``min_worlds``)."""
+    ``min_worlds``). ``weigh``: a factor on each enumerated layout's weight (the learned
+    inference's tilt, :func:`~dokobot.ai.inference.layout_weight`)."""
     if not solvable(obs):
         return None
     per = SOLVE_S[obs.hand.bit_count()]
@@ -80,7 +82,8 @@ def exact_values(
     found = layouts(obs, limit)
     if found is not None:
         values = [_values(obs, hands) for hands, _ in found]
-        p = Paired(values, [float(w) for _, w in found], exact=True)
+        weights = [float(w) * (1.0 if weigh is None else weigh(h)) for h, w in found]
+        p = Paired(values, weights, exact=True)
         p.seconds = budget.used()
         return p
     draw = sampler or obs.sample_hands

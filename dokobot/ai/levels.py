@@ -47,15 +47,23 @@ REGISTRY: tuple[Level, ...] = (
         lambda seed, r, budget, fixed: SearchPlayer(seed, r, budget_s=budget, fixed=fixed),
     ),
     Level(
+        "strong_prev",
+        False,
+        lambda seed, r, budget, fixed: SearchPlayer(
+            seed, r, budget_s=budget, fixed=fixed, inference=False
+        ),
+    ),
+    Level(
         "strong_uct",
         False,
         lambda seed, r, budget, fixed: SearchPlayer(
-            seed, r, budget_s=budget, fixed=fixed, exact_cards=0
+            seed, r, budget_s=budget, fixed=fixed, exact_cards=0, inference=False
         ),
     ),
 )
 """Every level, weakest first (``chaos`` is for fuzzing and not offered; ``strong_uct`` is
-the strong level as it was before exact endgames, UCT to the last card, kept for
+the strong level as it was before exact endgames, UCT to the last card, and ``strong_prev``
+the strong level as it was before learned inference, worlds drawn uniformly: both kept for
 ``bench/ai.py`` to compare with)."""
 
 LEVELS = tuple(level.name for level in REGISTRY)

@@ -62,6 +62,11 @@ explain what the others did in that deal; about a sixth of uniformly sampled dea
 normal game give a seat who said healthy both ♣Q); ``heuristic_margin=m`` plays the
 heuristic's card unless the search rates it ``m`` points per game below its best.
 
+Learned inference (``inference=True``, the default): every world, sampled or enumerated, is
+tilted by the card-location model of :mod:`~dokobot.ai.inference` (trained on the strong
+level's own games; its input is the observation only). ``inference=False`` is the level as it
+was before (``strong_prev``, for comparisons).
+
 Exact endgames: with :data:`EXACT_CARDS` cards or fewer in hand (``exact_cards``) the card is
 the one with the best mean over worlds solved exactly (:mod:`~dokobot.ai.exact`, the
 double-dummy solver of :mod:`~dokobot.ai.solver`): every consistent layout when they fit the
@@ -126,6 +131,7 @@ from .house import (
     return_candidates,
     return_choice,
 )
+from .inference import default_model, layout_weight, tilt_hands
 from .legal import cards_in, decision_rng, legal_actions, legal_calls
 from .paired import Paired
 from .rollout import greedy_playout
@@ -503,6 +509,7 @@ def uct_search(
     infer: int = 1,
     miss: float = 0.2,
     world_cap: int | None = None,
+    tilt: list[list[float]] | None = None,
 ) -> SearchStats:
     """Ensemble UCT from the observing player's card turn: ``worlds`` sampled worlds, each
     searched for an equal share of ``budget`` (world ``k`` until ``(k + 1) / worlds`` of it is
@@ -510,13 +517,17 @@ def uct_search(
     after that many iterations, and further worlds are searched until the budget is spent.
     ``solo_model``: the loser limit of a lust soloist's hand in the worlds
     (:func:`model_soloist`). ``infer`` > 1: each world is drawn from that many sampled deals in
-    proportion to :func:`play_likelihood` (``miss``)."""
+    proportion to :func:`play_likelihood` (``miss``). ``tilt``: the learned scores of
+    :meth:`~dokobot.ai.inference.CardModel.seat_scores`; each world is drawn from the
+    uniform deals tilted by them (:func:`~dokobot.ai.inference.tilt_hands`)."""
     stats = SearchStats()
     k = 0
     while k < worlds or (world_cap is not None and not budget.fixed and not budget.spent()):
         cands = []
         for _ in range(max(1, infer)):
             hands = obs.sample_hands(rng)
+            if tilt is not None:
+                hands = tilt_hands(obs, hands, tilt, rng)
             if solo_model is not None:
                 hands = model_soloist(obs, hands, rng, solo_model)
             cands.append(hands)
@@ -606,6 +617,7 @@ class SearchPlayer:
         more_worlds: bool = True,
         pooled: bool = False,
         exact_cards: int = EXACT_CARDS,
+        inference: bool = True,
         fixed: bool = False,
     ) -> None:
         self.seed = seed
@@ -629,6 +641,7 @@ class SearchPlayer:
         self.more_worlds = more_worlds
         self.pooled = pooled
         self.exact_cards = exact_cards
+        self.inference = inference
         self.fixed = fixed
 
     def _eps(self, me: int) -> tuple[float, float, float, float]:
@@ -666,7 +679,13 @@ class SearchPlayer:
             self.infer,
             self.infer_miss,
             cap,
+            self._tilt(obs),
         )
+
+    def _tilt(self, obs: Observation) -> list[list[float]] | None:
+        """The learned scores the worlds of ``obs`` are tilted by (``None``: uniform
+        worlds, the level without :attr:`inference` or outside the card play)."""
+        return default_model().seat_scores(obs) if self.inference else None
 
     def decide(self, obs: Observation) -> Action:
         actions = legal_actions(obs)
@@ -911,9 +930,12 @@ class SearchPlayer:
             per = SOLVE_S[obs.hand.bit_count()]
             fixed = max(MIN_WORLDS, int(seconds * _FIXED_SHARE / per))
         limit = self.solo_model
+        tilt = self._tilt(obs)
 
         def draw(r: random.Random) -> list[Mask]:
             hands = obs.sample_hands(r)
+            if tilt is not None:
+                hands = tilt_hands(obs, hands, tilt, r)
             return hands if limit is None else model_soloist(obs, hands, r, limit)
 
         return exact_values(
@@ -923,6 +945,7 @@ class SearchPlayer:
             draw,
             enumerate_cap=enumerate_cap,
             min_worlds=min_worlds,
+            weigh=None if tilt is None else lambda hands: layout_weight(tilt, hands, obs.seat),
         )
 
     def card_evaluation(
