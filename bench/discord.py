@@ -290,6 +290,9 @@ class Table:
                         await self.seat(again=True)
                     start = await self.slash(self.people[0].user, "start")  # again
                     tried = time.monotonic()
+                fresh = self.run.board(self.channel_id)
+                if fresh is not None and fresh is not before:
+                    continue  # it came while /start was pressed again
                 if time.monotonic() - began > self.run.stuck_after:
                     said = [m.content for m in start.ephemeral_messages]
                     shown = [
@@ -305,6 +308,7 @@ class Table:
                 self.rng.choice(self.people).misses = True
             people = [self._person(p, board) for p in self.people]
             watch = asyncio.gather(self._observe(board), *people)
+            watch.add_done_callback(_retrieved)  # a run stopped early: no noise on stderr
             try:
                 await asyncio.wait_for(watch, GAME_LIMIT / self.run.speed)
             except TimeoutError:
@@ -436,6 +440,11 @@ class Table:
                 if hand is not None:
                     await run.press(await run.fake.click(user, calls[-1], hand))
             person.acted = board.payload.get("edited_timestamp")
+
+
+def _retrieved(future: asyncio.Future[object]) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 def bot_config(folder: Path, speed: float, memory: bool, turn_timeout: int) -> Path:
