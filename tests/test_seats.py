@@ -84,11 +84,11 @@ def test_tournament_refuses_five_seats_with_a_translated_reason(
 def test_the_table_seats_as_many_as_the_option_and_start_needs_them_all() -> None:
     rep = _people(4, "seats 5")
     rep.run_text("anna: /start")
-    assert "needs 5 players; 4 seated" in rep.transcript[-1][1].text
+    assert "needs all its seats taken (seats: 5, seated: 4)" in rep.transcript[-1][1].text
     rep.run_text("emil: /join\nfritz: /join")
     texts = [e.text for _, e in rep.transcript[-3:]]
     assert any("emil joined (5/5)" in t for t in texts)
-    assert "full (5 players)" in rep.transcript[-1][1].text
+    assert "The table is full (seats: 5)." in rep.transcript[-1][1].text
     assert rep.table.names() == list(NAMES[:5])
     rep.run_text("anna: /option seats 4")  # five are seated
     assert "5 are seated" in rep.transcript[-1][1].text and rep.table.options.seats == 5

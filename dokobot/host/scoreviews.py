@@ -28,6 +28,7 @@ def score_note(
         last=last,
         length=series_length(opts),
         tournament=opts.tournament,
+        seated_first=opts.seats > 4,
     )
     sheet += chips
     return Note(ALL, "score_sheet", {"sheet": "\n".join(sheet)})

@@ -367,13 +367,16 @@ def score_sheet(
     last: int = 12,
     length: int | None = None,
     tournament: bool = False,
+    seated_first: bool = False,
 ) -> list[str]:
     """The score list as lines of aligned text: a progress line, one row per game (the last
     ``last``; a line says how many earlier ones are left out), the totals of the running
     series and a legend of the marks.
 
     Columns: game number, dealer, game, value, each player's result, ``|``, each player's
-    running total in the game's series.
+    running total in the game's series. The players' columns are in the order they first
+    played; ``seated_first`` (five or six at a table): those seated (``names``, in the order
+    they sat down) first, then those who left.
     """
     counted = series.counted
     if tournament and length is not None:
@@ -410,7 +413,8 @@ def score_sheet(
         return lines
     # Columns belong to players, not seats: whoever sat in a game of the series has one,
     # and a game's row fills the columns of the four who played it.
-    players = list(dict.fromkeys([*series.by_player, *names]))
+    first = [*names, *series.by_player] if seated_first else [*series.by_player, *names]
+    players = list(dict.fromkeys(first))
     running = {n: series.by_player.get(n, 0) for n in players}
     shown = list(records[-last:]) if last > 0 else list(records)
     # the running totals after each shown game, back from the series' totals

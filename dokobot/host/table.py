@@ -773,7 +773,7 @@ class Table:
         lang = lang or self.options.language
         return scoreviews.score_note(
             self.finished,
-            self.names(),
+            [s.name for s in self.ring()],
             self.series,
             self.options,
             lang,
