@@ -9,6 +9,7 @@ import asyncio
 import itertools
 from typing import Any
 
+import discord
 import pytest
 from pg_server import PASSWORD, PgServer
 from psycopg.conninfo import make_conninfo
@@ -16,6 +17,9 @@ from psycopg.conninfo import make_conninfo
 from dokobot.adapters.discord import handed
 from dokobot.adapters.discord.handed import HandedPresses
 from dokobot.adapters.discord.handoff import TAKEN, Handoff, Press
+from dokobot.adapters.discord.languages import Languages
+from dokobot.host.contract import BareHost
+from dokobot.host.events import Event
 from dokobot.host.i18n import text
 from dokobot.store import open_store
 
@@ -34,9 +38,23 @@ class _ShardZero(HandedPresses):
     """Shard 0's side of a handed-over press, its notices kept instead of sent."""
 
     def __init__(self, handoff: Handoff) -> None:
-        self._handoff = handoff
-        self._claim_within = 0.0
-        self._background = set()
+        host = BareHost()
+
+        async def push(events: list[Event]) -> None:
+            return None
+
+        super().__init__(
+            discord.Client(intents=discord.Intents.none()),
+            host,
+            handoff,
+            Languages(discord.Client(intents=discord.Intents.none()), host),
+            claim_within=0.0,
+            note=lambda inp, events: None,
+            push=push,
+            marker_of=lambda table, event: None,
+            enter=lambda: None,
+            leave=lambda: None,
+        )
         self.said: list[str] = []
 
     def _press_webhook(self, press: Press) -> Any:

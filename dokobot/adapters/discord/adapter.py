@@ -23,13 +23,11 @@ Prompt buttons carry their game and decision (:mod:`.buttons`); prompts whose de
 past lose their buttons, and the host refuses a press on one. No exception escapes to
 discord.py: it is logged and the user is told that something went wrong.
 
-The adapter is the composition. Parts it holds, each with its own state: :mod:`.order`
-(each channel's batches in turn), :mod:`.threads`, :mod:`.lobby_messages`,
-:mod:`.languages`, :mod:`.settings` (``/prompts``, ``/deck``), :mod:`.upload` (the slash
-commands), :mod:`.budget`, :mod:`.handoff`. Parts still mixed into the class:
-:mod:`.board_messages`, :mod:`.delivery` (DMs, panels), :mod:`.notify`, :mod:`.handed`,
-:mod:`.checks`. :mod:`.interaction` holds the bookkeeping of an interaction,
-:mod:`.messages` ids and texts, :mod:`.gateway` the start (shards, ``run_discord``).
+The adapter is the composition; its parts with their own state are objects it holds
+(:mod:`.order`, :mod:`.threads`, :mod:`.lobby_messages`, :mod:`.languages`,
+:mod:`.settings`, :mod:`.upload`, :mod:`.budget`, :mod:`.handed` with :mod:`.handoff`);
+:mod:`.board_messages`, :mod:`.delivery`, :mod:`.notify` and :mod:`.checks` are still mixed
+into the class (see docs/development.md).
 """
 
 from __future__ import annotations
@@ -49,7 +47,14 @@ from discord.ext import commands
 from dokobot import bounded
 from dokobot.adapters.discord.board_messages import BOARD_INTERVAL, BoardMessages
 from dokobot.adapters.discord.budget import BOT_WIDE_RPS, RequestBudget, limit_requests
-from dokobot.adapters.discord.buttons import ASK, DokoButton, PersistentView, table_view, verb
+from dokobot.adapters.discord.buttons import (
+    ASK,
+    DokoButton,
+    PersistentView,
+    play_suggestions,
+    table_view,
+    verb,
+)
 from dokobot.adapters.discord.checks import AdminChecks
 from dokobot.adapters.discord.delivery import DM_RETRIES, PrivateDelivery
 from dokobot.adapters.discord.handed import HandedPresses
@@ -132,7 +137,6 @@ class DiscordAdapter(
     BoardMessages,
     PrivateDelivery,
     TurnPings,
-    HandedPresses,
     commands.Bot,
 ):
     """dokobot on Discord: slash commands and buttons for one host service.
@@ -230,7 +234,18 @@ class DiscordAdapter(
         self.settings = UserSettings(service, prompts_default, self.languages.user)
         self._dm_retries = dm_retries
         self._handoff = handoff
-        self._claim_within = claim_within
+        self.handed = HandedPresses(
+            self,
+            service,
+            handoff,
+            self.languages,
+            claim_within=claim_within,
+            note=self._note,
+            push=self.push,
+            marker_of=self._marker_of,
+            enter=self._enter,
+            leave=self._leave,
+        )
         self._busy = 0
         self._idle = asyncio.Event()
         self._idle.set()
@@ -256,7 +271,7 @@ class DiscordAdapter(
             self._previous_listener = self.service.listener
             self.service.listener = self._host_listener
         if self._handoff is not None:
-            await self._handoff.start(self._handed_over)
+            await self._handoff.start(self.handed.handed_over)
         await self.upload.at_start()
         if self._restored is not None:
             events, self._restored = self._restored, None
@@ -299,7 +314,7 @@ class DiscordAdapter(
         for board in self._boards.values():
             if board.task is not None:
                 board.task.cancel()
-        for task in list(self._background):  # DM retries, handed presses' deadlines
+        for task in [*self._background, *self.handed.waiting]:  # DM retries, presses' deadlines
             task.cancel()
         if self._handoff is not None:
             await self._handoff.close()
@@ -349,8 +364,8 @@ class DiscordAdapter(
         if verb(command) == NEW_TABLE:  # a /join in a new thread of the channel ``table``
             await self._handle(interaction, "/join", table=table, new_table=True)
             return
-        if self._held_elsewhere(interaction, table):
-            await self._hand_over(interaction, table, command, label, marker)
+        if self.handed.held_elsewhere(interaction, table):
+            await self.handed.hand_over(interaction, table, command, label, marker)
             return
         await self._handle(interaction, command, table=table, label=label, marker=marker)
 
@@ -393,28 +408,15 @@ class DiscordAdapter(
     ) -> list[AppChoice[str]]:
         """Autocomplete for ``/play``: the legal cards of the user's latest turn prompt."""
         try:
-            return self._card_suggestions(interaction, current)
+            channel = qualify(interaction.channel_id) if interaction.channel_id else ""
+            user = qualify(interaction.user.id)
+            choices = self._choices.get((channel, user))
+            if choices is None:
+                choices = next((c for (_, u), c in self._choices.newest_first() if u == user), ())
+            return play_suggestions(choices, current)
         except Exception:
             log.exception("card suggestions failed")
             return []
-
-    def _card_suggestions(
-        self, interaction: discord.Interaction[Any], current: str
-    ) -> list[AppChoice[str]]:
-        channel = qualify(interaction.channel_id) if interaction.channel_id else ""
-        user = qualify(interaction.user.id)
-        choices = self._choices.get((channel, user))
-        if choices is None:
-            choices = next((c for (_, u), c in self._choices.newest_first() if u == user), ())
-        typed = current.strip().lower()
-        out: list[AppChoice[str]] = []
-        for choice in choices:
-            if verb(choice.command) != "play":
-                continue
-            value = choice.command.split(maxsplit=1)[1] if " " in choice.command else ""
-            if value and (typed in value.lower() or typed in choice.label.lower()):
-                out.append(AppChoice(name=choice.label[:100] or value, value=value[:100]))
-        return out[:25]
 
     def _input(
         self,
@@ -572,36 +574,6 @@ class DiscordAdapter(
                 self.languages.set_channel(channel_id, view.language)
                 self._images[channel_id] = view.images
 
-    def _on_board(self, channel: str, batch: _Batch) -> bool:
-        """Whether the channel's texts of ``batch`` go onto its board (not a new message)."""
-        view = batch.boards.get(channel)
-        channel_id = snowflake_of(channel)
-        if view is None or channel_id is None:
-            return False
-        current = self._boards.get(channel_id)
-        if current is not None and current.game_number == view.game_number:
-            return not current.result_posted and not view.finished
-        return not view.finished
-
-    def _result_in(self, channel: str, batch: _Batch) -> bool:
-        """Whether ``batch`` ends the game whose board the channel shows: its texts are the
-        result, a message of its own with the buttons Next game and Score."""
-        view = batch.boards.get(channel)
-        channel_id = snowflake_of(channel)
-        if view is None or channel_id is None or not view.finished:
-            return False
-        board = self._boards.get(channel_id)
-        return (
-            board is not None and board.game_number == view.game_number and not board.result_posted
-        )
-
-    def _absorbed(self, channel: str, batch: _Batch) -> bool:
-        """Whether the channel's texts of ``batch`` go onto its board or its lobby (not a new
-        message): everything but a game's result, when the service sends boards."""
-        if self._on_board(channel, batch):
-            return True
-        return channel in batch.lobbies and not self._result_in(channel, batch)
-
     async def _deliver(
         self,
         events: Sequence[Event],
@@ -728,10 +700,6 @@ class DiscordAdapter(
                     await self._guarded(reply.public(pieces[0], view))
                     rest[channel] = pieces[1:]
         await self._guarded(reply.finish())
-
-    def _boards_shown(self) -> set[int]:
-        """Channels whose current game has a board message (their texts need no button)."""
-        return {c for c, b in self._boards.items() if not b.result_posted}
 
     async def _guarded(self, sending: Awaitable[Any]) -> None:
         """One message that Discord refuses must not stop the others."""

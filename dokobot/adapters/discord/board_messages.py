@@ -19,7 +19,8 @@ from dokobot.adapters.discord.board import TABLE_PICTURE, board_embed, picture_t
 from dokobot.adapters.discord.budget import RequestBudget
 from dokobot.adapters.discord.buttons import DokoButton
 from dokobot.adapters.discord.i18n import text
-from dokobot.adapters.discord.interaction import _BoardMessage
+from dokobot.adapters.discord.interaction import _Batch, _BoardMessage
+from dokobot.adapters.discord.messages import snowflake_of
 from dokobot.adapters.discord.notify import ARCHIVED
 from dokobot.bounded import Bounded
 from dokobot.host.board import BoardView
@@ -73,6 +74,40 @@ class BoardMessages(_Base):
         def _seat_in_thread(self, table: int, users: list[int]) -> None: ...
 
         async def report_lost_permissions(self, channel_id: int, lang: str) -> None: ...
+
+    def _on_board(self, channel: str, batch: _Batch) -> bool:
+        """Whether the channel's texts of ``batch`` go onto its board (not a new message)."""
+        view = batch.boards.get(channel)
+        channel_id = snowflake_of(channel)
+        if view is None or channel_id is None:
+            return False
+        current = self._boards.get(channel_id)
+        if current is not None and current.game_number == view.game_number:
+            return not current.result_posted and not view.finished
+        return not view.finished
+
+    def _result_in(self, channel: str, batch: _Batch) -> bool:
+        """Whether ``batch`` ends the game whose board the channel shows: its texts are the
+        result, a message of its own with the buttons Next game and Score."""
+        view = batch.boards.get(channel)
+        channel_id = snowflake_of(channel)
+        if view is None or channel_id is None or not view.finished:
+            return False
+        board = self._boards.get(channel_id)
+        return (
+            board is not None and board.game_number == view.game_number and not board.result_posted
+        )
+
+    def _absorbed(self, channel: str, batch: _Batch) -> bool:
+        """Whether the channel's texts of ``batch`` go onto its board or its lobby (not a new
+        message): everything but a game's result, when the service sends boards."""
+        if self._on_board(channel, batch):
+            return True
+        return channel in batch.lobbies and not self._result_in(channel, batch)
+
+    def _boards_shown(self) -> set[int]:
+        """Channels whose current game has a board message (their texts need no button)."""
+        return {c for c, b in self._boards.items() if not b.result_posted}
 
     async def _show_board(
         self, channel_id: int, view: BoardView, texts: list[str], people: Sequence[int] = ()

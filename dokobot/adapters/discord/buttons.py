@@ -21,10 +21,11 @@ True
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, Final, Protocol, runtime_checkable
 
 import discord
+from discord.app_commands import Choice as AppChoice
 
 from dokobot.host.commands import confirmed_commands
 from dokobot.host.events import Choice
@@ -288,3 +289,17 @@ def table_view(table: int, label: str) -> discord.ui.View:
     view = PersistentView()
     view.add_item(DokoButton(table, "/hand", label, discord.ButtonStyle.primary, emoji="🃏"))
     return view
+
+
+def play_suggestions(choices: Sequence[Choice], current: str) -> list[AppChoice[str]]:
+    """The cards among ``choices`` (a turn prompt's) that match what is typed so far
+    (``current``), as ``/play`` autocompletes them (at most 25, Discord's limit)."""
+    typed = current.strip().lower()
+    out: list[AppChoice[str]] = []
+    for choice in choices:
+        if verb(choice.command) != "play":
+            continue
+        value = choice.command.split(maxsplit=1)[1] if " " in choice.command else ""
+        if value and (typed in value.lower() or typed in choice.label.lower()):
+            out.append(AppChoice(name=choice.label[:100] or value, value=value[:100]))
+    return out[:25]

@@ -1,16 +1,15 @@
 """Presses in DMs under shards: handed to the process that holds the table, and applied
-there (a part of :class:`DiscordAdapter`; the transport is :mod:`.handoff`)."""
+there (a part the :class:`DiscordAdapter` holds; the transport is :mod:`.handoff`)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Final, cast
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Final, cast
 
 import aiohttp
 import discord
-from discord.ext import commands
 
 from dokobot.adapters.discord.buttons import choices_view, verb
 from dokobot.adapters.discord.handoff import EXPIRED, TAKEN, Handoff, Press
@@ -31,40 +30,48 @@ DECIDE_RETRY_S: Final = 2.0
 DECIDE_WITHIN_S: Final = 600.0
 """How long shard 0 keeps trying (a press's token lives 15 minutes)."""
 
-if TYPE_CHECKING:
-    _Base = commands.Bot
-else:
-    _Base = object
 
+class HandedPresses:
+    """Hand over DM presses for tables of other processes (through ``handoff``; None: one
+    process holds every table), and apply those handed to us. What it asks of the adapter:
+    ``note`` what an accepted input used up, ``push`` events that answer no interaction,
+    the ``marker_of`` a private answer, and ``enter``/``leave`` around a press applied (the
+    adapter is busy meanwhile)."""
 
-class HandedPresses(_Base):
-    """Hand over DM presses for tables of other processes, and apply those handed to us."""
+    def __init__(
+        self,
+        client: discord.Client,
+        host: Host,
+        handoff: Handoff | None,
+        languages: Languages,
+        *,
+        claim_within: float,
+        note: Callable[[Input, Sequence[Event]], None],
+        push: Callable[[list[Event]], Awaitable[None]],
+        marker_of: Callable[[int, Private], tuple[int, int] | None],
+        enter: Callable[[], None],
+        leave: Callable[[], None],
+    ) -> None:
+        self.client = client
+        self.host = host
+        self.handoff = handoff
+        self.languages = languages
+        self.claim_within = claim_within
+        self.note = note
+        self.push = push
+        self.marker_of = marker_of
+        self.enter = enter
+        self.leave = leave
+        self.waiting: set[asyncio.Task[None]] = set()
+        """Presses handed over whose holder has not taken them yet (to stop them)."""
 
-    _handoff: Handoff | None
-    _claim_within: float
-    languages: Languages
-    _background: set[asyncio.Task[None]]
-    service: Host
-
-    if TYPE_CHECKING:
-
-        def _note(self, inp: Input, events: Sequence[Event]) -> None: ...
-
-        async def push(self, events: list[Event]) -> None: ...
-
-        def _enter(self) -> None: ...
-
-        def _leave(self) -> None: ...
-
-        def _marker_of(self, table: int, event: Private) -> tuple[int, int] | None: ...
-
-    def _held_elsewhere(self, interaction: discord.Interaction[Any], table: int) -> bool:
+    def held_elsewhere(self, interaction: discord.Interaction[Any], table: int) -> bool:
         """A press in a DM for a table this process does not hold (another shard's)."""
-        if self._handoff is None or interaction.guild_id is not None or not table:
+        if self.handoff is None or interaction.guild_id is not None or not table:
             return False
-        return not self.service.holds(qualify(table))
+        return not self.host.holds(qualify(table))
 
-    async def _hand_over(
+    async def hand_over(
         self,
         interaction: discord.Interaction[Any],
         table: int,
@@ -73,7 +80,7 @@ class HandedPresses(_Base):
         marker: tuple[int, int] | None,
     ) -> None:
         """Acknowledge the press at once, then hand it to the holder of its table."""
-        assert self._handoff is not None
+        assert self.handoff is not None
         await interaction.response.defer()
         message = interaction.message
         press = Press(
@@ -90,16 +97,16 @@ class HandedPresses(_Base):
             interaction_id=interaction.id,
         )
         lang = self.languages.user(interaction.user.id) or lang_of(interaction.locale)
-        wait = self._claim_within
+        wait = self.claim_within
         try:
-            await asyncio.wait_for(self._handoff.send(press), DECIDE_TIMEOUT_S)
+            await asyncio.wait_for(self.handoff.send(press), DECIDE_TIMEOUT_S)
         except Exception as exc:  # (it may have gone out all the same: decided at once)
             log.warning("could not hand a DM press over: %s", exc)
             wait = 0.0
         # not counted as busy (wait_idle): it only waits, and says something if it must
         task = asyncio.create_task(self._unless_taken(press, lang, wait))
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
+        self.waiting.add(task)
+        task.add_done_callback(self.waiting.discard)
 
     async def _unless_taken(self, press: Press, lang: str, wait: float) -> None:
         """``wait`` seconds (:data:`CLAIM_WITHIN`) after handing ``press`` over: if the
@@ -115,14 +122,14 @@ class HandedPresses(_Base):
         the decision is written (every :data:`DECIDE_RETRY_S`, for up to
         :data:`DECIDE_WITHIN_S`; the holder cannot take it meanwhile either, the decision
         being in the same store)."""
-        assert self._handoff is not None
+        assert self.handoff is not None
         loop = asyncio.get_running_loop()
         deadline = loop.time() + DECIDE_WITHIN_S
         told = False
         while True:
             try:
                 expired = await asyncio.wait_for(
-                    self._handoff.decide(press, EXPIRED), DECIDE_TIMEOUT_S
+                    self.handoff.decide(press, EXPIRED), DECIDE_TIMEOUT_S
                 )
                 break
             except Exception as exc:
@@ -157,23 +164,23 @@ class HandedPresses(_Base):
             log.warning("could not tell a presser what became of his press: %s", exc)
 
     def _press_webhook(self, press: Press) -> discord.Webhook:
-        return discord.Webhook.partial(press.application_id, press.token, client=self)
+        return discord.Webhook.partial(press.application_id, press.token, client=self.client)
 
-    async def _handed_over(self, press: Press) -> None:
+    async def handed_over(self, press: Press) -> None:
         """A press handed over by shard 0: applied here if this process holds its table,
         its prompt used up and the user's answers sent through the interaction's token."""
-        if not self.service.holds(qualify(press.table)):
+        if not self.host.holds(qualify(press.table)):
             return
-        assert self._handoff is not None
+        assert self.handoff is not None
         try:
-            taken = await self._handoff.decide(press, TAKEN)
+            taken = await self.handoff.decide(press, TAKEN)
         except Exception:
             log.exception("could not take a handed-over press; not applied")
             return
         if not taken:  # too late: its presser was told that nothing happened
             log.warning("a DM press for table %s came after its time; dropped", press.table)
             return
-        self._enter()
+        self.enter()
         try:
             inp = Input(
                 channel=qualify(press.table),
@@ -183,8 +190,8 @@ class HandedPresses(_Base):
                 dm=True,
                 marker=press.marker,
             )
-            events = await self.service.handle(inp)
-            self._note(inp, events)
+            events = await self.host.handle(inp)
+            self.note(inp, events)
             mine = [e for e in events if isinstance(e, Private) and e.reply and e.user == inp.user]
             rest = [e for e in events if not any(e is m for m in mine)]
             await self.push(rest)
@@ -196,7 +203,7 @@ class HandedPresses(_Base):
                 await webhook.edit_message(original, content=content, view=None)
             for event in mine:
                 # the decision of this answer: a trick's winner leads the next one
-                marker = self._marker_of(press.table, event)
+                marker = self.marker_of(press.table, event)
                 view = choices_view(press.table, event.choices, marker)
                 body = format_text(event.text) or "-"
                 if view is not None:
@@ -206,4 +213,4 @@ class HandedPresses(_Base):
         except Exception:
             log.exception("applying a handed-over press failed")
         finally:
-            self._leave()
+            self.leave()
