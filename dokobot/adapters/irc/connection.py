@@ -14,16 +14,14 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import pydle  # type: ignore[import-untyped, import-not-found, unused-ignore]
 
 from ... import bounded
 from ...bounded import Bounded
+from .identities import Identities
 from .settings import IrcSettings
-
-if TYPE_CHECKING:
-    from .adapter import IrcAdapter
 
 log = logging.getLogger("dokobot.adapters.irc")
 
@@ -31,6 +29,25 @@ CUT_BYTES = 510
 """A received line this long (without CR LF) hit the protocol's 512-byte limit: it was cut."""
 
 _OP_STATUSES = ("q", "a", "o")  # owner, admin, operator
+
+
+class Handlers(Protocol):
+    """What a connection tells its adapter (:class:`~dokobot.adapters.irc.adapter.IrcAdapter`),
+    each with the connection it came from (a stale one is ignored)."""
+
+    identities: Identities
+
+    def _on_registered(self, conn: Connection) -> None: ...
+    def _on_casemapping(self, conn: Connection, value: str) -> None: ...
+    def _on_self_join(self, conn: Connection, channel: str) -> None: ...
+    def _on_self_leave(self, conn: Connection, channel: str) -> None: ...
+    def _on_seen(self, conn: Connection, nick: str, account: str | None = None) -> None: ...
+    def _on_gone(self, conn: Connection, nick: str, channel: str | None) -> None: ...
+    def _on_kicked(self, conn: Connection, channel: str, by: str) -> None: ...
+    def _on_rename(self, conn: Connection, old: str, new: str) -> None: ...
+    def _on_message(
+        self, conn: Connection, target: str, by: str, message: str, *, dm: bool
+    ) -> None: ...
 
 
 @contextlib.contextmanager
@@ -58,7 +75,7 @@ class Connection(_PydleBase):  # type: ignore[misc]
     RECONNECT_ON_ERROR = False  # the adapter reconnects itself, with backoff and jitter
     DEFAULT_QUIT_MESSAGE = "dokobot"
 
-    def __init__(self, adapter: IrcAdapter, settings: IrcSettings) -> None:
+    def __init__(self, adapter: Handlers, settings: IrcSettings) -> None:
         super().__init__(
             settings.nick,
             fallback_nicknames=[settings.nick + "_", settings.nick + "__"],
