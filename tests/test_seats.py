@@ -181,6 +181,7 @@ def test_the_board_the_lobby_and_the_stored_record_know_who_plays() -> None:
     stored = finished_game(table, rec, now=0.0)
     # statistics and ratings read the stored seats: only those who played the game
     assert [s.name for s in stored.seats] == ["anna", "ben", "dora", "emil"]
+    assert len(stored.turns) == 4  # each player's turns, for /stats
     assert stored.result["sitting_out"] == ["fritz", "carl"]
     # the same dealer deals again after an abort
     rep.run_text("anna: /start")
@@ -336,3 +337,18 @@ def test_a_watcher_of_one_who_sits_out_gets_nothing_and_score_n_names_him() -> N
     }
     rep.run_text("anna: /abort\nben: /abort\ncarl: /abort\nanna: /score 1")
     assert "Sat out: emil." in rep.transcript[-1][1].text
+
+
+def test_a_folded_state_keeps_the_seats_in_the_order_people_sat_down() -> None:
+    from dokobot.host.fold import apply_state, state_record
+    from dokobot.host.table import Table
+
+    rep = _people(5, "seats 5")
+    rep.run_text("anna: /start\nanna: /abort\nben: /abort\ncarl: /abort")
+    table = rep.table
+    assert table.names() == ["anna", "ben", "carl", "dora", "emil"]  # emil sat out: last
+    rep.run_text("!dealer anna\nben: /start\nben: /abort\ncarl: /abort\ndora: /abort")
+    assert table.names() == ["ben", "carl", "dora", "emil", "anna"]  # anna sat out: last
+    copy = Table(channel="c")
+    apply_state(copy, state_record(table).text)
+    assert copy.names() == list(NAMES[:5]) and copy.options.seats == 5 and copy.order == ()

@@ -523,7 +523,7 @@ class Table:
         self.last_trick = None
         self.multiplier = 2 if opts.bock and self.series.bock_left > 0 else 1
         self.standins = tuple(i for i, s in enumerate(self.seats) if s.standin_for is not None)
-        self.turn_count = TurnCount.fresh(len(self.seats))
+        self.turn_count = TurnCount.fresh(PLAYERS)  # the four who play
         game = self.game
         self._log(cmd(by_user, by, self.seat_of(by_user), "/start"))
         names = self.names()
