@@ -25,9 +25,9 @@ discord.py: it is logged and the user is told that something went wrong.
 
 The adapter is the composition; its parts with their own state are objects it holds
 (:mod:`.order`, :mod:`.threads`, :mod:`.lobby_messages`, :mod:`.languages`,
-:mod:`.settings`, :mod:`.upload`, :mod:`.budget`, :mod:`.handed` with :mod:`.handoff`);
-:mod:`.board_messages`, :mod:`.delivery`, :mod:`.notify` and :mod:`.checks` are still mixed
-into the class (see docs/development.md).
+:mod:`.settings`, :mod:`.checks`, :mod:`.upload`, :mod:`.budget`, :mod:`.handed` with
+:mod:`.handoff`); :mod:`.board_messages`, :mod:`.delivery` and :mod:`.notify` are still
+mixed into the class (see docs/development.md).
 """
 
 from __future__ import annotations
@@ -133,7 +133,6 @@ class _DokoTree(app_commands.CommandTree[discord.Client]):
 
 
 class DiscordAdapter(
-    AdminChecks,
     BoardMessages,
     PrivateDelivery,
     TurnPings,
@@ -197,7 +196,6 @@ class DiscordAdapter(
         self._token = token
         self._restore = restore
         self._restored = None if restored is None else list(restored)
-        self._admin_role = admin_role.strip().lower() if admin_role and admin_role.strip() else None
         self._previous_listener: Listener | None = None
         self.upload = CommandUpload(self.tree, service, sync_commands)
         self._defer_after = defer_after
@@ -221,7 +219,6 @@ class DiscordAdapter(
         self._prompts: Bounded[tuple[int, int], list[_Prompt]] = Bounded(users)
         self._dm_channels: Bounded[int, int] = Bounded(users)
         self._dm_blocked: Bounded[int, float] = Bounded(users, ttl=DM_BLOCKED_FOR)
-        self._admins: Bounded[tuple[int, int], bool] = Bounded(users)
         self._panels: Bounded[tuple[int, int], _Panel] = Bounded(users)
         self._tokens: Bounded[tuple[int, int], _Reply] = Bounded(users)
         """The latest interaction of each user at each table (see ``_note_token``)."""
@@ -231,6 +228,7 @@ class DiscordAdapter(
         """(message, decision) of prompts a press answered: a second press is no error."""
         self._permission_reported: Bounded[int, bool] = Bounded(channels, ttl=3600.0)
         self._background: set[asyncio.Task[None]] = set()
+        self.checks = AdminChecks(self, admin_role, self.threads, self.languages, self._dm)
         self.settings = UserSettings(service, prompts_default, self.languages.user)
         self._dm_retries = dm_retries
         self._handoff = handoff
@@ -436,7 +434,7 @@ class DiscordAdapter(
             name=user.display_name,
             text=command,
             dm=dm,
-            admin=self._is_admin(interaction, channel_id),
+            admin=self.checks.is_admin(interaction, channel_id),
             server=f"discord:{interaction.guild_id}" if interaction.guild_id else "",
             marker=marker,
             mentions=mentions_in(command),
@@ -472,7 +470,7 @@ class DiscordAdapter(
                     log.info("a press came too late to be acknowledged; not applied")
                     return
             creating = verb(command) in ("join", "start") and not button
-            if creating and not await self.check_permissions(interaction):
+            if creating and not await self.checks.check_permissions(interaction):
                 return
             thread = (
                 None

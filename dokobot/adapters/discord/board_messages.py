@@ -18,6 +18,7 @@ from discord.ext import commands
 from dokobot.adapters.discord.board import TABLE_PICTURE, board_embed, picture_text
 from dokobot.adapters.discord.budget import RequestBudget
 from dokobot.adapters.discord.buttons import DokoButton
+from dokobot.adapters.discord.checks import AdminChecks
 from dokobot.adapters.discord.i18n import text
 from dokobot.adapters.discord.interaction import _Batch, _BoardMessage
 from dokobot.adapters.discord.messages import snowflake_of
@@ -60,6 +61,7 @@ class BoardMessages(_Base):
     budget: RequestBudget
     _background: set[asyncio.Task[None]]
     _permission_reported: Bounded[int, bool]
+    checks: AdminChecks
 
     if TYPE_CHECKING:
 
@@ -72,8 +74,6 @@ class BoardMessages(_Base):
         def channel_lang(self, channel_id: int) -> str: ...
 
         def _seat_in_thread(self, table: int, users: list[int]) -> None: ...
-
-        async def report_lost_permissions(self, channel_id: int, lang: str) -> None: ...
 
     def _on_board(self, channel: str, batch: _Batch) -> bool:
         """Whether the channel's texts of ``batch`` go onto its board (not a new message)."""
@@ -315,7 +315,7 @@ class BoardMessages(_Base):
             return
         self._permission_reported[board.channel_id] = True
         log.error("Discord refuses the board in channel %s: %s", board.channel_id, exc.text)
-        await self.report_lost_permissions(board.channel_id, board.view.language)
+        await self.checks.report_lost_permissions(board.channel_id, board.view.language)
 
     def _board_embed(self, board: _BoardMessage) -> tuple[discord.Embed, TrickPicture | None]:
         """The embed of the board and the cards its picture shows (None: no picture)."""

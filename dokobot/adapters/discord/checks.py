@@ -1,20 +1,20 @@
 """Admin and permission checks: who counts as a server admin, and which channel
-permissions the bot lacks."""
+permissions the bot lacks (a part the :class:`DiscordAdapter` holds)."""
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Awaitable, Callable
+from typing import Any, Final
 
 import aiohttp
 import discord
-from discord.ext import commands
 
+from dokobot import bounded
 from dokobot.adapters.discord.i18n import lang_of, text
 from dokobot.adapters.discord.languages import Languages
 from dokobot.adapters.discord.threads import Threads
 from dokobot.bounded import Bounded
-from dokobot.host.contract import Host
 
 log = logging.getLogger(__name__)
 
@@ -36,37 +36,41 @@ def missing_permissions(permissions: discord.Permissions) -> list[str]:
     return [name for name in NEEDED_PERMISSIONS if not getattr(permissions, name)]
 
 
-if TYPE_CHECKING:
-    _Base = commands.Bot
-else:
-    _Base = object
+class AdminChecks:
+    """The adapter's checks of rights in the channels of ``client``. ``admin_role``: members
+    with a role of this name (or id) count as admins too; ``dm(user_id)``: a user's DM
+    channel (a server's owner is told there when the bot lost its permissions)."""
 
-
-class AdminChecks(_Base):
-    """The adapter's checks of rights (a part of :class:`DiscordAdapter`)."""
-
-    service: Host
-    _admin_role: str | None
-    _admins: Bounded[tuple[int, int], bool]
-    threads: Threads
-    languages: Languages
-
-    if TYPE_CHECKING:
-
-        async def _dm(self, user_id: int) -> discord.PartialMessageable: ...
+    def __init__(
+        self,
+        client: discord.Client,
+        admin_role: str | None,
+        threads: Threads,
+        languages: Languages,
+        dm: Callable[[int], Awaitable[discord.PartialMessageable]],
+    ) -> None:
+        self.client = client
+        self._admin_role = admin_role.strip().lower() if admin_role and admin_role.strip() else None
+        self.threads = threads
+        self.languages = languages
+        self.dm = dm
+        self._admins: Bounded[tuple[int, int], bool] = Bounded(bounded.CAPS.users)
+        """(channel, user): whether the user was an admin at his last interaction there."""
 
     async def report_lost_permissions(self, channel_id: int, lang: str) -> None:
         """Say that the bot may no longer show a table in ``channel_id`` (the caller says it
         once): in the channel; if Discord refuses that too (no Send Messages), by DM to the
         server's owner, who can grant the permissions; else only the log has it."""
         try:
-            await self.get_partial_messageable(channel_id).send(text("board_forbidden", lang))
+            await self.client.get_partial_messageable(channel_id).send(
+                text("board_forbidden", lang)
+            )
             return
         except discord.HTTPException as exc:
             log.info("could not say so in channel %s either: %s", channel_id, exc.text)
         except (aiohttp.ClientError, OSError) as exc:
             log.info("could not say so in channel %s either: %r", channel_id, exc)
-        channel = self.get_channel(channel_id) or self.get_channel(
+        channel = self.client.get_channel(channel_id) or self.client.get_channel(
             self.threads.parent_of(channel_id) or 0
         )
         guild = getattr(channel, "guild", None)
@@ -75,7 +79,7 @@ class AdminChecks(_Base):
             log.warning("channel %s: no server owner known to tell", channel_id)
             return
         try:
-            dm = await self._dm(owner)
+            dm = await self.dm(owner)
             await dm.send(text("board_forbidden_owner", lang, channel=f"<#{channel_id}>"))
         except (discord.HTTPException, aiohttp.ClientError, OSError) as exc:
             log.warning("could not tell the owner of the server of channel %s: %s", channel_id, exc)
@@ -95,7 +99,7 @@ class AdminChecks(_Base):
         )
         return False
 
-    def _is_admin(self, interaction: discord.Interaction[Any], table: int | None) -> bool:
+    def is_admin(self, interaction: discord.Interaction[Any], table: int | None) -> bool:
         """Owner, Manage Server, Administrator or the admin role, from the interaction itself
         (no members intent needed). In a DM: what the user's last interaction in the table's
         channel said."""
@@ -114,7 +118,7 @@ class AdminChecks(_Base):
             return admin
         if table is None:
             return False
-        channel = self.get_channel(table)
+        channel = self.client.get_channel(table)
         guild = getattr(channel, "guild", None)
         if isinstance(guild, discord.Guild) and guild.owner_id == user.id:
             return True
