@@ -46,8 +46,7 @@ import contextlib
 import logging
 import random
 import time
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
 
 from dokobot.host.contract import Host
 from dokobot.host.events import Event
@@ -139,12 +138,12 @@ class IrcAdapter(TextPlatform):
         return self.chat.sender.sent
 
     @property
-    def on_line(self) -> Any:
+    def on_line(self) -> Callable[[OutLine], None] | None:
         """Called with every line sent (benchmarks count them)."""
         return self.chat.sender.on_line
 
     @on_line.setter
-    def on_line(self, value: Any) -> None:
+    def on_line(self, value: Callable[[OutLine], None] | None) -> None:
         self.chat.sender.on_line = value
 
     @property
