@@ -349,6 +349,12 @@ def test_a_folded_state_keeps_the_seats_in_the_order_people_sat_down() -> None:
     assert table.names() == ["anna", "ben", "carl", "dora", "emil"]  # emil sat out: last
     rep.run_text("!dealer anna\nben: /start\nben: /abort\ncarl: /abort\ndora: /abort")
     assert table.names() == ["ben", "carl", "dora", "emil", "anna"]  # anna sat out: last
+    from dokobot.host.board import lobby_view
+    from dokobot.host.views import describe
+
+    # the lobby and /table show the seats in the order people sat down
+    assert [name for name, _ in lobby_view(table).seats] == list(NAMES[:5])
+    assert "anna, ben, carl, dora, emil" in describe(table, "en")
     copy = Table(channel="c")
     apply_state(copy, state_record(table).text)
     assert copy.names() == list(NAMES[:5]) and copy.options.seats == 5 and copy.order == ()

@@ -199,7 +199,7 @@ def lobby_view(table: Table) -> LobbyView:
     owner = next((s.name for s in table.seats if s.user == table.owner), "")
     return LobbyView(
         channel=table.channel,
-        seats=tuple((s.name, s.bot or "") for s in table.seats),
+        seats=tuple((s.name, s.bot or "") for s in table.ring()),  # as people sat down
         owner=owner,
         running=table.running,
         game_number=table.game_number,

@@ -22,7 +22,7 @@ def describe(table: Table, lang: str) -> str:
     names = table.names()
     seats = [
         render(lang, "view.standin", {"player": s.name}) if s.standin_for else s.name
-        for s in table.seats
+        for s in table.ring()  # in the order people sat down, whoever sits out
     ]
     lines = [render(lang, "view.seats", {"seats": seats or ["-"]})]
     game = table.game
