@@ -25,17 +25,21 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+# (bench/discord.py is not the discord package the Discord adapter's shards import)
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"]
 sys.path.insert(0, str(ROOT / "tests"))
 
 from pg_bot import guilds, next_input  # noqa: E402
 from pg_server import PASSWORD, PgServer  # noqa: E402
 
+from dokobot.adapters.discord.shards import shard_part  # noqa: E402
 from dokobot.host.router import Router  # noqa: E402
 from dokobot.host.service import Service  # noqa: E402
-from dokobot.store import Scope, open_store  # noqa: E402
+from dokobot.store import Append, Scope, open_store  # noqa: E402
 
 
 def postgres_cpu_s(data: Path) -> float:
@@ -67,18 +71,20 @@ def rss_mb() -> float:
 
 async def worker(location: str, shard: int, count: int, tables: int, seconds: float,
                  drivers: int) -> dict[str, object]:  # fmt: skip
-    scope = Scope(shard_count=count, shard_ids=(shard,))
+    scope = Scope((shard_part(count, (shard,)),))
     store = await asyncio.to_thread(open_store, location, scope=scope, lease_s=10.0)
     stored = 0
-    append_many = store.append_many
+    append_each = store.append_each
 
-    def counted(appends: list[tuple[str, list[str]]]) -> list[int | Exception]:
-        nonlocal stored
-        results = append_many(appends)
-        stored += sum(isinstance(n, int) for n in results)
-        return results
+    def counted(appends: list[Append], answer: Callable[[int, int | Exception], None]) -> None:
+        def told(i: int, n: int | Exception) -> None:
+            nonlocal stored
+            stored += isinstance(n, int)
+            answer(i, n)
 
-    store.append_many = counted  # type: ignore[method-assign,assignment]
+        append_each(appends, told)
+
+    store.append_each = counted  # type: ignore[method-assign,assignment]
     svc = Service(Router(seed=shard), store, idle_s=3600)
     await svc.start()
     chans = [(f"discord:{g + 1}", f"discord:{g}") for g in guilds(shard, count, tables)]

@@ -22,15 +22,20 @@ log = logging.getLogger("dokobot")
 
 def scope_of(config: Config) -> Scope:
     """The servers this process serves: its Discord shards and its IRC network (each IRC
-    network is served by one process); ``local`` tables without a chat."""
+    network is served by one process); ``local`` tables without a chat. Each adapter
+    declares how its chat splits servers among processes."""
+    from .adapters.discord.shards import shard_part
+    from .adapters.irc.network import network_part
+
     discord, irc = config.discord, config.irc
-    shard_ids: tuple[int, ...] | None = None
-    count = 1
+    parts = []
     if discord is not None:
         count = discord.shard_count or 1
         shard_ids = discord.shard_ids if discord.shard_ids is not None else tuple(range(count))
-    networks = (str(irc.network),) if irc is not None else ()
-    return Scope(shard_count=count, shard_ids=shard_ids, irc_networks=networks)
+        parts.append(shard_part(count, tuple(shard_ids)))
+    if irc is not None:
+        parts.append(network_part(str(irc.network)))
+    return Scope(tuple(parts))
 
 
 def stop_when_fenced(store: Store) -> list[str]:

@@ -20,14 +20,15 @@ import asyncio
 import hashlib
 import random
 import sys
+from collections.abc import Callable
 
+from dokobot.adapters.discord.shards import shard_of, shard_part
 from dokobot.host.events import Input
 from dokobot.host.router import Router
 from dokobot.host.service import Service
 from dokobot.host.table import command_for
 from dokobot.runner import stop_when_fenced
 from dokobot.store import Append, Scope, open_store
-from dokobot.store.scope import shard_of
 
 NAMES = ("anna", "ben", "carl", "dora")
 
@@ -62,19 +63,21 @@ def next_input(svc: Service, channel: str, server: str, rng: random.Random) -> I
 async def main(
     url: str, shards: tuple[int, ...], count: int, tables: int, moves: int, span: int | None
 ) -> int:
-    scope = Scope(shard_count=count, shard_ids=shards)
+    scope = Scope((shard_part(count, shards),))
     store = await asyncio.to_thread(open_store, url, scope=scope, lease_s=2.0)
     taken = stop_when_fenced(store)
-    append_many = store.append_many
+    append_each = store.append_each
 
-    def acked(appends: list[Append]) -> list[int | Exception]:
-        results = append_many(appends)
-        for (channel, lines, _), n in zip(appends, results, strict=True):
-            if isinstance(n, int) and lines:
+    def acked(appends: list[Append], answer: Callable[[int, int | Exception], None]) -> None:
+        def told(i: int, n: int | Exception) -> None:
+            channel, lines, _ = appends[i]
+            if isinstance(n, int) and lines:  # (answered: stored)
                 print(f"ACK {channel} {n} {digest(lines[-1])}", flush=True)
-        return results
+            answer(i, n)
 
-    store.append_many = acked  # type: ignore[method-assign,assignment]
+        append_each(appends, told)
+
+    store.append_each = acked  # type: ignore[method-assign,assignment]
     svc = Service(Router(seed=shards[0]), store)
     try:
         await svc.start()

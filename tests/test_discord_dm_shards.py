@@ -17,6 +17,7 @@ from pg_server import PASSWORD, PgServer
 from dokobot.adapters.discord import create_adapter
 from dokobot.adapters.discord.gateway import shard_options
 from dokobot.adapters.discord.handoff import Handoff
+from dokobot.adapters.discord.shards import shard_part
 from dokobot.host.router import Router
 from dokobot.host.service import Service
 from dokobot.store import Scope
@@ -42,7 +43,7 @@ async def test_a_game_of_shard_1_played_from_dms_that_reach_shard_0(
             async with contextlib.AsyncExitStack() as stack:
                 clients = []
                 for shard in (0, 1):
-                    scope = Scope(shard_count=2, shard_ids=(shard,))
+                    scope = Scope((shard_part(2, (shard,)),))
                     store = await asyncio.to_thread(PostgresStore, url, scope=scope, lease_s=5.0)
                     service = Service(Router(seed=9), store)
                     services.append(service)

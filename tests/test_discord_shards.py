@@ -10,11 +10,11 @@ from discord_fake import FakeDiscord, running
 
 from dokobot.adapters.discord import create_adapter
 from dokobot.adapters.discord.gateway import shard_options
+from dokobot.adapters.discord.shards import shard_of
 from dokobot.config import ConfigError, parse_config
 from dokobot.host.contract import BareHost
 from dokobot.host.events import Event, Input, Public
 from dokobot.runner import scope_of
-from dokobot.store.scope import shard_of
 
 
 class Echo(BareHost):

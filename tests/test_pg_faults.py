@@ -18,6 +18,8 @@ import pytest
 from pg_bot import digest as _digest
 from pg_server import PgServer
 
+from dokobot.adapters.discord.shards import shard_part
+from dokobot.adapters.irc.network import network_part
 from dokobot.host.events import Input, Private, Public
 from dokobot.host.i18n import render
 from dokobot.host.router import Router
@@ -31,7 +33,7 @@ NAMES = ("anna", "ben", "carl", "dora")
 
 
 def test_two_processes_for_the_same_shard_one_refuses(pg_url: str) -> None:
-    first = PostgresStore(pg_url, scope=Scope(shard_count=2, shard_ids=(0,)), lease_s=2)
+    first = PostgresStore(pg_url, scope=Scope((shard_part(2, (0,)),)), lease_s=2)
     try:
         started = time.monotonic()
         with pytest.raises(
@@ -39,20 +41,20 @@ def test_two_processes_for_the_same_shard_one_refuses(pg_url: str) -> None:
             match=r"discord:shard:0/2 \(held by dokobot .*still "
             r"running; this one \(Discord shards 0, 1 of 2\) does not start",
         ):
-            PostgresStore(pg_url, scope=Scope(shard_count=2, shard_ids=(0, 1)), lease_s=2,
+            PostgresStore(pg_url, scope=Scope((shard_part(2, (0, 1)),)), lease_s=2,
                           wait_s=0.5)  # fmt: skip
         assert time.monotonic() - started < 5
         # another shard is served beside it; another shard count is not
-        other = PostgresStore(pg_url, scope=Scope(shard_count=2, shard_ids=(1,)), lease_s=2)
+        other = PostgresStore(pg_url, scope=Scope((shard_part(2, (1,)),)), lease_s=2)
         other.close()
         with pytest.raises(StoreLocked, match="discord:shard:0/2"):
-            PostgresStore(pg_url, scope=Scope(shard_count=4, shard_ids=(3,)), wait_s=0.2)
+            PostgresStore(pg_url, scope=Scope((shard_part(4, (3,)),)), wait_s=0.2)
     finally:
         first.close()
 
 
 def test_a_second_bot_process_exits_with_a_clear_line(pg_url: str, tmp_path: Path) -> None:
-    holder = PostgresStore(pg_url, scope=Scope(irc_networks=("net",)), lease_s=2)
+    holder = PostgresStore(pg_url, scope=Scope((network_part("net"),)), lease_s=2)
     try:
         cfg = tmp_path / "c.yaml"
         cfg.write_text(f"store:\n  url: {pg_url}\n  lease_s: 1\nirc:\n  host: 127.0.0.1\n"
@@ -93,11 +95,11 @@ def _state(svc: Service, channel: str = "c") -> tuple[object, ...]:
 async def test_a_process_that_lost_its_lease_writes_nothing(pg_url: str) -> None:
     """A process whose lease expired (hung, cut off) and was taken over is fenced: its
     action is refused, the new holder's journal stays as it is."""
-    scope = Scope(shard_count=1, shard_ids=(0,))
+    scope = Scope((shard_part(1, (0,)),))
     old = PostgresStore(pg_url, scope=scope, lease_s=1)
     svc = Service(Router(seed=3), old)
     await _seat_four(svc, "discord:9")
-    old._stop.set()  # its heartbeat stops: the lease runs out
+    old._leases.stop()  # its heartbeat stops: the lease runs out
     new = await asyncio.to_thread(PostgresStore, pg_url, scope=scope, lease_s=1, wait_s=5)
     journal = new.load_journal("discord:9")
     before = _state(svc, "discord:9")
@@ -144,7 +146,7 @@ def test_kill_9_mid_game_and_the_replacement_continues_every_table(pg_url: str) 
     acked = _acks(seen)
     assert len(acked) == 3
 
-    store = PostgresStore(pg_url, scope=Scope(shard_count=2, shard_ids=(0,)), lease_s=2,
+    store = PostgresStore(pg_url, scope=Scope((shard_part(2, (0,)),)), lease_s=2,
                           readonly=True)  # fmt: skip
     try:
         stored = {ch: len(store.load_journal(ch)) for ch in acked}

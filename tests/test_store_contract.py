@@ -318,6 +318,7 @@ def test_a_restart_restores_running_and_finished_games_exactly(store_location: s
             svc, 1 + 4 + 48 + 1 + 4 + 7
         )  # one whole game (a checkpoint), then into the next
         before = (_state(svc), svc.store.load_journal("c1"))
+        await asyncio.gather(*svc.writes._saving.values())  # (written in the background)
         assert svc.store.load_checkpoint("c1") is not None
         assert len(svc.router.tables["c1"].ledger.entries) == 1, "chips were settled"
         await svc.close()

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Final
 
 from ..store import Store
+
+_Pending = tuple[str, list[str], "int | None", "asyncio.Future[int]"]
 
 
 class GroupCommit:
@@ -15,8 +18,10 @@ class GroupCommit:
     (:meth:`Store.append_many`: one commit, one flush to disk for all of them); while
     :attr:`IN_FLIGHT` such writes are under way, new appends wait and go with the next.
     Each append returns (is acknowledged) only once its write committed; an append the
-    store refused raises, and only that one. An append whose caller is cancelled while its
-    write is under way may still commit: :meth:`writing` says so until the write is over.
+    store refused raises, and only that one. Each is answered as soon as its own outcome is
+    known (:meth:`Store.append_each`), not when the slowest of its transaction's is. An
+    append whose caller is cancelled while its write is under way may still commit:
+    :meth:`writing` says so until the store answered it.
     """
 
     IN_FLIGHT: Final = 2
@@ -25,11 +30,11 @@ class GroupCommit:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self._pending: list[tuple[str, list[str], int | None, asyncio.Future[int]]] = []
+        self._pending: list[_Pending] = []
         self._writes: set[asyncio.Task[None]] = set()
         self._scheduled = False
         self._in_flight: dict[str, int] = {}
-        """Per table: the writes under way that hold an append of it."""
+        """Per table: its appends handed to the store and not answered yet."""
 
     def writing(self, channel: str) -> bool:
         """Whether an append of ``channel`` is being written now: it may still commit, even
@@ -62,18 +67,38 @@ class GroupCommit:
             task = asyncio.get_running_loop().create_task(self._write(batch))
             self._writes.add(task)
 
-    async def _write(
-        self, batch: list[tuple[str, list[str], int | None, asyncio.Future[int]]]
-    ) -> None:
-        results: list[int | Exception]
+    async def _write(self, batch: list[_Pending]) -> None:
+        loop = asyncio.get_running_loop()
+        answered = [False] * len(batch)
+
+        def settle(i: int, result: int | Exception) -> None:  # (the loop's thread)
+            if answered[i]:
+                return
+            answered[i] = True
+            channel, *_, done = batch[i]
+            self._in_flight[channel] -= 1
+            if not self._in_flight[channel]:
+                del self._in_flight[channel]
+            if not done.done():
+                if isinstance(result, Exception):
+                    done.set_exception(result)
+                else:
+                    done.set_result(result)
+
+        def answer(i: int, result: int | Exception) -> None:  # (any thread)
+            with contextlib.suppress(RuntimeError):  # (the loop is closed: nobody waits)
+                loop.call_soon_threadsafe(settle, i, result)
+
         try:
-            results = await asyncio.to_thread(
-                self.store.append_many, [(channel, lines, at) for channel, lines, at, _ in batch]
-            )
-            if len(results) != len(batch):
-                raise RuntimeError("the store answered a different number of appends")
+            # each append is answered when its own outcome is known: one the store writes
+            # apart (its table's row is held) holds up none of the others
+            await asyncio.to_thread(
+                self.store.append_each, [(channel, lines, at) for channel, lines, at, _ in batch],
+                answer,
+            )  # fmt: skip
         except Exception as exc:
-            results = [exc] * len(batch)
+            for i in range(len(batch)):
+                settle(i, exc)
         except BaseException:  # the loop stops: nobody waits for an answer any more
             for *_, done in batch:
                 done.cancel()
@@ -82,25 +107,16 @@ class GroupCommit:
             task = asyncio.current_task()
             if task is not None:
                 self._writes.discard(task)
-            for channel, *_ in batch:
-                self._in_flight[channel] -= 1
-                if not self._in_flight[channel]:
-                    del self._in_flight[channel]
-        for (*_, done), result in zip(batch, results, strict=True):
-            if done.done():
-                continue
-            if isinstance(result, Exception):
-                done.set_exception(result)
-            else:
-                done.set_result(result)
         if self._pending:  # after the answers: their tables' next appends come along
-            self._schedule(asyncio.get_running_loop())
+            self._schedule(loop)
 
     async def drain(self) -> None:
         """Wait until every append handed in is written (before the store closes)."""
-        while self._writes or self._pending:
+        while self._writes or self._pending or self._in_flight:
             if self._writes:
                 await asyncio.gather(*self._writes, return_exceptions=True)
-            else:
+            elif self._pending:
                 self._schedule(asyncio.get_running_loop())
                 await asyncio.sleep(0)
+            else:  # an append the store writes on its own (its table's row is held)
+                await asyncio.sleep(0.02)

@@ -8,7 +8,7 @@ import re
 import secrets
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Final
 
@@ -169,6 +169,17 @@ class Store(ABC):
             except Exception as exc:
                 out.append(exc)
         return out
+
+    def append_each(
+        self, appends: Sequence[Append], answer: Callable[[int, int | Exception], None]
+    ) -> None:
+        """:meth:`append_many`, each append answered by ``answer(index, length or error)``
+        as soon as its outcome is known: a backend that writes an append apart from the
+        others of its transaction (one whose table's row is held) answers the others
+        first, and that one later, from another thread. This default answers all at
+        once, after :meth:`append_many`."""
+        for i, result in enumerate(self.append_many(appends)):
+            answer(i, result)
 
     def check_position(self, channel: str, at: int | None) -> None:
         """Raise :class:`StoreConflict` unless the journal of ``channel`` holds ``at``

@@ -235,6 +235,79 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     UPDATE nick_history SET nick_key =
         translate(nick, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz');
     """,
+    # 8: the database no longer knows how a chat splits its servers among processes (that
+    # is the chat adapter's, see dokobot.store.scope): the writer names, per table, the
+    # server it takes the table to be of and that server's lease key; the database checks
+    # that the server is the table's and that this process holds the key
+    """
+    DROP FUNCTION dokobot_append(TEXT, INTEGER, INTEGER, TEXT[], INTEGER[], INTEGER[], TEXT[],
+                                 TEXT[]);
+    DROP FUNCTION dokobot_fence(TEXT, INTEGER, INTEGER, TEXT);
+    DROP FUNCTION dokobot_fence_table(TEXT, INTEGER, TEXT, TEXT);
+    DROP FUNCTION dokobot_lease_key(TEXT, INTEGER);
+    CREATE FUNCTION dokobot_fence_table(p_owner TEXT, p_channel TEXT, p_named TEXT,
+                                        p_server TEXT, p_key TEXT) RETURNS VOID AS $$
+    BEGIN
+        IF p_named IS DISTINCT FROM p_server THEN
+            RAISE EXCEPTION 'table % is of server %, not %', p_channel, p_server, p_named
+                USING ERRCODE = 'DKL02';
+        END IF;
+        PERFORM 1 FROM leases WHERE key = p_key AND owner = p_owner FOR SHARE;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION 'table % belongs to %, which this process does not hold',
+                p_channel, p_key USING ERRCODE = 'DKL02';
+        END IF;
+    END
+    $$ LANGUAGE plpgsql;
+    CREATE FUNCTION dokobot_fence(p_owner TEXT, p_keys INTEGER, p_shards INTEGER,
+                                  p_channel TEXT, p_named TEXT, p_key TEXT) RETURNS VOID AS $$
+    BEGIN
+        PERFORM dokobot_fence_process(p_owner, p_keys, p_shards);
+        PERFORM dokobot_fence_table(p_owner, p_channel, p_named, dokobot_server_of(p_channel,
+            (SELECT server FROM tables WHERE channel = p_channel)), p_key);
+    END
+    $$ LANGUAGE plpgsql;
+    -- p_lock_ms: how long the append waits for a table's row (NULL: as long as it takes);
+    -- the appends of several tables give up after a while, so that one table's lock holds
+    -- up no other table (each is written again on its own)
+    CREATE FUNCTION dokobot_append(p_owner TEXT, p_keys INTEGER, p_shards INTEGER,
+                                   p_channels TEXT[], p_ats INTEGER[], p_counts INTEGER[],
+                                   p_lines TEXT[], p_servers TEXT[], p_named TEXT[],
+                                   p_lease_keys TEXT[], p_lock_ms INTEGER) RETURNS INTEGER[] AS $$
+    DECLARE
+        start INTEGER;
+        srv TEXT;
+        pos INTEGER := 1;
+        lengths INTEGER[] := '{}';
+    BEGIN
+        IF p_lock_ms IS NOT NULL THEN
+            PERFORM set_config('lock_timeout', p_lock_ms::text, true);
+        END IF;
+        PERFORM dokobot_fence_process(p_owner, p_keys, p_shards);
+        FOR i IN 1 .. cardinality(p_channels) LOOP
+            INSERT INTO tables (channel, length, server) VALUES (p_channels[i], 0, p_servers[i])
+                ON CONFLICT (channel) DO NOTHING;
+            SELECT length, server INTO start, srv FROM tables WHERE channel = p_channels[i]
+                FOR UPDATE;
+            PERFORM dokobot_fence_table(p_owner, p_channels[i], p_named[i],
+                dokobot_server_of(p_channels[i], COALESCE(p_servers[i], srv)), p_lease_keys[i]);
+            IF p_ats[i] IS NOT NULL AND p_ats[i] <> start THEN
+                RAISE EXCEPTION 'table % holds % records, not %: nothing written',
+                    p_channels[i], start, p_ats[i] USING ERRCODE = 'DKC01';
+            END IF;
+            INSERT INTO journal (channel, seq, line)
+                SELECT p_channels[i], start + o - 1, l
+                FROM unnest(p_lines[pos:pos + p_counts[i] - 1]) WITH ORDINALITY AS t(l, o);
+            UPDATE tables SET length = start + p_counts[i],
+                              server = COALESCE(p_servers[i], server)
+                WHERE channel = p_channels[i];
+            lengths := lengths || (start + p_counts[i]);
+            pos := pos + p_counts[i];
+        END LOOP;
+        RETURN lengths;
+    END
+    $$ LANGUAGE plpgsql;
+    """,
 )
 
 

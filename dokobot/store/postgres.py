@@ -37,16 +37,16 @@ import logging
 import os
 import queue
 import secrets
-import select
 import socket
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from typing import TYPE_CHECKING, Any, Final
 
 import psycopg
-from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from psycopg.conninfo import make_conninfo
 from psycopg_pool import ConnectionPool
 
 from .base import (
@@ -59,8 +59,10 @@ from .base import (
     Summary,
     fold_nick,
 )
+from .pg_connect import Secret, answer_lost, check_idle, first_line, safe_url
+from .pg_leases import LEASE_LOST, NOT_SERVED, Leases, server_of
 from .pg_schema import check_version, migrate
-from .scope import SHARD_PREFIX, Scope
+from .scope import Scope
 from .shared import Db, Rows, SqlStore
 from .statements import for_psycopg
 
@@ -73,10 +75,10 @@ PASSWORD_ENV: Final = "DOKOBOT_STORE_PASSWORD"
 WRITERS: Final = 2
 """Writer threads per process: while one waits for its commit, the other gathers the next
 appends."""
-LEASE_LOST: Final = "DKL01"
-"""SQLSTATE of a write by a process that no longer holds its leases (in the current epoch)."""
-NOT_SERVED: Final = "DKL02"
-"""SQLSTATE of a write of a table whose shard this process does not hold."""
+LOCK_WAIT_MS: Final = 500
+"""How long the appends of several tables wait for one table's row (see :meth:`_write`)."""
+LOCK_WAIT: Final = "55P03"
+"""SQLSTATE of a lock not had within the time given (``lock_timeout``)."""
 CONFLICT: Final = "DKC01"
 """SQLSTATE of an append whose position is not where the table's journal ends."""
 CONNECT_WAIT_S: Final = 2.0
@@ -90,22 +92,6 @@ PROBE_S: Final = 0.5
 """While the database is down: how often the background probe tries to reach it."""
 
 
-def safe_url(url: str) -> str:
-    """``url`` without its password (for logs and reprs)."""
-    try:
-        params = conninfo_to_dict(url)
-    except psycopg.ProgrammingError:
-        return "postgresql://(unparsable url)"
-    params.pop("password", None)
-    host = params.get("host", "")
-    port = params.get("port", "")
-    user = params.get("user", "")
-    db = params.get("dbname", "")
-    who = f"{user}@" if user else ""
-    where = f"{host}:{port}" if port else str(host)
-    return f"postgresql://{who}{where}/{db}"
-
-
 def _server_in(lines: list[str]) -> str | None:
     """The server a table's journal names (its ``server`` record), if these lines hold one."""
     server = None
@@ -115,13 +101,6 @@ def _server_in(lines: list[str]) -> str | None:
             if data.get("k") == "server":
                 server = str(data.get("text", ""))
     return server
-
-
-def _server_of(channel: str, server: str | None) -> str:
-    if server:
-        return server
-    head, sep, _ = channel.rpartition(":")
-    return head if sep else channel
 
 
 class PostgresStore(SqlStore):
@@ -154,14 +133,7 @@ class PostgresStore(SqlStore):
         self.readonly = readonly
         self.owner = f"dokobot {socket.gethostname()[:24]} pid {os.getpid()} {secrets.token_hex(3)}"
         """Names this process in ``leases`` and as its connections' application_name."""
-        self._keys = self.scope.keys()
-        self._shards = self.scope.shard_count if self.scope.shard_ids is not None else None
         self.resolve_s = resolve_s
-        self.on_lost: Callable[[str], None] | None = None
-        """Called (from a store thread, once) when this process finds itself fenced: another
-        process took a lease over, or a reshard ended its epoch."""
-        self.lost: str | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._down = threading.Event()
         """Set while the database is known to be unreachable (see :meth:`_probe`)."""
         self._probing = threading.Lock()
@@ -185,23 +157,23 @@ class PostgresStore(SqlStore):
         except psycopg.ProgrammingError as exc:
             raise StoreError(f"store {self.url}: not a PostgreSQL url ({exc})") from None
         self._stop = threading.Event()
+        self._conninfo = Secret(conninfo)
+        self._leases = Leases(self.url, self.scope, self.owner, lease_s, self._connect)
+        self._servers: dict[str, str | None] = {}
+        """Per table: its server record, as stored (None: none), to fence its writes."""
         try:
-            first = psycopg.connect(conninfo, autocommit=True)
+            first = self._connect()
         except psycopg.Error as exc:
-            raise StoreError(f"store {self.url}: cannot connect ({_first_line(exc)})") from None
+            raise StoreError(f"store {self.url}: cannot connect ({first_line(exc)})") from None
         try:
             if not readonly:
                 migrate(first, self.url)
             check_version(first, self.url)
             if not readonly:
-                self._acquire(first, lease_s if wait_s is None else wait_s)
+                self._leases.acquire(first, lease_s if wait_s is None else wait_s)
         except BaseException:
             first.close()
             raise
-        self._conninfo = _Secret(conninfo)
-        self._lease_db: psycopg.Connection[Any] | None = None if readonly else first
-        """The heartbeat's own connection: while it is open, this process counts as alive
-        (a start for the same servers refuses instead of taking over)."""
         if readonly:
             first.close()
         self._started: dict[int, Any] = {}
@@ -216,12 +188,11 @@ class PostgresStore(SqlStore):
             max_size=pool_size,
             kwargs={"autocommit": True},
             timeout=CONNECT_WAIT_S,
-            check=_check_idle,
+            check=check_idle,
             configure=self._note_backend,
             open=True,
             name="dokobot-store",
         )
-        self._heartbeat: threading.Thread | None = None
         self._closing = False
         self._appends: queue.SimpleQueue[_Append | None] = queue.SimpleQueue()
         self._writers = [] if readonly else [
@@ -231,9 +202,11 @@ class PostgresStore(SqlStore):
         for writer in self._writers:
             writer.start()
         if not readonly:
-            self._heartbeat = threading.Thread(target=self._renew, name="dokobot-lease",
-                                               daemon=True)  # fmt: skip
-            self._heartbeat.start()
+            self._leases.start(first)
+
+    def _connect(self) -> psycopg.Connection[Any]:
+        """A connection of its own (not pooled)."""
+        return psycopg.connect(self._conninfo.reveal(), autocommit=True)
 
     def _note_backend(self, conn: psycopg.Connection[Any]) -> None:
         """The pool's set-up of a new connection: note when its backend started."""
@@ -253,121 +226,26 @@ class PostgresStore(SqlStore):
         return f"PostgresStore({self.url!r}, scope={self.scope.describe()!r})"
 
     # ---------------------------------------------------------------- set-up
-    def _acquire(self, db: psycopg.Connection[Any], wait_s: float) -> None:
-        """Take the leases of :attr:`scope`, waiting up to ``wait_s`` for live holders."""
-        deadline = time.monotonic() + wait_s
-        other_counts = f"{SHARD_PREFIX}%"
-        ours = f"%/{self.scope.shard_count}"
-        warned = False
-        while True:
-            with db.transaction():
-                db.execute("LOCK TABLE leases IN SHARE ROW EXCLUSIVE MODE")
-                rows = db.execute(
-                    "SELECT key, owner, expires > now(), EXISTS (SELECT 1 FROM pg_stat_activity"
-                    " a WHERE a.application_name = l.owner) FROM leases l "
-                    "WHERE owner <> %s AND (key = ANY(%s) OR (%s AND key LIKE %s "
-                    "AND key NOT LIKE %s))",
-                    (self.owner, list(self._keys), self.scope.shard_ids is not None,
-                     other_counts, ours),
-                ).fetchall()  # fmt: skip
-                blockers = [(str(k), str(o)) for k, o, fresh, alive in rows if fresh and alive]
-                if not blockers:
-                    for key, owner, _, _ in rows:
-                        log.warning("taking over %s from %s (gone or its lease expired)",
-                                    key, owner)  # fmt: skip
-                    db.execute(
-                        "INSERT INTO leases (key, owner, expires) "
-                        "SELECT k, %s, now() + make_interval(secs => %s) FROM unnest(%s::text[]) k "
-                        "ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, "
-                        "expires = excluded.expires",
-                        (self.owner, self.lease_s, list(self._keys)),
-                    )
-                    if self._shards is not None:
-                        self._begin_epoch(db, other_counts, ours)
-                    return
-            what = ", ".join(f"{k} (held by {o})" for k, o in blockers)
-            if time.monotonic() >= deadline:
-                raise StoreLocked(
-                    f"store {self.url}: {what} is served by another dokobot process that is "
-                    f"still running; this one ({self.scope.describe()}) does not start: stop "
-                    "the other process first, or give this one other shards"
-                )
-            if not warned:
-                log.warning("waiting up to %.1f s for %s", wait_s, what)
-                warned = True
-            time.sleep(min(0.25, wait_s / 4 or 0.25))
-
-    def _begin_epoch(self, db: psycopg.Connection[Any], other_counts: str, ours: str) -> None:
-        """Make this process's shard count the current epoch; a reshard deletes every lease
-        of the old epoch (their holders are gone or expired: see :meth:`_acquire`), so an
-        old process that comes back is fenced."""
-        old = db.execute(
-            "DELETE FROM leases WHERE key LIKE %s AND key NOT LIKE %s RETURNING key, owner",
-            (other_counts, ours),
-        ).fetchall()
-        if old:
-            log.warning("reshard to %d shards: the leases of the old epoch (%s) end",
-                        self._shards, ", ".join(f"{k} of {o}" for k, o in old))  # fmt: skip
-        db.execute(
-            "INSERT INTO shard_epoch (one, shard_count) VALUES (true, %s) "
-            "ON CONFLICT (one) DO UPDATE SET shard_count = excluded.shard_count",
-            (self._shards,),
-        )
-
     def watch_loop(self, loop: asyncio.AbstractEventLoop) -> None:
         """Renew the leases only while ``loop`` answers: before each renewal the heartbeat
         asks the loop to run a callback, and skips the renewal when it does not run within
         ``lease_s / 6`` (a wedged or paused process lets its leases run out)."""
-        self._loop = loop
+        self._leases.watch_loop(loop)
 
-    def _loop_answers(self) -> bool:
-        loop = self._loop
-        if loop is None:
-            return True
-        answered = threading.Event()
-        try:
-            loop.call_soon_threadsafe(answered.set)
-        except RuntimeError:  # the loop is closed
-            return False
-        return answered.wait(self.lease_s / 6)
+    @property
+    def lost(self) -> str | None:
+        """Why this process is fenced (None while it is not)."""
+        return self._leases.lost
 
-    def _fenced(self, reason: str) -> None:
-        """This process is fenced: say so once and tell :attr:`on_lost`."""
-        if self.lost is not None:
-            return
-        self.lost = reason
-        log.error("store %s: %s; this process writes nothing more", self.url, reason)
-        if self.on_lost is not None:
-            self.on_lost(reason)
+    @property
+    def on_lost(self) -> Callable[[str], None] | None:
+        """Called (from a store thread, once) when this process finds itself fenced: another
+        process took a lease over, or a reshard ended its epoch."""
+        return self._leases.on_lost
 
-    def _renew(self) -> None:
-        """Heartbeat thread: renew the leases every ``lease_s / 3`` seconds while the event
-        loop answers."""
-        while not self._stop.wait(self.lease_s / 3):
-            if self.lost is not None:
-                return
-            if not self._loop_answers():
-                log.warning("store %s: the event loop does not answer; leases not renewed",
-                            self.url)  # fmt: skip
-                continue
-            try:
-                if self._lease_db is None or self._lease_db.closed:
-                    self._lease_db = psycopg.connect(self._conninfo.reveal(), autocommit=True)
-                # the rows are still ours unless another process took them (a renewal after
-                # an outage is safe: nobody else has written)
-                cur = self._lease_db.execute(
-                    "UPDATE leases SET expires = now() + make_interval(secs => %s) "
-                    "WHERE owner = %s",
-                    (self.lease_s, self.owner),
-                )
-                held = cur.rowcount
-            except Exception as exc:
-                log.warning("store %s: lease not renewed (%s)", self.url, _first_line(exc))
-                if self._lease_db is not None:
-                    self._lease_db.close()
-                continue
-            if held != len(self._keys):
-                self._fenced(f"another dokobot took over {self.scope.describe()}")
+    @on_lost.setter
+    def on_lost(self, call: Callable[[str], None] | None) -> None:
+        self._leases.on_lost = call
 
     @contextmanager
     def _db(self) -> Iterator[psycopg.Connection[Any]]:
@@ -379,7 +257,7 @@ class PostgresStore(SqlStore):
             conn = self._pool.getconn()
         except psycopg.Error as exc:
             self._mark_down()
-            raise StoreError(f"store {self.url}: no connection ({_first_line(exc)})") from None
+            raise StoreError(f"store {self.url}: no connection ({first_line(exc)})") from None
         try:
             with conn:
                 yield conn
@@ -439,23 +317,22 @@ class PostgresStore(SqlStore):
                 backend = (db.info.backend_pid, self._started.get(db.info.backend_pid))
                 with db.transaction():
                     if channel is None:
-                        db.execute("SELECT dokobot_fence_process(%s, %s, %s)",
-                                   (self.owner, len(self._keys), self._shards))  # fmt: skip
+                        self._leases.fence_process(db)
                     else:
-                        db.execute("SELECT dokobot_fence(%s, %s, %s, %s)",
-                                   (self.owner, len(self._keys), self._shards, channel))  # fmt: skip
+                        self._leases.fence_table(db, channel, self._server(db, channel))
                     yield db
         except psycopg.Error as exc:
-            lost = isinstance(exc, psycopg.OperationalError) and _answer_lost(exc)
+            lost = isinstance(exc, psycopg.OperationalError) and answer_lost(exc)
             if lost and channel is not None:
                 # (a fold, a checkpoint: it may still commit) the table's records are read
                 # only once its session is gone
                 self._doubt[channel] = backend
             if exc.sqlstate == LEASE_LOST:
-                self._fenced(f"another dokobot took over {self.scope.describe()}")
+                self._leases.fenced()
                 raise StoreLocked(f"store {self.url}: {self.lost}") from None
             if exc.sqlstate == NOT_SERVED:
-                raise StoreLocked(f"store {self.url}: {_first_line(exc)}") from None
+                self._servers.pop(channel or "", None)  # (read again next time)
+                raise StoreLocked(f"store {self.url}: {first_line(exc)}") from None
             raise
 
     def schema_version(self) -> int:
@@ -491,26 +368,37 @@ class PostgresStore(SqlStore):
     def append_many(self, appends: Sequence[Append]) -> list[int | Exception]:
         """Every append in one round trip and one transaction, written by this thread (the
         caller gathered them already); as :meth:`append`, each is all or nothing."""
+        out: list[int | Exception] = [StoreError("not answered")] * len(appends)
+        answered = [threading.Event() for _ in appends]
+
+        def answer(i: int, result: int | Exception) -> None:
+            out[i] = result
+            answered[i].set()
+
+        self.append_each(appends, answer)
+        for event in answered:  # (some may be written apart and answered later)
+            event.wait()
+        return out
+
+    def append_each(
+        self, appends: Sequence[Append], answer: Callable[[int, int | Exception], None]
+    ) -> None:
+        """As :meth:`append_many`, written by this thread; an append whose table's row is
+        held is answered when it is written on its own, later (see :meth:`_write`)."""
         self._writable()
         if self._closing:
             raise StoreError(f"store {self.url} is closed")
-        reqs = [_Append(channel, lines, at) for channel, lines, at in appends if lines]
+        reqs = []
+        for i, (channel, lines, at) in enumerate(appends):
+            if lines:
+                reqs.append(_Append(channel, lines, at, partial(answer, i)))
+                continue
+            try:
+                answer(i, self.append(channel, lines, at))
+            except Exception as exc:
+                answer(i, exc)
         if reqs:
             self._write(reqs)
-            for req in reqs:  # (some may be written again apart: see _write_apart)
-                req.done.wait()
-        out: list[int | Exception] = []
-        written = iter(reqs)
-        for channel, lines, at in appends:
-            if not lines:
-                try:
-                    out.append(self.append(channel, lines, at))
-                except Exception as exc:
-                    out.append(exc)
-                continue
-            req = next(written)
-            out.append(req.length if req.error is None else req.error)
-        return out
 
     def _write_loop(self) -> None:
         """A writer thread: take every waiting append (up to 256) and commit them at once."""
@@ -530,27 +418,35 @@ class PostgresStore(SqlStore):
                 batch.append(nxt)
             self._write(batch)
 
-    def _write(self, batch: list[_Append]) -> None:
+    def _write(self, batch: list[_Append], *, wait: bool = True) -> None:
+        """Commit ``batch`` in one transaction and answer each append. The appends of
+        several tables (and one that must not ``wait``) wait for a table's row at most
+        :data:`LOCK_WAIT_MS`: then each is written on its own, and one whose row is still
+        held waits for it alone, on a connection of its own (its lock refuses and holds
+        up no other table)."""
         if self.lost is not None:
             for req in batch:
                 req.error = StoreLocked(f"store {self.url}: {self.lost}")
-                req.done.set()
+                req.finish()
             return
         backend: tuple[int, Any] = (0, None)
         try:
             with self._db() as db:
                 pid = db.info.backend_pid
                 backend = (pid, self._started.get(pid))
+                records = [_server_in(r.lines) for r in batch]
+                named = self._servers_of(db, batch, records)
                 try:
                     row = db.execute(
-                        "SELECT dokobot_append(%s, %s, %s, %b, %b, %b, %b, %b)",
-                        (self.owner, len(self._keys), self._shards, [r.channel for r in batch],
-                         [r.at for r in batch], [len(r.lines) for r in batch],
-                         [x for r in batch for x in r.lines],
-                         [_server_in(r.lines) for r in batch]),
+                        "SELECT dokobot_append(%s, %s, %s, %b, %b, %b, %b, %b, %b, %b, %s)",
+                        (self.owner, len(self._leases.keys), self._leases.count,
+                         [r.channel for r in batch], [r.at for r in batch],
+                         [len(r.lines) for r in batch], [x for r in batch for x in r.lines],
+                         records, named, [self.scope.key_of(n) for n in named],
+                         None if wait and len(batch) == 1 else LOCK_WAIT_MS),
                     ).fetchone()  # fmt: skip
                 except psycopg.OperationalError as exc:
-                    if _answer_lost(exc):
+                    if answer_lost(exc):
                         raise _AnswerLost(exc) from exc
                     raise
         except _AnswerLost as lost:
@@ -558,9 +454,24 @@ class PostgresStore(SqlStore):
             return
         except Exception as exc:
             state = exc.sqlstate if isinstance(exc, psycopg.Error) else None
+            if state == LOCK_WAIT:  # (nothing was written)
+                if len(batch) > 1:
+                    for req in batch:
+                        self._write([req], wait=False)
+                else:
+                    threading.Thread(target=self._write, args=(batch,), daemon=True,
+                                     name="dokobot-writer-waits").start()  # fmt: skip
+                return
             if state == LEASE_LOST:
-                self._fenced(f"another dokobot took over {self.scope.describe()}")
-            elif len(batch) > 1 and not isinstance(exc, (psycopg.OperationalError, StoreError)):
+                self._leases.fenced()
+            elif state == NOT_SERVED:
+                for req in batch:  # (read again: a table's server may be other than held)
+                    self._servers.pop(req.channel, None)
+            if (
+                state != LEASE_LOST
+                and len(batch) > 1
+                and not isinstance(exc, (psycopg.OperationalError, StoreError))
+            ):
                 for req in batch:  # one bad append does not refuse the others
                     self._write([req])
                 return
@@ -568,20 +479,46 @@ class PostgresStore(SqlStore):
                 req.error = (
                     StoreLocked(f"store {self.url}: {self.lost}")
                     if state == LEASE_LOST
-                    else StoreLocked(f"store {self.url}: {_first_line(exc)}")
+                    else StoreLocked(f"store {self.url}: {first_line(exc)}")
                     if state == NOT_SERVED
-                    else StoreConflict(f"store {self.url}: {_first_line(exc)}")
+                    else StoreConflict(f"store {self.url}: {first_line(exc)}")
                     if state == CONFLICT
                     else exc
                     if isinstance(exc, StoreError)
-                    else StoreError(f"store {self.url}: not written ({_first_line(exc)})")
+                    else StoreError(f"store {self.url}: not written ({first_line(exc)})")
                 )
-                req.done.set()
+                req.finish()
             return
         assert row is not None
-        for req, length in zip(batch, row[0], strict=True):
+        for req, length, record in zip(batch, row[0], records, strict=True):
+            if record is not None:
+                self._servers[req.channel] = record
             req.length = int(length)
-            req.done.set()
+            req.finish()
+
+    def _server(self, db: psycopg.Connection[Any], channel: str) -> str:
+        """The server of ``channel``'s table, which its lease key is of (as
+        :meth:`_servers_of`)."""
+        if channel not in self._servers:
+            row = db.execute("SELECT server FROM tables WHERE channel = %s", (channel,)).fetchone()
+            self._servers[channel] = None if row is None or row[0] is None else str(row[0])
+        return server_of(channel, self._servers[channel])
+
+    def _servers_of(
+        self, db: psycopg.Connection[Any], batch: list[_Append], records: list[str | None]
+    ) -> list[str]:
+        """The server of each append's table, which its lease key is of: the server record
+        among its lines, else the one stored (read once per table), else its channel's."""
+        unknown = [r.channel for r in batch if r.channel not in self._servers]
+        if unknown:
+            rows = db.execute(
+                "SELECT channel, server FROM tables WHERE channel = ANY(%s)", (unknown,)
+            ).fetchall()
+            found = {str(c): None if s is None else str(s) for c, s in rows}
+            for channel in unknown:
+                self._servers[channel] = found.get(channel)
+        return [server_of(r.channel, record or self._servers.get(r.channel))
+                for r, record in zip(batch, records, strict=True)]  # fmt: skip
 
     def _resolve(self, batch: list[_Append], exc: Exception, backend: tuple[int, Any]) -> None:
         """The answer of ``batch``'s commit was lost: make sure its ``backend`` (pid, start)
@@ -591,7 +528,7 @@ class PostgresStore(SqlStore):
         an error; not known (the backend still there, or the database cannot be read):
         :class:`StoreUnknown`, and the table's records are not read until it is gone."""
         log.warning("store %s: the answer of a commit was lost (%s); reading back once its "
-                    "session is gone", self.url, _first_line(exc))  # fmt: skip
+                    "session is gone", self.url, first_line(exc))  # fmt: skip
         start = time.monotonic()
         deadline = start + self.resolve_s
         gone = reached = False
@@ -608,7 +545,7 @@ class PostgresStore(SqlStore):
                 apart = [r for r in batch if type(r.error) is StoreError] if len(batch) > 1 else []
                 for req in batch:
                     if not any(req is r for r in apart):
-                        req.done.set()
+                        req.finish()
                 self._write_apart(apart)
                 return
             except psycopg.Error:
@@ -623,11 +560,11 @@ class PostgresStore(SqlStore):
                 if not gone:
                     self._doubt[req.channel] = backend
                 req.error = StoreUnknown(
-                    f"store {self.url}: the answer was lost ({_first_line(exc)}) and "
+                    f"store {self.url}: the answer was lost ({first_line(exc)}) and "
                     + ("the database cannot be read" if gone else "its session is not gone")
                     + ": whether it was stored is not known yet"
                 )
-                req.done.set()
+                req.finish()
 
     def _write_apart(self, reqs: list[_Append]) -> None:
         """Write again, each in a transaction of its own, the appends of a batch whose
@@ -686,7 +623,7 @@ class PostgresStore(SqlStore):
                 gone = self._gone(db, backend, deadline)
         except psycopg.Error as exc:
             raise StoreUnknown(f"store {self.url}: cannot tell whether the lost write of "
-                               f"{channel} is over ({_first_line(exc)})") from None  # fmt: skip
+                               f"{channel} is over ({first_line(exc)})") from None  # fmt: skip
         if not gone:
             raise StoreUnknown(f"store {self.url}: the session of a lost write of {channel} "
                                "is not gone yet; not known yet whether it was stored")  # fmt: skip
@@ -696,7 +633,7 @@ class PostgresStore(SqlStore):
     def _read_back(self, db: psycopg.Connection[Any], req: _Append, exc: Exception) -> None:
         if req.at is None:
             req.error = StoreUnknown(f"store {self.url}: the answer was lost "
-                                     f"({_first_line(exc)}); the append named no position")  # fmt: skip
+                                     f"({first_line(exc)}); the append named no position")  # fmt: skip
             return
         # (the lost transaction's session is gone: see _gone)
         rows = db.execute(
@@ -708,7 +645,7 @@ class PostgresStore(SqlStore):
                         req.channel)  # fmt: skip
             req.length = req.at + len(req.lines)
         else:
-            req.error = StoreError(f"store {self.url}: not written ({_first_line(exc)})")
+            req.error = StoreError(f"store {self.url}: not written ({first_line(exc)})")
 
     # ---------------------------------------------------------------- shared (SqlStore)
     ROW_LOCK = " FOR UPDATE"
@@ -746,7 +683,7 @@ class PostgresStore(SqlStore):
             ).fetchall()
         out = []
         for channel, server, length, upto, version, settlements, users in rows:
-            if not self.scope.owns(_server_of(channel, server)):
+            if not self._owns(channel, server):
                 continue
             cp = None
             if upto is not None:
@@ -754,11 +691,17 @@ class PostgresStore(SqlStore):
             out.append(Summary(str(channel), int(length), cp))
         return out
 
+    def _owns(self, channel: str, server: str | None) -> bool:
+        """Whether a table (its channel, its stored server) is of this process's servers;
+        its server is noted to fence its writes."""
+        self._servers[channel] = server
+        return self.scope.owns(server_of(channel, server))
+
     def channels(self) -> list[str]:
         """Channels of this process's servers that have a journal."""
         with self._db() as db:
             rows = db.execute("SELECT channel, server FROM tables ORDER BY channel").fetchall()
-        return [str(c) for c, s in rows if self.scope.owns(_server_of(c, s))]
+        return [str(c) for c, s in rows if self._owns(c, s)]
 
     # ---------------------------------------------------------------- users
     def remember_nick(self, user: str, nick: str) -> None:
@@ -780,31 +723,14 @@ class PostgresStore(SqlStore):
         for writer in self._writers:
             writer.join(timeout=10)
         self._stop.set()
-        if self._heartbeat is not None:
-            self._heartbeat.join(timeout=5)
+        if self._leases.stop():
             try:
                 with self._pool.connection(timeout=2) as db:
-                    db.execute("DELETE FROM leases WHERE owner = %s", (self.owner,))
-                if self._lease_db is not None:
-                    self._lease_db.close()
+                    self._leases.hand_back(db)
             except Exception as exc:
                 log.warning("store %s: leases not handed back (%s); they expire in %.0f s",
-                            self.url, _first_line(exc), self.lease_s)  # fmt: skip
+                            self.url, first_line(exc), self.lease_s)  # fmt: skip
         self._pool.close()
-
-
-class _Secret(str):
-    """A connection string that holds the password: shown as ``'<hidden>'``."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "'<hidden>'"
-
-    __str__ = __repr__
-
-    def reveal(self) -> str:
-        return str.__str__(self)
 
 
 class _AnswerLost(Exception):
@@ -816,36 +742,33 @@ class _AnswerLost(Exception):
 
 
 class _Append:
-    """One :meth:`PostgresStore.append` waiting for a writer thread."""
+    """One :meth:`PostgresStore.append` waiting for a writer thread; ``answer`` is called
+    with its outcome once it is known."""
 
-    __slots__ = ("at", "channel", "done", "error", "length", "lines")
+    __slots__ = ("answer", "at", "channel", "done", "error", "length", "lines")
 
-    def __init__(self, channel: str, lines: list[str], at: int | None) -> None:
+    def __init__(
+        self,
+        channel: str,
+        lines: list[str],
+        at: int | None,
+        answer: Callable[[int | Exception], None] | None = None,
+    ) -> None:
         self.channel = channel
         self.lines = lines
         self.at = at
+        self.answer = answer
         self.done = threading.Event()
         self.error: Exception | None = None
         self.length = 0
 
-
-def _check_idle(conn: psycopg.Connection[Any]) -> None:
-    """The pool's check of a connection it hands out, without a round trip: an idle
-    connection has nothing to read, unless the server closed it (a restart, an operator's
-    ``pg_terminate_backend``) — then the pool replaces it before it fails a write."""
-    if conn.closed or conn.broken:
-        raise psycopg.OperationalError("the connection is closed")
-    poll = select.poll()
-    poll.register(conn.fileno(), select.POLLIN | select.POLLPRI)
-    if poll.poll(0):
-        conn.close()  # so that the pool drops it
-        raise psycopg.OperationalError("the server closed the connection")
-
-
-def _answer_lost(exc: psycopg.OperationalError) -> bool:
-    """Whether ``exc`` may have come after the commit: the connection dropped (no answer,
-    a connection error) or the server ended the session (an operator, a crash, a stop)."""
-    return exc.sqlstate is None or exc.sqlstate[:2] in ("08", "57")
+    def finish(self) -> None:
+        """The outcome is known: wake the waiter and answer."""
+        if self.done.is_set():
+            return
+        self.done.set()
+        if self.answer is not None:
+            self.answer(self.length if self.error is None else self.error)
 
 
 class _Pg:
@@ -858,7 +781,3 @@ class _Pg:
 
     def execute(self, statement: str, params: Sequence[Any] = (), /) -> Rows:
         return self.conn.execute(for_psycopg(statement), params)
-
-
-def _first_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
