@@ -342,6 +342,48 @@ async def test_a_slow_first_post_of_a_lobby_is_never_posted_twice(
         assert "**Carl**" in str(lobby.embeds[0].get("description")), "not the latest seats"
 
 
+async def test_joins_while_a_lobby_edit_is_slow_queue_one_edit(
+    fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While a lobby edit hangs at Discord, the joins after it send nothing; one edit with
+    the latest seats follows it (not one edit per join, each a counted request that waits
+    for the request budget ahead of the boards' edits)."""
+    monkeypatch.setattr("dokobot.adapters.discord.order.SEND_TURN_S", 0.2)
+    ch = f"discord:{fake.channel_id}"
+    names = ("Anna", "Ben", "Carl", "Dora")
+
+    def joined(n: int) -> list[Event]:
+        seats = tuple((name, "") for name in names[: n + 1])
+        view = LobbyView(ch, seats, "Anna", False, 0)
+        return [Public(ch, f"{names[n]} joined."), Lobby(ch, view)]
+
+    def edit(call: Any) -> bool:
+        return call.method == "PATCH" and f"/channels/{fake.channel_id}/messages/" in call.path
+
+    async with running(make_client(ScriptedService(lambda inp: []))) as client:
+        assert isinstance(client, DiscordAdapter)
+        push = client.service.listener
+        assert push is not None
+        await push(joined(0))
+        await asyncio.wait_for(client.wait_idle(), 10)
+        edits = itertools.count()
+        gate = fake.stall(lambda c: edit(c) and next(edits) == 0)
+        slow = asyncio.create_task(push(joined(1)))
+        for _ in range(200):  # until the edit hangs at Discord
+            if any(edit(c) for c in fake.calls):
+                break
+            await asyncio.sleep(0.01)
+        for n in (2, 3):
+            await asyncio.wait_for(push(joined(n)), 5)
+        await asyncio.sleep(0.3)
+        gate.set()
+        await asyncio.wait_for(slow, 5)
+        await asyncio.wait_for(client.wait_idle(), 10)
+        assert sum(edit(c) for c in fake.calls) == 2, "an edit per join"
+        [lobby] = [m for m in fake.channel_messages() if m.embeds]
+        assert "**Dora**" in str(lobby.embeds[0].get("description")), "not the latest seats"
+
+
 async def test_the_watchdog_names_and_frees_a_channel_turn_held_too_long(
     fake: FakeDiscord, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -143,6 +143,7 @@ class _LobbyMessage:
     news: list[str] = field(default_factory=list)
     message_id: int | None = None
     shown: tuple[LobbyView, tuple[str, ...]] | None = None
-    posting: bool = False
-    """Its first post is on its way (maybe slow, past its channel's turn): the batches
-    meanwhile post no second lobby; the post shows their latest state when it returns."""
+    sending: bool = False
+    """A post or an edit of it is on its way (maybe slow, past its channel's turn): the
+    batches meanwhile send nothing (no second lobby, no queue of edits); an edit with their
+    latest state follows it."""

@@ -37,7 +37,10 @@ class Lobbies:
 
     async def show(self, channel_id: int, view: LobbyView, texts: list[str]) -> None:
         """Show ``view`` (and ``texts`` as its latest news) on the lobby of the table in
-        ``channel_id``: post it the first time, edit it when what it shows changed."""
+        ``channel_id``: post it the first time, edit it when what it shows changed. One post
+        or edit at a time: while one is on its way (a slow answer, a starved process), the
+        batches after it send nothing, and one edit with their latest state follows it (one
+        request per join queued behind the request budget, ahead of the boards' edits)."""
         lobby = self._lobbies.get(channel_id)
         if (lobby is None or lobby.message_id is None) and not texts:
             return  # nothing new to say (e.g. after a restart): no new message for it
@@ -46,17 +49,22 @@ class Lobbies:
         lobby.view = view
         lobby.news = [*lobby.news, *(t for t in texts if t.strip())][-NEWS:]
         shown = (view, tuple(lobby.news))
-        if shown == lobby.shown or lobby.posting:
-            return  # (a post on its way shows this state when it returns)
-        # noted before it is sent: while a slow edit is on its way, the batches after it do
-        # not queue the same edit again (in the channel's edit bucket, before the board's)
-        before, lobby.shown = lobby.shown, shown
+        if shown == lobby.shown or lobby.sending:
+            return  # (the post or edit on its way is followed by one with this state)
+        lobby.sending = True
         try:
-            await self._send_lobby(channel_id, lobby, view)
-        except BaseException:
-            if lobby.shown == shown:
-                lobby.shown = before  # not shown: the next batch tries again
-            raise
+            while shown != lobby.shown:
+                # noted before it is sent: a failed send is tried again by the next batch
+                before, lobby.shown = lobby.shown, shown
+                try:
+                    await self._send_lobby(channel_id, lobby, shown[0])
+                except BaseException:
+                    if lobby.shown == shown:
+                        lobby.shown = before  # not shown: the next batch tries again
+                    raise
+                shown = (lobby.view, tuple(lobby.news))  # what came while it was on its way
+        finally:
+            lobby.sending = False
 
     async def _send_lobby(self, channel_id: int, lobby: _LobbyMessage, view: LobbyView) -> None:
         lang = view.language
@@ -64,21 +72,8 @@ class Lobbies:
         components = lobby_components(channel_id, view, lang, self.threads.parent_of(channel_id))
         target = self.client.get_partial_messageable(channel_id)
         if lobby.message_id is None:
-            lobby.posting = True
-            try:
-                message = await target.send(embed=embed, view=components, silent=True)
-            finally:
-                lobby.posting = False
+            message = await target.send(embed=embed, view=components, silent=True)
             lobby.message_id = message.id
-            posted, latest = lobby.shown, (lobby.view, tuple(lobby.news))
-            if latest != posted:  # what changed while the post was on its way: an edit
-                lobby.shown = latest
-                try:
-                    await self._send_lobby(channel_id, lobby, lobby.view)
-                except BaseException:
-                    if lobby.shown == latest:
-                        lobby.shown = posted
-                    raise
         else:
             try:
                 await target.get_partial_message(lobby.message_id).edit(
