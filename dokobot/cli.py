@@ -149,8 +149,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if not config.has_chat() and not config.web.enabled:
         if args.command == "run":  # `dokobot` alone plays in the console instead
             print(
-                "dokobot run: no chat is configured (set DOKOBOT_DISCORD_TOKEN or an irc "
-                "section; `dokobot console` plays in the terminal)",
+                "dokobot run: no chat is configured (set DOKOBOT_DISCORD_TOKEN, an irc or a "
+                "matrix section; `dokobot console` plays in the terminal)",
                 file=sys.stderr,
             )
             return 2

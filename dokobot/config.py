@@ -1,7 +1,7 @@
 """Configuration: a YAML file (see ``config.example.yaml``) plus environment variables.
 
 Tokens and passwords come only from the environment (``DOKOBOT_DISCORD_TOKEN``,
-``DOKOBOT_IRC_PASSWORD``, ``DOKOBOT_STORE_PASSWORD``). A malformed file is refused with an error that names the key
+``DOKOBOT_IRC_PASSWORD``, ``DOKOBOT_MATRIX_TOKEN``, ``DOKOBOT_STORE_PASSWORD``). A malformed file is refused with an error that names the key
 and the line.
 
 >>> cfg = parse_config("language: de\\nstore:\\n  path: ':memory:'\\n", env={})
@@ -120,13 +120,16 @@ class Config:
     discord: DiscordConfig | None = None
     irc: Any = None
     """:class:`dokobot.adapters.irc.IrcSettings` when an ``irc`` section is given."""
+    matrix: Any = None
+    """:class:`dokobot.adapters.matrix.MatrixSettings` when a ``matrix`` section is given
+    (the access token comes from ``DOKOBOT_MATRIX_TOKEN``)."""
     log_level: str = "INFO"
     web: WebConfig = field(default_factory=WebConfig)
     source: str = "(defaults)"
     extra: dict[str, Any] = field(default_factory=dict)
 
     def has_chat(self) -> bool:
-        return self.discord is not None or self.irc is not None
+        return self.discord is not None or self.irc is not None or self.matrix is not None
 
     def table_options(self) -> TableOptions:
         """The options every new table starts with: the language, computer level and turn
@@ -179,6 +182,14 @@ _SCHEMA: dict[str, Any] = {
         "flood_rate": ("float", (0.01, 100.0)),
         "export_dir": ("str", None),
         "export_url": ("str", None),
+    },
+    "matrix": {
+        "homeserver": ("str", None),
+        "user_id": ("str", None),
+        "rooms": ("strlist", None),
+        "admins": ("strlist", None),
+        "send_burst": ("int", (1, 1000)),
+        "send_rate": ("float", (0.01, 1000.0)),
     },
 }
 
@@ -272,6 +283,24 @@ def _check(path: str, spec: Any, node: yaml.Node) -> Any:
     raise ConfigError(f"{path}: unsupported")  # pragma: no cover
 
 
+def _matrix(section: dict[str, Any] | None, env: Mapping[str, str]) -> Any:
+    """The Matrix settings of a ``matrix`` section (None without one)."""
+    if not section:
+        return None
+    from .adapters.matrix.settings import TOKEN_ENV, MatrixSettings
+
+    for key in ("homeserver", "user_id"):
+        if key not in section:
+            raise ConfigError(f"matrix.{key}: required when a matrix section is given")
+    if not env.get(TOKEN_ENV, "").strip():
+        raise ConfigError(f"matrix: set the bot's access token in {TOKEN_ENV}")
+    values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in section.items()}
+    try:
+        return MatrixSettings(**values)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{exc}") from exc
+
+
 def parse_config(text: str, env: Mapping[str, str] | None = None, source: str = "") -> Config:
     """A :class:`Config` from YAML text and environment variables."""
     env = os.environ if env is None else env
@@ -321,6 +350,7 @@ def parse_config(text: str, env: Mapping[str, str] | None = None, source: str = 
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"{exc}") from exc
     return Config(
+        matrix=_matrix(data.get("matrix"), env),
         language=data.get("language", "en"),
         store_path=_store_location(store),
         store_lease_s=float(store.get("lease_s", 10.0)),

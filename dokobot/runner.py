@@ -95,9 +95,9 @@ async def serve(config: Config) -> None:
     if config.review_queue:  # every finished game with people reviewed once, in the background
         reviews = ReviewQueue(store, config.review_budget, limit=config.review_queue)
     service = Service(router, store, bot_delay=config.bot_delay, reviews=reviews)
-    # Discord shows one board per game: the restored games need theirs (and the decision
+    # Discord and Matrix show one board per game: the restored games need theirs (and the decision
     # markers of their prompts) from the start
-    service.boards = config.discord is not None
+    service.boards = config.discord is not None or config.matrix is not None
     tasks: list[asyncio.Future[None]] = []
     try:  # a fence found during the start stops the process as well (exit 2)
         restored = await service.start()
@@ -124,6 +124,10 @@ async def serve(config: Config) -> None:
             from .adapters.irc import run_irc
 
             jobs.append(run_irc(service, config.irc, restored=restored))
+        if config.matrix is not None:
+            from .adapters.matrix import run_matrix
+
+            jobs.append(run_matrix(service, config.matrix, restored=restored))
         if web.enabled and router.stats is not None:
             from .web import serve_web
 
