@@ -38,6 +38,8 @@ class MatrixPlayer(IrcClient):
         self.rooms: set[str] = set()
         self.edits: list[tuple[str, str]] = []
         """(event id edited, new text) of every edit read in the game room."""
+        self.present: set[str] = set()
+        """Who joined the game room (Matrix IDs) since this client joined it."""
         self.ids: dict[str, str] = {}
         """event id -> text of the bot's messages in the game room."""
         self._session: aiohttp.ClientSession | None = None
@@ -80,6 +82,9 @@ class MatrixPlayer(IrcClient):
     def _message(self, room: str, event: dict[str, Any]) -> IrcMessage | None:
         content = event.get("content", {})
         sender = str(event.get("sender", ""))
+        joins = event.get("type") == "m.room.member" and content.get("membership") == "join"
+        if joins and room == self.room:
+            self.present.add(str(event.get("state_key")))
         if event.get("type") != "m.room.message":
             return None
         if "m.new_content" in content:

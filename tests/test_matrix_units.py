@@ -20,10 +20,11 @@ SECTION = "matrix:\n  homeserver: http://127.0.0.1:8008\n  user_id: '@doko:examp
 
 
 def test_the_config_section_with_the_token_from_the_environment() -> None:
-    config = parse_config(SECTION + "  rooms: ['#doko:example.org']\n", env={TOKEN_ENV: "t0k"})
+    rooms = "  rooms: ['#doko:example.org', '!Jykz-v9lL_73']\n"  # an alias, a version 12 room id
+    config = parse_config(SECTION + rooms, env={TOKEN_ENV: "t0k"})
     assert config.has_chat() and config.matrix == MatrixSettings(
         homeserver="http://127.0.0.1:8008", user_id="@doko:example.org",
-        rooms=("#doko:example.org",),
+        rooms=("#doko:example.org", "!Jykz-v9lL_73"),
     )  # fmt: skip
     assert "t0k" not in repr(config.matrix)  # the token is never kept in the settings
 

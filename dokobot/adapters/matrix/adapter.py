@@ -1,11 +1,10 @@
 """The Matrix adapter: a bot account on a homeserver, through the client-server API (mautrix).
 
-* Rooms: the configured ones are joined at the start, and every room the bot is invited to.
-  In a room, ``!join``, ``!start``, ``!play ♣Q`` … (the commands' words in every language, as
-  on IRC) go to the host; so does every line of a player's direct room, where no ``!`` is
-  needed. Both are the text-chat layer's (:mod:`dokobot.adapters.textchat`): what to pass,
-  the line budget, prompts, hands, reminders and what is out of date.
-* Ids: channel ``matrix:!room:server``, user ``matrix:@name:server`` (Matrix IDs are global);
+* Rooms: the configured ones and every room the bot is invited to. ``!join``, ``!play ♣Q`` …
+  (the commands' words in every language) in a room, and every line of a player's direct
+  room, go to the host, through the text-chat layer (:mod:`dokobot.adapters.textchat`: the
+  commands as typed, the line budget, prompts, hands, reminders, what is out of date).
+* Ids: channel ``matrix:!room``, user ``matrix:@name:server`` (Matrix IDs are global);
   a seat is named by the person's display name in the room. Admins: ``admins`` and a
   room's moderators (power level 50 and above).
 * The hand and the prompts go to a direct room with the player (``m.direct``, kept in the
@@ -21,8 +20,8 @@
 * Restarts: the tables are the store's; the sync token is kept in the store
   (``remember_preference``) after each sync, so a restarted bot reads only what came after
   (what was said while it was down counts; nothing is read twice; a command that arrived
-  at the instant of a crash may be lost, never applied twice). On its very first start the
-  bot ignores the rooms' history. A player's waiting prompt is sent again once he is seen.
+  at the instant of a crash may be lost, never applied twice). What a room said before the
+  bot joined it is history, never a command. A waiting prompt is sent again once seen.
 * The access token comes from ``DOKOBOT_MATRIX_TOKEN`` only and is never logged.
 """
 
@@ -40,6 +39,7 @@ from urllib.parse import quote
 import aiohttp
 from mautrix.api import HTTPAPI
 from mautrix.client import ClientAPI
+from mautrix.errors import MatrixRequestError
 from mautrix.types import SyncToken, UserID
 
 from dokobot.host.contract import Host
@@ -64,8 +64,6 @@ BACKOFF_S = (1.0, 2.0, 5.0, 10.0, 30.0)
 """Waits before reconnecting after failed syncs (the last one repeats)."""
 SYNC_PREFERENCE = "matrix_sync"
 """The name under which the sync token is kept (the bot's own preference)."""
-MODERATOR = 50
-"""The power level from which a room member is an admin in that room."""
 FILTER = json.dumps({"room": {"timeline": {"limit": 100}}, "presence": {"types": []}})
 
 
@@ -86,8 +84,6 @@ class MatrixAdapter(TextPlatform):
         self.me = UserID(settings.user_id)
         self._token = token
         self.chat = _Chat(host, self, burst=settings.send_burst, rate=settings.send_rate)
-        self.joined: set[str] = set()
-        """Rooms (ids) the bot is in."""
         self.members: dict[str, set[str]] = {}
         """room -> the Matrix IDs joined there."""
         self.names: dict[str, str] = {}
@@ -199,7 +195,8 @@ class MatrixAdapter(TextPlatform):
                 since = SyncToken(token) if token else None
                 # the first sync after a start brings the rooms' whole state (who is there)
                 full = not self._online.is_set()
-                sync = self._api().sync(since=since, timeout=0 if full else SYNC_WAIT_MS,
+                assert self._client is not None, "run() first"
+                sync = self._client.sync(since=since, timeout=0 if full else SYNC_WAIT_MS,
                                         filter_id=FILTER, full_state=full)  # type: ignore[arg-type]  # fmt: skip
                 data = await self._call(sync)
             except (aiohttp.ClientError, TimeoutError, MatrixError) as exc:
@@ -216,15 +213,16 @@ class MatrixAdapter(TextPlatform):
             if data.get("next_batch") and data["next_batch"] != token:
                 token = str(data["next_batch"])
                 with _logged("keeping the sync token"):
-                    await self.host.remember_preference(self._me_id(), SYNC_PREFERENCE, token)
+                    await self.host.remember_preference(PREFIX + self.me, SYNC_PREFERENCE, token)
             if not self._online.is_set():
                 self._online.set()
                 self.chat.connected()
+                await self._join_rooms()
                 for mxid in {m for people in self.members.values() for m in people} - {self.me}:
                     self.chat.seen(PREFIX + mxid)
 
     async def _startup(self) -> None:
-        """Load the direct rooms and join the configured rooms (each with a deadline)."""
+        """Load the direct rooms (with a deadline)."""
         while not self._stop.is_set():
             try:
                 self._take_direct(await self._request("GET", self._direct_path()))
@@ -235,25 +233,19 @@ class MatrixAdapter(TextPlatform):
                 log.warning("Matrix: homeserver not reachable (%s)", type(exc).__name__)
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._stop.wait(), BACKOFF_S[1])
+
+    async def _join_rooms(self) -> None:
+        """Join the configured rooms (after a sync: what was said there before is history)."""
         for room in self.settings.rooms:
             with _logged(f"joining {room}"):
-                self.joined.add(
-                    str((await self._request("POST", f"join/{_q(room)}", {}))["room_id"])
-                )
+                await self._request("POST", f"join/{_q(room)}", {})
 
     def _stored_token(self) -> str | None:
         try:
-            return self.host.preference_of(self._me_id(), SYNC_PREFERENCE)
+            return self.host.preference_of(PREFIX + self.me, SYNC_PREFERENCE)
         except Exception:
             log.exception("Matrix: the sync token could not be read; the history is skipped")
             return None
-
-    def _me_id(self) -> str:
-        return PREFIX + self.me
-
-    def _api(self) -> ClientAPI:
-        assert self._client is not None, "run() first"
-        return self._client
 
     def _direct_path(self) -> str:
         return f"user/{_q(self.me)}/account_data/m.direct"
@@ -261,8 +253,6 @@ class MatrixAdapter(TextPlatform):
     async def _call(self, request: Any) -> Any:
         """One request of the library with a deadline (the sync); a refusal becomes
         :class:`MatrixError`."""
-        from mautrix.errors import MatrixRequestError
-
         try:
             return await asyncio.wait_for(request, SYNC_WAIT_MS / 1000 + REQUEST_S)
         except MatrixRequestError as exc:
@@ -278,17 +268,28 @@ class MatrixAdapter(TextPlatform):
         for room, info in rooms.get("invite", {}).items():
             await self._invited(room, info)
         for room in rooms.get("leave", {}):
-            self.joined.discard(room)
             self.members.pop(room, None)
         for room, info in rooms.get("join", {}).items():
-            self.joined.add(room)
             for event in info.get("state", {}).get("events", []):
                 self._state(room, event)
-            for event in info.get("timeline", {}).get("events", []):
+            timeline = info.get("timeline", {}).get("events", [])
+            # what the room said before the bot joined it is history
+            joins = [n for n, e in enumerate(timeline) if self._is_my_join(e)]
+            for n, event in enumerate(timeline):
                 if "state_key" in event:
                     self._state(room, event)
-                elif not history and event.get("type") == "m.room.message":
+                elif (
+                    not history
+                    and n > max(joins, default=-1)
+                    and event.get("type") == "m.room.message"
+                ):
                     await self._message(room, event)
+
+    def _is_my_join(self, event: dict[str, Any]) -> bool:
+        """Whether ``event`` is the bot joining a room (not a change of its profile)."""
+        before = event.get("unsigned", {}).get("prev_content", {}).get("membership")
+        return (event.get("type") == "m.room.member" and event.get("state_key") == self.me
+                and event.get("content", {}).get("membership") == "join" and before != "join")  # fmt: skip
 
     def _take_direct(self, content: dict[str, Any]) -> None:
         for mxid, rooms in content.items():
@@ -303,7 +304,6 @@ class MatrixAdapter(TextPlatform):
                      and e.get("state_key") == self.me), None)  # fmt: skip
         with _logged("joining a room it was invited to"):
             await self._request("POST", f"join/{_q(room)}", {})
-            self.joined.add(room)
             if mine and mine.get("content", {}).get("is_direct") and mine.get("sender"):
                 await self._remember_direct(str(mine["sender"]), room)
 
@@ -345,9 +345,7 @@ class MatrixAdapter(TextPlatform):
         if not dm and sender not in self.direct:
             await self._open_direct(sender)  # the hand and prompts go there
         levels, default = self.power.get(room, ({}, 0))
-        admin = sender in self.settings.admins or (
-            not dm and levels.get(sender, default) >= MODERATOR
-        )
+        admin = sender in self.settings.admins or (not dm and levels.get(sender, default) >= 50)
         name = self.names.get(sender) or sender[1:].partition(":")[0]
         channel = "" if dm else PREFIX + room
         self.chat.said(channel, PREFIX + sender, name, text, dm=dm, admin=admin)
@@ -356,7 +354,6 @@ class MatrixAdapter(TextPlatform):
         with _logged("opening a direct room"):
             body = {"preset": "trusted_private_chat", "is_direct": True, "invite": [mxid]}
             room = str((await self._request("POST", "createRoom", body))["room_id"])
-            self.joined.add(room)
             await self._remember_direct(mxid, room)
 
     async def _remember_direct(self, mxid: str, room: str) -> None:
@@ -372,8 +369,7 @@ class MatrixAdapter(TextPlatform):
         a retry never doubles it."""
         txn = "doko" + secrets.token_hex(12)
         path = f"rooms/{_q(room)}/send/m.room.message/{txn}"
-        event_id = str((await self._request("PUT", path, content))["event_id"])
-        return event_id
+        return str((await self._request("PUT", path, content))["event_id"])
 
     async def _request(
         self, method: str, path: str, body: dict[str, Any] | None = None
@@ -449,12 +445,10 @@ def _logged(what: str) -> Iterator[None]:
         log.warning("Matrix: %s failed: %s", what, exc)
 
 
-async def run_matrix(
-    service: Host, settings: MatrixSettings, *, restored: Sequence[Event] | None = None
-) -> None:
-    """Run ``service`` on Matrix until cancelled (for the command line); with ``restored``
-    (the events ``service.start()`` returned) the caller runs the service's life, without
-    it this function starts and closes it. A listener set before keeps getting every event."""
+async def run_matrix(service: Host, settings: MatrixSettings, *, restored: Sequence[Event]) -> None:
+    """Run ``service`` on Matrix until cancelled, as ``dokobot run`` does: the caller runs the
+    service's life and passes the events its ``start()`` returned. A listener set before
+    keeps getting every event."""
     token = MatrixSettings.token()
     if token is None:
         raise RuntimeError("Matrix: no access token in DOKOBOT_MATRIX_TOKEN")
@@ -470,12 +464,9 @@ async def run_matrix(
 
     service.listener = listener
     service.boards = True
-    owned = restored is None
     try:
-        await adapter.deliver(await service.start() if restored is None else restored)
+        await adapter.deliver(restored)
         await adapter.run()
     finally:
         if service.listener is listener:
             service.listener = previous
-        if owned:
-            await service.close()

@@ -11,7 +11,8 @@ TOKEN_ENV = "DOKOBOT_MATRIX_TOKEN"
 config file, and never logged."""
 
 _USER_ID = re.compile(r"@[^:\s]+:\S+")
-_ROOM = re.compile(r"[!#][^:\s]+:\S+")
+_ROOM = re.compile(r"![^\s/]+|#[^:\s]+:\S+")
+"""A room id (room version 12 ids have no server part) or an alias."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,7 +20,7 @@ class MatrixSettings:
     """Where and how the bot connects.
 
     ``homeserver`` is the client API's base URL (``https://matrix.example.org``) and
-    ``user_id`` the bot's account (``@dokobot:example.org``). ``rooms`` (ids ``!…:server`` or
+    ``user_id`` the bot's account (``@dokobot:example.org``). ``rooms`` (ids ``!…`` or
     aliases ``#…:server``) are joined at the start; rooms the bot is invited to are joined
     too. ``admins`` are Matrix IDs with admin rights; a room's moderators (power level 50
     and above) are admins in their room too. ``send_burst`` messages go out at once, then
@@ -43,7 +44,7 @@ class MatrixSettings:
                 raise ValueError(f"matrix: bad Matrix ID {value!r} (@name:server)")
         for room in self.rooms:
             if not _ROOM.fullmatch(room):
-                raise ValueError(f"matrix: bad room {room!r} (!id:server or #alias:server)")
+                raise ValueError(f"matrix: bad room {room!r} (!id or #alias:server)")
         if self.send_burst < 1 or self.send_rate <= 0:
             raise ValueError("matrix: send_burst must be >= 1 and send_rate > 0")
         if not 200 <= self.max_message_bytes <= 30000:
