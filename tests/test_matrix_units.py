@@ -116,3 +116,31 @@ async def test_commands_ids_names_and_what_is_not_a_command() -> None:
     await adapter._take(sync("!dm:x", member("@anna:x", "Anna")), history=False)
     assert adapter.present("matrix:@anna:x")
     await asyncio.sleep(0)
+
+
+async def test_a_new_display_name_renames_the_seat_and_is_kept() -> None:
+    host = Recording()
+    adapter = MatrixAdapter(host, MatrixSettings(homeserver="http://x", user_id="@doko:x"), "t")
+    await adapter._take(sync("!game:x", member("@anna:x", "Anna")), history=False)
+    assert adapter.chat.inbox.empty()  # first seen: her name, nothing to rename
+    await adapter._take(sync("!game:x", member("@anna:x", "Anna B")), history=False)
+    rename = adapter.chat.inbox.get_nowait()
+    assert (rename.user, rename.name) == ("matrix:@anna:x", "Anna B")  # type: ignore[union-attr]
+    assert adapter.names["@anna:x"] == "Anna B"
+
+
+async def test_what_a_room_said_before_the_bot_joined_is_history() -> None:
+    host = Recording()
+    adapter = MatrixAdapter(host, MatrixSettings(homeserver="http://x", user_id="@doko:x"), "t")
+    adapter.direct = {"@anna:x": "!dm:x"}
+    joined = member("@doko:x", "dokobot")
+    renamed = {**member("@doko:x", "doko"), "unsigned": {"prev_content": {"membership": "join"}}}
+    await adapter._take(
+        sync("!game:x", said("@anna:x", "!start"), joined, said("@anna:x", "!join"), renamed,
+             said("@anna:x", "!leave")),
+        history=False,
+    )  # fmt: skip
+    texts = []
+    while not adapter.chat.inbox.empty():
+        texts.append(adapter.chat.inbox.get_nowait().text)  # type: ignore[union-attr]
+    assert texts == ["/join", "/leave"]  # a new display name of the bot is no new join

@@ -316,7 +316,7 @@ class MatrixAdapter(TextPlatform):
                 name = str(content.get("displayname") or mxid[1:].partition(":")[0])
                 known = self.names.get(mxid)
                 self.names[mxid] = name
-                if known is not None and known != name:
+                if known not in (None, name) and mxid != self.me:
                     self.chat.named(PREFIX + mxid, name)
                 new = mxid not in people
                 people.add(mxid)
