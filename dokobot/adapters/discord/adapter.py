@@ -208,13 +208,14 @@ class DiscordAdapter(
         self._pending: Bounded[tuple[int, int], Private] = Bounded(users)
         self._pings: Bounded[tuple[int, int], _Ping] = Bounded(users)
         """The notification of each player's turn at each table (:mod:`.notify`)."""
-        self._members: Bounded[tuple[int, int], bool] = Bounded(users)
         """(thread, user): players added to a table's thread."""
         self._ping_grace = ping_grace
         self._choices: Bounded[tuple[str, str], tuple[Choice, ...]] = Bounded(users)
         self._markers: Bounded[int, tuple[int, int]] = Bounded(channels)
         self._boards: Bounded[int, _BoardMessage] = Bounded(channels)
-        self.threads = Threads(self, service, threads)
+        self.threads = Threads(
+            self, service, threads, in_background=self._in_background, leave=self._leave
+        )
         self.lobbies = Lobbies(self, self.threads)
         self._prompts: Bounded[tuple[int, int], list[_Prompt]] = Bounded(users)
         self._dm_channels: Bounded[int, int] = Bounded(users)
@@ -542,7 +543,7 @@ class DiscordAdapter(
         if word in CONSUMING and user is not None and table is not None:
             self._acted(table, user, inp.marker)  # his notification goes
         if inp.text.split() == ["/join"] and user is not None and table is not None:
-            self._seat_in_thread(table, [user])
+            self.threads.seat(table, [user])
         if word in CONSUMING and user is not None:
             for key in [k for k in self._pending if k[1] == user and table in (None, k[0])]:
                 del self._pending[key]

@@ -23,6 +23,7 @@ from dokobot.adapters.discord.i18n import text
 from dokobot.adapters.discord.interaction import _Batch, _BoardMessage
 from dokobot.adapters.discord.messages import snowflake_of
 from dokobot.adapters.discord.notify import ARCHIVED
+from dokobot.adapters.discord.threads import Threads
 from dokobot.bounded import Bounded
 from dokobot.host.board import BoardView
 from dokobot.host.contract import Host
@@ -62,6 +63,7 @@ class BoardMessages(_Base):
     _background: set[asyncio.Task[None]]
     _permission_reported: Bounded[int, bool]
     checks: AdminChecks
+    threads: Threads
 
     if TYPE_CHECKING:
 
@@ -72,8 +74,6 @@ class BoardMessages(_Base):
         def _hand_view(self, channel_id: int) -> discord.ui.View: ...
 
         def channel_lang(self, channel_id: int) -> str: ...
-
-        def _seat_in_thread(self, table: int, users: list[int]) -> None: ...
 
     def _on_board(self, channel: str, batch: _Batch) -> bool:
         """Whether the channel's texts of ``batch`` go onto its board (not a new message)."""
@@ -119,7 +119,7 @@ class BoardMessages(_Base):
         if board is None or board.game_number != view.game_number:
             board = _BoardMessage(channel_id, view, news=[t for t in texts if t.strip()][-NEWS:])
             board.greeted = list(dict.fromkeys(people))
-            self._seat_in_thread(channel_id, board.greeted)
+            self.threads.seat(channel_id, board.greeted)
             self._boards[channel_id] = board
             board.posting = True
             try:  # in the channel's turn: a new game is news

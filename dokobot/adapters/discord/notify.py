@@ -77,7 +77,6 @@ class TurnPings(_Base):
     :class:`DiscordAdapter`)."""
 
     _pings: Bounded[tuple[int, int], _Ping]
-    _members: Bounded[tuple[int, int], bool]
     _boards: Bounded[int, _BoardMessage]
     _markers: Bounded[int, tuple[int, int]]
     threads: Threads
@@ -245,23 +244,3 @@ class TurnPings(_Base):
             )
         except (discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError) as exc:
             log.info("could not add the reminder to a notification: %s", exc)
-
-    # -- thread members ------------------------------------------------------------------------
-
-    def _seat_in_thread(self, table: int, users: list[int]) -> None:
-        """Add the seated ``users`` to the table's thread, each once."""
-        if self.threads.parent_of(table) is None:
-            return
-        for user in users:
-            if (table, user) not in self._members:
-                self._members[(table, user)] = True
-                self._in_background(self._add_member(table, user))
-
-    async def _add_member(self, table: int, user: int) -> None:
-        try:
-            await asyncio.wait_for(self.http.add_user_to_thread(table, user), PING_WITHIN)
-        except (discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError) as exc:
-            log.info("could not add a player to the thread %s: %s", table, exc)
-            self._members.pop((table, user), None)  # the next game tries again
-        finally:
-            self._leave()

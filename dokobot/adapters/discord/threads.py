@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from typing import Any, Final
 
+import aiohttp
 import discord
 
 from dokobot import bounded
@@ -35,16 +36,31 @@ thread of the channel the button names."""
 ARCHIVE_MINUTES: Final = 1440
 """A table's thread is archived by Discord after a day without messages."""
 THREAD_TYPES: Final = (discord.ChannelType.public_thread, discord.ChannelType.private_thread)
+JOIN_WITHIN: Final = 20.0
+"""Seconds adding a player to a table's thread may take before it is given up."""
 
 
 class Threads:
-    """Opening tables in threads of the channels of ``client``; ``on``: the adapter's
-    ``threads`` switch."""
+    """Opening tables in threads of the channels of ``client``, and seating their players
+    there; ``on``: the adapter's ``threads`` switch. ``in_background(coro)`` runs ``coro``
+    while the adapter counts as busy, until ``coro`` calls ``leave``."""
 
-    def __init__(self, client: discord.Client, host: Host, on: bool) -> None:
+    def __init__(
+        self,
+        client: discord.Client,
+        host: Host,
+        on: bool,
+        *,
+        in_background: Callable[[Coroutine[Any, Any, None]], None],
+        leave: Callable[[], None],
+    ) -> None:
         self.client = client
         self.host = host
         self.on = on
+        self.in_background = in_background
+        self.leave = leave
+        self._members: Bounded[tuple[int, int], bool] = Bounded(bounded.CAPS.users)
+        """(thread, user): players added to a table's thread."""
         channels = bounded.CAPS.channels
         self._threads: Bounded[int, int] = Bounded(channels)
         """Per text channel: the thread of its newest table."""
@@ -57,6 +73,24 @@ class Threads:
     def parent_of(self, thread: int) -> int | None:
         """The text channel of a table's thread (None: not a table thread of this bot)."""
         return self._parents.get(thread)
+
+    def seat(self, table: int, users: list[int]) -> None:
+        """Add the seated ``users`` to the table's thread, each once."""
+        if self.parent_of(table) is None:
+            return
+        for user in users:
+            if (table, user) not in self._members:
+                self._members[(table, user)] = True
+                self.in_background(self._add_member(table, user))
+
+    async def _add_member(self, table: int, user: int) -> None:
+        try:
+            await asyncio.wait_for(self.client.http.add_user_to_thread(table, user), JOIN_WITHIN)
+        except (discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError) as exc:
+            log.info("could not add a player to the thread %s: %s", table, exc)
+            self._members.pop((table, user), None)  # the next game tries again
+        finally:
+            self.leave()
 
     async def thread_for(
         self,
