@@ -1,15 +1,15 @@
 """The languages dokobot speaks: one registry line each; everything else is the language's files.
 
 A language is a :class:`Language` in :data:`REGISTRY` (its code, its own name, the rank letters
-its cards show, its Discord locale) and three files in its folder (the package's
+its cards show) and three files in its folder (the package's
 ``dokobot/host/locales`` unless the line names another):
 
 - ``CODE.yaml``: every message people read (the same keys as ``en.yaml``; a missing key
   falls back to English);
 - ``words/CODE.yaml``: every word people type (command, argument and option names, yes and
   no, solo names, card and suit names, see :class:`Words`);
-- ``slash/CODE.yaml``: Discord's command picker (descriptions and choice labels, keyed by
-  their English text); English needs none.
+- ``slash/CODE.yaml``: the Discord adapter's command picker (descriptions and choice labels,
+  keyed by their English text, read with :func:`data`); English needs none.
 
 Code that needs a language's words asks here (:func:`words`, :func:`codes`, :func:`get`); a
 table derived from them (the command names, the card notations) is cached with
@@ -39,7 +39,7 @@ from .engine.cards import ACE, CLUBS, DIAMONDS, HEARTS, JACK, KING, NINE, QUEEN,
 from .engine.notation import CANONICAL, Notation
 
 DEFAULT: Final = "en"
-"""The language every other falls back to (messages, words, Discord's default)."""
+"""The language every other falls back to (messages, words, a chat's default)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,8 +52,6 @@ class Language:
     """Its name in itself (``Italiano``)."""
     rank_letters: str
     """The letters its cards show for nine, jack, queen, king, ten, ace (space-separated)."""
-    discord: str
-    """Discord's locale of it (``it``, ``cs``; English is Discord's default)."""
     folder: Path | None = field(default=None, compare=False)
     """Where its files are; None: the package's ``dokobot/host/locales``."""
 
@@ -62,16 +60,16 @@ class Language:
         return tuple(self.rank_letters.split())
 
     def file(self, kind: str) -> Traversable | Path:
-        """Its file of ``kind`` (``""`` messages, ``words``, ``slash``)."""
+        """Its file of ``kind`` (``""`` messages, ``words``, a folder an adapter reads)."""
         base: Traversable | Path = self.folder or resources.files("dokobot.host") / "locales"
         return (base / kind / f"{self.code}.yaml") if kind else base / f"{self.code}.yaml"
 
 
 REGISTRY: Final[list[Language]] = [
-    Language("en", "English", "9 J Q K 10 A", "en-US"),
-    Language("de", "Deutsch", "9 B D K 10 A", "de"),
-    Language("it", "Italiano", "9 F D R 10 A", "it"),
-    Language("cs", "Čeština", "9 B D K 10 A", "cs"),
+    Language("en", "English", "9 J Q K 10 A"),
+    Language("de", "Deutsch", "9 B D K 10 A"),
+    Language("it", "Italiano", "9 F D R 10 A"),
+    Language("cs", "Čeština", "9 B D K 10 A"),
 ]
 """Every language, one line each (the first is the default)."""
 
@@ -178,10 +176,14 @@ def known(code: str) -> str:
     return code if code in _by_code() else DEFAULT
 
 
-@derived
-def by_discord() -> dict[str, str]:
-    """Discord locale -> language code."""
-    return {lang.discord: lang.code for lang in REGISTRY}
+def data(code: str, kind: str) -> dict[str, Any]:
+    """The YAML file of ``kind`` of language ``code`` (a folder of the language files an
+    adapter reads, as the Discord adapter its command picker's texts); empty when the
+    language or its file is not there."""
+    if code not in _by_code():
+        return {}
+    loaded = _load(get(code).file(kind))
+    return loaded if isinstance(loaded, dict) else {}
 
 
 @derived
@@ -200,15 +202,6 @@ def messages(code: str) -> dict[str, str]:
 
     flatten("", _load(get(code).file("")))
     return out
-
-
-@derived
-def picker_texts(code: str) -> dict[str, str]:
-    """The command pickers' texts of ``code`` (its ``slash`` file), keyed by their English
-    text."""
-    if code not in _by_code() or code == DEFAULT:
-        return {}
-    return {str(k): str(v) for k, v in _load(get(code).file("slash")).items()}
 
 
 @derived

@@ -99,6 +99,15 @@ async def serve(config: Config) -> None:
     # markers of their prompts) from the start
     service.boards = config.discord is not None or config.matrix is not None
     tasks: list[asyncio.Future[None]] = []
+    # each chat's own defaults for its new tables, before the stored tables come back
+    if config.discord is not None:
+        from .adapters.discord.defaults import TABLE_DEFAULTS as DISCORD_DEFAULTS
+
+        service.table_defaults(DISCORD_DEFAULTS)
+    if config.irc is not None:
+        from .adapters.irc.settings import TABLE_DEFAULTS as IRC_DEFAULTS
+
+        service.table_defaults(IRC_DEFAULTS)
     try:  # a fence found during the start stops the process as well (exit 2)
         restored = await service.start()
         log.info("restored %d tables from %s", len(router.tables), where)

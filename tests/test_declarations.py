@@ -18,7 +18,7 @@ import pytest
 from discord import Locale, app_commands
 
 from dokobot import languages
-from dokobot.adapters.discord.i18n import DokoTranslator
+from dokobot.adapters.discord.i18n import DokoTranslator, lang_of, picker_texts
 from dokobot.adapters.discord.slash import DECK, PROMPTS, help_topics, slash_commands
 from dokobot.ai.levels import LEVELS, OFFERED_LEVELS
 from dokobot.config import _SCHEMA, parse_config
@@ -26,12 +26,12 @@ from dokobot.engine.scoring import SCORE_ITEMS
 from dokobot.host.commands import COMMANDS, ArgKind, Command, Phase, Who, find
 from dokobot.host.dispatch import SLOW_COMMANDS
 from dokobot.host.events import Input
+from dokobot.host.handlers.general import defaults_text
 from dokobot.host.i18n import (
     OptionValue,
     catalogue,
     name_text,
     option_value_text,
-    picker_texts,
     render,
 )
 from dokobot.host.options import (
@@ -204,12 +204,13 @@ OTHERS = tuple(lang for lang in languages.REGISTRY if lang.code != languages.DEF
 
 
 def _localized(name: Any) -> dict[str, str]:
-    """What the payload should localize: ``name(code)`` for every other language."""
-    return {lang.discord: name(lang.code) for lang in OTHERS}
+    """What the payload should localize: ``name(code)`` for every other language (Discord's
+    locale of each is its code)."""
+    return {lang.code: name(lang.code) for lang in OTHERS}
 
 
 def _described(english: str) -> dict[str, str]:
-    return {lang.discord: picker_texts(lang.code)[english] for lang in OTHERS}
+    return {lang.code: picker_texts(lang.code)[english] for lang in OTHERS}
 
 
 def test_the_slash_tree_has_the_declared_names_arguments_and_names_in_every_language() -> None:
@@ -226,7 +227,7 @@ def test_the_slash_tree_has_the_declared_names_arguments_and_names_in_every_lang
         assert set(options) == {a.name for a in spec.args}, spec.name
         for arg in spec.args:
             o = options[arg.name]
-            named = {lang.discord: arg.name_in(lang.code, spec.name) for lang in OTHERS}
+            named = {lang.code: arg.name_in(lang.code, spec.name) for lang in OTHERS}
             assert o["name_localizations"] == named
             assert o["description_localizations"] == _described(arg.describe)
             assert bool(o.get("required")) == arg.required
@@ -300,6 +301,16 @@ def test_choices_come_from_the_declared_levels_languages_and_boards() -> None:
     german = asyncio.run(DokoTranslator().translate(
         app_commands.locale_str("healthy", de="gesund"), Locale.german, None))  # fmt: skip
     assert german == "gesund"
+
+
+def test_a_discord_locale_is_the_language_of_its_code() -> None:
+    """No language declares its Discord locale: Discord's locales of the registry's languages
+    are their codes (English's are en-US and en-GB), and every other reads English."""
+    read = {loc.value: lang_of(loc) for loc in Locale}
+    assert {value: code for value, code in read.items() if code != "en"} == {
+        lang.code: lang.code for lang in OTHERS
+    }
+    assert read["en-US"] == read["en-GB"] == read["fr"] == "en"
 
 
 # ---------------------------------------------------------------------------- options
@@ -565,8 +576,8 @@ def test_every_option_has_a_help_text_that_help_option_shows(lang: str) -> None:
         value = router.tables["c"].options.show(name)
         shown = _texts(router, "anna", f"/help option {name}")
         values = ", ".join(option_value_text(v, lang) for v in decl.values)
-        platforms = ", ".join(f"{where} {value}" for where, value in decl.platforms)
-        params = {"value": OptionValue(value), "values": values, "platforms": platforms}
+        defaults = defaults_text(name, router.chats)
+        params = {"value": OptionValue(value), "values": values, "defaults": defaults}
         assert shown == [render(lang, decl.help_key, params)]
         assert "{" not in shown[0]
         assert name_text("option", name, lang) in shown[0]  # its name in the reader's words

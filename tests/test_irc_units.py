@@ -234,11 +234,9 @@ def test_store_keeps_the_nick_history(kind: str, tmp_path: Path) -> None:
         again.close()
 
 
-def test_bare_cards_is_off_on_chat_channels_only() -> None:
+def test_bare_cards_is_an_option_with_its_names() -> None:
     options = TableOptions()
     assert options.bare_cards
-    assert not options.for_channel("irc:net:#doko").bare_cards
-    assert options.for_channel("console").bare_cards
     assert options.set("bare_cards", "on").bare_cards
     assert "bare_cards" in render("en", "help.option", help_lists("en"))
     assert "karte_allein" in render("de", "help.option", help_lists("de"))  # its German name

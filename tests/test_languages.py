@@ -300,13 +300,13 @@ def test_a_language_added_from_files_in_a_folder_plays_a_whole_game(tmp_path: Pa
     """Adding a language is its files plus one registry line: here both come from a test
     folder, and a wedding and a solo are played in it."""
     (tmp_path / "words").mkdir()
-    (tmp_path / "xp.yaml").write_text(SYNTHETIC_MESSAGES, encoding="utf-8")
-    (tmp_path / "words" / "xp.yaml").write_text(SYNTHETIC_WORDS, encoding="utf-8")
-    line = languages.Language("xp", "Pirate", "9 V W R 10 X", "fr", folder=tmp_path)
-    assert "xp" not in languages.codes()
+    (tmp_path / "fr.yaml").write_text(SYNTHETIC_MESSAGES, encoding="utf-8")
+    (tmp_path / "words" / "fr.yaml").write_text(SYNTHETIC_WORDS, encoding="utf-8")
+    line = languages.Language("fr", "Pirate", "9 V W R 10 X", folder=tmp_path)
+    assert "fr" not in languages.codes()
     with languages.added(line):
-        assert "xp" in languages.codes()
-        g = Game({n: "xp" for n in SEATS}, "xp")
+        assert "fr" in languages.codes()
+        g = Game({n: "fr" for n in SEATS}, "fr")
         g.directive(deal_line(1))
         g.play("wedding")
         g.directive(deal_line(2))
@@ -324,14 +324,14 @@ def test_a_language_added_from_files_in_a_folder_plays_a_whole_game(tmp_path: Pa
         g.say("ben", "/halp")
         listing = g.events[-1].text
         assert "/slap" in listing and "slap down a card" in listing and "/leave" in listing
-        # Discord's command picker names the commands in its locale
+        # Discord's command picker names the commands in its locale (fr: the code's)
         from test_declarations import _payloads
 
         payloads = {p["name"]: p for p in _payloads()}
         assert payloads["play"]["name_localizations"]["fr"] == "slap"
         assert payloads["hand"]["name_localizations"]["fr"] == "hand"
-    assert "xp" not in languages.codes()  # and gone again with its line
-    assert languages.words("xp").commands == languages.words("en").commands
+    assert "fr" not in languages.codes()  # and gone again with its line
+    assert languages.words("fr").commands == languages.words("en").commands
 
 
 def test_the_players_page_lists_every_language_of_the_registry() -> None:

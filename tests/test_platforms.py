@@ -25,8 +25,6 @@ WIRING = frozenset({"config.py", "runner.py", "cli.py"})
 """The programs: they read each adapter's settings and start the adapters."""
 NOT_YET: dict[str, str] = {
     "store/pg_schema.py": "migration 4 (history): the lease keys in SQL, dropped by migration 8",
-    "host/options.py": "Discord's and IRC's default table options (for_channel)",
-    "languages.py": "each language's Discord locale and the slash files' loader",
 }
 
 

@@ -18,6 +18,7 @@ from .table import Table
 
 if TYPE_CHECKING:
     from ..stats import Stats
+    from .options import ChatDefaults
     from .reviewqueue import ReviewQueue
 
 
@@ -41,6 +42,8 @@ class Host(Protocol):
     review_budget: float
     """CPU seconds per decision of /review (and half of it for /hint)."""
     reviews: ReviewQueue | None
+    chats: list[ChatDefaults]
+    """The chats' own defaults for new tables (:meth:`~dokobot.host.contract.Host.table_defaults`)."""
 
     def lang_of(self, user: str, table: Table | None = None) -> str: ...
 

@@ -21,6 +21,7 @@ from typing import Protocol, runtime_checkable
 
 from .. import languages
 from .events import Event, Input
+from .options import ChatDefaults
 
 
 class Listener(Protocol):
@@ -74,6 +75,12 @@ class Host(Protocol):
         ...
 
     # -- prompts and the turn clock -----------------------------------------------------
+
+    def table_defaults(self, defaults: ChatDefaults) -> None:
+        """The new tables of the channels whose ids start with ``defaults.prefix`` take the
+        chat's own defaults (a turn clock, no bare cards), where the configuration set none.
+        An adapter declares them when it is made, before the host restores its tables."""
+        ...
 
     def pace(self, prefix: str) -> None:
         """An adapter that sends through a queue serves the channels whose ids start with
@@ -169,6 +176,9 @@ class BareHost(Host):
         return []
 
     async def rename(self, user: str, name: str) -> None:
+        return None
+
+    def table_defaults(self, defaults: ChatDefaults) -> None:
         return None
 
     def pace(self, prefix: str) -> None:

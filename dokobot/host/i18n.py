@@ -30,7 +30,7 @@ from ..engine.notation import parse_kind
 from ..languages import DEFAULT as DEFAULT_LANG
 
 __all__ = ["DEFAULT_LANG", "Cards", "Labelled", "Name", "Number", "Setting", "Standings", "Term", "card_text", "catalogue",
-           "command_hints", "command_in", "name_text", "picker_texts", "render", "text"]  # fmt: skip
+           "command_hints", "command_in", "name_text", "render", "text"]  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,17 +226,6 @@ def solo_words(lang: str) -> list[str]:
 def catalogue(lang: str) -> dict[str, str]:
     """The flat message table of ``lang`` (only its own texts)."""
     return languages.messages(lang)
-
-
-def picker_texts(lang: str) -> dict[str, str]:
-    """The command pickers' texts in ``lang`` (the commands' summaries, their arguments'
-    descriptions, choice labels), keyed by their English text as declared; empty for
-    English.
-
-    >>> picker_texts("de")["Play a card"], picker_texts("en")
-    ('Eine Karte spielen', {})
-    """
-    return languages.picker_texts(lang)
 
 
 @languages.derived

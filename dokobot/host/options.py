@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from decimal import Decimal
 from typing import Any, Final
@@ -91,11 +92,6 @@ class Option:
     words mean ``on`` and ``off`` of an option that takes them (``rated``)."""
     languages: bool = False
     """It takes a language's code (the registry's, :mod:`dokobot.languages`)."""
-    platforms: tuple[tuple[str, Any], ...] = ()
-    """Its default on a platform where that differs from the field's: (the platform's name,
-    ``Discord`` or ``IRC``, lowercased the prefix of its channel ids; the default there). A
-    new table takes it unless the configuration set another (:meth:`TableOptions.for_channel`;
-    ``/help option NAME`` names them)."""
     name: str = ""
     """The option's name (its field's)."""
 
@@ -113,13 +109,28 @@ def option(default: Any, **declaration: Any) -> Any:
 
 
 _ON_OFF: Final = "on or off"
-DISCORD_TURN_TIMEOUT: Final = 30
-"""Seconds of a Discord table's turn clock: a reminder after 30 s, a computer player stands
-in after 60 s (a person walks away from a phone more often than from a terminal)."""
-IRC_TURN_TIMEOUT: Final = 60
-"""Seconds of an IRC table's turn clock: a reminder after 60 s, a computer player stands in
-after 120 s (commands are typed, and the bot's lines are paced at about one a second), so a
-table never stands still when a move is lost (a player gone, the bot kicked)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChatDefaults:
+    """A chat's own defaults for the new tables of its channels, where they differ from the
+    options' (declared by the chat's adapter, handed to the host with
+    :meth:`~dokobot.host.contract.Host.table_defaults`)."""
+
+    prefix: str
+    """The start of the chat's channel ids (``irc:``)."""
+    name: str
+    """The chat's name, as ``/help option NAME`` names it."""
+    options: tuple[tuple[str, str], ...]
+    """(an option, its value as typed): each is checked as ``/option`` checks it."""
+
+    def __post_init__(self) -> None:
+        for name, value in self.options:
+            TableOptions().set(name, value)  # OptionError: not a value the option takes
+
+    def shown(self, name: str) -> str | None:
+        """Its default of option ``name`` as ``/help option NAME`` shows it, or None."""
+        return next((value for option_, value in self.options if option_ == name), None)
 
 
 class OptionError(ValueError):
@@ -145,15 +156,15 @@ class TableOptions:
     second_heart10_wins: bool = option(False, what=_ON_OFF, rule=True)
     language: str = option("en", languages=True)
     turn_timeout: int = option(
-        0, low=10, high=3600, off=True, what="0 (off) or seconds from 10 to 3600",
-        platforms=(("Discord", DISCORD_TURN_TIMEOUT), ("IRC", IRC_TURN_TIMEOUT)),
-    )  # fmt: skip
+        0, low=10, high=3600, off=True, what="0 (off) or seconds from 10 to 3600"
+    )
+    """A chat may have a turn clock on its tables by default (:class:`ChatDefaults`)."""
     standin: bool = option(True, what=_ON_OFF)
     bot_level: str = option("normal", values=BOT_LEVELS)
-    bare_cards: bool = option(True, what=_ON_OFF, platforms=(("Discord", False), ("IRC", False)))
+    bare_cards: bool = option(True, what=_ON_OFF)
     """A card typed alone in the channel (``CQ``, ``3``) plays it on your turn. Private
-    messages always take bare cards; on IRC channels the default is off (see
-    :meth:`for_channel`), so chat such as ``11`` or ``ha`` never plays a card."""
+    messages always take bare cards; a chat may turn it off for its channels by default
+    (:class:`ChatDefaults`), so chat such as ``11`` or ``ha`` never plays a card."""
     images: bool = option(True, what=_ON_OFF)
     """Show cards as pictures where the platform can (Discord)."""
     thread: bool = option(True, what=_ON_OFF)
@@ -287,33 +298,30 @@ class TableOptions:
         close = difflib.get_close_matches(name, TableOptions.names(), n=1, cutoff=0.6)
         return close[0] if close else None
 
-    def for_channel(self, channel: str) -> TableOptions:
-        """These options as the defaults of a new table in ``channel`` (platform id
-        ``irc:…``, ``discord:…``): each option still at its default takes its platform's
-        (:attr:`Option.platforms`). IRC channels do not take bare cards, and Discord cannot
-        (a bot without the message-content intent sees no chat lines); Discord and IRC
-        tables have a turn clock (:data:`DISCORD_TURN_TIMEOUT`, :data:`IRC_TURN_TIMEOUT`)
-        unless the configuration set one.
+    def for_channel(self, channel: str, chats: Sequence[ChatDefaults] = ()) -> TableOptions:
+        """These options as the defaults of a new table in ``channel``: each option still at
+        its default takes the one of the chat whose prefix ``channel`` starts with (the
+        configuration's own choice wins, and so does a choice the chat's would conflict
+        with).
 
-        >>> TableOptions().for_channel("discord:1").turn_timeout
-        30
-        >>> TableOptions().for_channel("irc:libera:#doko").turn_timeout
+        >>> irc = ChatDefaults("irc:", "IRC", (("turn_timeout", "60"), ("bare_cards", "off")))
+        >>> TableOptions().for_channel("irc:libera:#doko", [irc]).turn_timeout
         60
-        >>> TableOptions(turn_timeout=120).for_channel("irc:libera:#doko").turn_timeout
+        >>> TableOptions(turn_timeout=120).for_channel("irc:libera:#doko", [irc]).turn_timeout
         120
-        >>> TableOptions().for_channel("console").turn_timeout
-        0
-        >>> TableOptions().for_channel("discord:1").bare_cards
-        False
+        >>> TableOptions().for_channel("console", [irc]).bare_cards
+        True
         """
-        platform = channel.split(":", 1)[0]
-        changed = {
-            f.name: value
-            for f in fields(self)
-            for where, value in f.metadata["option"].platforms
-            if where.lower() == platform and getattr(self, f.name) == f.default
-        }
-        return dataclasses.replace(self, **changed) if changed else self
+        options = self
+        for chat in chats:
+            if channel.startswith(chat.prefix):
+                for name, value in chat.options:
+                    if getattr(self, name) == getattr(_PLAIN, name):
+                        try:
+                            options = options.set(name, value)
+                        except OptionError:  # it conflicts with the configuration's choice
+                            continue
+        return options
 
     def as_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}

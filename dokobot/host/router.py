@@ -39,7 +39,7 @@ from .handlers.general import unknown
 from .i18n import render
 from .journal import Record
 from .notes import ALL, Note, Refusal
-from .options import TableOptions
+from .options import ChatDefaults, TableOptions
 from .permissions import check
 from .prompts import hand_note, shown_cards
 from .stakes import Ledger, LedgerEntry, server_of
@@ -92,6 +92,9 @@ class Router:
         self.default_language = default_language
         self.default_options = (default_options or TableOptions()).set("language", default_language)
         self.ledgers: dict[str, Ledger] = {}
+        self.chats: list[ChatDefaults] = []
+        """The chats' own defaults for the new tables of their channels, as their adapters
+        declared them (:meth:`~dokobot.host.contract.Host.table_defaults`)."""
         self.history: Callable[[Table], list[Record]] | None = None
         """The whole journal of a table, where the table keeps only its unsaved lines."""
         self.archive: Callable[[str], tuple[list[GameRecord], list[LedgerEntry]]] | None = None
@@ -124,7 +127,7 @@ class Router:
             ledger = self.ledgers.setdefault(srv, Ledger(server=srv))
             t = Table(channel=channel, seed=seed, bot_factory=self.bot_factory, ledger=ledger)
             t.archive = self.archive
-            t.options = self.default_options.for_channel(channel)
+            t.options = self.default_options.for_channel(channel, self.chats)
             if seed is not None:
                 t.journal.append(Record("seed", text=str(seed)))
             if server:

@@ -38,7 +38,7 @@ from .events import Event, Input
 from .liveboard import LiveBoard
 from .locks import TableLocks
 from .notes import Refusal
-from .options import TableOptions
+from .options import ChatDefaults, TableOptions
 from .residency import Residency
 from .reviewlink import ReviewLink
 from .reviewqueue import ReviewQueue
@@ -260,6 +260,12 @@ class Service(Host):
         not yet loaded); with several processes, another one holds the others."""
         return self.residency.holds(channel)
 
+    def table_defaults(self, defaults: ChatDefaults) -> None:
+        """A chat's own defaults for the new tables of its channels (an adapter declares
+        them before the tables are restored; the same declaration again changes nothing)."""
+        if defaults not in self.router.chats:
+            self.router.chats.append(defaults)
+
     def pace(self, prefix: str) -> None:
         """An adapter that sends through a queue (IRC) serves the channels whose ids start
         with ``prefix`` and reports every prompt it really sent (:meth:`prompt_sent`): on
@@ -347,7 +353,7 @@ class Service(Host):
         at the channel's own table."""
         table = self.router.tables.get(channel)
         if table is None:
-            return self.router.default_options.for_channel(channel).thread
+            return self.router.default_options.for_channel(channel, self.router.chats).thread
         return table.options.thread and not table.seats
 
     def preference_of(self, user: str, name: str) -> str | None:

@@ -56,6 +56,7 @@ from dokobot.adapters.discord.buttons import (
     verb,
 )
 from dokobot.adapters.discord.checks import AdminChecks
+from dokobot.adapters.discord.defaults import TABLE_DEFAULTS
 from dokobot.adapters.discord.delivery import DM_RETRIES, PrivateDelivery
 from dokobot.adapters.discord.handed import HandedPresses
 from dokobot.adapters.discord.handoff import CLAIM_WITHIN, Handoff
@@ -192,6 +193,7 @@ class DiscordAdapter(
         options.setdefault("tree_cls", _DokoTree)
         super().__init__(command_prefix=commands.when_mentioned, **options)
         self.service = service
+        service.table_defaults(TABLE_DEFAULTS)  # before the host restores its tables
         service.boards = True
         self._token = token
         self._restore = restore

@@ -61,7 +61,7 @@ from ..textchat.sender import raise_if_cancelling
 from .connection import Connection, logged
 from .identities import Identities
 from .kicks import Kicks
-from .settings import IrcSettings
+from .settings import TABLE_DEFAULTS, IrcSettings
 from .text import SIGN, command_text
 
 log = logging.getLogger("dokobot.adapters.irc")
@@ -97,6 +97,7 @@ class IrcAdapter(TextPlatform):
         rng: random.Random | None = None,
     ) -> None:
         self.service = service
+        service.table_defaults(TABLE_DEFAULTS)  # before the host restores its tables
         self.settings = settings
         self.prefix = f"irc:{settings.network}:"
         self.max_line_bytes = settings.max_line_bytes

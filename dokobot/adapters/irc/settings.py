@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, Final
+
+from dokobot.host.options import ChatDefaults
 
 PASSWORD_ENV = "DOKOBOT_IRC_PASSWORD"
 """The server password (``PASS``) is read from this environment variable, never from the
@@ -93,3 +95,16 @@ class IrcSettings:
     def password() -> str | None:
         """The server password from the environment, if any."""
         return os.environ.get(PASSWORD_ENV) or None
+
+
+TURN_TIMEOUT: Final = 60
+"""Seconds of an IRC table's turn clock: a reminder after 60 s, a computer player stands in
+after 120 s (commands are typed, and the bot's lines are paced at about one a second), so a
+table never stands still when a move is lost (a player gone, the bot kicked)."""
+
+TABLE_DEFAULTS: Final = ChatDefaults(
+    "irc:", "IRC", (("turn_timeout", str(TURN_TIMEOUT)), ("bare_cards", "off"))
+)
+"""IRC's own defaults for the new tables of its channels (where the configuration set
+none): the turn clock, and no bare cards in channels, so chat such as ``11`` or ``ha``
+never plays a card (private messages always take them)."""

@@ -7,7 +7,7 @@ from ..context import Context, Host
 from ..events import Event
 from ..i18n import OptionName, OptionValue, option_value_text
 from ..notes import Refusal
-from ..options import OPTIONS, TableOptions
+from ..options import OPTIONS, ChatDefaults, TableOptions
 from ..views import help_lists, help_rows
 
 
@@ -31,12 +31,19 @@ def option_help(router: Host, ctx: Context, word: str) -> list[Event]:
     options = ctx.table.options if ctx.table is not None else TableOptions()
     lang = router.lang_of(ctx.inp.user, ctx.table)
     values = ", ".join(option_value_text(v, lang) for v in decl.values)
-    platforms = ", ".join(f"{where} {value}" for where, value in decl.platforms)
     return router._reply(
         ctx,
         decl.help_key,
-        {"value": OptionValue(options.show(name)), "values": values, "platforms": platforms},
-    )
+        {"value": OptionValue(options.show(name)), "values": values,
+         "defaults": defaults_text(name, router.chats)},
+    )  # fmt: skip
+
+
+def defaults_text(name: str, chats: list[ChatDefaults]) -> str:
+    """Option ``name``'s default for new tables, then each chat's own where it has one
+    (``0, Discord 30, IRC 60``)."""
+    own = (f"{chat.name} {value}" for chat in chats if (value := chat.shown(name)) is not None)
+    return ", ".join((TableOptions().show(name), *own))
 
 
 @command(
