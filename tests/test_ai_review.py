@@ -111,14 +111,17 @@ def test_a_review_never_reads_another_players_hand() -> None:
     assert checked == 3
 
 
-def test_random_cards_are_marked_more_often_than_normal_play() -> None:
-    found = {}
+def test_random_cards_lose_more_by_the_review_than_normal_play() -> None:
+    """The points the review says were lost, not the count of flags: in one game at this
+    small budget the count is a coin toss (seed 2: 1 flag for random, 7 for normal with
+    uniform worlds), the points lost are not (random's blunders cost 9 to 12 points)."""
+    lost = {}
     for level in ("random", "normal"):
-        found[level] = 0
+        lost[level] = 0.0
         for seed in (1,):
             players = [make_player(level, seed=seed * 4 + s) for s in range(4)]
             game = play_game(players, seed=seed).game
             review = review_game(game, budget_s=BUDGET, fixed=True, seed=seed)
             assert all(m.loss >= MISTAKE for m in review.mistakes)
-            found[level] += len(review.mistakes)
-    assert found["random"] > found["normal"]
+            lost[level] += sum(m.loss for m in review.mistakes)
+    assert lost["random"] > lost["normal"] > 0.0
