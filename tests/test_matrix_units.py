@@ -115,6 +115,9 @@ async def test_commands_ids_names_and_what_is_not_a_command() -> None:
     assert not adapter.present("matrix:@anna:x")  # not in her direct room yet
     await adapter._take(sync("!dm:x", member("@anna:x", "Anna")), history=False)
     assert adapter.present("matrix:@anna:x")
+    # somebody else in her direct room: no private line goes there any more
+    await adapter._take(sync("!dm:x", member("@eve:x", "Eve")), history=False)
+    assert adapter.address("matrix:@anna:x") is None
     await asyncio.sleep(0)
 
 

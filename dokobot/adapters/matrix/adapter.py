@@ -112,7 +112,10 @@ class MatrixAdapter(TextPlatform):
         return rest if rest.startswith("!") else None
 
     def address(self, user: str) -> str | None:
-        return self.direct.get(user[len(PREFIX) :]) if user.startswith(PREFIX) else None
+        """The direct room, while nobody else is in it (a hand is for its player only)."""
+        mxid = user[len(PREFIX) :]
+        room = self.direct.get(mxid) if user.startswith(PREFIX) else None
+        return room if room and self.members.get(room, set()) <= {self.me, mxid} else None
 
     def present(self, user: str) -> bool:
         mxid = user[len(PREFIX) :]
@@ -162,8 +165,7 @@ class MatrixAdapter(TextPlatform):
             self._running.cancel()
 
     async def wait_ready(self, timeout: float) -> None:
-        """Wait until the first sync is through and the configured rooms are joined."""
-        await asyncio.wait_for(self._online.wait(), timeout)
+        await asyncio.wait_for(self._online.wait(), timeout)  # the first sync is through
 
     async def deliver(self, events: Sequence[Event]) -> None:
         """The host's events (its listener; the answers to inputs come the same way)."""
@@ -292,9 +294,7 @@ class MatrixAdapter(TextPlatform):
                 and event.get("content", {}).get("membership") == "join" and before != "join")  # fmt: skip
 
     def _take_direct(self, content: dict[str, Any]) -> None:
-        for mxid, rooms in content.items():
-            if isinstance(rooms, list) and rooms:
-                self.direct[mxid] = str(rooms[-1])
+        self.direct.update({m: str(r[-1]) for m, r in content.items() if isinstance(r, list) and r})
 
     async def _invited(self, room: str, info: dict[str, Any]) -> None:
         """Join a room the bot is invited to; an invitation to a direct room makes it the
@@ -342,8 +342,8 @@ class MatrixAdapter(TextPlatform):
         text = self.chat.command(str(content.get("body", "")), dm=dm)
         if text is None:
             return
-        if not dm and sender not in self.direct:
-            await self._open_direct(sender)  # the hand and prompts go there
+        if not dm and self.address(PREFIX + sender) is None:
+            await self._open_direct(sender)  # the hand and prompts go there (a new one)
         levels, default = self.power.get(room, ({}, 0))
         admin = sender in self.settings.admins or (not dm and levels.get(sender, default) >= 50)
         name = self.names.get(sender) or sender[1:].partition(":")[0]
