@@ -90,6 +90,10 @@ class Option:
     synonyms: tuple[tuple[str, str], ...] = ()
     """More words and the value each means (``rated on``); every language's yes and no
     words mean ``on`` and ``off`` of an option that takes them (``rated``)."""
+    needs: str = ""
+    """An on-off option that must be on while this one differs from its default
+    (``superpiglets`` need ``piglets``): ``/option`` refuses the one without the other, with
+    the catalogues' ``option_needs.NAME``."""
     languages: bool = False
     """It takes a language's code (the registry's, :mod:`dokobot.languages`)."""
     name: str = ""
@@ -186,8 +190,8 @@ class TableOptions:
     nines: bool = option(True, what=_ON_OFF, house=True, rule=True)
     wedding_trick: str = option("first", values=WEDDING_TRICKS, house=True, rule=True)
     dullen: str = option("first", values=DULLEN, house=True, rule=True)
-    superpiglets: bool = option(False, what=_ON_OFF, house=True, rule=True)
-    """Needs ``piglets`` (RULES §12.8): ``/option`` refuses one without the other."""
+    superpiglets: bool = option(False, what=_ON_OFF, house=True, rule=True, needs="piglets")
+    """RULES §12.8."""
     seats: int = option(4, low=4, high=6, what="4, 5 or 6", house=True)
     """Five or six at a table (RULES §12.9): each game four of them play, the dealer (and
     with six the player opposite him) sits out. Tournament and duel mode need four."""
@@ -266,12 +270,13 @@ class TableOptions:
                 name=OptionName(name),
                 rules=rules,
             )
-        if new.superpiglets and not new.piglets:  # RULES §12.8: superpiglets need piglets
-            raise OptionError(
-                "option_needs",
-                "superpiglets need piglets on",
-                name=OptionName(name),
-            )
+        for needing, needed in NEEDS.items():  # superpiglets need piglets (RULES §12.8)
+            if new.get(needing) != _PLAIN.get(needing) and not new.get(needed):
+                raise OptionError(
+                    "option_needs." + needing,
+                    f"{needing} need {needed} on",
+                    name=OptionName(name),
+                )
         if new.tournament and new.mode != "free":
             if name == "mode":  # the mode is asked for while tournament is on
                 raise OptionError(
@@ -372,6 +377,8 @@ def rule_options(options: dict[str, Option]) -> tuple[str, ...]:
 
 RULE_OPTIONS: Final = rule_options(OPTIONS)
 """The options the engine plays (the fields of :class:`Rules`), checked at import."""
+NEEDS: Final[dict[str, str]] = {name: decl.needs for name, decl in OPTIONS.items() if decl.needs}
+"""Each option that needs another on (:attr:`Option.needs`) -> that option."""
 HOUSE_RULES: Final[tuple[str, ...]] = tuple(name for name, decl in OPTIONS.items() if decl.house)
 """The house-rule options (RULES §12). Their defaults are the plain game; none may differ
 from it while ``tournament`` is on."""
