@@ -25,16 +25,16 @@ player made for the seat's person; a finished game's record carries them to the 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..names import name_key
+from .bots import Bot
 from .journal import Record, cmd
 from .modes import series_length
 from .notes import ALL, Note, Refusal
+from .options import TableOptions
 from .seats import SeatInfo, check_name_free
-
-if TYPE_CHECKING:
-    from .table import Table
+from .series import Series
 
 __all__ = ["Handover", "SeatVote", "TurnCount", "absent_seat", "back", "handover", "may_reclaim"]
 
@@ -101,7 +101,26 @@ class Handover:
     """People who lost their seat by it."""
 
 
-def absent_seat(table: Table, person: str) -> int | None:
+class SeatedTable(Protocol):
+    """What a vote reads and changes of a :class:`~dokobot.host.table.Table` (which holds
+    this module's state, so the module does not import it)."""
+
+    seats: list[SeatInfo]
+    options: TableOptions
+    owner: str | None
+    series: Series
+    bots: dict[int, Bot]
+    away: set[int]
+    waiting: list[tuple[str, str]]
+    seat_vote: SeatVote | None
+
+    @property
+    def running(self) -> bool: ...
+
+    def _log(self, record: Record | str) -> None: ...
+
+
+def absent_seat(table: SeatedTable, person: str) -> int | None:
     """The seat of ``person`` if a computer player stands in for them there (they timed
     out, or left during a game and the seat is kept for them), and the table has not given
     it away already."""
@@ -113,13 +132,13 @@ def absent_seat(table: Table, person: str) -> int | None:
     return None
 
 
-def given_away(table: Table, seat: int) -> bool:
+def given_away(table: SeatedTable, seat: int) -> bool:
     """Whether the table gave ``seat`` away from its person by a vote, in this series."""
     info = table.seats[seat]
     return info.given_away is not None and info.given_away == table.series.number
 
 
-def may_reclaim(table: Table, seat: int, user: str) -> None:
+def may_reclaim(table: SeatedTable, seat: int, user: str) -> None:
     """Refuse ``user`` taking back ``seat`` if the table gave it away from them in this
     series (a series that is over lets them back at the next one)."""
     info = table.seats[seat]
@@ -130,7 +149,7 @@ def may_reclaim(table: Table, seat: int, user: str) -> None:
     raise Refusal("handover.seat_given", player=info.name)
 
 
-def _split(table: Table, args: list[str]) -> tuple[int, str, str]:
+def _split(table: SeatedTable, args: list[str]) -> tuple[int, str, str]:
     """(the seat named first, its name, the rest of the words) of ``/handover``'s
     arguments: the seat's name may have several words (the longest that names a seat)."""
     for k in range(len(args), 0, -1):
@@ -141,7 +160,7 @@ def _split(table: Table, args: list[str]) -> tuple[int, str, str]:
     raise Refusal("handover.no_player", player=" ".join(args[:1]))
 
 
-def _current(table: Table) -> SeatVote | None:
+def _current(table: SeatedTable) -> SeatVote | None:
     """The open vote, if its absent person is still absent (else it ended)."""
     vote = table.seat_vote
     if vote is not None and absent_seat(table, vote.person) is None:
@@ -149,7 +168,7 @@ def _current(table: Table) -> SeatVote | None:
     return vote
 
 
-def handover(table: Table, voter: int, args: list[str]) -> Handover:
+def handover(table: SeatedTable, voter: int, args: list[str]) -> Handover:
     """The person in seat ``voter`` votes to give the seat named in ``args`` (a seat's
     name, then optionally a waiting person's name) away. Refuses without changing anything
     when the vote is not possible."""
@@ -195,13 +214,13 @@ def handover(table: Table, voter: int, args: list[str]) -> Handover:
     return _carry(table, seat, vote)
 
 
-def _count(table: Table, vote: SeatVote, seat: int) -> dict[str, int]:
+def _count(table: SeatedTable, vote: SeatVote, seat: int) -> dict[str, int]:
     """The votes of the people seated now (but the absent one) and the majority needed."""
     people = {s.user for i, s in enumerate(table.seats) if not s.is_bot and i != seat}
     return {"votes": len(vote.voters & people), "need": len(people) // 2 + 1}
 
 
-def _carry(table: Table, seat: int, vote: SeatVote) -> Handover:
+def _carry(table: SeatedTable, seat: int, vote: SeatVote) -> Handover:
     """The vote carried: the seat is the computer player's for the rest of the series, or
     (between games; during one: from the next deal) the waiting person's."""
     table.seat_vote = None
@@ -242,7 +261,7 @@ def _carry(table: Table, seat: int, vote: SeatVote) -> Handover:
     return Handover(notes, told, seated, unseated)
 
 
-def seat_heirs(table: Table) -> tuple[str, ...]:
+def seat_heirs(table: SeatedTable) -> tuple[str, ...]:
     """Between games: the waiting people whom a vote gave a seat take it (their user ids)."""
     out: list[str] = []
     for i, s in enumerate(table.seats):
@@ -259,7 +278,7 @@ def seat_heirs(table: Table) -> tuple[str, ...]:
     return tuple(out)
 
 
-def back(table: Table, seat: int) -> list[Note]:
+def back(table: SeatedTable, seat: int) -> list[Note]:
     """The person in ``seat`` acted again after a timeout: a vote on their seat ends
     (journaled, so that a restore ends it at the same point)."""
     vote = table.seat_vote
