@@ -38,8 +38,10 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
                 mod = ".".join(base + ([node.module] if node.module else []))
             else:
                 mod = node.module or ""
-            targets = [mod]
-            targets += [f"{mod}.{alias.name}" for alias in node.names]
+            subs = [f"{mod}.{alias.name}" for alias in node.names]
+            # ``from . import statements``: the module, not the package's __init__ (which
+            # Python runs before any of its modules anyway)
+            targets = subs if all(sub in modules for sub in subs) else [mod, *subs]
         for target in targets:
             while target and target not in modules:
                 target = target.rpartition(".")[0]  # a name in a module: the module
