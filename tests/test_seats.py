@@ -214,6 +214,15 @@ def test_five_and_six_seat_series_give_the_score_list_and_chips_worked_by_hand(
         f"{n} {x:+d}" for n, x in chips.items()
     )
     assert table.series.bock_left == bock_left
+    # the CSV export: the four who played each game, who sat out, the real dealer
+    import csv
+    import io
+
+    from dokobot.host.series import series_csv
+
+    rows = list(csv.DictReader(io.StringIO(series_csv(table))))
+    assert [r["sitting_out"] for r in rows] == [" ".join(r["sitting_out"]) for r in rep.results()]
+    assert all(r["dealer"] == r["sitting_out"].split()[0] for r in rows)
     # the export gives the series back: each !deal names the four who play
     from dokobot.host.replay import export_lines
 

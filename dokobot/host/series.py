@@ -566,6 +566,7 @@ CSV_COLUMNS: Final = (
     *(f"total{i}" for i in range(1, 5)),
     *(f"chips{i}" for i in range(1, 5)),
     "commission",
+    "sitting_out",
 )
 
 
@@ -586,7 +587,9 @@ def series_csv(table: ScoreHistory) -> str:
     series of the player named in that row's column, by player as the score list counts
     them (a seat's new holder does not inherit the old one's points). Chips are decimal
     strings (``10.56``);
-    ``components`` lists ``party:item:points`` separated by ``;``. Flags are 0/1.
+    ``components`` lists ``party:item:points`` separated by ``;``. Flags are 0/1. At five or
+    six at a table (RULES §12.9) ``player1`` … ``player4`` are the four who played the game,
+    ``sitting_out`` names who sat it out (the dealer first, separated by spaces).
     """
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
@@ -634,6 +637,7 @@ def series_csv(table: ScoreHistory) -> str:
                 *totals,
                 *chips_cells,
                 commission,
+                " ".join(rec.out),
             ]
         )
         end_of_series = i + 1 == len(games) or games[i + 1].series != rec.series
@@ -651,6 +655,7 @@ def series_csv(table: ScoreHistory) -> str:
                     *(by_player.get(name, 0) for name in snames[:4]),
                     *(str(x) for x in st.net),
                     str(st.commission),
+                    "",
                 ]
             )
     return buf.getvalue()
