@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from dokobot import languages
 from dokobot.host.events import Event, Input, Private, Public
 from dokobot.host.export import export_table
 from dokobot.host.journal import Record
@@ -310,7 +311,7 @@ async def test_reliability_from_a_known_journal() -> None:
     await svc.close()
 
 
-@pytest.mark.parametrize("lang", ["en", "de", "it", "cs"])
+@pytest.mark.parametrize("lang", languages.codes())
 def test_every_language_names_the_command(lang: str) -> None:
     from dokobot.host.commands import COMMANDS
 

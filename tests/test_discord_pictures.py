@@ -10,6 +10,7 @@ from pathlib import Path
 
 from PIL import Image
 
+from dokobot import languages
 from dokobot.adapters.discord import DiscordAdapter
 from dokobot.adapters.discord.board_messages import trick_picture
 from dokobot.host.board import board_view
@@ -118,7 +119,7 @@ def test_the_board_fits_a_phone_with_my_cards_above_the_fold() -> None:
         idle=True,  # the stand-in button too
     )
     news = ["A computer plays for Lukas from now on: he let two turns pass without a card."] * 3
-    for lang in ("en", "de", "it", "cs"):
+    for lang in languages.codes():
         screen = board_screen(dataclasses.replace(busy, language=lang), news, lang)
         screen.draw()
         assert 0 < screen.buttons_end <= FOLD, (lang, screen.buttons_end)
