@@ -106,9 +106,9 @@ def test_the_absent_persons_return_ends_the_vote_and_replays_so() -> None:
 
 
 def test_a_replayed_series_with_a_seat_given_to_the_computer() -> None:
-    """tests/data/handover.doko: the vote carries between games 1 and 2; games 2 and 3 are
+    """tests/data/table/handover.doko: the vote carries between games 1 and 2; games 2 and 3 are
     the computer player's in dora's seat; dora cannot take it back in the series."""
-    path = DATA / "handover.doko"
+    path = DATA / "table" / "handover.doko"
     rep = Replayer()
     rep.run_text(path.read_text(encoding="utf-8"))
     assert rep.failures == []
