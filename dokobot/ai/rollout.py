@@ -104,9 +104,7 @@ def greedy_playout(
     aces = t.aces
     trump_mask = t.trump_mask
     rules = g.rules
-    h10_all = scheme.heart10 if rules.heart10_second else -2
-    # RULES §12.7: ``second_except_last`` lets the first ♥10 win the last trick
-    h10_last = -2 if rules.heart10_last_first else h10_all
+    h10_all, h10_last = rules.heart10_ranks(scheme.heart10)  # RULES §12.7
     card_of = CARD_OF_BIT
     hands = g.hands
     rand = rng.random

@@ -796,9 +796,9 @@ class Game:
         # with ``second_except_last``).
         rank = scheme.rank[scheme.cls[c0]]
         rules = self.rules
-        h10 = scheme.heart10 if rules.heart10_second else -2
-        if rules.heart10_last_first and len(self.tricks) == rules.hand_size - 1:
-            h10 = -2
+        h10, h10_last = rules.heart10_ranks(scheme.heart10)
+        if len(self.tricks) == rules.hand_size - 1:
+            h10 = h10_last
         best = 0
         top = rank[c0]
         r = rank[c1]

@@ -58,8 +58,7 @@ def playout(game: PlayoutState, rng: random.Random) -> None:
     ranks = scheme.rank
     class_mask = scheme.class_mask
     rules = game.rules
-    h10 = scheme.heart10 if rules.heart10_second else -2
-    h10_last = -2 if rules.heart10_last_first else h10  # RULES §12.7 in the last trick
+    h10, h10_last = rules.heart10_ranks(scheme.heart10)  # RULES §12.7
     card_of = CARD_OF_BIT
     hands = game.hands
     eyes = game.eyes

@@ -87,6 +87,18 @@ class Rules:
         (RULES §12.7 and the §11 option)."""
         return self.heart10_second and not (self.heart10_last_first and trick == self.hand_size - 1)
 
+    def heart10_ranks(self, heart10: int) -> tuple[int, int]:
+        """The rank at which a later trump ♥10 takes the trick from the first (``heart10``,
+        the scheme's rank of the ♥10, -2 where it is no trump) in every trick but the last,
+        and in the last; -2 where it does not (RULES §12.7 and the §11 option). The fast
+        paths (the game, the playouts, the rollouts) read it once, not the rule.
+
+        >>> Rules().heart10_ranks(12), Rules(dullen="second_except_last").heart10_ranks(12)
+        ((-2, -2), (12, -2))
+        """
+        h10 = heart10 if self.heart10_second else -2
+        return h10, -2 if self.heart10_last_first else h10
+
     def call_deadline(self, level: int, shift: int = 0) -> int:
         """Cards a player must still hold to make a call of ``level`` (1 re/kontra .. 5
         black) normally; ``shift`` tricks later after a late wedding clarification."""
