@@ -220,11 +220,14 @@ async def test_the_board_shows_the_deadline_and_a_computer_stands_in_after_it(
 
 
 def test_discord_tables_have_a_clock_by_default() -> None:
-    """Discord and IRC tables have a turn clock by default (each its own), the console's
-    none."""
+    """Discord and IRC tables have a turn clock by default (each its own, as its adapter
+    declares it; tests/test_chat_defaults.py), the console's none."""
+    from dokobot.adapters.discord.defaults import TABLE_DEFAULTS as DISCORD
+    from dokobot.adapters.irc.settings import TABLE_DEFAULTS as IRC
     from dokobot.host.router import Router
 
     router = Router(seed=1)
+    router.chats += [DISCORD, IRC]
     for name in ("anna", "ben"):
         for channel in ("discord:1", "irc:#doko", "console"):
             router.handle(Input(channel, f"{channel}:{name}", name, "/join"))
