@@ -411,6 +411,26 @@ class Driver:
 # -- the game -------------------------------------------------------------------------------------
 
 
+def answered_in(interaction: Interaction, text: str) -> list[Message]:
+    """The messages of the answer to ``interaction`` (not the message a button sits on) that
+    show ``text``: one message, a text file, or the answer's messages together (a text longer
+    than one Discord message is sent in several)."""
+    answer = [
+        m
+        for m in [interaction.original, *interaction.followups]
+        if m is not None and m.interaction_id == interaction.id
+    ]
+    whole = [
+        m
+        for m in answer
+        if any(text in plain(h) for h in m.history)
+        or text in [data.decode() for name, data in m.files if name.endswith(".txt")]
+    ]
+    if whole:
+        return whole
+    return answer if text in "\n".join(plain(m.content) for m in answer) else []
+
+
 async def play_full_game(fake: FakeDiscord, inner: ServiceLike, swap: Swap) -> None:
     """Four members play a game; after ten cards the client (and, with ``swap``, the service)
     restarts and the game goes on with the buttons of the old messages."""
@@ -498,15 +518,8 @@ async def play_full_game(fake: FakeDiscord, inner: ServiceLike, swap: Swap) -> N
                 sent = [
                     m
                     for i in fake.interactions.values()
-                    for m in [i.original, *i.followups]
-                    if m is not None
-                    and m.interaction_id == i.id  # not the message a button sits on
-                    and f"discord:{i.user.id}" == inp.user
-                    and (
-                        any(event.text in plain(h) for h in m.history)
-                        or event.text
-                        in [data.decode() for name, data in m.files if name.endswith(".txt")]
-                    )
+                    if f"discord:{i.user.id}" == inp.user
+                    for m in answered_in(i, event.text)
                 ]
                 assert sent, event
                 assert all(m.flags & EPHEMERAL for m in sent), event
@@ -815,10 +828,14 @@ async def test_one_member_against_three_computer_players(fake: FakeDiscord) -> N
 async def test_long_texts_are_split_or_attached(fake: FakeDiscord) -> None:
     ch = f"discord:{fake.channel_id}"
     lines = [f"line_{n} *" + "x" * 40 for n in range(100)]  # about 4,900 characters
+    # a list with aligned columns (like /help's), too long for one code block
+    columns = "Commands:\n" + "\n".join(f"/c_{n:<3}  " + "y" * 40 for n in range(60))
 
     def script(inp: Input) -> list[Event]:
         if inp.text == "/export":
             return [Private(ch, inp.user, "\n".join(lines), reply=True, kind="export")]
+        if inp.text == "/help":
+            return [Private(ch, inp.user, columns, reply=True)]
         return [Public(ch, "\n".join(lines)), Public(ch, "the end")]
 
     service = ScriptedService(script)
@@ -826,6 +843,11 @@ async def test_long_texts_are_split_or_attached(fake: FakeDiscord) -> None:
         assert isinstance(client, DiscordAdapter)
         export = await settle(fake, client, await fake.slash(fake.users[0], "export"))
         table = await settle(fake, client, await fake.slash(fake.users[1], "table"))
+        listed = await settle(fake, client, await fake.slash(fake.users[2], "help"))
+    # the columns line up in every piece: each is a code block of its own
+    pieces = [m.content for m in listed.ephemeral_messages]
+    assert len(pieces) == 2 and all(len(p) <= 2000 and p.startswith("```\n") for p in pieces)
+    assert "\n".join(plain(p) for p in pieces) == columns
     [attached] = export.ephemeral_messages
     assert attached.files == [("dokobot-export.txt", "\n".join(lines).encode())]
     assert table.response_type == 4

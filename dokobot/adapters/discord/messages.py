@@ -93,12 +93,29 @@ def format_text(content: str) -> str:
     >>> format_text("Score\\n  # Anna  Ben\\n  1   +3   -3")
     '```\\nScore\\n  # Anna  Ben\\n  1   +3   -3\\n```'
     """
+    pieces = format_pieces(content)
+    return pieces[0] if len(pieces) == 1 else discord.utils.escape_markdown(content)
+
+
+def _aligned(content: str) -> bool:
     lines = content.split("\n")
-    if len(lines) > 1 and any(_ALIGNED.search(line) for line in lines[1:]):
-        block = "```\n" + content.replace("```", "`\u200b``") + "\n```"
-        if len(block) <= MAX_MESSAGE:
-            return block
-    return discord.utils.escape_markdown(content)
+    return len(lines) > 1 and any(_ALIGNED.search(line) for line in lines[1:])
+
+
+def format_pieces(content: str, limit: int = MAX_MESSAGE) -> list[str]:
+    """:func:`format_text` in messages of at most ``limit`` characters: a table too long for
+    one code block goes into several, cut at line ends, so its columns still line up.
+
+    >>> format_pieces("Help\\n/a  x\\n/b  y", 20)
+    ['```\\nHelp\\n/a  x\\n```', '```\\n/b  y\\n```']
+    >>> format_pieces("a_b")
+    ['a\\\\_b']
+    """
+    if not _aligned(content):
+        return split_message(discord.utils.escape_markdown(content), limit)
+    fence = len("```\n\n```")
+    body = content.replace("```", "`\u200b``")
+    return [f"```\n{piece}\n```" for piece in split_message(body, limit - fence)]
 
 
 def join_texts(texts: Sequence[str], limit: int = MAX_MESSAGE) -> list[str]:
@@ -111,13 +128,12 @@ def join_texts(texts: Sequence[str], limit: int = MAX_MESSAGE) -> list[str]:
     """
     messages: list[str] = []
     current = ""
-    for formatted in (format_text(t) for t in texts if t.strip()):
-        if current and len(current) + 1 + len(formatted) <= limit:
-            current += "\n" + formatted
+    for pieces in (format_pieces(t, limit) for t in texts if t.strip()):
+        if current and len(pieces) == 1 and len(current) + 1 + len(pieces[0]) <= limit:
+            current += "\n" + pieces[0]
             continue
         if current:
             messages.append(current)
-        pieces = split_message(formatted, limit)
         messages += pieces[:-1]
         current = pieces[-1] if pieces else ""
     if current:
