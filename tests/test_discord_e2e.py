@@ -34,6 +34,7 @@ from dokobot.adapters.discord import (
 from dokobot.adapters.discord.interaction import _Turns
 from dokobot.host.contract import BareHost
 from dokobot.host.events import Choice, Event, Input, Private, Public
+from dokobot.host.options import ChatDefaults
 from dokobot.host.router import Router
 from dokobot.host.service import Service
 
@@ -213,6 +214,9 @@ class Recorder(BareHost):
     def boards(self, value: bool) -> None:
         if hasattr(self.inner, "boards"):
             self.inner.boards = value
+
+    def table_defaults(self, defaults: ChatDefaults) -> None:
+        self.inner.table_defaults(defaults)  # the adapter's, for the inner service's tables
 
     @property
     def listener(self) -> Listener | None:
