@@ -32,7 +32,8 @@ import contextlib
 import json
 import logging
 import secrets
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
+from functools import partial
 from typing import Any
 from urllib.parse import quote
 
@@ -45,11 +46,14 @@ from mautrix.types import SyncToken, UserID
 from dokobot.host.contract import Host
 from dokobot.host.events import Board, Event
 
-from ..textchat import OutLine, TextChat, TextPlatform
+from ..textchat import OutLine, TextChat, TextPlatform, run_on_host
+from ..textchat.guard import swallowed
 from .board import board_text
 from .settings import MatrixSettings
 
 log = logging.getLogger("dokobot.adapters.matrix")
+_logged = partial(swallowed, log, "Matrix")
+"""Log and swallow any exception: nothing stops the adapter."""
 
 PREFIX = "matrix:"
 SYNC_WAIT_MS = 20000
@@ -436,15 +440,6 @@ def _q(part: str) -> str:
     return quote(part, safe="")
 
 
-@contextlib.contextmanager
-def _logged(what: str) -> Iterator[None]:
-    """Log and swallow any exception: nothing stops the adapter."""
-    try:
-        yield
-    except Exception as exc:
-        log.warning("Matrix: %s failed: %s", what, exc)
-
-
 async def run_matrix(service: Host, settings: MatrixSettings, *, restored: Sequence[Event]) -> None:
     """Run ``service`` on Matrix until cancelled, as ``dokobot run`` does: the caller runs the
     service's life and passes the events its ``start()`` returned. A listener set before
@@ -453,20 +448,5 @@ async def run_matrix(service: Host, settings: MatrixSettings, *, restored: Seque
     if token is None:
         raise RuntimeError("Matrix: no access token in DOKOBOT_MATRIX_TOKEN")
     adapter = MatrixAdapter(service, settings, token)
-    previous = service.listener
-
-    async def listener(events: list[Event]) -> None:
-        try:
-            await adapter.deliver(events)
-        finally:
-            if previous is not None:
-                await previous(events)
-
-    service.listener = listener
     service.boards = True
-    try:
-        await adapter.deliver(restored)
-        await adapter.run()
-    finally:
-        if service.listener is listener:
-            service.listener = previous
+    await run_on_host(service, adapter.deliver, adapter.run, restored=restored)

@@ -35,8 +35,8 @@ bare cards, card numbers in the hand last seen, the compact help), :mod:`.lines`
 budget: cut and pack), :mod:`.delivery` (events to lines: what is left out, prompts and
 reminders, hands with the next prompt, what is out of date), :mod:`.outbox` (the lanes and
 the token bucket), :mod:`.sender` (the send loop), :mod:`.exports` (an export as a link),
-:mod:`.backoff` (reconnect delays), :mod:`.chat` (the core the platform drives),
-:mod:`.hosting` (its life beside the host).
+:mod:`.backoff` (reconnect delays), :mod:`.guard` (a failure that must not stop the chat),
+:mod:`.chat` (the core the platform drives), :mod:`.hosting` (its life beside the host).
 """
 
 from .chat import TextChat
