@@ -21,11 +21,13 @@ log = logging.getLogger("dokobot")
 
 
 def scope_of(config: Config) -> Scope:
-    """The servers this process serves: its Discord shards and its IRC network (each IRC
-    network is served by one process); ``local`` tables without a chat. Each adapter
-    declares how its chat splits servers among processes."""
+    """The servers this process serves: its Discord shards, its IRC network (each IRC
+    network is served by one process) and the Matrix rooms (all of them are served by one
+    process); ``local`` tables without a chat. Each adapter declares how its chat splits
+    servers among processes."""
     from .adapters.discord.shards import shard_part
     from .adapters.irc.network import network_part
+    from .adapters.matrix.rooms import rooms_part
 
     discord, irc = config.discord, config.irc
     parts = []
@@ -35,6 +37,8 @@ def scope_of(config: Config) -> Scope:
         parts.append(shard_part(count, tuple(shard_ids)))
     if irc is not None:
         parts.append(network_part(str(irc.network)))
+    if config.matrix is not None:
+        parts.append(rooms_part(config.matrix.user_id))
     return Scope(tuple(parts))
 
 
