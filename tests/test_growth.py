@@ -334,7 +334,7 @@ async def test_people_not_seated_leave_no_record_during_a_game() -> None:
 async def test_the_language_changes_a_few_times_a_game_however_often_it_is_asked() -> None:
     """1,000 alternating changes of the table's language during a game leave at most
     LANGUAGE_CHANGES_PER_GAME records; after the game it may change again."""
-    from dokobot.host.table import LANGUAGE_CHANGES_PER_GAME
+    from dokobot.host.option_changes import LANGUAGE_CHANGES_PER_GAME
 
     store = MemoryStore()
     svc = Service(Router(seed=7), store)

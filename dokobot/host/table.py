@@ -7,8 +7,10 @@ accepts is also written to :attr:`Table.journal` as a structured record (see
 :mod:`dokobot.host.journal`), so that the journal alone rebuilds the table.
 
 The jobs around it live in their own modules, as functions of what they read:
-:mod:`~dokobot.host.seats` (seats, names), :mod:`~dokobot.host.prompts` (hands in display
-order, prompts, commands), :mod:`~dokobot.host.narration` (what the table is told),
+:mod:`~dokobot.host.seats` (seats, names), :mod:`~dokobot.host.joining` (joining,
+leaving, replacing), :mod:`~dokobot.host.option_changes` (``/option``),
+:mod:`~dokobot.host.prompts` (hands in display order, prompts, commands),
+:mod:`~dokobot.host.narration` (what the table is told),
 :mod:`~dokobot.host.chips` (stakes glue), :mod:`~dokobot.host.scoreviews` (score list),
 :mod:`~dokobot.host.bots` (computer players). Their public names stay importable from here.
 """
@@ -21,7 +23,6 @@ import random
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Final
 
 from ..engine.cards import card_ascii, cards_of
 from ..engine.cover import cover
@@ -29,12 +30,11 @@ from ..engine.errors import IllegalAction
 from ..engine.game import Game, hands_from_kinds
 from ..engine.scoring import bock_trigger, score
 from ..engine.types import Action, GameType, Phase, is_call, is_card
-from . import absence, narration, scoreviews
+from . import absence, joining, narration, option_changes, scoreviews
 from . import bots as _bots
 from . import chips as _chips
 from .absence import SeatVote, TurnCount
 from .bots import Bot, BotFactory
-from .i18n import OptionName, OptionValue
 from .journal import Record, cmd
 from .modes import (
     DuelWedding,
@@ -45,18 +45,10 @@ from .modes import (
     settlement_kind,
 )
 from .narration import illegal_params
-from .notes import ALL, READY, Note, Refusal
+from .notes import ALL, Note, Refusal
 from .options import TableOptions
 from .prompts import command_for, hand_note, prompt, shown_cards, sorted_hand
-from .seats import (
-    PLAYERS,
-    SeatInfo,
-    arrangement,
-    bot_name,
-    check_name_free,
-    replaced_key,
-    seat_to_replace,
-)
+from .seats import PLAYERS, SeatInfo, arrangement
 from .series import GameRecord, Series, signed
 from .stakes import Ledger, LedgerEntry
 from .watching import Watch
@@ -84,10 +76,6 @@ def seed_for(base: int | None, n: int) -> int:
     if base is None:
         return secrets.randbits(62)
     return (base * 1_000_003 + n * 7_919 + 12_345) % (1 << 62)
-
-
-LANGUAGE_CHANGES_PER_GAME: Final = 4
-"""How often the table's language may change during one game."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +160,7 @@ class Table:
     """Each seat's turns in the running (or last) game, and those a computer player made."""
     language_changes: int = 0
     """Changes of the table's language during the running game (at most
-    :data:`LANGUAGE_CHANGES_PER_GAME`)."""
+    :data:`~dokobot.host.option_changes.LANGUAGE_CHANGES_PER_GAME`)."""
     reviewable: Reviewable | None = field(default=None, repr=False)
     """The last game played to its end, for ``/review`` (every card of it is public by
     then); a game that ended unplayed is never reviewed."""
@@ -277,162 +265,29 @@ class Table:
         ``!seed N``), restored by the replayer."""
         self.journal.append(Record("line", text=record) if isinstance(record, str) else record)
 
+    # ---------------------------------------------------------------- seats taken, left
+    # (:mod:`~dokobot.host.joining`)
     def join(self, user: str, name: str) -> list[Note]:
-        if self.seat_of(user) is not None:
-            raise Refusal("already_seated")
-        if any(w.user == user for w in self.watches):
-            if self.running:  # RULES §13: no seat for a watcher until the game ends
-                raise Refusal("watch_no_join")
-            self.watches = [w for w in self.watches if w.user != user]
-        self._unhold()
-        if len(self.seats) >= self.options.seats:
-            if self.running:  # one place per person, kept in memory only: no record
-                if any(w[0] == user for w in self.waiting):
-                    raise Refusal("already_waiting")
-                self.waiting.append((user, name))
-                return [Note(ALL, "waiting_for_seat", {"player": name})]
-            kept = [i for i, s in enumerate(self.seats) if s.standin_for == user]
-            if not self.running and kept:
-                absence.may_reclaim(self, kept[0], user)
-                return self.replace(user, name, None)  # back to the seat kept for them
-            if any(s.is_bot for s in self.seats) and not self.running:
-                raise Refusal("table_full_replace")
-            raise self._full()
-        check_name_free(self.seats, name)
-        self.seats.append(SeatInfo(user, name))
-        if self.owner is None:
-            self.owner = user
-        self._log(cmd(user, name, len(self.seats) - 1, "/join"))
-        of = self.options.seats
-        notes = [Note(ALL, "joined", {"player": name, "n": len(self.seats), "of": of})]
-        if len(self.seats) == of:
-            notes.append(Note(ALL, "table_complete", kind=READY))
-        return notes
-
-    def _full(self) -> Refusal:
-        """The table is full (four, five or six seats, the option ``seats``)."""
-        if self.options.seats > PLAYERS:
-            return Refusal("table_full_of", of=self.options.seats)
-        return Refusal("table_full")
+        return joining.join(self, user, name)
 
     def rename(self, seat: int, name: str) -> None:
         """The person in ``seat`` goes by ``name`` now (journaled as ``!rename OLD=NEW``)."""
-        old = self.seats[seat].name
-        if name == old:
-            return
-        if not name:
-            raise Refusal("name_taken", name=name)
-        check_name_free(self.seats, name, seat)
-        self.seats[seat].name = name
-        self._log(Record("rename", seat=seat, name=name, text=old))
+        joining.rename(self, seat, name)
 
     def join_bot(self, by: str, level: str | None, by_user: str = "") -> list[Note]:
-        self._unhold()
-        if len(self.seats) >= self.options.seats:
-            raise self._full()
-        level = level or self.options.bot_level
-        self.bot_counter += 1
-        name = bot_name(self.seats, self.bot_counter)
-        self.seats.append(SeatInfo(f"bot:{name}", name, bot=level))
-        self._log(cmd(by_user, by, self.seat_of(by_user), f"/join bot {level}"))
-        shown = OptionValue(level)
-        of = self.options.seats
-        params = {"player": name, "level": shown, "n": len(self.seats), "of": of}
-        notes = [Note(ALL, "bot_joined", params)]
-        if len(self.seats) == of:
-            notes.append(Note(ALL, "table_complete", kind=READY))
-        return notes
+        return joining.join_bot(self, by, level, by_user)
 
     def leave(self, user: str) -> list[Note]:
-        self._unhold()
-        seat = self.seat_of(user)
-        waiting = [w for w in self.waiting if w[0] == user]
-        if seat is None:
-            if waiting:
-                self.waiting.remove(waiting[0])
-                return [Note(ALL, "left", {"player": waiting[0][1]})]
-            raise Refusal("not_seated")
-        info = self.seats[seat]
-        if self.running and not self.options.standin:
-            raise Refusal("leave_during_game")
-        self._log(cmd(user, info.name, seat, "/leave"))
-        if self.running:
-            info.standin_for = info.user
-            info.bot = self.options.bot_level
-            info.user = f"bot:{info.name}"
-            self.bots.pop(seat, None)
-            notes = [Note(ALL, "left_standin", {"player": info.name})]
-        else:
-            del self.seats[seat]
-            notes = [Note(ALL, "left", {"player": info.name})]
-        if self.owner == user:
-            humans = [s for s in self.seats if not s.is_bot]
-            self.owner = humans[0].user if humans else None
-            if humans:
-                notes.append(Note(ALL, "new_owner", {"player": humans[0].name}))
-        return notes
+        return joining.leave(self, user)
 
     def replace(self, user: str, name: str, target: str | None) -> list[Note]:
         """A waiting person takes a computer player's seat, between games."""
-        if self.running:
-            raise Refusal("only_between_games")
-        if self.seat_of(user) is not None:
-            raise Refusal("already_seated")
-        self._unhold()
-        seat = seat_to_replace(self.seats, user, target)
-        absence.may_reclaim(self, seat, user)
-        info = self.seats[seat]
-        old = info.name
-        check_name_free(self.seats, name, seat)
-        self.seats[seat] = SeatInfo(user, name)
-        if self.owner is None:
-            self.owner = user
-        self.bots.pop(seat, None)
-        self.waiting = [w for w in self.waiting if w[0] != user]
-        self._log(cmd(user, name, seat, f"/replace {old}"))
-        return [Note(ALL, replaced_key(info, user), {"player": name, "old": old})]
+        return joining.replace(self, user, name, target)
 
     # ---------------------------------------------------------------- options
+    # (:mod:`~dokobot.host.option_changes`)
     def set_option(self, name: str, raw: str, by: str, by_user: str = "") -> list[Note]:
-        clean = TableOptions.canonical(name)
-        # The language changes no rule: it may change during a game, a few times (each
-        # change is a journal record, and a game's journal stays bounded).
-        if self.running and clean != "language":
-            raise Refusal("only_between_games")
-        if self.running and self.language_changes >= LANGUAGE_CHANGES_PER_GAME:
-            raise Refusal("language_changes_spent", n=LANGUAGE_CHANGES_PER_GAME)
-        old = self.options
-        new = self.options.set(name, raw)
-        if new == old:  # changes nothing: no record, so repeating it cannot grow the journal
-            raise Refusal(
-                "option_unchanged", name=OptionName(clean), value=OptionValue(old.show(clean))
-            )
-        if new.seats < len(self.seats):
-            raise Refusal("seats_taken", n=len(self.seats), seats=new.seats)
-        self._unhold()
-        if self.running:
-            self.language_changes += 1
-        self.options = new
-        self._log(cmd(by_user, by, self.seat_of(by_user), f"/option {clean} {raw.strip()}"))
-        shown = OptionValue(self.options.show(clean))
-        notes = [Note(ALL, "option_set", {"name": OptionName(clean), "value": shown})]
-        if clean == "mode":
-            self.bots.clear()  # computer players are made with or without duel limits
-        if clean == "tournament" or (clean == "mode" and old.mode != self.options.mode):
-            notes += self._new_series()
-        elif clean == "series_length" and self.options.tournament:
-            left = self.series.games_left(self.options.series_length)
-            if self.series.counted >= self.options.series_length or sum(self.series.owed) > left:
-                notes += self._new_series()
-        return notes
-
-    def _new_series(self) -> list[Note]:
-        """Start a new series now (a started one is closed as it is)."""
-        if not self.series.games:
-            self.series = Series(number=self.series.number)
-            return []
-        self.series = Series(number=self.series.number + 1)
-        return [Note(ALL, "series_new", {"n": self.series.number})]
+        return option_changes.set_option(self, name, raw, by, by_user)
 
     def account_of(self, seat: int, *, game: bool = False) -> str | None:
         """The ledger account of a seat (a stand-in charges the person it replaces).
@@ -469,7 +324,7 @@ class Table:
         self._log(Record("note", text="duel seating: " + ", ".join(names)))
         notes = [Note(ALL, "duel_seated", {"seats": names})]
         if self.series.games:
-            notes += self._new_series()
+            notes += option_changes.new_series(self)
         return notes
 
     def start(self, by: str, by_user: str = "") -> list[Note]:
