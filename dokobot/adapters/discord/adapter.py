@@ -35,7 +35,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Coroutine, Sequence
 from typing import Any, Final
 
 import aiohttp
@@ -77,7 +77,7 @@ from dokobot.adapters.discord.languages import Languages
 from dokobot.adapters.discord.lobby import LevelSelect, result_components
 from dokobot.adapters.discord.lobby_messages import Lobbies
 from dokobot.adapters.discord.messages import join_texts, mentions_in, qualify, snowflake_of
-from dokobot.adapters.discord.notify import PING_GRACE, TurnPings, _Ping
+from dokobot.adapters.discord.notify import PING_GRACE, TurnPings
 from dokobot.adapters.discord.order import ChannelOrder
 from dokobot.adapters.discord.settings import UserSettings
 from dokobot.adapters.discord.slash import slash_commands
@@ -136,7 +136,6 @@ class _DokoTree(app_commands.CommandTree[discord.Client]):
 class DiscordAdapter(
     BoardMessages,
     PrivateDelivery,
-    TurnPings,
     commands.Bot,
 ):
     """dokobot on Discord: slash commands and buttons for one host service.
@@ -208,13 +207,23 @@ class DiscordAdapter(
         self.order = ChannelOrder(self._go_on)
         self.languages = Languages(self, service)
         self._pending: Bounded[tuple[int, int], Private] = Bounded(users)
-        self._pings: Bounded[tuple[int, int], _Ping] = Bounded(users)
-        """The notification of each player's turn at each table (:mod:`.notify`)."""
-        """(thread, user): players added to a table's thread."""
-        self._ping_grace = ping_grace
         self._choices: Bounded[tuple[str, str], tuple[Choice, ...]] = Bounded(users)
         self._markers: Bounded[int, tuple[int, int]] = Bounded(channels)
         self._boards: Bounded[int, _BoardMessage] = Bounded(channels)
+        self._background: set[asyncio.Task[None]] = set()
+        self.pings = TurnPings(
+            self,
+            boards=self._boards,
+            markers=self._markers,
+            users=users,
+            ping_grace=ping_grace,
+            background=self._background,
+            enter=self._enter,
+            leave=self._leave,
+            hand_view=self._hand_view,
+            channel_lang=self.channel_lang,
+            prompt_delivered=self._prompt_delivered,
+        )
         self.threads = Threads(
             self, service, threads, in_background=self._in_background, leave=self._leave
         )
@@ -230,7 +239,6 @@ class DiscordAdapter(
         self._used_presses: Bounded[tuple[int, tuple[int, int] | None], bool] = Bounded(users)
         """(message, decision) of prompts a press answered: a second press is no error."""
         self._permission_reported: Bounded[int, bool] = Bounded(channels, ttl=3600.0)
-        self._background: set[asyncio.Task[None]] = set()
         self.checks = AdminChecks(self, admin_role, self.threads, self.languages, self._dm)
         self.settings = UserSettings(service, prompts_default, self.languages.user)
         self._dm_retries = dm_retries
@@ -334,6 +342,13 @@ class DiscordAdapter(
     async def wait_idle(self) -> None:
         """Wait until no interaction, pushed batch or board edit is being handled."""
         await self._idle.wait()
+
+    def _in_background(self, coro: Coroutine[Any, Any, None]) -> None:
+        """Run ``coro`` (which calls ``_leave`` when done) without waiting for it."""
+        self._enter()
+        task = asyncio.create_task(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     def _enter(self) -> None:
         self._busy += 1
@@ -543,7 +558,7 @@ class DiscordAdapter(
         user = snowflake_of(inp.user)
         word = aliases().get(verb(inp.text), "")  # a command by any of its names
         if word in CONSUMING and user is not None and table is not None:
-            self._acted(table, user, inp.marker)  # his notification goes
+            self.pings.acted(table, user, inp.marker)  # his notification goes
         if inp.text.split() == ["/join"] and user is not None and table is not None:
             self.threads.seat(table, [user])
         if word in CONSUMING and user is not None:
@@ -625,7 +640,7 @@ class DiscordAdapter(
         for channel in batch.boards:
             channel_id = snowflake_of(channel)
             if channel_id is not None:
-                self._end_past_pings(channel_id)
+                self.pings.end_past(channel_id)
                 await self._strip_superseded(channel_id)
 
     async def _answer_later(

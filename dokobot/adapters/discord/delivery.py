@@ -37,6 +37,7 @@ from dokobot.adapters.discord.messages import (
     render,
     snowflake_of,
 )
+from dokobot.adapters.discord.notify import TurnPings
 from dokobot.adapters.discord.settings import UserSettings
 from dokobot.bounded import Bounded
 from dokobot.host.contract import Host
@@ -83,6 +84,7 @@ class PrivateDelivery(_Base):
     _unseen: Bounded[tuple[int, int], list[Private]]
     _background: set[asyncio.Task[None]]
     _dm_retries: tuple[float, ...]
+    pings: TurnPings
 
     if TYPE_CHECKING:
 
@@ -93,14 +95,6 @@ class PrivateDelivery(_Base):
         def _hand_view(self, channel_id: int) -> discord.ui.View: ...
 
         def channel_lang(self, channel_id: int) -> str: ...
-
-        def _turn_waits(
-            self, table: int, user_id: int, marker: tuple[int, int] | None, looking: bool
-        ) -> None: ...
-
-        def _ack_ping(self, table: int, user_id: int) -> None: ...
-
-        async def _remind(self, table: int, user_id: int, event: Private) -> None: ...
 
         async def _guarded(self, sending: Awaitable[Any]) -> None: ...
 
@@ -146,7 +140,7 @@ class PrivateDelivery(_Base):
                 table, reply.user_id, _Prompt(marker, sent.message_id, sent.strip, reply.expires)
             )
             if event.choices:  # he is at the table now: pinged only if he does not move
-                self._turn_waits(table, reply.user_id, marker, True)
+                self.pings.turn_waits(table, reply.user_id, marker, True)
 
     async def _panel_payload(
         self, table: int, user_id: int, events: Sequence[Private], expires: float
@@ -195,7 +189,7 @@ class PrivateDelivery(_Base):
             return
         self._panels[(table, user_id)] = _Panel(sent, reply.expires)
         if view is not None:
-            self._ack_ping(table, user_id)  # he opened his cards on his turn: he knows
+            self.pings.ack(table, user_id)  # he opened his cards on his turn: he knows
             self._add_prompt(
                 table, user_id, _Prompt(marker, sent.message_id, sent.strip, reply.expires)
             )
@@ -280,15 +274,15 @@ class PrivateDelivery(_Base):
             shown = False
         here = self.settings.prompts_here(user_id)
         if event.kind == REMINDER and table and here:
-            await self._remind(table, user_id, event)  # onto his notification, not a panel
+            await self.pings.remind(table, user_id, event)  # onto his notification, not a panel
             return
         if shown and table:
             if event.choices:
                 fresh = self._panel_fresh(table, user_id)
                 if not fresh and not await self._panel_by_token(event, user_id, table):
-                    self._turn_waits(table, user_id, self._marker_of(table, event), False)
+                    self.pings.turn_waits(table, user_id, self._marker_of(table, event), False)
                 elif fresh:  # he may be looking at it: a ping only if he does not move
-                    self._turn_waits(table, user_id, self._marker_of(table, event), True)
+                    self.pings.turn_waits(table, user_id, self._marker_of(table, event), True)
             if not event.choices or here:
                 return
         if here:
@@ -351,7 +345,7 @@ class PrivateDelivery(_Base):
         )
         # an ephemeral message notifies nobody, and he may not be looking: a ping unless he
         # moves within the grace
-        self._turn_waits(table, user_id, marker, True)
+        self.pings.turn_waits(table, user_id, marker, True)
         return True
 
     async def _reach(self, event: Private, user_id: int, table: int) -> None:
@@ -368,7 +362,7 @@ class PrivateDelivery(_Base):
             return
         if event.choices:
             self._pending[(table, user_id)] = event
-            self._turn_waits(table, user_id, self._marker_of(table, event), False)
+            self.pings.turn_waits(table, user_id, self._marker_of(table, event), False)
         elif event.text.strip() and event.kind not in PANEL_KINDS:
             unseen = self._unseen.get((table, user_id), [])
             self._unseen[(table, user_id)] = [*unseen, event][-UNSEEN:]

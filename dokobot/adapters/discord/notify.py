@@ -1,4 +1,4 @@
-"""Who is notified, and when (a part of :class:`DiscordAdapter`).
+"""Who is notified, and when (a part the :class:`DiscordAdapter` holds).
 
 Discord notifies a person only by a new message that mentions him (an edit never does, an
 ephemeral message never does), and an ephemeral "My cards" panel may be gone without the bot
@@ -25,17 +25,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import aiohttp
 import discord
-from discord.ext import commands
 
 from dokobot.adapters.discord.i18n import text
 from dokobot.adapters.discord.interaction import _BoardMessage
-from dokobot.adapters.discord.threads import Threads
 from dokobot.bounded import Bounded
 from dokobot.host.events import Private
 
@@ -47,11 +45,6 @@ PING_WITHIN: Final = 20.0
 """Seconds a ping, its edit or its deletion may take before it is given up."""
 ARCHIVED: Final = 50083
 """Discord's code for an operation refused because the thread is archived."""
-
-if TYPE_CHECKING:
-    _Base = commands.Bot
-else:
-    _Base = object
 
 
 @dataclass(eq=False)
@@ -72,28 +65,42 @@ def _past(ping: _Ping, current: tuple[int, int] | None) -> bool:
     return ping.marker is not None and current is not None and ping.marker < current
 
 
-class TurnPings(_Base):
-    """Notifications of the player on turn and thread members (a part of
-    :class:`DiscordAdapter`)."""
+class TurnPings:
+    """Notifications of the player on turn and thread members, by ``client``: it holds the
+    notification of each player's turn at each table. It reads the adapter's board messages
+    (``boards``: whether the first post called a player) and each table's current decision
+    (``markers``). ``enter``/``leave``: the adapter counts as busy between them;
+    ``background``: the adapter's running tasks (awaited when it closes); ``hand_view``,
+    ``channel_lang``: the "My cards" button and the language of a channel;
+    ``prompt_delivered``: a prompt's notification is visible."""
 
-    _pings: Bounded[tuple[int, int], _Ping]
-    _boards: Bounded[int, _BoardMessage]
-    _markers: Bounded[int, tuple[int, int]]
-    threads: Threads
-    _background: set[asyncio.Task[None]]
-    _ping_grace: float
-
-    if TYPE_CHECKING:
-
-        def _enter(self) -> None: ...
-
-        def _leave(self) -> None: ...
-
-        def _hand_view(self, channel_id: int) -> discord.ui.View: ...
-
-        def channel_lang(self, channel_id: int) -> str: ...
-
-        def _prompt_delivered(self, table: int, user_id: int) -> None: ...
+    def __init__(
+        self,
+        client: discord.Client,
+        *,
+        boards: Bounded[int, _BoardMessage],
+        markers: Bounded[int, tuple[int, int]],
+        users: int,
+        ping_grace: float,
+        background: set[asyncio.Task[None]],
+        enter: Callable[[], None],
+        leave: Callable[[], None],
+        hand_view: Callable[[int], discord.ui.View],
+        channel_lang: Callable[[int], str],
+        prompt_delivered: Callable[[int, int], None],
+    ) -> None:
+        self._client = client
+        self._pings: Bounded[tuple[int, int], _Ping] = Bounded(users)
+        """The notification of each player's turn at each table."""
+        self._boards = boards
+        self._markers = markers
+        self._ping_grace = ping_grace
+        self._background = background
+        self._enter = enter
+        self._leave = leave
+        self._hand_view = hand_view
+        self.channel_lang = channel_lang
+        self._prompt_delivered = prompt_delivered
 
     def _in_background(self, coro: Coroutine[Any, Any, None]) -> None:
         """Run ``coro`` (which calls ``_leave`` when done) without waiting for it."""
@@ -104,7 +111,7 @@ class TurnPings(_Base):
 
     # -- the ping of a turn --------------------------------------------------------------------
 
-    def _turn_waits(
+    def turn_waits(
         self, table: int, user_id: int, marker: tuple[int, int] | None, looking: bool
     ) -> None:
         """A prompt (decision ``marker``) waits for ``user_id``: he gets exactly one
@@ -157,7 +164,7 @@ class TurnPings(_Base):
             lang = self.channel_lang(table)
             ping.text = text("board_call", lang, mentions=f"<@{user_id}>")
             message = await asyncio.wait_for(
-                self.get_partial_messageable(table).send(
+                self._client.get_partial_messageable(table).send(
                     ping.text,
                     view=self._hand_view(table),
                     allowed_mentions=discord.AllowedMentions(
@@ -184,7 +191,7 @@ class TurnPings(_Base):
         if ping.message_id is not None:
             self._in_background(self._deleted(table, ping.message_id))
 
-    def _ack_ping(self, table: int, user_id: int) -> None:
+    def ack(self, table: int, user_id: int) -> None:
         """He opened "My cards" on his turn: he knows; his ping goes, and none comes for this
         turn any more (nor does the board's first post count for a later one)."""
         self._called_by_board(table, user_id)
@@ -196,7 +203,7 @@ class TurnPings(_Base):
             self._in_background(self._deleted(table, ping.message_id))
             ping.message_id = None
 
-    def _acted(self, table: int, user_id: int, marker: tuple[int, int] | None) -> None:
+    def acted(self, table: int, user_id: int, marker: tuple[int, int] | None) -> None:
         """He answered the decision ``marker`` (None: a typed command): the ping of that
         turn goes. A ping of a later turn stays: the computer players may have moved and
         called him again before his answer got here."""
@@ -205,7 +212,7 @@ class TurnPings(_Base):
         if ping is not None and (ping.marker == marker or _past(ping, self._markers.get(table))):
             self._end_ping(table, user_id)
 
-    def _end_past_pings(self, table: int) -> None:
+    def end_past(self, table: int) -> None:
         """The pings at ``table`` whose turn is past (a stand-in moved, the game ended)."""
         current = self._markers.get(table)
         for key in [k for k, p in self._pings.items() if k[0] == table and _past(p, current)]:
@@ -219,25 +226,25 @@ class TurnPings(_Base):
 
     async def _delete(self, table: int, message_id: int) -> None:
         try:
-            await asyncio.wait_for(self.http.delete_message(table, message_id), PING_WITHIN)
+            await asyncio.wait_for(self._client.http.delete_message(table, message_id), PING_WITHIN)
         except discord.NotFound:
             pass  # deleted by someone already
         except (discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError) as exc:
             log.info("could not delete a notification in channel %s: %s", table, exc)
 
-    async def _remind(self, table: int, user_id: int, event: Private) -> None:
+    async def remind(self, table: int, user_id: int, event: Private) -> None:
         """The turn clock's reminder: onto the player's ping (an edit: no second
         notification), or a ping now if none went out for his turn yet."""
         ping = self._pings.get((table, user_id))
         if ping is None:
-            self._turn_waits(table, user_id, self._markers.get(table), False)
+            self.turn_waits(table, user_id, self._markers.get(table), False)
             return
         if ping.message_id is None or not event.text.strip():
             return  # the board's post called him (its countdown says the rest)
         content = f"{ping.text}\n{event.text.strip()}"[:2000]
         try:
             await asyncio.wait_for(
-                self.get_partial_messageable(table)
+                self._client.get_partial_messageable(table)
                 .get_partial_message(ping.message_id)
                 .edit(content=content),
                 PING_WITHIN,
