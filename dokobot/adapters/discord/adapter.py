@@ -134,7 +134,6 @@ class _DokoTree(app_commands.CommandTree[discord.Client]):
 
 
 class DiscordAdapter(
-    BoardMessages,
     PrivateDelivery,
     commands.Bot,
 ):
@@ -201,7 +200,6 @@ class DiscordAdapter(
         self.upload = CommandUpload(self.tree, service, sync_commands)
         self._defer_after = defer_after
         self._request_timeout = request_timeout
-        self._board_interval = board_interval
         self._token_life = token_life
         users, channels = bounded.CAPS.users, bounded.CAPS.channels
         self.order = ChannelOrder(self._go_on)
@@ -209,21 +207,7 @@ class DiscordAdapter(
         self._pending: Bounded[tuple[int, int], Private] = Bounded(users)
         self._choices: Bounded[tuple[str, str], tuple[Choice, ...]] = Bounded(users)
         self._markers: Bounded[int, tuple[int, int]] = Bounded(channels)
-        self._boards: Bounded[int, _BoardMessage] = Bounded(channels)
         self._background: set[asyncio.Task[None]] = set()
-        self.pings = TurnPings(
-            self,
-            boards=self._boards,
-            markers=self._markers,
-            users=users,
-            ping_grace=ping_grace,
-            background=self._background,
-            enter=self._enter,
-            leave=self._leave,
-            hand_view=self._hand_view,
-            channel_lang=self.channel_lang,
-            prompt_delivered=self._prompt_delivered,
-        )
         self.threads = Threads(
             self, service, threads, in_background=self._in_background, leave=self._leave
         )
@@ -238,8 +222,31 @@ class DiscordAdapter(
         self._unseen: Bounded[tuple[int, int], list[Private]] = Bounded(users)
         self._used_presses: Bounded[tuple[int, tuple[int, int] | None], bool] = Bounded(users)
         """(message, decision) of prompts a press answered: a second press is no error."""
-        self._permission_reported: Bounded[int, bool] = Bounded(channels, ttl=3600.0)
         self.checks = AdminChecks(self, admin_role, self.threads, self.languages, self._dm)
+        self.boards = BoardMessages(
+            self,
+            channels=channels,
+            board_interval=board_interval,
+            budget=self.budget,
+            checks=self.checks,
+            threads=self.threads,
+            enter=self._enter,
+            leave=self._leave,
+            hand_view=self._hand_view,
+        )
+        self.pings = TurnPings(
+            self,
+            boards=self.boards.messages,
+            markers=self._markers,
+            users=users,
+            ping_grace=ping_grace,
+            background=self._background,
+            enter=self._enter,
+            leave=self._leave,
+            hand_view=self._hand_view,
+            channel_lang=self.channel_lang,
+            prompt_delivered=self._prompt_delivered,
+        )
         self.settings = UserSettings(service, prompts_default, self.languages.user)
         self._dm_retries = dm_retries
         self._handoff = handoff
@@ -320,7 +327,7 @@ class DiscordAdapter(
     async def close(self) -> None:
         if self.service.listener == self._host_listener:
             self.service.listener = self._previous_listener
-        for board in self._boards.values():
+        for board in self.boards.messages.values():
             if board.task is not None:
                 board.task.cancel()
         for task in [*self._background, *self.handed.waiting]:  # DM retries, presses' deadlines
@@ -705,13 +712,13 @@ class DiscordAdapter(
                 texts
                 and channel in tickets
                 and self.order.of(channel).ready(tickets[channel])
-                and not self._absorbed(channel, batch)
-                and channel_id not in self._boards_shown()
+                and not self.boards.absorbed(channel, batch)
+                and channel_id not in self.boards.shown()
             ):
                 pieces = join_texts(texts)
                 if pieces:
                     view = self._hand_view(channel_id) if len(pieces) == 1 else None
-                    if channel_id in self._boards:
+                    if channel_id in self.boards.messages:
                         view = None
                     await self._guarded(reply.public(pieces[0], view))
                     rest[channel] = pieces[1:]
@@ -744,32 +751,34 @@ class DiscordAdapter(
             return
         view = batch.boards.get(channel)
         lobby = batch.lobbies.get(channel)
-        if view is not None and self._on_board(channel, batch):
+        if view is not None and self.boards.on_board(channel, batch):
             players = [
                 user
                 for p in (*batch.mine, *batch.others)
                 if p.channel == channel and (user := snowflake_of(p.user)) is not None
             ]
-            await self._show_board(channel_id, view, batch.news.get(channel, []), players)
+            await self.boards.show(channel_id, view, batch.news.get(channel, []), players)
             if lobby is not None:
                 await self.lobbies.show(channel_id, lobby, [])
             return
-        result = self._result_in(channel, batch)
+        result = self.boards.result_in(channel, batch)
         if lobby is not None and not result:
             await self.lobbies.show(channel_id, lobby, texts)
             return
         if view is not None:
-            board = self._boards.get(channel_id)
+            board = self.boards.messages.get(channel_id)
             if board is not None and board.game_number == view.game_number:
                 if not board.result_posted and view.finished:
                     board.result_posted = True
-                    self._board_changed(board, view, [])
+                    self.boards.changed(board, view, [])
             elif view.finished:  # a finished game the adapter never showed (a restart)
-                self._boards[channel_id] = _BoardMessage(channel_id, view, result_posted=True)
+                self.boards.messages[channel_id] = _BoardMessage(
+                    channel_id, view, result_posted=True
+                )
         target = self.get_partial_messageable(channel_id)
         if pieces is None:
             pieces = join_texts(texts)
-        with_button = channel_id not in self._boards
+        with_button = channel_id not in self.boards.messages
         for n, piece in enumerate(pieces):  # routine posts: silent
             if result and n == len(pieces) - 1:
                 buttons = result_components(channel_id, self.channel_lang(channel_id))

@@ -1,5 +1,5 @@
 """The board message of each game: posted when a game starts, then edited in place, at
-most once per ``board_interval`` (a part of :class:`DiscordAdapter`)."""
+most once per ``board_interval`` (a part the :class:`DiscordAdapter` holds)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,11 @@ import contextlib
 import io
 import json
 import logging
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Callable, Sequence
+from typing import Any, Final
 
 import aiohttp
 import discord
-from discord.ext import commands
 
 from dokobot.adapters.discord.board import TABLE_PICTURE, board_embed, picture_text
 from dokobot.adapters.discord.budget import RequestBudget
@@ -26,7 +25,6 @@ from dokobot.adapters.discord.notify import ARCHIVED
 from dokobot.adapters.discord.threads import Threads
 from dokobot.bounded import Bounded
 from dokobot.host.board import BoardView
-from dokobot.host.contract import Host
 from dokobot.render import TrickPicture, drawn, trick_png
 
 log = logging.getLogger(__name__)
@@ -47,92 +45,97 @@ BOARD_TRIES: Final = 8
 """Failed edits in a row after which a board is given up (the next game posts a new one)."""
 
 
-if TYPE_CHECKING:
-    _Base = commands.Bot
-else:
-    _Base = object
+class BoardMessages:
+    """Showing the boards by ``client``: it holds the board message of each channel's game
+    (:attr:`messages`) and the channels whose lost permissions were reported.
+    ``board_interval``: at most one edit of a board per this many seconds; ``budget``: the
+    request budget (a busy one holds more moves); ``checks`` reports lost permissions;
+    ``threads`` seats a new game's players in its thread; ``enter``/``leave``: the adapter
+    counts as busy between them (an editor task); ``hand_view``: the "My cards" button."""
 
+    def __init__(
+        self,
+        client: discord.Client,
+        *,
+        channels: int,
+        board_interval: float,
+        budget: RequestBudget,
+        checks: AdminChecks,
+        threads: Threads,
+        enter: Callable[[], None],
+        leave: Callable[[], None],
+        hand_view: Callable[[int], discord.ui.View],
+    ) -> None:
+        self._client = client
+        self.messages: Bounded[int, _BoardMessage] = Bounded(channels)
+        """The board message of each channel's current (or last) game."""
+        self._permission_reported: Bounded[int, bool] = Bounded(channels, ttl=3600.0)
+        self._board_interval = board_interval
+        self.budget = budget
+        self.checks = checks
+        self.threads = threads
+        self._enter = enter
+        self._leave = leave
+        self._hand_view = hand_view
 
-class BoardMessages(_Base):
-    """Showing the boards (a part of :class:`DiscordAdapter`)."""
-
-    service: Host
-    _boards: Bounded[int, _BoardMessage]
-    _board_interval: float
-    budget: RequestBudget
-    _background: set[asyncio.Task[None]]
-    _permission_reported: Bounded[int, bool]
-    checks: AdminChecks
-    threads: Threads
-
-    if TYPE_CHECKING:
-
-        def _enter(self) -> None: ...
-
-        def _leave(self) -> None: ...
-
-        def _hand_view(self, channel_id: int) -> discord.ui.View: ...
-
-        def channel_lang(self, channel_id: int) -> str: ...
-
-    def _on_board(self, channel: str, batch: _Batch) -> bool:
+    def on_board(self, channel: str, batch: _Batch) -> bool:
         """Whether the channel's texts of ``batch`` go onto its board (not a new message)."""
         view = batch.boards.get(channel)
         channel_id = snowflake_of(channel)
         if view is None or channel_id is None:
             return False
-        current = self._boards.get(channel_id)
+        current = self.messages.get(channel_id)
         if current is not None and current.game_number == view.game_number:
             return not current.result_posted and not view.finished
         return not view.finished
 
-    def _result_in(self, channel: str, batch: _Batch) -> bool:
+    def result_in(self, channel: str, batch: _Batch) -> bool:
         """Whether ``batch`` ends the game whose board the channel shows: its texts are the
         result, a message of its own with the buttons Next game and Score."""
         view = batch.boards.get(channel)
         channel_id = snowflake_of(channel)
         if view is None or channel_id is None or not view.finished:
             return False
-        board = self._boards.get(channel_id)
+        board = self.messages.get(channel_id)
         return (
             board is not None and board.game_number == view.game_number and not board.result_posted
         )
 
-    def _absorbed(self, channel: str, batch: _Batch) -> bool:
+    def absorbed(self, channel: str, batch: _Batch) -> bool:
         """Whether the channel's texts of ``batch`` go onto its board or its lobby (not a new
         message): everything but a game's result, when the service sends boards."""
-        if self._on_board(channel, batch):
+        if self.on_board(channel, batch):
             return True
-        return channel in batch.lobbies and not self._result_in(channel, batch)
+        return channel in batch.lobbies and not self.result_in(channel, batch)
 
-    def _boards_shown(self) -> set[int]:
+    def shown(self) -> set[int]:
         """Channels whose current game has a board message (their texts need no button)."""
-        return {c for c, b in self._boards.items() if not b.result_posted}
+        return {c for c, b in self.messages.items() if not b.result_posted}
 
-    async def _show_board(
+    async def show(
         self, channel_id: int, view: BoardView, texts: list[str], people: Sequence[int] = ()
     ) -> None:
         """Show ``view`` on the channel's board; a new game posts a new board, which names
         (and so notifies) the ``people`` of the batch (everybody seated), and adds them to
         the table's thread."""
-        board = self._boards.get(channel_id)
+        board = self.messages.get(channel_id)
         if board is None or board.game_number != view.game_number:
             board = _BoardMessage(channel_id, view, news=[t for t in texts if t.strip()][-NEWS:])
             board.greeted = list(dict.fromkeys(people))
             self.threads.seat(channel_id, board.greeted)
-            self._boards[channel_id] = board
+            self.messages[channel_id] = board
             board.posting = True
             try:  # in the channel's turn: a new game is news
                 await self._post_board(board)
             except discord.HTTPException as exc:
                 log.warning("could not post a board: %s %s", exc.status, exc.text)
-                self._board_changed(board, view, [])  # the editor retries with backoff
+                self.changed(board, view, [])  # the editor retries with backoff
             finally:
                 # the channel's later changes waited for the post (not a second post)
                 board.posting = False
                 board.wake.set()
             return
-        self._board_changed(board, view, texts)
+        self.changed(board, view, texts)
 
     def _board_content(
         self, board: _BoardMessage, post: bool = False
@@ -163,7 +166,7 @@ class BoardMessages(_Base):
             kwargs["content"] = content
         if cards is not None:
             kwargs["file"] = await self._picture_file(board)
-        message = await self.get_partial_messageable(board.channel_id).send(**kwargs)
+        message = await self._client.get_partial_messageable(board.channel_id).send(**kwargs)
         board.message_id = message.id
         board.standin = _idle_name(board.view)
         board.handover = _absent_name(board.view)
@@ -173,7 +176,7 @@ class BoardMessages(_Base):
         board.picture = cards
         board.last_edit = asyncio.get_running_loop().time()
 
-    def _board_changed(self, board: _BoardMessage, view: BoardView, texts: list[str]) -> None:
+    def changed(self, board: _BoardMessage, view: BoardView, texts: list[str]) -> None:
         """Note a new state of ``board``; an editor task shows the latest one, at most one
         edit per ``board_interval``, at once when a trick is taken or the game ends; a single
         move that changes little waits a while for the next one (:func:`_holds`)."""
@@ -268,7 +271,7 @@ class BoardMessages(_Base):
             kwargs["view"] = self._board_buttons(board)
         if cards != board.picture:
             kwargs["attachments"] = [] if cards is None else [await self._picture_file(board)]
-        channel = self.get_partial_messageable(board.channel_id)
+        channel = self._client.get_partial_messageable(board.channel_id)
         await channel.get_partial_message(board.message_id).edit(**kwargs)
         board.shown = key
         board.shown_view = board.view
