@@ -19,14 +19,12 @@ import contextlib
 import os
 import re
 import shutil
-import signal
 import socket
-import subprocess
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from types import TracebackType
+
+from server_process import ServerProcess, free_port
 
 OPER_NAME = "oper"
 OPER_PASSWORD = "operpass"
@@ -51,14 +49,6 @@ def find_ngircd() -> str:
     if path is None:
         raise RuntimeError(NGIRCD_MISSING)
     return path
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that was free a moment ago."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _config(port: int, workdir: Path, password: str | None, penalty: bool = False) -> str:
@@ -98,8 +88,10 @@ def _config(port: int, workdir: Path, password: str | None, penalty: bool = Fals
     return "\n".join(lines)
 
 
-class NgircdServer:
+class NgircdServer(ServerProcess):
     """One ngIRCd process on 127.0.0.1 (use as a context manager)."""
+
+    NAME = "ngircd"
 
     def __init__(
         self, *, password: str | None = None, port: int | None = None, penalty: bool = False
@@ -108,8 +100,7 @@ class NgircdServer:
         self.host = "127.0.0.1"
         self.port = port or free_port()
         self.password = password
-        self._tmp = tempfile.TemporaryDirectory(prefix="dokobot-ngircd-")
-        self.workdir = Path(self._tmp.name)
+        super().__init__("dokobot-ngircd-", "ngircd.log")
         self.config_path = self.workdir / "ngircd.conf"
         # Started as root, ngIRCd drops to "nobody": let it read the files and write the PID.
         self.workdir.chmod(0o755)
@@ -117,74 +108,21 @@ class NgircdServer:
         (self.workdir / "run").chmod(0o777)
         (self.workdir / "motd").write_text("dokobot test server\n")
         self.config_path.write_text(_config(self.port, self.workdir, password, penalty))
-        self.log_path = self.workdir / "ngircd.log"
-        self._proc: subprocess.Popen[bytes] | None = None
 
-    def start(self, timeout: float = 10.0) -> None:
-        """Start the server and wait until it accepts connections."""
-        if self._proc is not None and self._proc.poll() is None:
-            return
-        deadline = time.monotonic() + timeout
-        with self.log_path.open("ab") as log:
-            self._proc = subprocess.Popen(
-                [self.binary, "-n", "-f", str(self.config_path)],
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-        while time.monotonic() < deadline:
-            if self._proc.poll() is not None:
-                raise RuntimeError(f"ngircd exited with {self._proc.returncode}:\n{self.log()}")
-            try:
-                with socket.create_connection((self.host, self.port), timeout=0.5):
-                    return
-            except OSError:
-                time.sleep(0.05)
-        self.stop()
-        raise RuntimeError(f"ngircd did not accept connections within {timeout} s:\n{self.log()}")
+    def command(self) -> list[str]:
+        return [self.binary, "-n", "-f", str(self.config_path)]
 
-    def stop(self, timeout: float = 5.0) -> None:
-        """Stop the server (SIGTERM, then SIGKILL); all connections drop."""
-        proc, self._proc = self._proc, None
-        if proc is None or proc.poll() is not None:
-            return
-        proc.send_signal(signal.SIGTERM)
+    def answers(self) -> bool:
         try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=timeout)
+            with socket.create_connection((self.host, self.port), timeout=0.5):
+                return True
+        except OSError:
+            return False
 
     def restart(self) -> None:
         """Stop and start again on the same port."""
         self.stop()
         self.start()
-
-    @property
-    def running(self) -> bool:
-        return self._proc is not None and self._proc.poll() is None
-
-    def log(self) -> str:
-        try:
-            return self.log_path.read_text(errors="replace")[-4000:]
-        except OSError:
-            return ""
-
-    def close(self) -> None:
-        self.stop()
-        self._tmp.cleanup()
-
-    def __enter__(self) -> NgircdServer:
-        self.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 # -- a raw IRC client for the tests (plain asyncio streams) --------------------------------

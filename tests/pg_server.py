@@ -14,10 +14,11 @@ import glob
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 from pathlib import Path
+
+from server_process import free_port
 
 USER = "dokobot"
 PASSWORD = "s3cret-pg-pass"
@@ -35,13 +36,6 @@ def pg_bin() -> Path | None:
         return Path(found).parent
     dirs = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda d: int(d.split("/")[4]))
     return Path(dirs[-1]) if dirs else None
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _run_as() -> list[str]:

@@ -25,19 +25,14 @@ import hashlib
 import hmac
 import json
 import secrets
-import signal
-import socket
-import subprocess
 import sys
-import tempfile
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 import yaml
+from server_process import ServerProcess, free_port
 
 SERVER_NAME = "dokobot.test"
 
@@ -72,14 +67,6 @@ def synapse_installed() -> bool:
     return True
 
 
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that was free a moment ago."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 def _signing_key(path: Path) -> None:
     from signedjson.key import generate_signing_key, write_signing_keys
 
@@ -87,11 +74,16 @@ def _signing_key(path: Path) -> None:
         write_signing_keys(f, [generate_signing_key("a")])
 
 
-class SynapseServer:
+class SynapseServer(ServerProcess):
     """One Synapse process on 127.0.0.1 (use as a context manager).
 
     ``rc`` replaces sections of :data:`RATE_LIMITS` (``{"rc_message": {"per_second": 1,
     "burst_count": 3}}``)."""
+
+    NAME = "synapse"
+    START_S = 180.0
+    """(A loaded machine needs long: the import alone is seconds of CPU.)"""
+    STOP_S = 10.0
 
     def __init__(self, *, rc: dict[str, Any] | None = None) -> None:
         if not synapse_installed():
@@ -99,9 +91,7 @@ class SynapseServer:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.shared_secret = secrets.token_hex(16)
-        self._tmp = tempfile.TemporaryDirectory(prefix="dokobot-synapse-")
-        self.workdir = Path(self._tmp.name)
-        self.log_path = self.workdir / "homeserver.log"
+        super().__init__("dokobot-synapse-", "homeserver.log")
         self.config_path = self.workdir / "homeserver.yaml"
         _signing_key(self.workdir / "signing.key")
         logging = {
@@ -149,71 +139,19 @@ class SynapseServer:
             **(rc or {}),
         }
         self.config_path.write_text(yaml.safe_dump(config))
-        self._proc: subprocess.Popen[bytes] | None = None
         self._admin_token: str | None = None
 
     # -- life -------------------------------------------------------------------------------
 
-    def start(self, timeout: float = 180.0) -> None:
-        """Start the homeserver and wait until its client API answers (a loaded machine
-        needs long: the import alone is seconds of CPU)."""
-        if self._proc is not None and self._proc.poll() is None:
-            return
-        deadline = time.monotonic() + timeout
-        with self.log_path.open("ab") as log:
-            self._proc = subprocess.Popen(
-                [sys.executable, "-m", "synapse.app.homeserver", "-c", str(self.config_path)],
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                cwd=self.workdir,
-            )
-        while time.monotonic() < deadline:
-            if self._proc.poll() is not None:
-                raise RuntimeError(f"synapse exited with {self._proc.returncode}:\n{self.log()}")
-            try:
-                with urllib.request.urlopen(self.url + "/_matrix/client/versions", timeout=1):
-                    return
-            except OSError:
-                time.sleep(0.1)
-        self.stop()
-        raise RuntimeError(f"synapse did not answer within {timeout} s:\n{self.log()}")
+    def command(self) -> list[str]:
+        return [sys.executable, "-m", "synapse.app.homeserver", "-c", str(self.config_path)]
 
-    def stop(self, timeout: float = 10.0) -> None:
-        """Stop the homeserver (SIGTERM, then SIGKILL)."""
-        proc, self._proc = self._proc, None
-        if proc is None or proc.poll() is not None:
-            return
-        proc.send_signal(signal.SIGTERM)
+    def answers(self) -> bool:
         try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=timeout)
-
-    def log(self) -> str:
-        try:
-            return self.log_path.read_text(errors="replace")[-4000:]
+            with urllib.request.urlopen(self.url + "/_matrix/client/versions", timeout=1):
+                return True
         except OSError:
-            return ""
-
-    def close(self) -> None:
-        self.stop()
-        self._tmp.cleanup()
-
-    def __enter__(self) -> SynapseServer:
-        self.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
-    # -- the admin API (blocking; a few calls per test) ---------------------------------------
+            return False
 
     def _call(self, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
         data = None if body is None else json.dumps(body).encode()
