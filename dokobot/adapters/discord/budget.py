@@ -9,13 +9,6 @@ discord.py's HTTP session (an :class:`aiohttp.TraceConfig`): it counts every req
 holds back the ones that count until the process's share allows them, and counts the 429s
 that Discord marks global.
 
-The share is kept by counting, not by spacing: a counted request leaves when fewer than
-rps / (1 + :data:`SLACK`) counted requests left in the last 1 + lag seconds (lag: how late
-the event loop wakes up, :meth:`RequestBudget.note_lag`; a late loop writes the requests of
-1 + lag seconds within one of Discord's seconds). Requests held up by a late loop then leave
-together as far as the window allows, so a starved process still makes its share instead of
-losing a late wake-up on every request.
-
 >>> budget = RequestBudget(rps=10)
 >>> budget.kind_of("/api/v10/interactions/1/tok/callback"), budget.kind_of("/api/v10/channels/5/messages")
 ('interaction', 'channel')
@@ -79,14 +72,10 @@ class RequestBudget:
         self.counts: Counter[str] = Counter()
         self.global_429s = 0
         self.route_429s = 0
+        self._next = 0.0
         self._left: deque[float] = deque()
-        """When the counted requests of the last :data:`BUSY_WINDOW` (or, if longer,
-        :meth:`window`) seconds left, oldest first."""
-        self._waiting: deque[asyncio.Future[None]] = deque()
-        """Counted requests waiting for the window, first come first served."""
-        self._wake: asyncio.TimerHandle | None = None
-        self._hold_until = 0.0
-        """Until when (loop time) no counted request leaves after a global 429."""
+        """When the counted requests of the last :data:`BUSY_WINDOW` seconds left."""
+        self._lock = asyncio.Lock()
         self.lag = 0.0
         """How late the event loop wakes up (seconds; the latest probes', decaying)."""
         self._probe: asyncio.Task[None] | None = None
@@ -139,43 +128,17 @@ class RequestBudget:
         self.counts[kind] += 1
         if kind in FREE_KINDS or self.rps is None:
             return
-        await self.wait_turn()
-
-    async def wait_turn(self) -> None:
-        """Wait until a counted request may leave (:meth:`slot`), and count it as left."""
-        loop = asyncio.get_running_loop()
         if not self._closed and (self._probe is None or self._probe.done()):
-            self._probe = loop.create_task(self._measure_lag())
-        if not self._waiting and self.slot(loop.time()) <= loop.time():
+            self._probe = asyncio.get_running_loop().create_task(self._measure_lag())
+        async with self._lock:  # requests leave one by one, evenly apart
+            loop = asyncio.get_running_loop()
+            wait = self.slot(loop.time()) - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
             self.leave(loop.time())
-            return
-        turn: asyncio.Future[None] = loop.create_future()
-        self._waiting.append(turn)
-        self._release()
-        await turn  # resolved by _release within the window's length (or Retry-After)
-
-    def _release(self) -> None:
-        """Let every waiting request go that the window allows now (all in one wake-up of the
-        loop, first come first served), and wake up again when the next one may leave."""
-        loop = asyncio.get_running_loop()
-        if self._wake is not None:
-            self._wake.cancel()
-            self._wake = None
-        now = loop.time()
-        while self._waiting:
-            if self._waiting[0].done():  # its request was cancelled meanwhile
-                self._waiting.popleft()
-                continue
-            at = self.slot(now)
-            if at > now:
-                self._wake = loop.call_at(at, self._release)
-                return
-            self.leave(now)
-            self._waiting.popleft().set_result(None)
 
     async def close(self) -> None:
-        """Stop probing the loop's lag (the adapter closes): no task outlives the client.
-        (Requests still waiting for the window are let go when it allows, as before.)"""
+        """Stop probing the loop's lag (the adapter closes): no task outlives the client."""
         self._closed = True
         probe, self._probe = self._probe, None
         if probe is not None and not probe.done():
@@ -200,65 +163,40 @@ class RequestBudget:
         """
         self.lag = max(late, self.lag * LAG_DECAY)
 
-    def window(self) -> float:
-        """The seconds over which counted requests are counted: 1 + the loop's lag (a late
-        loop writes the requests of 1 + lag seconds within one of Discord's seconds).
+    def gap(self, at: float) -> float:
+        """Seconds between two counted requests leaving at ``at``: (1 + :data:`SLACK`) /
+        rps, stretched by the loop's lag (a late loop writes the requests of 1 + lag seconds
+        within one of Discord's seconds) and doubled for :data:`BACKOFF_S` after a global
+        429.
 
         >>> budget = RequestBudget(rps=50)
-        >>> budget.window(), budget.note_lag(0.5), budget.window()
-        (1.0, None, 1.5)
-        """
-        return 1.0 + self.lag
-
-    def cap(self, at: float) -> int:
-        """How many counted requests may leave within one :meth:`window` at ``at``:
-        rps / (1 + :data:`SLACK`), halved for :data:`BACKOFF_S` after a global 429 (at least
-        one).
-
-        >>> budget = RequestBudget(rps=50)
-        >>> budget.cap(0.0), RequestBudget(rps=default_rps(4)).cap(0.0)
-        (45, 11)
+        >>> round(budget.gap(0.0), 3)
+        0.022
+        >>> budget.note_lag(1.0); round(budget.gap(0.0), 3)
+        0.044
         """
         assert self.rps is not None
-        share = self.rps / (1.0 + SLACK)
-        return max(1, int(share / 2 if at < self._backoff_until else share))
+        gap = (1.0 + SLACK) / self.rps * (1.0 + self.lag)
+        return 2 * gap if at < self._backoff_until else gap
 
     def slot(self, now: float) -> float:
-        """When the next counted request may leave, asked at ``now``: at once while fewer
-        than :meth:`cap` left within the last :meth:`window` seconds, else when the oldest
-        of them falls out of it; never before Retry-After after a global 429.
-
-        >>> budget = RequestBudget(rps=10)
-        >>> for _ in range(9): budget.leave(budget.slot(10.0))
-        >>> budget.slot(10.0), budget.slot(10.5)
-        (11.0, 11.0)
-        >>> budget.note_lag(0.2); budget.slot(10.5)  # a late loop: a longer window
-        11.2
-        """
-        at = max(now, self._hold_until)
-        window, cap = self.window(), self.cap(at)
-        recent = [t for t in self._left if t > at - window]
-        if len(recent) < cap:
-            return at
-        return recent[len(recent) - cap] + window
+        """When the next counted request may leave, asked at ``now``: at once after a pause,
+        else (1 + :data:`SLACK`) / rps after the one before left."""
+        return max(now, self._next)
 
     def leave(self, at: float) -> None:
-        """A counted request leaves at ``at`` (counted in every window that holds ``at``).
-        Requests that leave late, their process busy, may leave together as long as the
-        window allows: a late wake-up costs the process no share.
+        """A counted request leaves at ``at``: the next one waits its turn from then on. (A
+        request that leaves late, its process busy, pushes the next one back: the late ones
+        never leave together.)
 
-        >>> budget = RequestBudget(rps=10)
-        >>> budget.leave(10.0); budget.slot(10.0)
-        10.0
-        >>> for _ in range(8): budget.leave(10.3)  # late ones leave together
-        >>> budget.slot(10.5); budget.leave(11.0); budget.slot(11.0)
-        11.0
-        11.3
+        >>> budget = RequestBudget(rps=50)
+        >>> budget.leave(budget.slot(10.0)); budget.slot(10.0)
+        10.022
+        >>> budget.leave(10.2); budget.slot(10.0), budget.slot(30.0)
+        (10.222, 30.0)
         """
+        self._next = at + self.gap(at)
         self._left.append(at)
-        keep = max(BUSY_WINDOW, self.window())
-        while self._left and self._left[0] <= at - keep:
-            self._left.popleft()
 
     def busy(self, now: float) -> bool:
         """Whether the counted requests of the last :data:`BUSY_WINDOW` seconds (up to
@@ -271,8 +209,10 @@ class RequestBudget:
         """
         if self.rps is None:
             return False
-        recent = sum(1 for t in self._left if t >= now - BUSY_WINDOW)
-        return recent > BUSY_SHARE * BUSY_WINDOW * self.rps / (1.0 + SLACK)
+        left = self._left
+        while left and left[0] < now - BUSY_WINDOW:
+            left.popleft()
+        return len(left) > BUSY_SHARE * BUSY_WINDOW * self.rps / (1.0 + SLACK)
 
     async def _on_end(
         self,
@@ -294,21 +234,21 @@ class RequestBudget:
 
     def back_off(self, now: float, retry_after: str | None) -> None:
         """A global 429 at ``now``: no counted request of this process leaves before
-        ``retry_after`` seconds (Discord's header; 1 s if it says nothing), then half as many
-        per window for :data:`BACKOFF_S` seconds.
+        ``retry_after`` seconds (Discord's header; 1 s if it says nothing), then they go at
+        half the pace for :data:`BACKOFF_S` seconds.
 
         >>> budget = RequestBudget(rps=50)
-        >>> budget.back_off(10.0, "2"); budget.slot(10.5), budget.cap(12.0), budget.cap(80.0)
-        (12.0, 22, 45)
+        >>> budget.back_off(10.0, "2"); budget.slot(10.5), round(budget.gap(11.0), 3)
+        (12.0, 0.044)
+        >>> round(budget.gap(80.0), 3)
+        0.022
         """
         try:
             wait = max(0.0, float(retry_after)) if retry_after else 1.0
         except ValueError:
             wait = 1.0
-        self._hold_until = max(self._hold_until, now + wait)
+        self._next = max(self._next, now + wait)
         self._backoff_until = now + wait + BACKOFF_S
-        if self._waiting:  # the waiting requests wait for Retry-After too
-            self._release()
 
 
 def limit_requests(http: Any, timeout: float) -> None:
