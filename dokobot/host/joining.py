@@ -12,41 +12,26 @@ from __future__ import annotations
 from typing import Protocol
 
 from . import absence
-from .absence import SeatVote
-from .bots import Bot
+from .absence import SeatedTable
 from .i18n import OptionValue
 from .journal import Record, cmd
 from .notes import ALL, READY, Note, Refusal
-from .options import TableOptions
 from .seats import PLAYERS, SeatInfo, bot_name, check_name_free, replaced_key, seat_to_replace
-from .series import Series
 from .watching import Watch
 
 __all__ = ["JoiningTable", "join", "join_bot", "leave", "rename", "replace"]
 
 
-class JoiningTable(Protocol):
-    """What joining and leaving read and change of a :class:`~dokobot.host.table.Table`."""
+class JoiningTable(SeatedTable, Protocol):
+    """What joining and leaving read and change of a :class:`~dokobot.host.table.Table`:
+    what a seat vote does, and more."""
 
-    seats: list[SeatInfo]
-    options: TableOptions
-    owner: str | None
-    series: Series
-    bots: dict[int, Bot]
-    away: set[int]
-    waiting: list[tuple[str, str]]
     watches: list[Watch]
-    seat_vote: SeatVote | None
     bot_counter: int
-
-    @property
-    def running(self) -> bool: ...
 
     def seat_of(self, user: str) -> int | None: ...
 
     def _unhold(self) -> None: ...
-
-    def _log(self, record: Record | str) -> None: ...
 
 
 def join(table: JoiningTable, user: str, name: str) -> list[Note]:
