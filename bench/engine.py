@@ -21,7 +21,8 @@ The last line is ``games/s: N`` (the fast path).
 
 ``--house`` plays every house rule of the engine (RULES §12) on: poverty (its exchange at
 random, mostly taken), throw-in, piglets, superpiglets, ``dullen second_except_last`` and
-``wedding_trick trump``, with nines (without them a game is shorter). A game that ends
+``wedding_trick plain`` (each rule of a few values at its last), with nines (without them a
+game is shorter); :func:`every_house_rule_on` derives them from the declarations. A game that ends
 unplayed (thrown in, a poverty nobody takes) counts as a game.
 
     python bench/engine.py                 # about 15 s
@@ -57,19 +58,35 @@ from dokobot.engine import (
 from dokobot.engine.cards import CLUB_QUEENS, POINTS
 from dokobot.engine.order import SCHEMES
 from dokobot.engine.types import TAKE
+from dokobot.host.options import HOUSE_RULES, OPTIONS, RULE_OPTIONS, TableOptions
 
 RESERVATIONS = Phase.RESERVATIONS
 DECLARATIONS = Phase.DECLARATIONS
 EXCHANGE = Phase.EXCHANGE
 PLAYING = Phase.PLAYING
-HOUSE_RULES = Rules(
-    poverty=True,
-    throw_in=True,
-    piglets=True,
-    superpiglets=True,
-    dullen="second_except_last",
-    wedding_trick="trump",
-)
+
+
+def every_house_rule_on() -> Rules:
+    """The engine's rules with every house rule it plays on (``--house``), derived from the
+    declarations (:data:`~dokobot.host.options.HOUSE_RULES`): an on-off rule that the plain
+    game leaves off, on, and a rule of a few values at its last one. The nines, which the
+    plain game plays with, stay (without them a game is shorter)."""
+    plain = TableOptions()
+    on: dict[str, object] = {}
+    for name in HOUSE_RULES:
+        if name not in RULE_OPTIONS:
+            continue  # a rule of the table or the series (bock, seats): not the engine's
+        values, default = OPTIONS[name].values, getattr(plain, name)
+        if values:
+            on[name] = values[-1]
+        elif default is False:
+            on[name] = True
+        elif default is not True:
+            raise TypeError(f"house rule {name}: no value to turn it on with")
+    return Rules(**on)  # type: ignore[arg-type]
+
+
+HOUSE = every_house_rule_on()
 """Every house rule the engine plays, on (``--house``)."""
 KINDS = [t.key for t in GameType]
 
@@ -289,7 +306,7 @@ def house_cost(
     best = {"off": float("inf"), "on": float("inf")}
     end = time.process_time() + seconds
     while time.process_time() < end:
-        for name, rules in (("off", DEFAULT_RULES), ("on", HOUSE_RULES)):
+        for name, rules in (("off", DEFAULT_RULES), ("on", HOUSE)):
             tally = Tally()
             t0 = time.process_time()
             for i in range(block):
@@ -308,7 +325,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--profile", action="store_true", help="profile the fast path")
     args = ap.parse_args()
-    rules = TOURNAMENT_RULES if args.tournament else HOUSE_RULES if args.house else DEFAULT_RULES
+    rules = TOURNAMENT_RULES if args.tournament else HOUSE if args.house else DEFAULT_RULES
     rng = random.Random(args.seed)
 
     def fast(i: int, tally: Tally) -> None:

@@ -8,6 +8,7 @@ tests that check it.
 from __future__ import annotations
 
 import random
+from itertools import product
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -44,6 +45,7 @@ from dokobot.engine.order import (
     SUPERPIGLETS_SCHEME,
 )
 from dokobot.engine.types import DECLARE_POVERTY, DECLINE, HEALTHY
+from dokobot.host.options import HOUSE_RULES, OPTIONS, RULE_OPTIONS, TableOptions
 from tests.test_house_engine import deal, reserve
 
 H10 = card_of(HEARTS, TEN)
@@ -271,23 +273,21 @@ def test_a_seat_that_played_a_trump_nine_unshown_holds_no_second() -> None:
 
 # ---------------------------------------------------- random games, every house rule on
 
-HOUSE = [
-    Rules(
-        poverty=True,
-        throw_in=True,
-        piglets=True,
-        superpiglets=True,
-        dullen=d,
-        wedding_trick=w,
-        nines=n,
-    )
-    for d, w, n in (
-        ("second_except_last", "trump", True),
-        ("second", "plain", False),
-        ("second_except_last", "first", False),
-        ("second", "first", True),
-    )
-]
+
+def _every_house_rule() -> list[Rules]:
+    """Every house rule the engine plays, from the declarations: those that the plain game
+    leaves off, on; the others (``nines``, the rules of a few values) at each of their
+    values, in every combination."""
+    plain = TableOptions()
+    played = [n for n in HOUSE_RULES if n in RULE_OPTIONS]
+    each = [
+        OPTIONS[n].values or ((True,) if getattr(plain, n) is False else (True, False))
+        for n in played
+    ]
+    return [Rules(**dict(zip(played, values, strict=True))) for values in product(*each)]
+
+
+HOUSE = _every_house_rule()
 
 
 @given(st.integers(0, 2**63), st.sampled_from(HOUSE), st.integers(0, 3))

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from dokobot.ai.levels import OFFERED_LEVELS
 from dokobot.engine import Phase, Rules
 from dokobot.engine.cards import DIAMOND_ACES, card_str
 from dokobot.host.events import Private, Public
@@ -375,7 +376,7 @@ def test_unplayed_games_neither_trigger_nor_use_up_bock_games() -> None:
 # ------------------------------------------------------------------------------ bots
 
 
-@pytest.mark.parametrize("level", ["random", "easy", "normal", "strong"])
+@pytest.mark.parametrize("level", OFFERED_LEVELS)
 def test_computer_players_play_every_house_rule(
     level: str, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dokobot.host.events import Private, Public
-from dokobot.host.options import OptionError, TableOptions
+from dokobot.host.options import HOUSE_RULES, NEEDS, OptionError, TableOptions
 from dokobot.host.prompts import command_for
 from dokobot.host.replay import Replayer
 from dokobot.host.seats import arrangement, sitting_out
@@ -237,17 +237,19 @@ def test_five_and_six_seat_series_give_the_score_list_and_chips_worked_by_hand(
 # ------------------------------------------------------------------------------ properties
 
 
+_ON_OFF_HOUSE_RULES = [
+    n for n in HOUSE_RULES if getattr(TableOptions(), n) is False and n not in NEEDS
+]
+"""The house rules turned on alone (``/option NAME on``): those the plain game leaves off."""
+
+
 @st.composite
 def _tables(draw: st.DrawFn) -> dict[str, object]:
     return {
         "n": draw(st.sampled_from([5, 6])),
         "seed": draw(st.integers(0, 2**31)),
         "games": draw(st.integers(1, 3)),
-        "options": [
-            f"{name} on"
-            for name in ("bock", "poverty", "throw_in", "piglets")
-            if draw(st.booleans())
-        ],
+        "options": [f"{name} on" for name in _ON_OFF_HOUSE_RULES if draw(st.booleans())],
     }
 
 
