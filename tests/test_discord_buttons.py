@@ -280,7 +280,7 @@ async def test_my_cards_is_one_picture_with_buttons_kept_up_to_date_until_its_to
             assert game.turn == 0 and game.phase.name == "PLAYING"
             card = panel.button(lambda c: ":play " in c)
             assert card is not None, panel.content
-            assert card.split(":")[2] == f"1.{client._markers[fake.channel_id][1]}"
+            assert card.split(":")[2] == f"1.{client.decisions.current(fake.channel_id)[1]}"
             assert panel.edits >= 2 and len(fake.dms(anna)) == dms_before
             # the picture is her whole hand now, not only the cards she may play
             shown = shown_cards(game, sorted_hand(game, game.hands[0]))

@@ -174,7 +174,9 @@ async def test_a_call_is_made_only_by_the_second_press(fake: FakeDiscord) -> Non
 
 
 def game_marker(client: DiscordAdapter, fake: FakeDiscord) -> str:
-    game, decision = client._markers[fake.channel_id]
+    marker = client.decisions.current(fake.channel_id)
+    assert marker is not None
+    game, decision = marker
     return f"{game}.{decision}"
 
 

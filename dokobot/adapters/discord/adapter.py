@@ -25,9 +25,9 @@ discord.py: it is logged and the user is told that something went wrong.
 
 The adapter is the composition; its parts with their own state are objects it holds
 (:mod:`.order`, :mod:`.threads`, :mod:`.lobby_messages`, :mod:`.languages`,
-:mod:`.settings`, :mod:`.checks`, :mod:`.upload`, :mod:`.budget`, :mod:`.handed` with
-:mod:`.handoff`); :mod:`.board_messages`, :mod:`.delivery` and :mod:`.notify` are still
-mixed into the class (see docs/development.md).
+:mod:`.settings`, :mod:`.checks`, :mod:`.upload`, :mod:`.budget`, :mod:`.board_messages`,
+:mod:`.notify`, :mod:`.decisions`, :mod:`.delivery`, :mod:`.handed` with :mod:`.handoff`;
+see docs/development.md).
 """
 
 from __future__ import annotations
@@ -35,10 +35,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Awaitable, Coroutine, Sequence
+from collections.abc import Coroutine, Sequence
 from typing import Any, Final
 
-import aiohttp
 import discord
 from discord import app_commands
 from discord.app_commands import Choice as AppChoice
@@ -56,22 +55,22 @@ from dokobot.adapters.discord.buttons import (
     verb,
 )
 from dokobot.adapters.discord.checks import AdminChecks
+from dokobot.adapters.discord.decisions import Decisions
 from dokobot.adapters.discord.defaults import TABLE_DEFAULTS
-from dokobot.adapters.discord.delivery import DM_RETRIES, PrivateDelivery
+from dokobot.adapters.discord.delivery import DM_RETRIES, DmChannels, PrivateDelivery
 from dokobot.adapters.discord.handed import HandedPresses
 from dokobot.adapters.discord.handoff import CLAIM_WITHIN, Handoff
 from dokobot.adapters.discord.i18n import DokoTranslator, lang_of, text
 from dokobot.adapters.discord.interaction import (
-    DM_BLOCKED_FOR,
     TOKEN_LIFE,
     _Batch,
     _BoardMessage,
-    _Panel,
     _Prompt,
     _Reply,
     _sort,
     acknowledge,
     defer_later,
+    guarded,
 )
 from dokobot.adapters.discord.languages import Languages
 from dokobot.adapters.discord.lobby import LevelSelect, result_components
@@ -86,7 +85,7 @@ from dokobot.adapters.discord.upload import CommandUpload
 from dokobot.bounded import Bounded
 from dokobot.host.commands import aliases, confirmed_commands, prompt_answers
 from dokobot.host.contract import Host, Listener
-from dokobot.host.events import Choice, Event, Input, Private
+from dokobot.host.events import Event, Input, Private
 from dokobot.render import prepare
 
 log = logging.getLogger(__name__)
@@ -133,10 +132,7 @@ class _DokoTree(app_commands.CommandTree[discord.Client]):
         await reply.fail()
 
 
-class DiscordAdapter(
-    PrivateDelivery,
-    commands.Bot,
-):
+class DiscordAdapter(commands.Bot):
     """dokobot on Discord: slash commands and buttons for one host service.
 
     ``token`` defaults to the environment variable ``DOKOBOT_DISCORD_TOKEN``; it is only read by
@@ -204,25 +200,16 @@ class DiscordAdapter(
         users, channels = bounded.CAPS.users, bounded.CAPS.channels
         self.order = ChannelOrder(self._go_on)
         self.languages = Languages(self, service)
-        self._pending: Bounded[tuple[int, int], Private] = Bounded(users)
-        self._choices: Bounded[tuple[str, str], tuple[Choice, ...]] = Bounded(users)
-        self._markers: Bounded[int, tuple[int, int]] = Bounded(channels)
+        self.decisions = Decisions(channels)
         self._background: set[asyncio.Task[None]] = set()
         self.threads = Threads(
             self, service, threads, in_background=self._in_background, leave=self._leave
         )
         self.lobbies = Lobbies(self, self.threads)
-        self._prompts: Bounded[tuple[int, int], list[_Prompt]] = Bounded(users)
-        self._dm_channels: Bounded[int, int] = Bounded(users)
-        self._dm_blocked: Bounded[int, float] = Bounded(users, ttl=DM_BLOCKED_FOR)
-        self._panels: Bounded[tuple[int, int], _Panel] = Bounded(users)
-        self._tokens: Bounded[tuple[int, int], _Reply] = Bounded(users)
-        """The latest interaction of each user at each table (see ``_note_token``)."""
-        self._images: Bounded[int, bool] = Bounded(channels)
-        self._unseen: Bounded[tuple[int, int], list[Private]] = Bounded(users)
+        self.dms = DmChannels(self, users)
         self._used_presses: Bounded[tuple[int, tuple[int, int] | None], bool] = Bounded(users)
         """(message, decision) of prompts a press answered: a second press is no error."""
-        self.checks = AdminChecks(self, admin_role, self.threads, self.languages, self._dm)
+        self.checks = AdminChecks(self, admin_role, self.threads, self.languages, self.dms.open)
         self.boards = BoardMessages(
             self,
             channels=channels,
@@ -237,7 +224,7 @@ class DiscordAdapter(
         self.pings = TurnPings(
             self,
             boards=self.boards.messages,
-            markers=self._markers,
+            decisions=self.decisions,
             users=users,
             ping_grace=ping_grace,
             background=self._background,
@@ -245,10 +232,23 @@ class DiscordAdapter(
             leave=self._leave,
             hand_view=self._hand_view,
             channel_lang=self.channel_lang,
-            prompt_delivered=self._prompt_delivered,
+            service=service,
         )
         self.settings = UserSettings(service, prompts_default, self.languages.user)
-        self._dm_retries = dm_retries
+        self.delivery = PrivateDelivery(
+            self,
+            decisions=self.decisions,
+            dms=self.dms,
+            languages=self.languages,
+            settings=self.settings,
+            pings=self.pings,
+            users=users,
+            token_life=token_life,
+            dm_retries=dm_retries,
+            enter=self._enter,
+            leave=self._leave,
+            in_background=self._in_background,
+        )
         self._handoff = handoff
         self.handed = HandedPresses(
             self,
@@ -258,7 +258,7 @@ class DiscordAdapter(
             claim_within=claim_within,
             note=self._note,
             push=self.push,
-            marker_of=self._marker_of,
+            marker_of=self.delivery.marker_of,
             enter=self._enter,
             leave=self._leave,
         )
@@ -433,10 +433,7 @@ class DiscordAdapter(
         try:
             channel = qualify(interaction.channel_id) if interaction.channel_id else ""
             user = qualify(interaction.user.id)
-            choices = self._choices.get((channel, user))
-            if choices is None:
-                choices = next((c for (_, u), c in self._choices.newest_first() if u == user), ())
-            return play_suggestions(choices, current)
+            return play_suggestions(self.delivery.suggestions(channel, user), current)
         except Exception:
             log.exception("card suggestions failed")
             return []
@@ -507,11 +504,11 @@ class DiscordAdapter(
                     await reply.ephemeral(text("thread_failed", reply.lang))
                 return
             inp = self._input(interaction, command, table if thread is None else thread, marker)
-            self._note_token(reply, snowflake_of(inp.channel))
+            self.delivery.note_token(reply, snowflake_of(inp.channel))
             if thread is not None:  # the table lives in its thread: say where
                 async with reply.guard:  # (a late answer must not lose the join)
                     opened = text("thread_opened", reply.lang, thread=f"<#{thread}>")
-                    await self._guarded(reply.ephemeral(opened))
+                    await guarded(reply.ephemeral(opened))
             deferrer = asyncio.create_task(defer_later(reply, self._defer_after))
             events = await self.service.handle(inp)
             self._note(inp, events)
@@ -546,7 +543,7 @@ class DiscordAdapter(
                 sent = await reply.ephemeral(text("call_confirm", lang, call=label), view)
             if sent is not None and marker is not None:  # it goes when the decision is past
                 prompt = _Prompt(marker, sent.message_id, sent.strip, reply.expires)
-                self._add_prompt(table, reply.user_id, prompt)
+                self.delivery.add_prompt(table, reply.user_id, prompt)
         except Exception:
             log.exception("asking to confirm %r failed", command)
             await reply.fail()
@@ -569,9 +566,7 @@ class DiscordAdapter(
         if inp.text.split() == ["/join"] and user is not None and table is not None:
             self.threads.seat(table, [user])
         if word in CONSUMING and user is not None:
-            for key in [k for k in self._pending if k[1] == user and table in (None, k[0])]:
-                del self._pending[key]
-            self._choices.pop((inp.channel, inp.user), None)
+            self.delivery.answered(inp.channel, inp.user)
 
     # -- output --------------------------------------------------------------------------------
 
@@ -589,13 +584,8 @@ class DiscordAdapter(
         for channel, view in batch.boards.items():
             channel_id = snowflake_of(channel)
             if channel_id is not None:
-                # a reply's batch may come after the computer players' later moves (they
-                # move while the reply's pictures are drawn): a decision never goes back
-                known = self._markers.get(channel_id)
-                if known is None or view.marker >= known:
-                    self._markers[channel_id] = view.marker
+                self.decisions.learn(channel_id, view)
                 self.languages.set_channel(channel_id, view.language)
-                self._images[channel_id] = view.images
 
     async def _deliver(
         self,
@@ -634,7 +624,7 @@ class DiscordAdapter(
                 try:
                     texts = batch.publics.get(channel, [])
                     sending = self._send_channel(channel, texts, batch, rest.get(channel))
-                    await self.order.within(self._guarded(sending), channel)
+                    await self.order.within(guarded(sending), channel)
                 finally:
                     self.order.of(channel).release(tickets.pop(channel))
         finally:
@@ -643,12 +633,12 @@ class DiscordAdapter(
             if answer is not None:
                 await answer
         for private in batch.others:
-            await self._guarded(self._send_dm(private, reply))
+            await guarded(self.delivery.send(private, reply))
         for channel in batch.boards:
             channel_id = snowflake_of(channel)
             if channel_id is not None:
                 self.pings.end_past(channel_id)
-                await self._strip_superseded(channel_id)
+                await self.delivery.strip_superseded(channel_id)
 
     async def _answer_later(
         self,
@@ -689,21 +679,21 @@ class DiscordAdapter(
         message = reply.interaction.message
         pressed = (message.id, inp.marker) if message is not None and reply.button else None
         if reply.error and reply.consume and pressed in self._used_presses:
-            await self._guarded(reply.finish())  # a double click: its first press moved
+            await guarded(reply.finish())  # a double click: its first press moved
             return
         if reply.button and reply.consume and not reply.error:
-            await self._guarded(reply.use_up())
+            await guarded(reply.use_up())
             if message is not None:
-                self._forget_prompt(message.id)
+                self.delivery.forget_prompt(message.id)
             if pressed is not None:
                 self._used_presses[pressed] = True
             if table:
-                self._renew_panel(reply, table)
+                self.delivery.renew_panel(reply, table)
         if reply.button and verb(inp.text) == "hand" and not reply.error and table:
-            await self._guarded(self._open_panel(batch.mine, reply, table))
+            await guarded(self.delivery.open_panel(batch.mine, reply, table))
         else:
             for event in batch.mine:
-                await self._guarded(self._send_reply(event, reply))
+                await guarded(self.delivery.reply(event, reply))
         channel_id = reply.channel_id
         if reply.open and not reply.button and channel_id is not None:
             channel = qualify(channel_id)
@@ -720,18 +710,9 @@ class DiscordAdapter(
                     view = self._hand_view(channel_id) if len(pieces) == 1 else None
                     if channel_id in self.boards.messages:
                         view = None
-                    await self._guarded(reply.public(pieces[0], view))
+                    await guarded(reply.public(pieces[0], view))
                     rest[channel] = pieces[1:]
-        await self._guarded(reply.finish())
-
-    async def _guarded(self, sending: Awaitable[Any]) -> None:
-        """One message that Discord refuses must not stop the others."""
-        try:
-            await sending
-        except discord.HTTPException as exc:
-            log.warning("Discord refused a message: %s %s", exc.status, exc.text)
-        except (aiohttp.ClientError, OSError) as exc:
-            log.warning("a message did not reach Discord: %r", exc)
+        await guarded(reply.finish())
 
     def channel_lang(self, channel_id: int) -> str:
         """The language of the adapter's own words in a channel."""

@@ -1,6 +1,6 @@
 """Private messages: ephemeral replies, the "My cards" panel, DMs (and what to do when a
-DM is refused), and taking the buttons off prompts that are no longer current (a part of
-:class:`DiscordAdapter`)."""
+DM is refused), and taking the buttons off prompts that are no longer current (a part the
+:class:`DiscordAdapter` holds)."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ import asyncio
 import io
 import logging
 import time
-from collections.abc import Awaitable, Sequence
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Callable, Coroutine, Sequence
+from typing import Any, Final
 
 import aiohttp
 import discord
-from discord.ext import commands
 
 from dokobot.adapters.discord.buttons import choices_view, verb
+from dokobot.adapters.discord.decisions import Decisions
 from dokobot.adapters.discord.i18n import text
 from dokobot.adapters.discord.interaction import (
     DM_BLOCKED_FOR,
@@ -25,6 +25,7 @@ from dokobot.adapters.discord.interaction import (
     _Prompt,
     _Reply,
     _Sent,
+    guarded,
     too_large,
     without_file,
 )
@@ -40,8 +41,7 @@ from dokobot.adapters.discord.messages import (
 from dokobot.adapters.discord.notify import TurnPings
 from dokobot.adapters.discord.settings import UserSettings
 from dokobot.bounded import Bounded
-from dokobot.host.contract import Host
-from dokobot.host.events import Choice, Input, Private
+from dokobot.host.events import Choice, Private
 from dokobot.render import HandPicture, drawn, hand_png
 
 log = logging.getLogger(__name__)
@@ -57,71 +57,119 @@ DM_RETRIES: Final = (1.0, 2.0, 4.0)
 DM_RESTS: Final = 120.0
 """Seconds no DM is tried for a user whose DM failed every try (403: ``DM_BLOCKED_FOR``)."""
 REMINDER: Final = "reminder"
-"""The kind of the turn clock's reminder (see :meth:`PrivateDelivery._send_dm`)."""
+"""The kind of the turn clock's reminder (see :meth:`PrivateDelivery.send`)."""
 
 
-if TYPE_CHECKING:
-    _Base = commands.Bot
-else:
-    _Base = object
+class DmChannels:
+    """Each user's DM channel, opened once by ``client`` and kept for up to ``users`` users
+    (discord.py keeps only 128)."""
+
+    def __init__(self, client: discord.Client, users: int) -> None:
+        self._client = client
+        self._channels: Bounded[int, int] = Bounded(users)
+
+    async def open(self, user_id: int) -> discord.PartialMessageable:
+        """The DM channel of ``user_id``."""
+        channel_id = self._channels.get(user_id)
+        if channel_id is None:
+            data = await self._client.http.start_private_message(user_id)
+            channel_id = self._channels[user_id] = int(data["id"])
+        return self._client.get_partial_messageable(channel_id, type=discord.ChannelType.private)
 
 
-class PrivateDelivery(_Base):
-    """Private messages and prompts (a part of :class:`DiscordAdapter`)."""
+class PrivateDelivery:
+    """Private messages and prompts, by ``client``: it holds what each user was shown at
+    each table (his "My cards" panel, his latest interaction, the prompts with buttons, the
+    texts he has not seen, a prompt that waits for him) and whose DMs rest.
 
-    service: Host
-    _choices: Bounded[tuple[str, str], tuple[Choice, ...]]
-    _markers: Bounded[int, tuple[int, int]]
-    languages: Languages
-    _images: Bounded[int, bool]
-    _pending: Bounded[tuple[int, int], Private]
-    _panels: Bounded[tuple[int, int], _Panel]
-    _tokens: Bounded[tuple[int, int], _Reply]
-    _dm_channels: Bounded[int, int]
-    _dm_blocked: Bounded[int, float]
-    settings: UserSettings
-    _prompts: Bounded[tuple[int, int], list[_Prompt]]
-    _unseen: Bounded[tuple[int, int], list[Private]]
-    _background: set[asyncio.Task[None]]
-    _dm_retries: tuple[float, ...]
-    pings: TurnPings
+    It reads each table's current decision (``decisions``), sends DMs through ``dms``, reads the languages and the users'
+    settings, and tells ``pings`` when a prompt waits. ``enter``/``leave``: the adapter
+    counts as busy between them; ``in_background`` runs a coroutine (that calls ``leave``)
+    without waiting for it; ``token_life``: how long an interaction can edit its messages;
+    ``dm_retries``: seconds before each new try of a failed DM."""
 
-    if TYPE_CHECKING:
+    def __init__(
+        self,
+        client: discord.Client,
+        *,
+        decisions: Decisions,
+        dms: DmChannels,
+        languages: Languages,
+        settings: UserSettings,
+        pings: TurnPings,
+        users: int,
+        token_life: float = TOKEN_LIFE,
+        dm_retries: tuple[float, ...] = DM_RETRIES,
+        enter: Callable[[], None],
+        leave: Callable[[], None],
+        in_background: Callable[[Coroutine[Any, Any, None]], None],
+    ) -> None:
+        self._client = client
+        self._decisions = decisions
+        self._dms = dms
+        self._languages = languages
+        self._settings = settings
+        self._pings = pings
+        self._token_life = token_life
+        self._dm_retries = dm_retries
+        self._enter = enter
+        self._leave = leave
+        self._in_background = in_background
+        self._choices: Bounded[tuple[str, str], tuple[Choice, ...]] = Bounded(users)
+        """The cards of each user's latest turn prompt at each table (``/play``'s list)."""
+        self._pending: Bounded[tuple[int, int], Private] = Bounded(users)
+        """A prompt that waits for its user's "My cards"."""
+        self._prompts: Bounded[tuple[int, int], list[_Prompt]] = Bounded(users)
+        self._dm_blocked: Bounded[int, float] = Bounded(users, ttl=DM_BLOCKED_FOR)
+        self._panels: Bounded[tuple[int, int], _Panel] = Bounded(users)
+        self._tokens: Bounded[tuple[int, int], _Reply] = Bounded(users)
+        """The latest interaction of each user at each table (see :meth:`note_token`)."""
+        self._unseen: Bounded[tuple[int, int], list[Private]] = Bounded(users)
 
-        def _enter(self) -> None: ...
+    def _channel_lang(self, table: int) -> str:
+        return self._languages.channel(table)
 
-        def _leave(self) -> None: ...
+    # -- what the adapter learns from its input ------------------------------------------------
 
-        def _hand_view(self, channel_id: int) -> discord.ui.View: ...
+    def suggestions(self, channel: str, user: str) -> tuple[Choice, ...]:
+        """The choices of ``user``'s latest turn prompt with cards at ``channel`` (or at any
+        table, the newest, when there is none there)."""
+        choices = self._choices.get((channel, user))
+        if choices is None:
+            choices = next((c for (_, u), c in self._choices.newest_first() if u == user), ())
+        return choices
 
-        def channel_lang(self, channel_id: int) -> str: ...
+    def answered(self, channel: str, user: str) -> None:
+        """``user`` answered a prompt at ``channel`` (at any table when ``channel`` is no
+        table): his waiting prompts there are used up."""
+        table = snowflake_of(channel)
+        user_id = snowflake_of(user)
+        if user_id is not None:
+            for key in [k for k in self._pending if k[1] == user_id and table in (None, k[0])]:
+                del self._pending[key]
+        self._choices.pop((channel, user), None)
 
-        async def _guarded(self, sending: Awaitable[Any]) -> None: ...
-
-    def _table_of(self, event: Private, inp: Input | None = None) -> int:
-        table = snowflake_of(event.channel)
-        if table is None and inp is not None:
-            table = snowflake_of(inp.channel)
-        return table or 0
+    def _table_of(self, event: Private) -> int:
+        return snowflake_of(event.channel) or 0
 
     def _remember(self, event: Private, table: int) -> None:
         if any(verb(c.command) == "play" for c in event.choices):
             self._choices[(qualify(table) if table else "", event.user)] = event.choices
 
-    def _marker_of(self, table: int, event: Private) -> tuple[int, int] | None:
+    def marker_of(self, table: int, event: Private) -> tuple[int, int] | None:
         """The decision a prompt's buttons carry: the one the host stamped on it (the
         latest board's, for an event without one)."""
         if not event.choices:
             return None
-        return event.marker if event.marker is not None else self._markers.get(table)
+        return event.marker if event.marker is not None else self._decisions.current(table)
 
-    async def _send_reply(self, event: Private, reply: _Reply, table: int | None = None) -> None:
+    async def reply(self, event: Private, reply: _Reply, table: int | None = None) -> None:
         if event.kind == "error":
             reply.error = True
         if table is None:
             table = self._table_of(event)
         self._remember(event, table)
-        marker = self._marker_of(table, event)
+        marker = self.marker_of(table, event)
         view = choices_view(table, event.choices, marker)
         if view is not None:
             reply.shown_choices = True
@@ -136,11 +184,11 @@ class PrivateDelivery(_Base):
         if not pieces and view is not None:
             sent = await reply.ephemeral(None, view)
         if sent is not None and table:
-            self._add_prompt(
+            self.add_prompt(
                 table, reply.user_id, _Prompt(marker, sent.message_id, sent.strip, reply.expires)
             )
             if event.choices:  # he is at the table now: pinged only if he does not move
-                self.pings.turn_waits(table, reply.user_id, marker, True)
+                self._pings.turn_waits(table, reply.user_id, marker, True)
 
     async def _panel_payload(
         self, table: int, user_id: int, events: Sequence[Private], expires: float
@@ -148,28 +196,28 @@ class PrivateDelivery(_Base):
         """Content, buttons and picture of a "My cards" panel showing ``events``."""
         prompt = next((e for e in reversed(events) if e.choices), None)
         shown = next((e for e in reversed(events) if e.hand), None)
-        lang = self.languages.user(user_id) or self.channel_lang(table)
+        lang = self._languages.user(user_id) or self._channel_lang(table)
         ends = int(time.time() + expires - asyncio.get_running_loop().time())
         texts = [format_text(e.text) for e in events if e.text.strip()]
         until = f"<t:{ends}:t> (<t:{ends}:R>)"  # Discord shows it in the reader's time zone
         texts.append("*" + text("panel_until", lang, time=until) + "*")
         content = "\n".join(texts)[:MAX_MESSAGE]
-        marker = self._markers.get(table) if prompt is not None else None
+        marker = self._decisions.current(table) if prompt is not None else None
         view = choices_view(table, prompt.choices, marker) if prompt is not None else None
         file = None
-        if shown is not None and self._images.get(table, True):
+        if shown is not None and self._decisions.images(table):
             picture = HandPicture(
                 shown.hand,
                 shown.groups,
                 shown.playable,
                 shown.lang or lang,
-                self.settings.deck(user_id),
+                self._settings.deck(user_id),
             )
             png = await drawn(hand_png, picture)
             file = discord.File(io.BytesIO(png), filename=HAND_PICTURE)
         return content, view, file, marker
 
-    async def _open_panel(self, mine: Sequence[Private], reply: _Reply, table: int) -> None:
+    async def open_panel(self, mine: Sequence[Private], reply: _Reply, table: int) -> None:
         """ "My cards": one ephemeral message with the hand (a picture and text) and, on the
         user's turn, the buttons of the legal cards and calls (also a prompt that a blocked
         DM could not bring). It is kept up to date while its token is valid."""
@@ -189,12 +237,12 @@ class PrivateDelivery(_Base):
             return
         self._panels[(table, user_id)] = _Panel(sent, reply.expires)
         if view is not None:
-            self.pings.ack(table, user_id)  # he opened his cards on his turn: he knows
-            self._add_prompt(
+            self._pings.ack(table, user_id)  # he opened his cards on his turn: he knows
+            self.add_prompt(
                 table, user_id, _Prompt(marker, sent.message_id, sent.strip, reply.expires)
             )
 
-    def _renew_panel(self, reply: _Reply, table: int) -> None:
+    def renew_panel(self, reply: _Reply, table: int) -> None:
         """A press on the user's own "My cards" panel: its fresh interaction token keeps the
         panel up to date for another 15 minutes."""
         message = reply.interaction.message
@@ -208,15 +256,8 @@ class PrivateDelivery(_Base):
         """Whether the user's panel can show prompts for a while yet (not near its end)."""
         panel = self._panels.get((table, user_id))
         now = asyncio.get_running_loop().time()
-        margin = PANEL_MARGIN * getattr(self, "_token_life", TOKEN_LIFE)
+        margin = PANEL_MARGIN * self._token_life
         return panel is not None and panel.expires - now > margin
-
-    def _prompt_delivered(self, table: int, user_id: int) -> None:
-        """The user has his prompt: the host's turn timer starts now."""
-        try:
-            self.service.prompt_sent(qualify(table), qualify(user_id))
-        except Exception:
-            log.exception("prompt_sent failed")
 
     async def _update_panel(self, event: Private) -> bool:
         """Show ``event`` in its user's live "My cards" panel; False if there is none."""
@@ -240,23 +281,15 @@ class PrivateDelivery(_Base):
         except discord.HTTPException as exc:
             if file is None or not too_large(exc):
                 raise
-            lang = self.languages.user(user_id) or self.channel_lang(table)
+            lang = self._languages.user(user_id) or self._channel_lang(table)
             await sent.edit(content=without_file(content, lang), view=view, attachments=[])
         if view is not None:
-            self._add_prompt(
+            self.add_prompt(
                 table, user_id, _Prompt(marker, sent.message_id, sent.strip, panel.expires, event)
             )
         return True
 
-    async def _dm(self, user_id: int) -> discord.PartialMessageable:
-        """The DM channel of ``user_id``, opened once and kept (discord.py keeps only 128)."""
-        channel_id = self._dm_channels.get(user_id)
-        if channel_id is None:
-            data = await self.http.start_private_message(user_id)
-            channel_id = self._dm_channels[user_id] = int(data["id"])
-        return self.get_partial_messageable(channel_id, type=discord.ChannelType.private)
-
-    async def _send_dm(self, event: Private, reply: _Reply | None) -> None:
+    async def send(self, event: Private, reply: _Reply | None) -> None:
         """A private event that answers no interaction of its user: into his live "My
         cards" panel; else (by default) a prompt opens a new panel through his latest
         interaction's token, or waits while the board names him (:meth:`_reach`); with
@@ -272,23 +305,23 @@ class PrivateDelivery(_Base):
         except (discord.HTTPException, aiohttp.ClientError, OSError) as exc:
             log.info("could not update a My cards panel: %s", exc)
             shown = False
-        here = self.settings.prompts_here(user_id)
+        here = self._settings.prompts_here(user_id)
         if event.kind == REMINDER and table and here:
-            await self.pings.remind(table, user_id, event)  # onto his notification, not a panel
+            await self._pings.remind(table, user_id, event)  # onto his notification, not a panel
             return
         if shown and table:
             if event.choices:
                 fresh = self._panel_fresh(table, user_id)
                 if not fresh and not await self._panel_by_token(event, user_id, table):
-                    self.pings.turn_waits(table, user_id, self._marker_of(table, event), False)
+                    self._pings.turn_waits(table, user_id, self.marker_of(table, event), False)
                 elif fresh:  # he may be looking at it: a ping only if he does not move
-                    self.pings.turn_waits(table, user_id, self._marker_of(table, event), True)
+                    self._pings.turn_waits(table, user_id, self.marker_of(table, event), True)
             if not event.choices or here:
                 return
         if here:
             if reply is not None and reply.user_id == user_id:
                 self._undelivered(event, user_id, table)
-                await self._send_reply(event, reply, table)
+                await self.reply(event, reply, table)
             else:
                 await self._reach(event, user_id, table)
             return
@@ -304,12 +337,9 @@ class PrivateDelivery(_Base):
             await self._dm_refused(event, user_id, table, reply)
         except (discord.HTTPException, aiohttp.ClientError, OSError) as exc:
             log.info("DM to %s failed (%s); trying again", user_id, exc)
-            self._enter()
-            task = loop.create_task(self._dm_retry(event, user_id, table, reply))
-            self._background.add(task)
-            task.add_done_callback(self._background.discard)
+            self._in_background(self._dm_retry(event, user_id, table, reply))
 
-    def _note_token(self, reply: _Reply, table: int | None) -> None:
+    def note_token(self, reply: _Reply, table: int | None) -> None:
         """Keep the interaction of ``reply`` (a command or press of its user at ``table``, made
         in the table's channel): while its token lives, a prompt that finds no live "My cards"
         panel becomes a new panel through it (an ephemeral follow-up: no request that counts
@@ -322,7 +352,7 @@ class PrivateDelivery(_Base):
         user's latest interaction at the table; False if he has none that lives long enough."""
         reply = self._tokens.get((table, user_id))
         now = asyncio.get_running_loop().time()
-        margin = PANEL_MARGIN * getattr(self, "_token_life", TOKEN_LIFE)
+        margin = PANEL_MARGIN * self._token_life
         if reply is None or reply.open or reply.expires - now <= margin:
             return False
         events = [*self._unseen.pop((table, user_id), []), event]
@@ -340,12 +370,12 @@ class PrivateDelivery(_Base):
             return False
         self._panels[(table, user_id)] = _Panel(sent, reply.expires)
         self._pending.pop((table, user_id), None)
-        self._add_prompt(
+        self.add_prompt(
             table, user_id, _Prompt(marker, sent.message_id, sent.strip, reply.expires, event)
         )
         # an ephemeral message notifies nobody, and he may not be looking: a ping unless he
         # moves within the grace
-        self.pings.turn_waits(table, user_id, marker, True)
+        self._pings.turn_waits(table, user_id, marker, True)
         return True
 
     async def _reach(self, event: Private, user_id: int, table: int) -> None:
@@ -362,23 +392,23 @@ class PrivateDelivery(_Base):
             return
         if event.choices:
             self._pending[(table, user_id)] = event
-            self.pings.turn_waits(table, user_id, self._marker_of(table, event), False)
+            self._pings.turn_waits(table, user_id, self.marker_of(table, event), False)
         elif event.text.strip() and event.kind not in PANEL_KINDS:
             unseen = self._unseen.get((table, user_id), [])
             self._unseen[(table, user_id)] = [*unseen, event][-UNSEEN:]
 
     async def _dm_send(self, event: Private, user_id: int, table: int) -> None:
         pieces, file = render(event)
-        marker = self._marker_of(table, event)
+        marker = self.marker_of(table, event)
         view = choices_view(table, event.choices, marker)
-        dm = await self._dm(user_id)
+        dm = await self._dms.open(user_id)
         if file is not None:
             try:
                 await dm.send(file=file)
             except discord.HTTPException as exc:
                 if not too_large(exc):
                     raise
-                await dm.send(without_file(None, event.lang or self.channel_lang(table)))
+                await dm.send(without_file(None, event.lang or self._channel_lang(table)))
         message: discord.Message | None = None
         for n, piece in enumerate(pieces):
             if view is not None and n == len(pieces) - 1:
@@ -389,10 +419,10 @@ class PrivateDelivery(_Base):
             message = await dm.send(view=view)
         self._pending.pop((table, user_id), None)
         if event.choices and table:  # a new DM notifies its reader
-            self._prompt_delivered(table, user_id)
+            self._pings.prompt_delivered(table, user_id)
         if message is not None and table:
             sent = message
-            self._add_prompt(
+            self.add_prompt(
                 table,
                 user_id,
                 _Prompt(marker, sent.id, lambda: sent.edit(view=None), float("inf"), event),
@@ -404,12 +434,12 @@ class PrivateDelivery(_Base):
         """Try a failed DM again with backoff while its prompt is current; when it cannot be
         sent, DMs to the user rest a while (no DM is opened on every prompt) and the prompt
         takes the way without DMs (the board names him)."""
-        marker = self._marker_of(table, event)
+        marker = self.marker_of(table, event)
         loop = asyncio.get_running_loop()
         try:
             for delay in self._dm_retries:
                 await asyncio.sleep(delay)
-                if marker is not None and self._markers.get(table) != marker:
+                if marker is not None and self._decisions.current(table) != marker:
                     return  # the decision is past
                 try:
                     await self._dm_send(event, user_id, table)
@@ -433,13 +463,13 @@ class PrivateDelivery(_Base):
         """No DM for this user: the prompt waits for "My cards" and the board names him (an
         interaction of his gets it at once)."""
         if reply is not None and reply.user_id == user_id:
-            await self._send_reply(event, reply, table)
+            await self.reply(event, reply, table)
             return
         await self._reach(event, user_id, table)
 
     # -- superseded prompts --------------------------------------------------------------------
 
-    def _add_prompt(self, table: int, user_id: int, prompt: _Prompt) -> None:
+    def add_prompt(self, table: int, user_id: int, prompt: _Prompt) -> None:
         """Remember a prompt; older prompts of the same user at the table are superseded,
         except copies of the same decision (a DM and the "My cards" panel)."""
         kept: list[_Prompt] = []
@@ -453,10 +483,9 @@ class PrivateDelivery(_Base):
             (kept if same else older).append(p)
         self._prompts[(table, user_id)] = [*kept, prompt]
         if older:
-            self._enter()
-            asyncio.get_running_loop().create_task(self._strip(older))
+            self._in_background(self._strip(older))
 
-    def _forget_prompt(self, message_id: int) -> None:
+    def forget_prompt(self, message_id: int) -> None:
         for key, prompts in list(self._prompts.items()):
             kept = [p for p in prompts if p.message_id != message_id]
             if kept:
@@ -464,9 +493,9 @@ class PrivateDelivery(_Base):
             else:
                 del self._prompts[key]
 
-    async def _strip_superseded(self, table: int) -> None:
+    async def strip_superseded(self, table: int) -> None:
         """Take the buttons off every prompt at ``table`` whose decision is past."""
-        current = self._markers.get(table)
+        current = self._decisions.current(table)
         stale: list[_Prompt] = []
         for key in [k for k in self._prompts if k[0] == table]:
             prompts = self._prompts[key]
@@ -487,7 +516,7 @@ class PrivateDelivery(_Base):
             now = asyncio.get_running_loop().time()
             for prompt in prompts:
                 if prompt.expires > now:
-                    await self._guarded(prompt.strip())
+                    await guarded(prompt.strip())
         except Exception:
             log.exception("could not take the buttons off a prompt")
         finally:

@@ -43,6 +43,16 @@ def without_file(content: str | None, lang: str) -> str:
     return (f"{content}\n{note}" if content else note)[:MAX_MESSAGE]
 
 
+async def guarded(sending: Awaitable[Any]) -> None:
+    """Send ``sending``; one message that Discord refuses must not stop the others (logged)."""
+    try:
+        await sending
+    except discord.HTTPException as exc:
+        log.warning("Discord refused a message: %s %s", exc.status, exc.text)
+    except (aiohttp.ClientError, OSError) as exc:
+        log.warning("a message did not reach Discord: %r", exc)
+
+
 @dataclass(eq=False)
 class _Prompt:
     """A sent message with a prompt's buttons: how to take them away once superseded."""

@@ -32,9 +32,12 @@ from typing import Any, Final
 import aiohttp
 import discord
 
+from dokobot.adapters.discord.decisions import Decisions
 from dokobot.adapters.discord.i18n import text
 from dokobot.adapters.discord.interaction import _BoardMessage
+from dokobot.adapters.discord.messages import qualify
 from dokobot.bounded import Bounded
+from dokobot.host.contract import Host
 from dokobot.host.events import Private
 
 log = logging.getLogger(__name__)
@@ -69,17 +72,17 @@ class TurnPings:
     """Notifications of the player on turn and thread members, by ``client``: it holds the
     notification of each player's turn at each table. It reads the adapter's board messages
     (``boards``: whether the first post called a player) and each table's current decision
-    (``markers``). ``enter``/``leave``: the adapter counts as busy between them;
+    (``decisions``). ``enter``/``leave``: the adapter counts as busy between them;
     ``background``: the adapter's running tasks (awaited when it closes); ``hand_view``,
     ``channel_lang``: the "My cards" button and the language of a channel;
-    ``prompt_delivered``: a prompt's notification is visible."""
+    ``service``: the host, told when a prompt's notification is visible."""
 
     def __init__(
         self,
         client: discord.Client,
         *,
         boards: Bounded[int, _BoardMessage],
-        markers: Bounded[int, tuple[int, int]],
+        decisions: Decisions,
         users: int,
         ping_grace: float,
         background: set[asyncio.Task[None]],
@@ -87,20 +90,20 @@ class TurnPings:
         leave: Callable[[], None],
         hand_view: Callable[[int], discord.ui.View],
         channel_lang: Callable[[int], str],
-        prompt_delivered: Callable[[int, int], None],
+        service: Host,
     ) -> None:
         self._client = client
         self._pings: Bounded[tuple[int, int], _Ping] = Bounded(users)
         """The notification of each player's turn at each table."""
         self._boards = boards
-        self._markers = markers
+        self._decisions = decisions
         self._ping_grace = ping_grace
         self._background = background
         self._enter = enter
         self._leave = leave
         self._hand_view = hand_view
         self.channel_lang = channel_lang
-        self._prompt_delivered = prompt_delivered
+        self._service = service
 
     def _in_background(self, coro: Coroutine[Any, Any, None]) -> None:
         """Run ``coro`` (which calls ``_leave`` when done) without waiting for it."""
@@ -108,6 +111,13 @@ class TurnPings:
         task = asyncio.create_task(coro)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+
+    def prompt_delivered(self, table: int, user_id: int) -> None:
+        """The user has his prompt: the host's turn timer starts now."""
+        try:
+            self._service.prompt_sent(qualify(table), qualify(user_id))
+        except Exception:
+            log.exception("prompt_sent failed")
 
     # -- the ping of a turn --------------------------------------------------------------------
 
@@ -125,7 +135,7 @@ class TurnPings:
             self._end_ping(table, user_id)
         if self._called_by_board(table, user_id):
             self._pings[key] = _Ping(marker, seen=True)
-            self._prompt_delivered(table, user_id)
+            self.prompt_delivered(table, user_id)
             return
         ping = self._pings[key] = _Ping(marker)
         grace = self._ping_grace if looking else 0.0
@@ -148,7 +158,7 @@ class TurnPings:
         """Whether ``ping`` is still the notification of a turn that waits."""
         if self._pings.get((table, user_id)) is not ping or ping.seen:
             return False
-        return not _past(ping, self._markers.get(table))
+        return not _past(ping, self._decisions.current(table))
 
     async def _ping_later(self, table: int, user_id: int, ping: _Ping, grace: float) -> None:
         if grace:
@@ -159,7 +169,7 @@ class TurnPings:
                 return
             if self._called_by_board(table, user_id):  # posted while the ping waited
                 ping.seen = True
-                self._prompt_delivered(table, user_id)
+                self.prompt_delivered(table, user_id)
                 return
             lang = self.channel_lang(table)
             ping.text = text("board_call", lang, mentions=f"<@{user_id}>")
@@ -175,7 +185,7 @@ class TurnPings:
             )
             ping.message_id = message.id
             if self._current(table, user_id, ping):
-                self._prompt_delivered(table, user_id)
+                self.prompt_delivered(table, user_id)
             else:  # he moved (or the turn passed) while it was on its way
                 await self._delete(table, message.id)
         except (discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError) as exc:
@@ -209,12 +219,14 @@ class TurnPings:
         called him again before his answer got here."""
         self._called_by_board(table, user_id)  # he knows the game runs
         ping = self._pings.get((table, user_id))
-        if ping is not None and (ping.marker == marker or _past(ping, self._markers.get(table))):
+        if ping is not None and (
+            ping.marker == marker or _past(ping, self._decisions.current(table))
+        ):
             self._end_ping(table, user_id)
 
     def end_past(self, table: int) -> None:
         """The pings at ``table`` whose turn is past (a stand-in moved, the game ended)."""
-        current = self._markers.get(table)
+        current = self._decisions.current(table)
         for key in [k for k, p in self._pings.items() if k[0] == table and _past(p, current)]:
             self._end_ping(*key)
 
@@ -237,7 +249,7 @@ class TurnPings:
         notification), or a ping now if none went out for his turn yet."""
         ping = self._pings.get((table, user_id))
         if ping is None:
-            self.turn_waits(table, user_id, self._markers.get(table), False)
+            self.turn_waits(table, user_id, self._decisions.current(table), False)
             return
         if ping.message_id is None or not event.text.strip():
             return  # the board's post called him (its countdown says the rest)
