@@ -103,6 +103,10 @@ SMOKE: dict[str, tuple[str, tuple[str, ...]]] = {
         "--games 20 --spectators 2 --exports 5 --moves 5",
         ("move_p99_ms", "move_max_ms", "exports_taken", "busy"),
     ),
+    "solo": (
+        "--hands 1 --budget 0.005 --decide-budget 0.02",
+        ("hands", "declared", "right_pct", "gain", "se", "normal_gain"),
+    ),
     "stats": (
         "--games 200 --players 10 --queries 20",
         ("stats_p99_ms", "games"),

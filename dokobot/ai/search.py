@@ -33,8 +33,10 @@ rollouts. The call with the largest mean gain is made if the gain beats ``call_m
 points per game (the margin covers the value of waiting for more information). The player
 is asked again on each turn, so a call that is not yet worth it may come later.
 
-Reservations: healthy, a wedding and the two solos the heuristic's hand evaluation likes
-best (up to ``solo_candidate`` estimated losers) are compared over deals of the unseen cards,
+Reservations: healthy, a wedding and the solos that pass a cheap prefilter
+(:func:`solo_candidates`: up to ``solo_candidate`` estimated losers, at most
+:data:`SOLO_CANDIDATES` of them, fewest losers first and more trumps among equal losers) are
+compared over deals of the unseen cards,
 each plan played out many times with the greedy full-information policy of
 :func:`~dokobot.ai.rollout.greedy_playout` (random playouts price every solo as if the soloist
 could not play); each plan's value includes the gain of its best opening call. A solo must
@@ -115,7 +117,7 @@ from dokobot.engine import (
 )
 from dokobot.engine.cards import CLUB_QUEENS, N_CARDS
 from dokobot.engine.game import may_throw_in
-from dokobot.engine.order import SCHEMES
+from dokobot.engine.order import SCHEMES, TRUMP
 from dokobot.engine.scoring import outcome_scores
 from dokobot.engine.types import DECLINE, TAKE, is_solo
 
@@ -175,6 +177,23 @@ SOLO_MODEL_LOSERS: Final = 4.5
 has in the sampled worlds (the heuristic declares at 3.5, the strong level considers up to
 :data:`SOLO_LOSERS_CANDIDATE`)."""
 _SOLO_MODEL_SWAPS: Final = 80
+SOLO_CANDIDATES: Final = 3
+"""The most solo types the reservation search prices (:func:`solo_candidates`)."""
+
+
+def solo_candidates(hand: Mask, limit: float) -> list[Solo]:
+    """The solo types worth pricing by search for ``hand``, most promising first: the cheap
+    prefilter of the reservation. A type passes with at most ``limit`` estimated losers
+    (:func:`~dokobot.ai.heuristic.losers`); they are ranked by losers, and among equal
+    losers by more trumps (a hand of ♥10, queens, jacks and four spades is a spades solo
+    before it is a diamonds solo); at most :data:`SOLO_CANDIDATES` of them."""
+    rated = []
+    for solo in Solo:
+        scheme = SCHEMES[int(solo)]
+        lo = losers(hand, scheme)
+        if lo <= limit:
+            rated.append((lo, -(hand & scheme.class_mask[TRUMP]).bit_count(), int(solo)))
+    return [Solo(s) for _, _, s in sorted(rated)[:SOLO_CANDIDATES]]
 
 
 def model_soloist(
@@ -827,6 +846,11 @@ class SearchPlayer:
                 return plans[values.index(max(others))]
         return plan
 
+    def declares_solo(self, obs: Observation) -> Action | None:
+        """The lust solo ``obs.seat`` declares at its reservation (``None``: none)."""
+        plan = self._contract(obs, with_healthy=True)
+        return plan if plan is not None and is_solo(plan) else None
+
     def _plans(self, obs: Observation, *, with_healthy: bool) -> list[Action | None]:
         """The plans :meth:`plan_values` compares (``None``: healthy)."""
         hand = obs.hand
@@ -837,11 +861,8 @@ class SearchPlayer:
         if hand & CLUB_QUEENS == CLUB_QUEENS and not forced:
             plans.append(DECLARE_WEDDING)
         if forced or not self.restrictions.no_solo:
-            ranked = sorted(Solo, key=lambda solo: losers(hand, SCHEMES[int(solo)]))
             limit = 99.0 if forced else self.solo_candidate
-            plans += [
-                DECLARE_SOLO + solo for solo in ranked[:2] if losers(hand, SCHEMES[solo]) <= limit
-            ]
+            plans += [DECLARE_SOLO + solo for solo in solo_candidates(hand, limit)]
         return plans
 
     def plan_values(

@@ -1,0 +1,87 @@
+"""The strong level's solo judgement: at its reservation it prices the plausible lust solos
+against the normal game by search over deals of the cards it cannot see, and declares the
+best solo when it is worth more by a margin (``bench/solo.py`` measures the decisions on
+played-out deals)."""
+
+from __future__ import annotations
+
+from dokobot.ai.base import NO_RESTRICTIONS, Restrictions
+from dokobot.ai.search import SearchPlayer, solo_candidates
+from dokobot.engine import (
+    DECLARE_SOLO,
+    DEFAULT_RULES,
+    HEALTHY,
+    RESERVATION,
+    Game,
+    Phase,
+    Solo,
+    observe,
+)
+from tests.test_house_engine import deal
+
+QUEENS_HAND = "CQ SQ SQ HQ HQ DQ DQ CA CA SA HA HA"  # seven queens, four aces
+SPADES_HAND = "H10 H10 CQ SQ HQ DQ CJ SJ SA SA S10 SK"  # twelve trumps in a spades solo
+DIAMONDS_HAND = "H10 CQ SQ HQ DQ CJ SJ DA DA D10 DK SA"  # eleven trumps in a diamonds solo
+ORDINARY_HAND = "CQ HJ DA D10 DK HA HK SA S10 SK C10 C9"
+GOOD_NORMAL_HAND = "H10 CQ SQ HQ DQ CJ HJ DA D10 SA CA C10"  # a Re hand, not a solo
+
+
+def _game(hand: str, seed: int) -> Game:
+    """Seat 0 (first hand, dealer 3) holds ``hand``; the rest is dealt by ``seed``."""
+    return Game.from_hands(DEFAULT_RULES, 3, deal(DEFAULT_RULES, {0: hand}, seed))
+
+
+def _strong(seed: int, restrictions: Restrictions = NO_RESTRICTIONS) -> SearchPlayer:
+    return SearchPlayer(seed, restrictions, 0.2, fixed=True)
+
+
+def test_an_obvious_solo_is_declared() -> None:
+    for hand, solo in (
+        (QUEENS_HAND, Solo.QUEENS),
+        (SPADES_HAND, Solo.SPADES),
+        (DIAMONDS_HAND, Solo.DIAMONDS),
+    ):
+        for seed in range(2):
+            g = _game(hand, seed)
+            player = _strong(seed)
+            assert player.declares_solo(observe(g, 0)) == DECLARE_SOLO + solo, (hand, seed)
+            # played through the reservation: a reservation, then the solo
+            assert player.decide(observe(g, 0)) == RESERVATION
+            g.play(0, RESERVATION)
+            for seat in (1, 2, 3):
+                g.play(seat, HEALTHY)
+            assert g.phase is Phase.DECLARATIONS and g.turn == 0
+            assert player.decide(observe(g, 0)) == DECLARE_SOLO + solo
+
+
+def test_an_ordinary_hand_is_no_solo() -> None:
+    for hand in (ORDINARY_HAND, GOOD_NORMAL_HAND):
+        for seed in range(2):
+            obs = observe(_game(hand, seed), 0)
+            assert _strong(seed).declares_solo(obs) is None, (hand, seed)
+            assert _strong(seed).decide(obs) == HEALTHY
+
+
+def test_no_solo_where_the_table_forbids_it() -> None:
+    obs = observe(_game(SPADES_HAND, 0), 0)
+    assert _strong(0, Restrictions(no_calls=True, no_solo=True)).declares_solo(obs) is None
+
+
+def test_the_prefilter_ranks_the_solo_with_more_trumps_first() -> None:
+    # losers() rates the four suit solos of this hand alike; spades holds twelve trumps
+    g = _game(SPADES_HAND, 0)
+    assert solo_candidates(g.hands[0], 5.0)[0] is Solo.SPADES
+    assert solo_candidates(_game(ORDINARY_HAND, 0).hands[0], 5.0) == []
+
+
+def test_the_decision_is_deterministic_and_reads_only_the_observation() -> None:
+    # Two deals that look alike to seat 0: its hand, the others' cards elsewhere.
+    a, b = _game(DIAMONDS_HAND, 1), _game(DIAMONDS_HAND, 2)
+    assert a.hands[1] != b.hands[1]
+    oa, ob = observe(a, 0), observe(b, 0)
+    assert oa == ob
+    values = _strong(7).plan_values(oa, with_healthy=True)
+    assert _strong(7).plan_values(ob, with_healthy=True) == values
+    assert _strong(7).declares_solo(oa) == _strong(7).declares_solo(ob)
+    # another seed, other sampled deals: other values
+    assert _strong(8).plan_values(oa, with_healthy=True) != values
