@@ -4,8 +4,11 @@ board that comes back (all in the strict fake, see tests/discord_fake/limits.py)
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import itertools
+import random
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -14,7 +17,7 @@ from discord_fake import FakeDiscord, FakeUser, Message, running
 from discord_fake.harness import Listener, ScriptedService, make_client, seat_with_bots, settle
 
 from dokobot.adapters.discord import DiscordAdapter
-from dokobot.adapters.discord.budget import RequestBudget, default_rps
+from dokobot.adapters.discord.budget import SLACK, RequestBudget, default_rps
 from dokobot.host.board import BoardView
 from dokobot.host.events import Board, Choice, Event, Input, Private, Public
 from dokobot.host.service import Service
@@ -462,3 +465,96 @@ def test_paced_requests_leave_room_in_every_second_of_discords() -> None:
         quarter.append(shared.slot(0.0))
         shared.leave(quarter[-1])
     assert min(quarter[i + 12] - quarter[i] for i in range(88)) > 1.0
+
+
+def starved_loop(budget: RequestBudget, seconds: float, late: float, seed: int) -> list[float]:
+    """A process with a backlog of counted requests on a loop that wakes up 0.5 to 1 times
+    ``late`` seconds after every timer (its probe measured a lag of ``late``), from loop
+    time 100: at each wake-up every request whose slot came leaves (as
+    :meth:`RequestBudget.wait_turn` lets them go). Returns when they left."""
+    rng = random.Random(seed)
+    budget.note_lag(late)
+    left: list[float] = []
+    now = 100.0
+    while now < 100.0 + seconds:
+        at = budget.slot(now)
+        if at > now:
+            now = at + rng.uniform(late / 2, late)
+            continue
+        budget.leave(now)
+        left.append(now)
+    return left
+
+
+def at_discord(left: list[float], seed: int) -> list[float]:
+    """When the requests that left at ``left`` reach Discord: the requests let go at one
+    wake-up are written one after the other, each taking 1 to 12 ms (a busier or a calmer
+    moment of the loop), so a bunch spreads out and the next one may not."""
+    rng = random.Random(seed)
+    reach: list[float] = []
+    written, write, before = 0.0, 0.001, None
+    for at in left:
+        if at != before:
+            write = rng.choice((0.001, 0.004, 0.012))
+        written, before = max(written, at) + write, at
+        reach.append(written)
+    return reach
+
+
+def most_within(times: list[float], seconds: float) -> int:
+    """The most of ``times`` within any ``seconds`` (a half-open window)."""
+    times = sorted(times)
+    return max(bisect.bisect_left(times, t + seconds) - k for k, t in enumerate(times))
+
+
+@pytest.mark.parametrize("late", [0.05, 0.2, 0.5])
+def test_a_loop_that_wakes_late_still_makes_its_share(late: float) -> None:
+    """The slots stay on their timeline: a late wake-up lets the passed slots go together
+    instead of pushing every later one back. Spaced from each late departure, a loop 0.2 s
+    late sent 5.6 requests a second (45 is the share); now about the share stretched by the
+    lag, 45 / (1 + lag), less what the wake-ups after a full window lose."""
+    budget = RequestBudget(rps=50)
+    left = starved_loop(budget, 30.0, late, seed=1)
+    share = 50 / (1 + SLACK) / (1 + late)
+    assert len(left) / 30.0 >= 0.75 * share, len(left) / 30.0
+
+
+@pytest.mark.parametrize("late", [0.0, 0.05, 0.2, 0.5])
+def test_a_late_loop_sends_no_bunch_discord_could_count_twice(late: float) -> None:
+    """No second of a late loop's requests carries more than the share, none of Discord's
+    more than its 50, and the requests let go together are at most a late wake-up's worth.
+    (Counting requests in a window of 1 + lag seconds let up to 45 go at one wake-up; a
+    slowly written bunch and a quickly written one then put 60 to 87 requests into one of
+    Discord's seconds.)"""
+    budget = RequestBudget(rps=50)
+    left = starved_loop(budget, 30.0, late, seed=2)
+    assert most_within(left, 1.0) <= 50 / (1 + SLACK)
+    assert most_within(left, 1.0 + late) <= 50 / (1 + SLACK)
+    assert most_within(at_discord(left, seed=3), 1.0) <= 50
+    assert most_within(left, 1e-9) <= late / budget.gap(0.0) + 1
+
+
+async def test_a_starved_loop_lets_every_due_request_go_at_one_wake_up() -> None:
+    """Through :meth:`RequestBudget.wait_turn` on a real loop that is stopped for 0.3 s: the
+    requests whose slots passed leave together at the next wake-up (not one per wake-up),
+    at most a lag's worth, in the order they came; a cancelled one is skipped."""
+    budget = RequestBudget(rps=50)
+    budget.note_lag(0.3)
+    order: list[int] = []
+
+    async def request(n: int) -> None:
+        await budget.wait_turn()
+        order.append(n)
+
+    tasks = [asyncio.create_task(request(n)) for n in range(40)]
+    await asyncio.sleep(0)
+    tasks[20].cancel()
+    time.sleep(0.3)  # the loop is starved
+    await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 10)
+    await budget.close()
+    assert order == [n for n in range(40) if n != 20]
+    left = list(budget._left)
+    together = max(left.count(t) for t in left[1:])
+    # 0.3 s of slots, each 1.1 * 1.3 / 50 s apart (0.4 s if the lag probe saw a longer
+    # stop): about 10, never the window's 45
+    assert 5 <= together <= 0.4 / (1.1 * 1.4 / 50) + 1, left

@@ -9,6 +9,16 @@ discord.py's HTTP session (an :class:`aiohttp.TraceConfig`): it counts every req
 holds back the ones that count until the process's share allows them, and counts the 429s
 that Discord marks global.
 
+The counted requests keep to a timeline: each has a slot, the slot before it plus
+:meth:`RequestBudget.gap`, and leaves at its slot or as soon as the event loop wakes up after
+it. A loop that wakes up late therefore loses no share (a late departure does not push the
+next slots back) and sends no bunch: the slots that passed while it slept leave together, at
+most a late wake-up's worth (the measured lag), and never more than rps / (1 + :data:`SLACK`)
+within 1 + lag seconds (a late loop writes the requests of 1 + lag seconds within one of
+Discord's seconds). Requests that wait are let go in the order they came, all that are due at
+one wake-up of the loop (not one per wake-up, which made a starved loop send 4 to 9 a second
+where its share is 45).
+
 >>> budget = RequestBudget(rps=10)
 >>> budget.kind_of("/api/v10/interactions/1/tok/callback"), budget.kind_of("/api/v10/channels/5/messages")
 ('interaction', 'channel')
@@ -73,9 +83,13 @@ class RequestBudget:
         self.global_429s = 0
         self.route_429s = 0
         self._next = 0.0
+        """The slot of the next counted request on the timeline (loop time)."""
         self._left: deque[float] = deque()
-        """When the counted requests of the last :data:`BUSY_WINDOW` seconds left."""
-        self._lock = asyncio.Lock()
+        """When the counted requests of the last :data:`BUSY_WINDOW` (or, if longer,
+        :meth:`window`) seconds left, oldest first."""
+        self._waiting: deque[tuple[float, asyncio.Future[None]]] = deque()
+        """Counted requests waiting for their slot (when each came), first come first served."""
+        self._wake: asyncio.TimerHandle | None = None
         self.lag = 0.0
         """How late the event loop wakes up (seconds; the latest probes', decaying)."""
         self._probe: asyncio.Task[None] | None = None
@@ -128,17 +142,47 @@ class RequestBudget:
         self.counts[kind] += 1
         if kind in FREE_KINDS or self.rps is None:
             return
+        await self.wait_turn()
+
+    async def wait_turn(self) -> None:
+        """Wait until a counted request may leave (its slot, :meth:`slot`), and count it as
+        left."""
+        loop = asyncio.get_running_loop()
         if not self._closed and (self._probe is None or self._probe.done()):
-            self._probe = asyncio.get_running_loop().create_task(self._measure_lag())
-        async with self._lock:  # requests leave one by one, evenly apart
-            loop = asyncio.get_running_loop()
-            wait = self.slot(loop.time()) - loop.time()
-            if wait > 0:
-                await asyncio.sleep(wait)
-            self.leave(loop.time())
+            self._probe = loop.create_task(self._measure_lag())
+        now = loop.time()
+        if not self._waiting and self.slot(now) <= now:
+            self.leave(now, came=now)
+            return
+        turn: asyncio.Future[None] = loop.create_future()
+        self._waiting.append((now, turn))
+        self._release()
+        await turn  # resolved by _release at its slot (or after Retry-After)
+
+    def _release(self) -> None:
+        """Let every waiting request go whose slot has come (all in one wake-up of the loop,
+        first come first served), and wake up again at the next one's slot."""
+        loop = asyncio.get_running_loop()
+        if self._wake is not None:
+            self._wake.cancel()
+            self._wake = None
+        now = loop.time()
+        while self._waiting:
+            came, turn = self._waiting[0]
+            if turn.done():  # its request was cancelled meanwhile
+                self._waiting.popleft()
+                continue
+            at = self.slot(now)
+            if at > now:
+                self._wake = loop.call_at(at, self._release)
+                return
+            self.leave(now, came)
+            self._waiting.popleft()
+            turn.set_result(None)
 
     async def close(self) -> None:
-        """Stop probing the loop's lag (the adapter closes): no task outlives the client."""
+        """Stop probing the loop's lag (the adapter closes): no task outlives the client.
+        (Requests still waiting for their slot are let go at it, as before.)"""
         self._closed = True
         probe, self._probe = self._probe, None
         if probe is not None and not probe.done():
@@ -179,24 +223,70 @@ class RequestBudget:
         gap = (1.0 + SLACK) / self.rps * (1.0 + self.lag)
         return 2 * gap if at < self._backoff_until else gap
 
-    def slot(self, now: float) -> float:
-        """When the next counted request may leave, asked at ``now``: at once after a pause,
-        else (1 + :data:`SLACK`) / rps after the one before left."""
-        return max(now, self._next)
-
-    def leave(self, at: float) -> None:
-        """A counted request leaves at ``at``: the next one waits its turn from then on. (A
-        request that leaves late, its process busy, pushes the next one back: the late ones
-        never leave together.)
+    def window(self) -> float:
+        """The seconds within which at most :meth:`cap` counted requests leave: 1 + the
+        loop's lag (a late loop writes the requests of 1 + lag seconds within one of Discord's
+        seconds).
 
         >>> budget = RequestBudget(rps=50)
-        >>> budget.leave(budget.slot(10.0)); budget.slot(10.0)
-        10.022
-        >>> budget.leave(10.2); budget.slot(10.0), budget.slot(30.0)
-        (10.222, 30.0)
+        >>> budget.window(), budget.note_lag(0.5), budget.window()
+        (1.0, None, 1.5)
         """
-        self._next = at + self.gap(at)
-        self._left.append(at)
+        return 1.0 + self.lag
+
+    def cap(self, at: float) -> int:
+        """How many counted requests may leave within one :meth:`window` at ``at``:
+        rps / (1 + :data:`SLACK`), halved for :data:`BACKOFF_S` after a global 429 (at least
+        one).
+
+        >>> RequestBudget(rps=50).cap(0.0), RequestBudget(rps=default_rps(4)).cap(0.0)
+        (45, 11)
+        """
+        assert self.rps is not None
+        share = self.rps / (1.0 + SLACK)
+        return max(1, int(share / 2 if at < self._backoff_until else share))
+
+    def slot(self, now: float) -> float:
+        """When the next counted request may leave, asked at ``now``: at its slot on the
+        timeline (at once if that passed), never while :meth:`cap` requests left within the
+        last :meth:`window` seconds, never before Retry-After after a global 429.
+
+        >>> budget = RequestBudget(rps=10)
+        >>> budget.slot(10.0)
+        10.0
+        >>> budget.leave(10.0); budget.slot(10.0)
+        10.11
+        """
+        at = max(now, self._next)
+        window, cap = self.window(), self.cap(at)
+        left = self._left
+        if len(left) >= cap and left[-cap] > at - window:
+            at = left[-cap] + window
+        return at
+
+    def leave(self, at: float, came: float = float("-inf")) -> None:
+        """A counted request that came at ``came`` (default: long ago) leaves at ``at``. Its
+        slot on the timeline was the later of the next slot and ``came``; if it leaves late
+        (the loop woke up late), the slot is taken as at most a lag before ``at`` (the
+        timeline catches up at most a late wake-up's worth, so a loop that was stopped longer
+        sends no bunch). The next slot is one :meth:`gap` after this one.
+
+        >>> budget = RequestBudget(rps=50)
+        >>> budget.leave(10.0); budget.slot(10.0)
+        10.022
+        >>> budget.note_lag(0.1); budget.leave(10.2, came=10.0)  # left 0.178 s late
+        >>> budget.slot(10.2)  # the next slot passed too: at once
+        10.2
+        >>> budget.leave(30.0, came=30.0); round(budget.slot(30.0), 3)  # no catching up
+        30.024
+        """
+        slot = max(self._next, came, at - self.lag)
+        self._next = slot + self.gap(at)
+        left = self._left
+        left.append(at)
+        keep = max(BUSY_WINDOW, self.window())
+        while left and left[0] <= at - keep:
+            left.popleft()
 
     def busy(self, now: float) -> bool:
         """Whether the counted requests of the last :data:`BUSY_WINDOW` seconds (up to
@@ -209,10 +299,8 @@ class RequestBudget:
         """
         if self.rps is None:
             return False
-        left = self._left
-        while left and left[0] < now - BUSY_WINDOW:
-            left.popleft()
-        return len(left) > BUSY_SHARE * BUSY_WINDOW * self.rps / (1.0 + SLACK)
+        recent = sum(1 for t in self._left if t >= now - BUSY_WINDOW)
+        return recent > BUSY_SHARE * BUSY_WINDOW * self.rps / (1.0 + SLACK)
 
     async def _on_end(
         self,
@@ -249,6 +337,8 @@ class RequestBudget:
             wait = 1.0
         self._next = max(self._next, now + wait)
         self._backoff_until = now + wait + BACKOFF_S
+        if self._waiting:  # the waiting requests wait for Retry-After too
+            self._release()
 
 
 def limit_requests(http: Any, timeout: float) -> None:
