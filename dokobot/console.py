@@ -7,7 +7,9 @@ the player whose turn it is (or the first player). ``/quit`` ends the session.
 Nobody chats in a terminal, so a line need not start with ``/``: a line whose first word is
 a command (``help``, ``hand``, ``healthy``) is that command, a card alone is played on one's
 turn (as at a chat table), and any other line that gets no answer gets a hint instead of
-silence.
+silence. Typed lines are read as the text chats read them
+(:func:`dokobot.adapters.textchat.typed.alone_text`), and a question's choices are shown as
+the text chats show them (:func:`~dokobot.adapters.textchat.typed.with_choices`).
 """
 
 from __future__ import annotations
@@ -23,8 +25,8 @@ from collections.abc import Callable
 from typing import TextIO
 
 from . import languages
-from .adapters.textchat.typed import with_choices
-from .host.commands import find, guess
+from .adapters.textchat.typed import alone_text, typed_command, with_choices
+from .host.commands import guess
 from .host.contract import Host
 from .host.events import READY, Event, Input, Private, Public
 from .host.i18n import render
@@ -43,9 +45,8 @@ def is_quit(line: str, lang: str = languages.DEFAULT) -> bool:
     >>> is_quit("")
     False
     """
-    words = line.split()
-    spec = find(words[0].lstrip("/!"), lang) if len(words) == 1 else None
-    return spec is not None and spec.name == "quit"
+    text = alone_text(line, lang, "!")
+    return text is not None and typed_command(text) == ("quit", [])
 
 
 def _default_name() -> str:
@@ -90,11 +91,14 @@ class Console:
     async def say(self, name: str, text: str, *, show: bool = True,
                   hide: Event | None = None, typed: bool = False) -> None:  # fmt: skip
         """Say ``text`` as ``name`` and show the answers (but ``hide``). ``typed``: a line
-        from the keyboard, where a command word without its ``/`` gets one and a line nobody
-        answers (no command, not a card on the sender's turn) gets a hint."""
-        bare = typed and text[0] not in "/!"
-        if bare and find(text.split()[0], self.language) is not None:
-            text, bare = "/" + text, False
+        from the keyboard, read as :func:`alone_text` reads it (a command word without its
+        ``/`` gets one), where a line nobody answers (no command, not a card on the sender's
+        turn) gets a hint."""
+        if typed:
+            text = alone_text(text, self.language, "!") or ""
+            if not text:
+                return
+        bare = typed and not text.startswith("/")
         events = await self.service.handle(Input(CHANNEL, self.user(name), name, text,
                                                  admin=True))  # fmt: skip
         if bare and not events:
@@ -142,12 +146,12 @@ class Console:
             await self.say(self.players[0], "/start")
 
     async def set_language(self, name: str, text: str) -> bool:
-        """``/lang X`` in the console: one screen, so the table language follows too."""
-        words = text.split()
-        spec = find(words[0].lstrip("/!"), self.language) if len(words) == 2 else None
-        if spec is None or spec.name != "lang":
+        """``/lang X`` in the console (``text`` as :func:`alone_text` reads it): one screen,
+        so the table language follows too."""
+        command = typed_command(text)
+        if command is None or command[0] != "lang" or len(command[1]) != 1:
             return False
-        lang = words[1].lower()
+        lang = command[1][0].lower()
         if lang not in languages.codes():
             return False
         await self.say(name, f"/option language {lang}", show=False)
@@ -162,15 +166,13 @@ class Console:
             if line is None:
                 print("", file=self.out)
                 return
-            line = line.strip()
             if is_quit(line, self.language):
                 return
-            if not line:
+            name, said = self.speaker(line.strip())
+            text = alone_text(said, self.language, "!")
+            if text is None or await self.set_language(name, text):
                 continue
-            name, text = self.speaker(line)
-            if not text or await self.set_language(name, text):
-                continue
-            await self.say(name, text, typed=True)
+            await self.say(name, said, typed=True)
 
 
 class _LineReader:

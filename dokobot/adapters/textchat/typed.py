@@ -69,6 +69,40 @@ def command_text(line: str, *, dm: bool, sign: str = "!") -> str | None:
     return None
 
 
+def alone_text(line: str, lang: str = DEFAULT_LANG, sign: str = "/") -> str | None:
+    """The text to hand to the host for a line typed where only the bot reads and nobody
+    chats (a terminal), or ``None`` for an empty one: a command with its sign (``sign`` or
+    ``/``) or without it (the first word names a command for a reader of ``lang``), else the
+    line as it is (a card played on one's turn; the host ignores anything else, and the chat
+    may say how commands are typed).
+
+    >>> alone_text("Healthy"), alone_text("!exit", sign="!"), alone_text("play CQ")
+    ('/Healthy', '/exit', '/play CQ')
+    >>> alone_text("CQ"), alone_text("hello there"), alone_text("beenden", "de")
+    ('CQ', 'hello there', '/beenden')
+    >>> alone_text("  "), alone_text("//x")
+    (None, None)
+    """
+    text = line.strip()[:MAX_INPUT_CHARS]
+    if not text:
+        return None
+    if text[0] in {"/", sign}:
+        return command_text(text, dm=True, sign=sign)
+    return "/" + text if aliases(lang).get(text.split()[0].lower()) else text
+
+
+def typed_command(text: str) -> tuple[str, list[str]] | None:
+    """The English name and the arguments of the command ``text`` (as handed to the host),
+    by any of its names; None when ``text`` is no command.
+
+    >>> typed_command("/Beenden"), typed_command("/lang de"), typed_command("CQ")
+    (('quit', []), ('lang', ['de']), None)
+    """
+    words = text[1:].split() if text[:1] == "/" else []
+    name = aliases().get(words[0].lower()) if words else None
+    return None if name is None else (name, words[1:])
+
+
 def as_typed(command: str, sign: str = "!") -> str:
     """A host command as a player types it in a chat whose command sign is ``sign``.
 
@@ -141,8 +175,7 @@ def compact_help(text: str, sign: str = "!") -> str:
 
 def asks_for_help_list(text: str) -> bool:
     """Whether ``text`` (as handed to the host) is ``/help`` without a topic (any alias)."""
-    words = text[1:].split() if text[:1] == "/" else []
-    return len(words) == 1 and aliases().get(words[0].lower()) == "help"
+    return typed_command(text) == ("help", [])
 
 
 def resolve_number(text: str, hand: Sequence[int]) -> str:
