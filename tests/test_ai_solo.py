@@ -5,6 +5,7 @@ played-out deals)."""
 
 from __future__ import annotations
 
+from dokobot.ai import make_player
 from dokobot.ai.base import NO_RESTRICTIONS, Restrictions
 from dokobot.ai.search import SearchPlayer, solo_candidates
 from dokobot.engine import (
@@ -85,3 +86,14 @@ def test_the_decision_is_deterministic_and_reads_only_the_observation() -> None:
     assert _strong(7).declares_solo(oa) == _strong(7).declares_solo(ob)
     # another seed, other sampled deals: other values
     assert _strong(8).plan_values(oa, with_healthy=True) != values
+
+
+def test_the_older_levels_keep_the_old_prefilter() -> None:
+    # strong_prev (and strong_uct) priced a diamonds and a hearts solo for this hand
+    obs = observe(_game(SPADES_HAND, 0), 0)
+    for level in ("strong_prev", "strong_uct"):
+        old = make_player(level, seed=0, budget_s=0.2, fixed=True)
+        assert isinstance(old, SearchPlayer)
+        plans = [p for p, _ in old.plan_values(obs, with_healthy=True)]
+        assert plans == [None, DECLARE_SOLO + Solo.DIAMONDS, DECLARE_SOLO + Solo.HEARTS]
+        assert old.declares_solo(obs) is None

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from .base import NO_RESTRICTIONS, ComputerPlayer, Restrictions
 from .heuristic import HeuristicPlayer
-from .search import SearchPlayer
+from .search import OLD_SOLO_PREFILTER, SearchPlayer
 from .simple import ChaosPlayer, RandomPlayer
 
 __all__ = ["LEVELS", "OFFERED_LEVELS", "Level", "make_player"]
@@ -50,21 +50,27 @@ REGISTRY: tuple[Level, ...] = (
         "strong_prev",
         False,
         lambda seed, r, budget, fixed: SearchPlayer(
-            seed, r, budget_s=budget, fixed=fixed, inference=False
+            seed, r, budget_s=budget, fixed=fixed, inference=False, **OLD_SOLO_PREFILTER
         ),
     ),
     Level(
         "strong_uct",
         False,
         lambda seed, r, budget, fixed: SearchPlayer(
-            seed, r, budget_s=budget, fixed=fixed, exact_cards=0, inference=False
+            seed,
+            r,
+            budget_s=budget,
+            fixed=fixed,
+            exact_cards=0,
+            inference=False,
+            **OLD_SOLO_PREFILTER,
         ),
     ),
 )
 """Every level, weakest first (``chaos`` is for fuzzing and not offered; ``strong_uct`` is
 the strong level as it was before exact endgames, UCT to the last card, and ``strong_prev``
 the strong level as it was before learned inference, worlds drawn uniformly: both kept for
-``bench/ai.py`` to compare with)."""
+``bench/ai.py`` to compare with, and both with the solo prefilter of their day)."""
 
 LEVELS = tuple(level.name for level in REGISTRY)
 OFFERED_LEVELS = tuple(level.name for level in REGISTRY if level.offered)

@@ -97,7 +97,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from typing import Final
+from typing import Final, TypedDict
 
 from dokobot.engine import (
     DECLARE_SOLO,
@@ -181,19 +181,38 @@ SOLO_CANDIDATES: Final = 3
 """The most solo types the reservation search prices (:func:`solo_candidates`)."""
 
 
-def solo_candidates(hand: Mask, limit: float) -> list[Solo]:
+class SoloPrefilter(TypedDict):
+    """The solo prefilter's settings of :class:`SearchPlayer` (``solo_types``,
+    ``solo_by_trumps``)."""
+
+    solo_types: int
+    solo_by_trumps: bool
+
+
+OLD_SOLO_PREFILTER: Final = SoloPrefilter(solo_types=2, solo_by_trumps=False)
+"""The solo prefilter before December 3, 2026 (the two solo types with the fewest estimated
+losers, ties in the order of the solos), kept by the older levels (``strong_prev``,
+``strong_uct``) so they play as they did."""
+
+
+def solo_candidates(
+    hand: Mask, limit: float, count: int = SOLO_CANDIDATES, *, by_trumps: bool = True
+) -> list[Solo]:
     """The solo types worth pricing by search for ``hand``, most promising first: the cheap
     prefilter of the reservation. A type passes with at most ``limit`` estimated losers
     (:func:`~dokobot.ai.heuristic.losers`); they are ranked by losers, and among equal
     losers by more trumps (a hand of ♥10, queens, jacks and four spades is a spades solo
-    before it is a diamonds solo); at most :data:`SOLO_CANDIDATES` of them."""
+    before it is a diamonds solo); at most ``count`` of them. ``by_trumps=False`` breaks
+    ties in the order of :class:`Solo` instead (the rule before December 3, 2026, kept for
+    ``strong_prev``)."""
     rated = []
     for solo in Solo:
         scheme = SCHEMES[int(solo)]
         lo = losers(hand, scheme)
         if lo <= limit:
-            rated.append((lo, -(hand & scheme.class_mask[TRUMP]).bit_count(), int(solo)))
-    return [Solo(s) for _, _, s in sorted(rated)[:SOLO_CANDIDATES]]
+            trumps = (hand & scheme.class_mask[TRUMP]).bit_count() if by_trumps else 0
+            rated.append((lo, -trumps, int(solo)))
+    return [Solo(s) for _, _, s in sorted(rated)[:count]]
 
 
 def model_soloist(
@@ -624,6 +643,8 @@ class SearchPlayer:
         call_margin: float = 0.25,
         solo_candidate: float = SOLO_LOSERS_CANDIDATE,
         solo_margin: float = SOLO_MARGIN,
+        solo_types: int = SOLO_CANDIDATES,
+        solo_by_trumps: bool = True,
         contract_factor: float = 1.0,
         contract_worlds: int = CONTRACT_WORLDS,
         greedy: bool = True,
@@ -648,6 +669,8 @@ class SearchPlayer:
         self.call_margin = call_margin
         self.solo_candidate = solo_candidate
         self.solo_margin = solo_margin
+        self.solo_types = solo_types
+        self.solo_by_trumps = solo_by_trumps
         self.contract_factor = contract_factor
         self.contract_worlds = contract_worlds
         self.greedy = greedy
@@ -862,7 +885,8 @@ class SearchPlayer:
             plans.append(DECLARE_WEDDING)
         if forced or not self.restrictions.no_solo:
             limit = 99.0 if forced else self.solo_candidate
-            plans += [DECLARE_SOLO + solo for solo in solo_candidates(hand, limit)]
+            cands = solo_candidates(hand, limit, self.solo_types, by_trumps=self.solo_by_trumps)
+            plans += [DECLARE_SOLO + solo for solo in cands]
         return plans
 
     def plan_values(
