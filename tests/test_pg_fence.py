@@ -222,16 +222,18 @@ def _backend(
 
 
 async def _move_at_commit(
-    svc: Service, admin: psycopg.Connection[Any]
+    svc: Service, admin: psycopg.Connection[Any], channel: str = "c", skip: tuple[int, ...] = ()
 ) -> tuple[Input, asyncio.Task[list[Event]], int, int, int]:
     """A move whose commit waits for the standby (the setting reaches the server's
     processes a moment after the reload: moves before that commit as usual): the move, its
-    answer to come, the append's backend, the journal's length and the game's before it."""
+    answer to come, the append's backend (none of ``skip``), the journal's length and the
+    game's before it."""
+    where = "wait_event = 'SyncRep'" + "".join(f" AND pid <> {pid}" for pid in skip)
     for _ in range(50):
-        move = _next_move(svc)
-        stored, before = len(svc.store.load_journal("c")), _log_length(svc)
+        move = _next_move(svc, channel)
+        stored, before = len(svc.store.load_journal(channel)), _log_length(svc, channel)
         answer = asyncio.create_task(svc.handle(move))
-        pid = await asyncio.to_thread(_backend, admin, "wait_event = 'SyncRep'", answer)
+        pid = await asyncio.to_thread(_backend, admin, where, answer)
         if pid is not None:
             return move, answer, pid, stored, before
         await answer
@@ -589,8 +591,8 @@ async def test_a_stalled_connection_holds_up_only_its_own_table(
     pg_server: PgServer, pg_url: str
 ) -> None:
     """Table "a"'s append stalls (its row held by another session, its server process
-    paused): table "b" of the same process keeps playing, nothing is refused, and "a"'s
-    move counts once the stall ends."""
+    paused while it waits for the row alone, without a deadline): table "b" of the same
+    process keeps playing, nothing is refused, and "a"'s move counts once the stall ends."""
     store = PostgresStore(pg_url, lease_s=5.0)
     svc = Service(Router(seed=8), store)
     await svc.start()
@@ -605,7 +607,9 @@ async def test_a_stalled_connection_holds_up_only_its_own_table(
         locker.execute("SELECT 1 FROM tables WHERE channel = 'a' FOR UPDATE")
         stored_a = len(store.load_journal("a"))
         stalled = asyncio.create_task(svc.handle(_next_move(svc, "a")))
-        pid = await asyncio.to_thread(_backend, watcher, "wait_event_type = 'Lock'") or 0
+        # (the append waits for the row 0.5 s, then alone: that wait is the one paused)
+        alone = "wait_event_type = 'Lock' AND now() - query_start > interval '1 s'"
+        pid = await asyncio.to_thread(_backend, watcher, alone) or 0
         os.kill(pid, signal.SIGSTOP)
         for _ in range(8):  # "b" plays on meanwhile
             events = await asyncio.wait_for(svc.handle(_next_move(svc, "b")), 10)
@@ -750,3 +754,70 @@ def test_a_fold_whose_answer_was_lost_is_read_only_once_its_session_is_gone(
         _sync_rep(admin, "")
         admin.close()
         store.close()
+
+
+async def test_a_paused_server_process_holds_up_only_the_tables_of_its_commit(
+    pg_server: PgServer, pg_url: str
+) -> None:
+    """The server processes of two commits (tables "a" and "b") are paused (SIGSTOP) in
+    the commit, no lock waited for (each waits for a standby; the setting is then reset).
+    Before, those tables waited until their process went on, and with two paused commits
+    every table of the process did (table "c" too). Now a commit that gets no answer within
+    ``STALL_S`` is cut: its tables hear "not known yet" (never "did not count": it may still
+    commit), "c" plays on, and once the paused processes go on (they were terminated and
+    die, their commits stand) the tables are rebuilt from the store and told so."""
+    store = PostgresStore(pg_url, lease_s=5.0)
+    svc = Service(Router(seed=8), store)
+    pushed: list[Event] = []
+
+    async def listener(events: list[Event]) -> None:
+        pushed.extend(events)
+
+    svc.listener = listener
+    await svc.start()
+    await _three_tables(svc)
+    pushed.clear()
+    admin = _admin(pg_server)
+    paused: list[int] = []
+    answers: dict[str, asyncio.Task[list[Event]]] = {}
+    stored: dict[str, int] = {}
+    before: dict[str, int] = {}
+    try:
+        _sync_rep(admin, "nobody")
+        for c in "ab":
+            _, answers[c], pid, stored[c], before[c] = await _move_at_commit(
+                svc, admin, c, tuple(paused)
+            )
+            os.kill(pid, signal.SIGSTOP)
+            paused.append(pid)
+        _sync_rep(admin, "")
+        for _ in range(4):  # "c" plays on, nothing refused (a generous bound: a busy machine)
+            events = await asyncio.wait_for(svc.handle(_next_move(svc, "c")), 15)
+            told = [getattr(e, "text", "") for e in events]
+            assert render("en", "store_failed") not in told
+            assert render("en", "store_unknown") not in told
+            assert any(isinstance(e, Public) for e in events), told
+        for c in "ab":  # told while their server processes are still paused
+            events = await asyncio.wait_for(answers[c], 15)
+            assert [getattr(e, "text", "") for e in events] == [render("en", "store_unknown")]
+            assert c not in svc.router.tables, "rebuilt while its write may still commit"
+        await asyncio.sleep(1.0)
+        assert all(c not in svc.router.tables for c in "ab"), "rebuilt while paused"
+    finally:
+        for pid in paused:
+            os.kill(pid, signal.SIGCONT)
+        _sync_rep(admin, "")
+        admin.close()
+    deadline = time.monotonic() + 30
+    while any(c not in svc.router.tables for c in "ab"):
+        assert time.monotonic() < deadline, "the tables were never rebuilt"
+        await asyncio.sleep(0.1)
+    told = [getattr(e, "text", "") for e in pushed if isinstance(e, Public)]
+    for c in "ab":  # the commits stood (committed before the pause): the moves counted
+        assert len(store.load_journal(c)) == stored[c] + 1
+        assert _log_length(svc, c) == before[c] + 1
+        assert any(e.channel == c for e in pushed if isinstance(e, Public)), told
+        events = await svc.handle(_next_move(svc, c))
+        assert any(isinstance(e, Public) for e in events), events
+        assert len(store.load_journal(c)) == stored[c] + 2
+    await svc.close()

@@ -62,6 +62,7 @@ from .base import (
 from .pg_connect import Secret, answer_lost, check_idle, first_line, safe_url
 from .pg_leases import LEASE_LOST, NOT_SERVED, Leases, server_of
 from .pg_schema import check_version, migrate
+from .pg_stall import StallWatch
 from .scope import Scope
 from .shared import Db, Rows, SqlStore
 from .statements import for_psycopg
@@ -76,7 +77,14 @@ WRITERS: Final = 2
 """Writer threads per process: while one waits for its commit, the other gathers the next
 appends."""
 LOCK_WAIT_MS: Final = 500
-"""How long the appends of several tables wait for one table's row (see :meth:`_write`)."""
+"""How long a write of appends waits for a table's row (see :meth:`_write`)."""
+STALL_S: Final = 2.0
+"""How long a write of appends may go without an answer from its server process (paused or
+hung: nothing on its side can end the wait) before its connection is cut, that process
+ended and the outcome read back (see :mod:`dokobot.store.pg_stall`)."""
+CUT_GONE_S: Final = 0.5
+"""After a cut: how long the read-back waits for the cut server process to be gone; still
+there (paused), its appends are "not known yet" and their tables wait for it."""
 LOCK_WAIT: Final = "55P03"
 """SQLSTATE of a lock not had within the time given (``lock_timeout``)."""
 CONFLICT: Final = "DKC01"
@@ -194,6 +202,7 @@ class PostgresStore(SqlStore):
             name="dokobot-store",
         )
         self._closing = False
+        self._stalls = StallWatch(self.url)
         self._appends: queue.SimpleQueue[_Append | None] = queue.SimpleQueue()
         self._writers = [] if readonly else [
             threading.Thread(target=self._write_loop, name=f"dokobot-writer-{i}", daemon=True)
@@ -418,49 +427,62 @@ class PostgresStore(SqlStore):
                 batch.append(nxt)
             self._write(batch)
 
-    def _write(self, batch: list[_Append], *, wait: bool = True) -> None:
-        """Commit ``batch`` in one transaction and answer each append. The appends of
-        several tables (and one that must not ``wait``) wait for a table's row at most
-        :data:`LOCK_WAIT_MS`: then each is written on its own, and one whose row is still
-        held waits for it alone, on a connection of its own (its lock refuses and holds
-        up no other table)."""
+    def _write(self, batch: list[_Append], *, alone: bool = False) -> None:
+        """Commit ``batch`` in one transaction and answer each append. The write waits for
+        a table's row at most :data:`LOCK_WAIT_MS`: then each append is written on its own,
+        and one whose row is still held waits for it ``alone``, in a thread and on a
+        connection of its own (its lock refuses and holds up no other table). A write that
+        does not wait ``alone`` is cut when its server process does not answer within
+        :data:`STALL_S` (see :meth:`_resolve`): a paused server process holds up only the
+        tables of its own transaction, and only that long."""
         if self.lost is not None:
             for req in batch:
                 req.error = StoreLocked(f"store {self.url}: {self.lost}")
                 req.finish()
             return
         backend: tuple[int, Any] = (0, None)
+        cut = False
         try:
             with self._db() as db:
                 pid = db.info.backend_pid
                 backend = (pid, self._started.get(pid))
                 records = [_server_in(r.lines) for r in batch]
-                named = self._servers_of(db, batch, records)
+                flight = None if alone else self._stalls.enter(db, STALL_S)
+                sent = False
                 try:
+                    named = self._servers_of(db, batch, records)
+                    sent = True
                     row = db.execute(
                         "SELECT dokobot_append(%s, %s, %s, %b, %b, %b, %b, %b, %b, %b, %s)",
                         (self.owner, len(self._leases.keys), self._leases.count,
                          [r.channel for r in batch], [r.at for r in batch],
                          [len(r.lines) for r in batch], [x for r in batch for x in r.lines],
                          records, named, [self.scope.key_of(n) for n in named],
-                         None if wait and len(batch) == 1 else LOCK_WAIT_MS),
+                         None if alone else LOCK_WAIT_MS),
                     ).fetchone()  # fmt: skip
                 except psycopg.OperationalError as exc:
-                    if answer_lost(exc):
+                    if answer_lost(exc) and sent:
                         raise _AnswerLost(exc) from exc
                     raise
+                finally:
+                    cut = flight is not None and self._stalls.leave(flight)
+                if cut:  # answered just as it was cut: the answer stands, the connection not
+                    db.close()
         except _AnswerLost as lost:
-            self._resolve(batch, lost.exc, backend)
+            self._resolve(batch, lost.exc, backend, cut=cut)
             return
         except Exception as exc:
             state = exc.sqlstate if isinstance(exc, psycopg.Error) else None
             if state == LOCK_WAIT:  # (nothing was written)
                 if len(batch) > 1:
                     for req in batch:
-                        self._write([req], wait=False)
+                        self._write([req])
                 else:
-                    threading.Thread(target=self._write, args=(batch,), daemon=True,
-                                     name="dokobot-writer-waits").start()  # fmt: skip
+                    threading.Thread(target=self._write, args=(batch,), kwargs={"alone": True},
+                                     daemon=True, name="dokobot-writer-waits").start()  # fmt: skip
+                return
+            if cut and len(batch) > 1:  # cut before its appends were sent: none was written
+                self._write_apart(batch)
                 return
             if state == LEASE_LOST:
                 self._leases.fenced()
@@ -520,23 +542,28 @@ class PostgresStore(SqlStore):
         return [server_of(r.channel, record or self._servers.get(r.channel))
                 for r, record in zip(batch, records, strict=True)]  # fmt: skip
 
-    def _resolve(self, batch: list[_Append], exc: Exception, backend: tuple[int, Any]) -> None:
+    def _resolve(
+        self, batch: list[_Append], exc: Exception, backend: tuple[int, Any], *, cut: bool = False
+    ) -> None:
         """The answer of ``batch``'s commit was lost: make sure its ``backend`` (pid, start)
         is gone (terminated, and no longer in ``pg_stat_activity``: a paused backend may
         still commit until then), then read back, per append, whether its records are at
-        its position; all within :attr:`resolve_s` seconds. Stored: its length; not stored:
-        an error; not known (the backend still there, or the database cannot be read):
-        :class:`StoreUnknown`, and the table's records are not read until it is gone."""
+        its position; all within :attr:`resolve_s` seconds (:data:`CUT_GONE_S` to be gone
+        when the write was ``cut``: its backend did not answer, it is likely paused). Stored:
+        its length; not stored: an error; not known (the backend still there, or the
+        database cannot be read): :class:`StoreUnknown`, and the table's records are not
+        read until it is gone."""
         log.warning("store %s: the answer of a commit was lost (%s); reading back once its "
                     "session is gone", self.url, first_line(exc))  # fmt: skip
         start = time.monotonic()
         deadline = start + self.resolve_s
+        gone_by = min(deadline, start + CUT_GONE_S) if cut else deadline
         gone = reached = False
         while True:
             try:
                 with self._resolver(deadline) as db:
                     reached = True
-                    gone = gone or self._gone(db, backend, deadline)
+                    gone = gone or self._gone(db, backend, gone_by)
                     if not gone:
                         break
                     for req in batch:
@@ -723,6 +750,7 @@ class PostgresStore(SqlStore):
         for writer in self._writers:
             writer.join(timeout=10)
         self._stop.set()
+        self._stalls.close()
         if self._leases.stop():
             try:
                 with self._pool.connection(timeout=2) as db:
