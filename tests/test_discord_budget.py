@@ -18,7 +18,9 @@ from discord_fake.harness import Listener, ScriptedService, make_client, seat_wi
 
 from dokobot.adapters.discord import DiscordAdapter
 from dokobot.adapters.discord.budget import SLACK, RequestBudget, default_rps
+from dokobot.adapters.discord.slash import guild_only
 from dokobot.host.board import BoardView
+from dokobot.host.commands import COMMANDS
 from dokobot.host.events import Board, Choice, Event, Input, Private, Public
 from dokobot.host.service import Service
 
@@ -237,9 +239,13 @@ async def test_the_commands_are_uploaded_only_when_they_changed_and_some_are_gui
     finally:
         await service.close()
     by_name = {c["name"]: c for c in fake.commands}
-    for name in ("join", "start"):  # they act on a channel's table: not in DMs
-        assert by_name[name].get("contexts") == [0] or by_name[name].get("dm_permission") is False
-    assert by_name["play"].get("dm_permission") is not False
+    # those that act on a channel's table or need an admin or owner: not in DMs
+    uploaded = {name: spec for name, spec in COMMANDS.items() if name in by_name}
+    assert {"join", "start", "play"} <= set(uploaded)
+    for name, spec in uploaded.items():
+        command = by_name[name]
+        in_servers_only = command.get("contexts") == [0] or command.get("dm_permission") is False
+        assert in_servers_only == guild_only(spec), name
 
 
 SEATS = ("Anna", "Ben", "Carl", "Dora")
