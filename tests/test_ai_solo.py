@@ -97,3 +97,18 @@ def test_the_older_levels_keep_the_old_prefilter() -> None:
         plans = [p for p, _ in old.plan_values(obs, with_healthy=True)]
         assert plans == [None, DECLARE_SOLO + Solo.DIAMONDS, DECLARE_SOLO + Solo.HEARTS]
         assert old.declares_solo(obs) is None
+
+
+def test_a_solo_candidate_is_priced_with_at_least_the_default_budget() -> None:
+    obs = observe(_game(DIAMONDS_HAND, 0), 0)
+    small = SearchPlayer(3, NO_RESTRICTIONS, 0.005, fixed=True)
+    assert small.plan_values(obs, with_healthy=True) == _strong(3).plan_values(
+        obs, with_healthy=True
+    )
+    assert small.declares_solo(obs) == DECLARE_SOLO + Solo.DIAMONDS
+    # without a solo to price (a wedding hand), the player's own budget
+    wedding = observe(_game("CQ CQ HJ DA D10 DK HA HK SA S10 SK C9", 0), 0)
+    assert solo_candidates(wedding.hand, small.solo_candidate) == []
+    assert small.plan_values(wedding, with_healthy=True) != _strong(3).plan_values(
+        wedding, with_healthy=True
+    )

@@ -182,17 +182,18 @@ SOLO_CANDIDATES: Final = 3
 
 
 class SoloPrefilter(TypedDict):
-    """The solo prefilter's settings of :class:`SearchPlayer` (``solo_types``,
-    ``solo_by_trumps``)."""
+    """The solo judgement's settings of :class:`SearchPlayer` (``solo_types``,
+    ``solo_by_trumps``, ``solo_floor_s``)."""
 
     solo_types: int
     solo_by_trumps: bool
+    solo_floor_s: float
 
 
-OLD_SOLO_PREFILTER: Final = SoloPrefilter(solo_types=2, solo_by_trumps=False)
-"""The solo prefilter before December 3, 2026 (the two solo types with the fewest estimated
-losers, ties in the order of the solos), kept by the older levels (``strong_prev``,
-``strong_uct``) so they play as they did."""
+OLD_SOLO_PREFILTER: Final = SoloPrefilter(solo_types=2, solo_by_trumps=False, solo_floor_s=0.0)
+"""The solo judgement before December 3, 2026 (the two solo types with the fewest estimated
+losers, ties in the order of the solos, priced in the player's budget however small), kept
+by the older levels (``strong_prev``, ``strong_uct``) so they play as they did."""
 
 
 def solo_candidates(
@@ -645,6 +646,7 @@ class SearchPlayer:
         solo_margin: float = SOLO_MARGIN,
         solo_types: int = SOLO_CANDIDATES,
         solo_by_trumps: bool = True,
+        solo_floor_s: float = DEFAULT_BUDGET_S,
         contract_factor: float = 1.0,
         contract_worlds: int = CONTRACT_WORLDS,
         greedy: bool = True,
@@ -671,6 +673,7 @@ class SearchPlayer:
         self.solo_margin = solo_margin
         self.solo_types = solo_types
         self.solo_by_trumps = solo_by_trumps
+        self.solo_floor_s = solo_floor_s
         self.contract_factor = contract_factor
         self.contract_worlds = contract_worlds
         self.greedy = greedy
@@ -902,7 +905,8 @@ class SearchPlayer:
         expected score for ``obs.seat`` in points per game, including the gain of its best
         opening call: greedy playouts over sampled deals of the unseen cards (``salt``: other
         deals and playouts for an independent second estimate; ``seconds``: another budget
-        than the player's)."""
+        than the player's, which is at least ``solo_floor_s`` when a solo is priced: like a
+        poverty, a solo candidate is rare and its choice is worth many points)."""
         hand = obs.hand
         forced = obs.forced == obs.seat
         plans = self._plans(obs, with_healthy=with_healthy)
@@ -910,7 +914,8 @@ class SearchPlayer:
             return []
         rng = random.Random(f"{self.seed}|contract|{obs.seat}|{obs.dealer}|{hand}|{forced}" + salt)
         if seconds is None:
-            seconds = self.budget_s * self.contract_factor
+            floor = self.solo_floor_s if any(p is not None and is_solo(p) for p in plans) else 0.0
+            seconds = max(self.budget_s, floor) * self.contract_factor
         fixed = max(1, int(seconds / _GREEDY_PLAYOUT_S) // (len(plans) * self.contract_worlds))
         budget = Budget(seconds, fixed if self.fixed else None)
         values = [0.0] * len(plans)
