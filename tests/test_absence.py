@@ -233,6 +233,25 @@ async def test_a_vote_carries_during_a_game_and_a_restart_gives_the_same_table()
     await svc2.close()
 
 
+def test_a_return_without_a_vote_is_journaled_so_a_restore_has_the_person_back() -> None:
+    """``/table`` leaves no record of its own: the return it means must (a restore that kept
+    the seat away would let the computer player move for a person who is there)."""
+    from dokobot.host.replay import restore
+
+    r = _router()
+    t = r.tables["c"]
+    r.handle(_inp("anna", "/start"))
+    t.mark_away(3)
+    said = _texts(r.handle(_inp("dora", "/table")))
+    assert any("dora" in x and "back" in x for x in said), said
+    assert 3 not in t.away
+    assert t.journal[-1] == Record("back", seat=3, name="dora")
+    again = Router(seed=4)
+    restore(again, "c", list(t.journal))
+    assert again.tables["c"].away == set()
+    assert again.tables["c"].bot_to_move() == t.bot_to_move()
+
+
 async def test_a_waiting_person_gets_the_seat_at_the_next_deal() -> None:
     store = MemoryStore()
     svc = Service(Router(seed=7, bot_factory=Service.in_memory().router.bot_factory), store)

@@ -14,8 +14,8 @@ began the series).
 
 Every step is a journal record: the votes are the voters' ``cmd`` records, the waiting
 person a vote names is written as a ``waiting`` record before it (a waiting list is not
-journaled during a game), a return that ends a vote as a ``back`` record; so a restore
-gives the same seats.
+journaled during a game), the person's return (any input of theirs at the table, a slow
+command's too, which ends a vote) as a ``back`` record; so a restore gives the same seats.
 
 :class:`TurnCount` counts each seat's turns in the running game and the ones a computer
 player made for the seat's person; a finished game's record carries them to the statistics
@@ -279,12 +279,11 @@ def seat_heirs(table: SeatedTable) -> tuple[str, ...]:
 
 
 def back(table: SeatedTable, seat: int) -> list[Note]:
-    """The person in ``seat`` acted again after a timeout: a vote on their seat ends
-    (journaled, so that a restore ends it at the same point)."""
+    """The person in ``seat`` acted again after a timeout: a vote on their seat ends (the
+    table journals the return as ``back``, so that a restore ends it at the same point)."""
     vote = table.seat_vote
     info = table.seats[seat]
     if vote is None or vote.person != info.user:
         return []
     table.seat_vote = None
-    table._log(Record("back", seat=seat, name=info.name))
     return [Note(ALL, "handover.ended_back", {"player": info.name})]

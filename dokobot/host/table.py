@@ -748,10 +748,15 @@ class Table:
         self._log(Record("waiting", user=user, name=name))
 
     def back(self, seat: int) -> list[Note]:
-        """The person in ``seat`` acts again after a timeout."""
+        """The person in ``seat`` acts again after a timeout (any input of theirs at the
+        table): the computer player no longer moves for them, and an open vote on their
+        seat ends. Journaled as ``back``, as the timeout was as ``away``: the input that
+        brought them back may leave no record of its own (``/table``, a refused card), and
+        a restore must not let the computer player move for a person who is there."""
         if seat not in self.away:
             return []
-        ended = absence.back(self, seat)  # (journaled before the seat counts as back)
+        self._log(Record("back", seat=seat, name=self.seats[seat].name))
+        ended = absence.back(self, seat)
         self.away.discard(seat)
         return [Note(ALL, "welcome_back", {"player": self.seats[seat].name}), *ended]
 
