@@ -252,6 +252,32 @@ def test_a_return_without_a_vote_is_journaled_so_a_restore_has_the_person_back()
     assert again.tables["c"].bot_to_move() == t.bot_to_move()
 
 
+async def test_a_slow_command_of_the_absent_person_ends_the_vote() -> None:
+    """``/stats`` is answered on a snapshot in a worker thread: the return it means is the
+    table's own, stored (RULES: any command at the table ends the vote)."""
+    store = MemoryStore()
+    svc = Service(Router(seed=7, bot_factory=Service.in_memory().router.bot_factory), store)
+    seat = await _table_with_standin(svc)
+    table = svc.router.tables["c"]
+    name = table.seats[seat].name
+    voter = next(s.name for i, s in enumerate(table.seats) if i != seat)
+    await svc.handle(_inp(voter, f"/handover {name}"))
+    assert table.seat_vote is not None
+    said = _texts(await svc.handle(_inp(name, "/stats")))
+    assert any(f"{name} is back: the vote on the seat of {name} has ended" in x for x in said)
+    assert table.seat_vote is None and seat not in table.away
+    assert f"{name} is not absent" in _texts(await svc.handle(_inp(voter, f"/handover {name}")))[0]
+    await svc.close()
+    records = [Record.decode(x) for x in store.load_journal("c")]
+    assert Record("back", seat=seat, name=name) in records
+    svc2 = Service(Router(seed=7), store)
+    await svc2.start()
+    await svc2.load("c")
+    rebuilt = svc2.router.tables["c"]
+    assert rebuilt.seat_vote is None and rebuilt.away == set()
+    await svc2.close()
+
+
 async def test_a_waiting_person_gets_the_seat_at_the_next_deal() -> None:
     store = MemoryStore()
     svc = Service(Router(seed=7, bot_factory=Service.in_memory().router.bot_factory), store)

@@ -110,20 +110,34 @@ class Dispatch:
 
     async def _read_snapshot(self, inp: Input, channel: str) -> list[Event]:
         residency = self.residency
+        back: list[Event] = []
         async with self.locks.channel(channel):
             if channel in residency.lazy:
                 await residency.load(channel, private_ledger=True)
             table = self.router.tables.get(channel)
-            bound = self.writes.stored.get(channel)
             plain = channel in residency.damaged or channel in residency.held
-            if table is None or bound is None or plain or inp.marker is not None:
+            if table is None or plain or inp.marker is not None:
                 snapshot = None  # answered the ordinary way below
+            else:
+                # A person a computer player stands in for is back by this command too:
+                # at the table itself (stored first), not only in the snapshot.
+                back = self.router.returns(table, inp)
+                if back:
+                    links = await residency.commit(channel)
+                    if isinstance(links, str):
+                        return [self._refusal(inp, links)]
+                    back = self.board.with_board(channel, back + links)
+            bound = self.writes.stored.get(channel)
+            if table is None or bound is None or plain or inp.marker is not None:
+                snapshot = None
             else:
                 snapshot = table.snapshot()
                 self.writes.begin_read(channel, snapshot, bound)
                 residency.touch(channel)
+        if back:
+            self.after_change(channel)
         if snapshot is None:
-            return await self._handle(inp)
+            return back + await self._handle(inp)
         try:
             loop = asyncio.get_running_loop()
             events = await loop.run_in_executor(
@@ -133,7 +147,7 @@ class Dispatch:
             self.writes.end_read(channel, snapshot)
         if has_pictures_to_draw(events):
             events = await asyncio.to_thread(draw_pictures, events)
-        return events
+        return back + events
 
     async def _handle(self, inp: Input) -> list[Event]:
         """Answer one input under its table's lock."""

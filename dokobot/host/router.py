@@ -205,10 +205,22 @@ class Router:
             if decision_marker(table) != inp.marker:  # a button of a past prompt
                 raise Refusal("stale_prompt")
         ctx = Context(inp, table, seat)
-        if table is not None and seat is not None and seat in table.away:
-            back = self.render_notes(table, table.back(seat), inp)
+        back = [] if table is None else self.returns(table, inp)
+        if not back:
+            return self._dispatch(ctx, text)
+        try:
             return back + self._dispatch(ctx, text)
-        return self._dispatch(ctx, text)
+        except Refusal as r:  # they are back all the same: the table is told so
+            return [*back, self._private_text(inp, table, r.key, r.params, kind="error")]
+
+    def returns(self, table: Table, inp: Input) -> list[Event]:
+        """The sender of ``inp`` is back at ``table`` if a computer player stood in for
+        them there (any input of theirs counts, as RULES' vote on an absent seat means):
+        what the table says of it (journaled: :meth:`Table.back`); nothing otherwise."""
+        seat = table.seat_of(inp.user)
+        if seat is None or seat not in table.away:
+            return []
+        return self.render_notes(table, table.back(seat), inp)
 
     def _dispatch(self, ctx: Context, text: str) -> list[Event]:
         if text[0] not in "/!":
