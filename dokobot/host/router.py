@@ -101,6 +101,7 @@ class Router:
         """The stored finished games of a channel and their settlements, given to every
         table it makes (:attr:`Table.archive`; set by the service)."""
         self.stats: Stats | None = None
+        """Statistics over the stored finished games (set by the service)."""
         self.review_budget = REVIEW_BUDGET_S
         """CPU seconds per decision of ``/review`` (``bots.review_budget``); ``/hint``
         thinks half of it."""
@@ -108,7 +109,6 @@ class Router:
         """The queue that reviews every finished game with people once and stores the
         review (set by the service that has one); without it ``/review`` reviews the last
         game on request."""
-        """Statistics over the stored finished games (set by the service)."""
         self._rng = None if seed is None else random.Random(seed)
         self._table_seed = table_seed
 

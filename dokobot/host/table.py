@@ -154,6 +154,8 @@ class Table:
     multiplier: int = 1
     """The running game's score multiplier: 2 in a bock game (RULES §12.4)."""
     standins: tuple[int, ...] = ()
+    """Seats a stand-in played from the deal of the running (or last) game on: the person
+    who left is neither billed nor rated for that game (it is the computer player's)."""
     seat_vote: SeatVote | None = None
     """The open vote to give an absent person's seat away (:mod:`~dokobot.host.absence`)."""
     turn_count: TurnCount = field(default_factory=TurnCount)
@@ -164,8 +166,6 @@ class Table:
     reviewable: Reviewable | None = field(default=None, repr=False)
     """The last game played to its end, for ``/review`` (every card of it is public by
     then); a game that ended unplayed is never reviewed."""
-    """Seats a stand-in played from the deal of the running (or last) game on: the person
-    who left is neither billed nor rated for that game (it is the computer player's)."""
 
     # ---------------------------------------------------------------- seats
     def seat_of(self, user: str) -> int | None:
