@@ -33,7 +33,7 @@ from dokobot.engine.cards import ACE, DIAMOND_ACES, DIAMONDS, HEARTS, TEN, card_
 from dokobot.engine.game import declaration_actions
 from dokobot.engine.observation import public_parties
 from dokobot.engine.order import NORMAL_SCHEME, PIGLETS_SCHEME, SCHEMES, TRUMP
-from dokobot.engine.rules import NINES
+from dokobot.engine.rules import NINES, WEDDING_TRICKS
 from dokobot.engine.scoring import bock_trigger
 from dokobot.engine.types import DECLARE_POVERTY, DECLINE, TAKE, THROW_IN
 
@@ -146,7 +146,7 @@ def _wedding(rules: Rules, seed: int) -> Game:
     return g
 
 
-@pytest.mark.parametrize("kind", ["first", "trump", "plain"])
+@pytest.mark.parametrize("kind", WEDDING_TRICKS)
 def test_wedding_trick_kinds(kind: str) -> None:
     # "the first trick won by another player (first), the first trump-led trick won by
     # another player (trump), or the first plain-led trick won by another player (plain).

@@ -292,11 +292,13 @@ def _damage(kind: str, path: Path, healthy: bytes) -> None:
     db.close()
 
 
+READERS: tuple[str, ...] = ("stats", "web", "export", "feed", "run")
+"""The commands that read the store."""
 #: Per damage, the commands that must refuse it (the others do not read what is damaged).
 REFUSED: dict[str, tuple[str, ...]] = {
-    "malformed": ("stats", "web", "export", "feed", "run"),
-    "page_one_flipped": ("stats", "web", "export", "feed", "run"),
-    "no_results_table": ("stats", "web", "export", "feed", "run"),
+    "malformed": READERS,
+    "page_one_flipped": READERS,
+    "no_results_table": READERS,
     "result_not_json": ("stats", "web"),
     "result_not_a_game": ("stats", "web"),
     "record_not_json": ("export", "feed"),
@@ -305,9 +307,9 @@ REFUSED: dict[str, tuple[str, ...]] = {
     "journal_gap": ("export",),
     "journal_lost_a_game": ("export",),
     "record_not_applicable": ("export",),
-    "directory": ("stats", "web", "export", "feed", "run"),
-    "symlink_loop": ("stats", "web", "export", "feed", "run"),
-    "foreign": ("stats", "web", "export", "feed", "run"),
+    "directory": READERS,
+    "symlink_loop": READERS,
+    "foreign": READERS,
 }
 
 
@@ -389,7 +391,7 @@ def test_a_postgresql_store_that_lost_its_journal_table_is_refused(
         served.append(args)
 
     monkeypatch.setattr("dokobot.web.serve_web", serve_web)
-    for command in ("stats", "web", "export", "feed", "run"):
+    for command in READERS:
         argv = _argv(command, Path("unused"), tmp_path)
         argv = [pg_url if a == "unused" else a for a in argv]
         config = tmp_path / "c.yaml"
