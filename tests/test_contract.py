@@ -167,3 +167,18 @@ async def test_the_service_answers_the_console_questions() -> None:
         assert await service.nick_history("irc:n:") == [("irc:n:anna", "irc:n:Anna")]
     finally:
         await service.close()
+
+
+def test_the_discord_adapter_holds_its_parts_and_mixes_in_none() -> None:
+    """Each feature of the Discord adapter is an object it holds (docs/development.md,
+    "Inside the Discord adapter"): no class of dokobot's is a base of the adapter's, but the
+    adapter itself (the sharded one adds only discord.py's sharded client)."""
+    from dokobot.adapters.discord import DiscordAdapter, ShardedDiscordAdapter
+
+    for adapter in (DiscordAdapter, ShardedDiscordAdapter):
+        ours = [
+            c.__qualname__
+            for c in adapter.__mro__
+            if c.__module__.startswith("dokobot.") and c not in (adapter, DiscordAdapter)
+        ]
+        assert ours == [], adapter
