@@ -337,6 +337,14 @@ class DiscordAdapter(commands.Bot):
         await super().close()
         await self.budget.close()
 
+    def dispatch(self, event_name: str, /, *args: Any, **kwargs: Any) -> None:
+        """A closed client handles no more events: discord.py's READY timer fires
+        ``guild_ready_timeout`` after the last guild came, also after :meth:`close`, and
+        scheduling a handler on a closed client fails (its coroutine never awaited)."""
+        if self.is_closed():
+            return
+        super().dispatch(event_name, *args, **kwargs)
+
     async def serve(self) -> None:
         """Log in with the token (argument or environment) and run until closed."""
         token = resolve_token(self._token)
