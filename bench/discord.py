@@ -28,7 +28,7 @@ with
 
     global_rps_per_table: X dm_per_game: D tables_at_50rps: T lost_prompts: L
     failed_interactions: F p99_ack_ms: P channel_messages_per_game: M stuck_tables: S
-    unnoticed_turns: U pings_per_turn: Q
+    unnoticed_turns: U pings_per_turn: Q cpu_ms_per_press: C
 
 X: bot-token requests that count toward the bot-wide limit (the injected faults and their
 repetitions are not a table's cost and left out) per table and second of the measured time
@@ -44,10 +44,13 @@ within two minutes of the first: a table never stands still); U: turns a compute
 took over for a person (the board lists him as away) who got no notification since his last
 move (a mention in a new message, a DM); Q: the notifications people got per turn of theirs
 (the prompts they answered, and each take-over counted as one turn: a lower bound of their
-turns, so Q is rather high). Goals: D = 0, L = 0, F = 0, P < 1500, M <= 3, S = 0,
-U = 0, Q <= 1.05. The lines before it (stderr) hold the CPU seconds of the bot's
-process, of its review worker and of this one, the wall time and the measured request rates;
-the exit status is 1 when a table got stuck.
+turns, so Q is rather high); C: the CPU milliseconds (user and system, all its threads) the
+bot's process used per button press in the measured time (its review worker, a process of
+its own, works per game and is not in it; stderr has both as ``bot_cpu_ms_per_press``).
+Goals: D = 0, L = 0, F = 0, P < 1500, M <= 3, S = 0, U = 0, Q <= 1.05. The lines before it
+(stderr) hold the CPU seconds of the bot's process, of its review worker and of this one,
+the wall time, the measured request rates and the bot's requests per press by kind; the
+exit status is 1 when a table got stuck.
 
     python bench/discord.py --tables 20 --speed 1
 """
@@ -56,12 +59,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import contextlib
 import json
 import logging
 import math
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -579,6 +584,16 @@ async def lag(samples: list[float]) -> None:
         samples.append(loop.time() - before - 0.01)
 
 
+def requests_by_kind(calls: list[Call]) -> collections.Counter[tuple[str, str, bool]]:
+    """The bot's requests by method, path (ids and tokens left out) and whether they carry a
+    file."""
+    kinds: collections.Counter[tuple[str, str, bool]] = collections.Counter()
+    for call in calls:
+        path = re.sub(r"/webhooks/\d+/[^/]+", "/webhooks/ID/TOKEN", call.path)
+        kinds[(call.method, re.sub(r"\d{5,}", "ID", path), bool(call.files))] += 1
+    return kinds
+
+
 def global_429(call: Call) -> bool:
     return call.status == 429 and bool((call.response or {}).get("global"))
 
@@ -685,6 +700,12 @@ async def run(settings: Settings) -> tuple[str, bool]:
     failed_count += sum("interaction" in v for v in fake.violations)
     ack_p99 = p99(acks) * 1000
     mean, peak = fake.requests_per_second()
+    for (method, path, files), n in requests_by_kind(calls).most_common(12):
+        print(
+            f"  requests: {n / max(1, presses):.2f} per press {method} {path}"
+            f"{' (with a file)' if files else ''}",
+            file=sys.stderr,
+        )
     print(
         f"tables: {tables} games: {played} speed: {speed:g} wall_s: {wall:.0f} "
         f"discord_seconds: {seconds:.0f} presses: {presses} counted: {counted} "
@@ -709,7 +730,8 @@ async def run(settings: Settings) -> tuple[str, bool]:
         f"tables_at_50rps: {at_50} lost_prompts: {bench.lost} failed_interactions: "
         f"{failed_count} p99_ack_ms: {ack_p99:.0f} channel_messages_per_game: "
         f"{messages / played:.1f} stuck_tables: {len(bench.stuck)} "
-        f"unnoticed_turns: {bench.unnoticed} pings_per_turn: {pinged / max(1, turns):.2f}"
+        f"unnoticed_turns: {bench.unnoticed} pings_per_turn: {pinged / max(1, turns):.2f} "
+        f"cpu_ms_per_press: {1000 * cpu_bot / max(1, presses):.1f}"
     )
     return line, not bench.stuck
 

@@ -43,6 +43,7 @@ SMOKE: dict[str, tuple[str, tuple[str, ...]]] = {
             "stuck_tables",
             "unnoticed_turns",
             "pings_per_turn",
+            "cpu_ms_per_press",
         ),
     ),
     "engine": ("--seconds 0.2", ("games/s",)),

@@ -4,9 +4,10 @@ data (what is placed and written where), not from pixels only."""
 from __future__ import annotations
 
 import io
+import random
 from pathlib import Path
 
-from PIL import Image
+from PIL import Image, ImageDraw
 
 from dokobot.engine.cards import card_ascii
 from dokobot.host.events import Input, Private
@@ -26,6 +27,7 @@ from dokobot.render.cards import (
     INDEX_SIZE,
     INDEX_WIDTH,
     PAPER,
+    RADIUS,
     RED,
     WIDTH,
     font,
@@ -35,6 +37,8 @@ from dokobot.render.cards import (
 from dokobot.render.layout import (
     BOARD_ROOM,
     BOARD_WIDTH,
+    FRAME,
+    GOLD,
     GROUP_GAP,
     PHONE_SIGN,
     PHONE_TEXT,
@@ -44,8 +48,10 @@ from dokobot.render.layout import (
     Layout,
     hand_layout,
     shown_size,
+    text_font,
     trick_layout,
 )
+from dokobot.render.pictures import EMPTY, face_pieces, paint, shown_face
 
 OLD_CARD = (72, 104)
 """A card's size before pictures were made for phones."""
@@ -311,3 +317,51 @@ def test_the_docs_pictures_are_drawn_by_one_command_for_a_phone(tmp_path: Path) 
         img = Image.open(tmp_path / name)
         assert img.format == "PNG" and img.width == PHONE * SCALE, name
         assert (Path(__file__).resolve().parent.parent / "docs" / name).exists()
+
+
+def painted_one_by_one(layout: Layout) -> Image.Image:
+    """``layout`` painted the plain way: every face pasted whole through its alpha, every
+    label drawn by FreeType (what :func:`~dokobot.render.pictures.paint` does from its
+    cached pieces)."""
+    img = Image.new("RGB", (layout.width, layout.height), FELT[:3])
+    draw = ImageDraw.Draw(img, "RGBA")
+    for placed in layout.cards:
+        x, y = placed.x, placed.y
+        if placed.framed:
+            box = [x - FRAME, y - FRAME, x + WIDTH - 1 + FRAME, y + HEIGHT - 1 + FRAME]
+            draw.rounded_rectangle(box, RADIUS + FRAME, fill=GOLD)
+        if placed.card is None:
+            box = [x, y, x + WIDTH - 1, y + HEIGHT - 1]
+            draw.rounded_rectangle(box, RADIUS, outline=EMPTY, width=3)
+            continue
+        face = shown_face(placed.card, layout.lang, layout.deck, placed.dimmed)
+        img.paste(face, (x, y), face)
+    for label in layout.labels:
+        font = text_font(label.size)
+        draw.text((label.x, label.y), label.text, font=font, fill=label.colour, anchor="mt")
+    return img
+
+
+def test_pictures_painted_from_cached_pieces_are_the_plain_ones_pixel_for_pixel() -> None:
+    rng = random.Random(7)
+    names = ["Anna", "Zoë", "Łukasz", "名前", "A" * 40, "Jürgen-Maximilian", "ok", "Ben"]
+    layouts = []
+    for n in range(60):
+        deck, lang = rng.choice(sorted(DECKS)), rng.choice(["en", "de", "it", "cs"])
+        if n % 2:
+            cards = tuple(rng.sample(range(48), rng.randint(1, 12)))
+            playable = tuple(c for c in cards if rng.random() < 0.4) if n % 4 == 1 else None
+            groups = tuple(c // 12 for c in cards)
+            layouts.append(hand_layout(HandPicture(cards, groups, playable, lang, deck)))
+        else:
+            seats = rng.sample(range(4), rng.randint(0, 4))
+            played = tuple((s, rng.randrange(48)) for s in seats)
+            winner = seats[0] if len(seats) == 4 else None
+            trick = TrickPicture(tuple(rng.sample(names, 4)), played, winner, lang, deck)
+            layouts.append(trick_layout(trick))
+    assert any(c.dimmed for lay in layouts for c in lay.cards)
+    assert any(c.framed for lay in layouts for c in lay.cards)
+    for layout in layouts:
+        assert paint(layout).tobytes() == painted_one_by_one(layout).tobytes()
+    pieces = face_pieces(4, "en", "four", False)
+    assert sum(mask is None for _, _, mask in pieces) == 3  # only the corners are masked

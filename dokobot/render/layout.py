@@ -228,8 +228,10 @@ def hand_layout(hand: HandPicture) -> Layout:
     return Layout(max(widths), height, tuple(cards), tuple(labels), hand.lang, hand.deck)
 
 
+@lru_cache(maxsize=1024)
 def fitted(name: str, size: int, room: int) -> str:
-    """``name`` cut (with an ellipsis) to fit ``room`` pixels at ``size``.
+    """``name`` cut (with an ellipsis) to fit ``room`` pixels at ``size`` (cached: a table's
+    names are measured once, not on every trick picture).
 
     >>> fitted("Anna", 34, 160), fitted("A" * 40, 34, 160).endswith("…")
     ('Anna', True)

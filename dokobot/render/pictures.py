@@ -52,19 +52,66 @@ def paint(layout: Layout) -> Image.Image:
             box = [x, y, x + WIDTH - 1, y + HEIGHT - 1]
             draw.rounded_rectangle(box, RADIUS, outline=EMPTY, width=3)
             continue
-        face = shown_face(placed.card, layout.lang, layout.deck, placed.dimmed)
-        img.paste(face, (x, y), face)
+        for piece, (dx, dy), mask in face_pieces(
+            placed.card, layout.lang, layout.deck, placed.dimmed
+        ):
+            img.paste(piece, (x + dx, y + dy), mask)
     for label in layout.labels:
-        draw.text(
-            (label.x, label.y), label.text, font=text_font(label.size), fill=label.colour,
-            anchor="mt",
-        )  # fmt: skip
+        mask, (dx, dy) = label_mask(label.text, label.size)
+        draw.bitmap((label.x + dx, label.y + dy), mask, fill=label.colour)
     return img
 
 
+MASK_PAD: Final = 2
+"""Pixels around a label's box in its mask (empty: they leave the picture as it is)."""
+
+
+@lru_cache(maxsize=512)
+def label_mask(text: str, size: int) -> tuple[Image.Image, tuple[int, int]]:
+    """The ink of ``text`` at ``size`` as a mask (what ``ImageDraw.text`` blends the colour
+    with), and where its top left lies from the label's anchor (its top centre): drawn once
+    per text, so a picture's numbers and names cost a paste each. A label holds no hidden
+    information (a card's number, a seat's name, "led", "won"): it may be shared."""
+    face = text_font(size)
+    left, top, right, bottom = (int(v) for v in face.getbbox(text, anchor="mt"))
+    left, top = left - MASK_PAD, top - MASK_PAD
+    mask = Image.new("L", (right - left + MASK_PAD, bottom - top + MASK_PAD), 0)
+    ImageDraw.Draw(mask).text((-left, -top), text, font=face, fill=255, anchor="mt")
+    return mask, (left, top)
+
+
+Piece = tuple[Image.Image, tuple[int, int], Image.Image | None]
+
+
 @lru_cache(maxsize=192)
+def face_pieces(card: int, lang: str, deck: str, dimmed: bool) -> tuple[Piece, ...]:
+    """:func:`shown_face` cut for pasting: its four rounded corners with their transparency
+    as a mask, the opaque rest without one (pasting through an alpha of 255 copies the pixel
+    as it is, so the picture is the same, at a fraction of the work). A face is the same for
+    every reader of a language and deck: no hidden information in the key."""
+    face = shown_face(card, lang, deck, dimmed)
+    rgb, alpha = face.convert("RGB"), face.getchannel("A")
+    c = RADIUS + 1  # the corners' size: every pixel outside them is opaque
+    boxes = [  # (left, top, right, bottom), masked or not
+        ((0, 0, c, c), True),
+        ((WIDTH - c, 0, WIDTH, c), True),
+        ((0, HEIGHT - c, c, HEIGHT), True),
+        ((WIDTH - c, HEIGHT - c, WIDTH, HEIGHT), True),
+        ((c, 0, WIDTH - c, c), False),
+        ((c, HEIGHT - c, WIDTH - c, HEIGHT), False),
+        ((0, c, WIDTH, HEIGHT - c), False),
+    ]
+    pieces: list[Piece] = []
+    for box, masked in boxes:
+        part = alpha.crop(box)
+        opaque = not masked and part.getextrema() == (255, 255)
+        pieces.append((rgb.crop(box), box[:2], None if opaque else part))
+    return tuple(pieces)
+
+
 def shown_face(card: int, lang: str, deck: str, dimmed: bool) -> Image.Image:
-    """A card's face as a picture shows it: dimmed when the reader may not play it now."""
+    """A card's face as a picture shows it: dimmed when the reader may not play it now
+    (kept as :func:`face_pieces`)."""
     face = card_face(card, lang, deck)
     if not dimmed:
         return face
