@@ -14,6 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import discord
+import pytest
+
 from dokobot.adapters.discord import DiscordAdapter
 from dokobot.host.events import Choice, Event, Input, Private, Public
 from dokobot.host.prompts import shown_cards
@@ -112,7 +115,7 @@ class Table:
 
 
 async def test_old_prompts_lose_their_buttons_and_a_stale_press_changes_nothing(
-    fake: FakeDiscord,
+    fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     service = Service(Router(seed=5))
     try:
@@ -161,10 +164,20 @@ async def test_old_prompts_lose_their_buttons_and_a_stale_press_changes_nothing(
             assert press.response_type == 6  # acknowledged at once, answered by a follow-up
             [answer] = press.ephemeral_messages
             assert "no longer current" in answer.content
-            # the current prompt still works
+            # the current prompt still works; the press's message is read into a View once
+            # (by discord.py, to route it: the adapter looks at its components as they came)
+            views = []
+            from_message = discord.ui.View.from_message.__func__  # type: ignore[attr-defined]
+
+            def counted(cls: type[discord.ui.View], *args: Any, **kwargs: Any) -> Any:
+                views.append(args[0])
+                return from_message(cls, *args, **kwargs)
+
+            monkeypatch.setattr(discord.ui.View, "from_message", classmethod(counted))
             prompt = table.prompt(user)
             await table.click(user, prompt, choice_ids(prompt)[0])
             assert len(table.game.log) == len(log_before) + 1
+            assert len(views) == 1
             # every DM prompt but the newest of each member has lost its buttons
             for member in fake.users:
                 live = [m for m in fake.private_messages(member) if choice_ids(m)]

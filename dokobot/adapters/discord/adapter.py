@@ -422,11 +422,17 @@ class DiscordAdapter(commands.Bot):
         message = interaction.message
         if match is None or message is None:
             return
-        try:
-            shown = discord.ui.View.from_message(message, timeout=None).children
-        except Exception:  # components this adapter never sends
-            return
-        if any(getattr(item, "custom_id", None) == custom_id for item in shown):
+        rows = message.components
+        if not all(isinstance(row, discord.ActionRow) for row in rows):
+            return  # components this adapter never sends
+        shown = {  # read from the message as it came (no View built: discord.py builds one)
+            item.custom_id
+            for row in rows
+            if isinstance(row, discord.ActionRow)
+            for item in row.children
+            if isinstance(item, discord.Button | discord.SelectMenu)
+        }
+        if custom_id in shown:
             return  # discord.py routes it to the DokoButton
         label = discord.ui.Button[discord.ui.View](label=str(match["cmd"]))
         button = await DokoButton.from_custom_id(interaction, label, match)
