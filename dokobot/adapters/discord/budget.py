@@ -13,11 +13,15 @@ The counted requests keep to a timeline: each has a slot, the slot before it plu
 :meth:`RequestBudget.gap`, and leaves at its slot or as soon as the event loop wakes up after
 it. A loop that wakes up late therefore loses no share (a late departure does not push the
 next slots back) and sends no bunch: the slots that passed while it slept leave together, at
-most a late wake-up's worth (the measured lag), and never more than rps / (1 + :data:`SLACK`)
-within 1 + lag seconds (a late loop writes the requests of 1 + lag seconds within one of
-Discord's seconds). Requests that wait are let go in the order they came, all that are due at
-one wake-up of the loop (not one per wake-up, which made a starved loop send 4 to 9 a second
-where its share is 45).
+most a late wake-up's worth (the measured lag). Requests that wait are let go in the order
+they came, all that are due at one wake-up of the loop (not one per wake-up, which made a
+starved loop send 4 to 9 a second where its share is 45).
+
+Whatever the loop does after a request left (a late write, a queue for a connection, a slow
+upload), Discord sees it between its departure and its answer. So a request counts from its
+departure until a second after its answer, and a request leaves only while fewer than
+rps / (1 + :data:`SLACK`) count (:meth:`RequestBudget.slot`): then no second of Discord's
+clock holds more than that many of this process's requests, however late they were written.
 
 >>> budget = RequestBudget(rps=10)
 >>> budget.kind_of("/api/v10/interactions/1/tok/callback"), budget.kind_of("/api/v10/channels/5/messages")
@@ -31,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 from collections import Counter, deque
 from types import SimpleNamespace
 from typing import Any, Final
@@ -59,6 +64,10 @@ LAG_DECAY: Final = 0.95
 """Share of the measured lag kept from one probe to the next (the lag falls slowly)."""
 BACKOFF_S: Final = 60.0
 """Seconds the process makes counted requests at half its pace after a global 429."""
+UNANSWERED_S: Final = 30.0
+"""Seconds after which a counted request that left and got no answer (nor an error) counts
+no more: every REST request has a read deadline of 15 s (:func:`limit_requests`), so only a
+request whose end was never reported gets here, and it must not hold the budget for good."""
 FREE_KINDS: Final = frozenset({"interaction", "webhook", "gateway"})
 """Request kinds that do not count toward the bot-wide limit (``gateway``: the websocket's
 own connection, not a REST request)."""
@@ -85,11 +94,16 @@ class RequestBudget:
         self._next = 0.0
         """The slot of the next counted request on the timeline (loop time)."""
         self._left: deque[float] = deque()
-        """When the counted requests of the last :data:`BUSY_WINDOW` (or, if longer,
-        :meth:`window`) seconds left, oldest first."""
-        self._waiting: deque[tuple[float, asyncio.Future[None]]] = deque()
+        """When the counted requests of the last :data:`BUSY_WINDOW` seconds left, oldest
+        first."""
+        self._waiting: deque[tuple[float, asyncio.Future[int]]] = deque()
         """Counted requests waiting for their slot (when each came), first come first served."""
         self._wake: asyncio.TimerHandle | None = None
+        self._unanswered: dict[int, float] = {}
+        """The counted requests that left and got no answer yet (ticket: when it left)."""
+        self._answered: deque[float] = deque()
+        """When the counted requests of the last second got their answer, oldest first."""
+        self._tickets = 0
         self.lag = 0.0
         """How late the event loop wakes up (seconds; the latest probes', decaying)."""
         self._probe: asyncio.Task[None] | None = None
@@ -99,6 +113,7 @@ class RequestBudget:
         self.trace = aiohttp.TraceConfig()
         self.trace.on_request_start.append(self._on_start)
         self.trace.on_request_end.append(self._on_end)
+        self.trace.on_request_exception.append(self._on_exception)
 
     @staticmethod
     def kind_of(path: str) -> str:
@@ -142,22 +157,21 @@ class RequestBudget:
         self.counts[kind] += 1
         if kind in FREE_KINDS or self.rps is None:
             return
-        await self.wait_turn()
+        context.budget_ticket = await self.wait_turn()
 
-    async def wait_turn(self) -> None:
+    async def wait_turn(self) -> int:
         """Wait until a counted request may leave (its slot, :meth:`slot`), and count it as
-        left."""
+        left; returns its ticket for :meth:`answered`."""
         loop = asyncio.get_running_loop()
         if not self._closed and (self._probe is None or self._probe.done()):
             self._probe = loop.create_task(self._measure_lag())
         now = loop.time()
         if not self._waiting and self.slot(now) <= now:
-            self.leave(now, came=now)
-            return
-        turn: asyncio.Future[None] = loop.create_future()
+            return self.leave(now, came=now)
+        turn: asyncio.Future[int] = loop.create_future()
         self._waiting.append((now, turn))
         self._release()
-        await turn  # resolved by _release at its slot (or after Retry-After)
+        return await turn  # resolved by _release at its slot (or after Retry-After)
 
     def _release(self) -> None:
         """Let every waiting request go whose slot has come (all in one wake-up of the loop,
@@ -174,11 +188,14 @@ class RequestBudget:
                 continue
             at = self.slot(now)
             if at > now:
-                self._wake = loop.call_at(at, self._release)
+                if at < math.inf:  # else an answer wakes it (or UNANSWERED_S)
+                    self._wake = loop.call_at(at, self._release)
+                else:
+                    self._wake = loop.call_at(now + UNANSWERED_S, self._release)
                 return
-            self.leave(now, came)
+            ticket = self.leave(now, came)
             self._waiting.popleft()
-            turn.set_result(None)
+            turn.set_result(ticket)
 
     async def close(self) -> None:
         """Stop probing the loop's lag (the adapter closes): no task outlives the client.
@@ -223,20 +240,9 @@ class RequestBudget:
         gap = (1.0 + SLACK) / self.rps * (1.0 + self.lag)
         return 2 * gap if at < self._backoff_until else gap
 
-    def window(self) -> float:
-        """The seconds within which at most :meth:`cap` counted requests leave: 1 + the
-        loop's lag (a late loop writes the requests of 1 + lag seconds within one of Discord's
-        seconds).
-
-        >>> budget = RequestBudget(rps=50)
-        >>> budget.window(), budget.note_lag(0.5), budget.window()
-        (1.0, None, 1.5)
-        """
-        return 1.0 + self.lag
-
     def cap(self, at: float) -> int:
-        """How many counted requests may leave within one :meth:`window` at ``at``:
-        rps / (1 + :data:`SLACK`), halved for :data:`BACKOFF_S` after a global 429 (at least
+        """How many counted requests may count at once (left and not answered, or answered
+        within the last second) at ``at``: rps / (1 + :data:`SLACK`), halved for :data:`BACKOFF_S` after a global 429 (at least
         one).
 
         >>> RequestBudget(rps=50).cap(0.0), RequestBudget(rps=default_rps(4)).cap(0.0)
@@ -248,52 +254,76 @@ class RequestBudget:
 
     def slot(self, now: float) -> float:
         """When the next counted request may leave, asked at ``now``: at its slot on the
-        timeline (at once if that passed), never while :meth:`cap` requests left within the
-        last :meth:`window` seconds, never before Retry-After after a global 429.
+        timeline (at once if that passed), but only while fewer than :meth:`cap` requests
+        count (left and not answered, or answered within the last second; ``math.inf``:
+        not before an answer), never before Retry-After after a global 429.
 
         >>> budget = RequestBudget(rps=10)
         >>> budget.slot(10.0)
         10.0
-        >>> budget.leave(10.0); budget.slot(10.0)
+        >>> ticket = budget.leave(10.0); budget.slot(10.0)
         10.11
+        >>> for _ in range(8): _ = budget.leave(budget.slot(10.0))
+        >>> budget.slot(11.0)  # nine requests on their way: none more
+        inf
+        >>> budget.answered(ticket, 11.5); budget.slot(11.0)  # a second after the answer
+        12.5
         """
         at = max(now, self._next)
-        window, cap = self.window(), self.cap(at)
-        left = self._left
-        if len(left) >= cap and left[-cap] > at - window:
-            at = left[-cap] + window
-        return at
+        cap = self.cap(at)
+        for ticket, left in list(self._unanswered.items()):
+            if left <= at - UNANSWERED_S:
+                del self._unanswered[ticket]
+        answered = self._answered
+        while answered and answered[0] <= at - 1.0:
+            answered.popleft()
+        drop = len(self._unanswered) + len(answered) - cap + 1
+        if drop <= 0:
+            return at
+        if drop > len(answered):
+            return math.inf
+        return max(at, answered[drop - 1] + 1.0)
 
-    def leave(self, at: float, came: float = float("-inf")) -> None:
-        """A counted request that came at ``came`` (default: long ago) leaves at ``at``. Its
-        slot on the timeline was the later of the next slot and ``came``; if it leaves late
-        (the loop woke up late), the slot is taken as at most a lag before ``at`` (the
+    def leave(self, at: float, came: float = float("-inf")) -> int:
+        """A counted request that came at ``came`` (default: long ago) leaves at ``at``: it
+        counts until a second after its answer (:meth:`answered`, with the ticket returned).
+        Its slot on the timeline was the later of the next slot and ``came``; if it leaves
+        late (the loop woke up late), the slot is taken as at most a lag before ``at`` (the
         timeline catches up at most a late wake-up's worth, so a loop that was stopped longer
         sends no bunch). The next slot is one :meth:`gap` after this one.
 
         >>> budget = RequestBudget(rps=50)
-        >>> budget.leave(10.0); budget.slot(10.0)
+        >>> budget.answered(budget.leave(10.0), 10.0); budget.slot(10.0)
         10.022
-        >>> budget.note_lag(0.1); budget.leave(10.2, came=10.0)  # left 0.178 s late
-        >>> budget.slot(10.2)  # the next slot passed too: at once
+        >>> budget.note_lag(0.1); budget.answered(budget.leave(10.2, came=10.0), 10.2)
+        >>> budget.slot(10.2)  # left 0.178 s late: the next slot passed too, at once
         10.2
-        >>> budget.leave(30.0, came=30.0); round(budget.slot(30.0), 3)  # no catching up
+        >>> budget.answered(budget.leave(30.0, came=30.0), 30.0)
+        >>> round(budget.slot(30.0), 3)  # after a pause: no catching up
         30.024
         """
         slot = max(self._next, came, at - self.lag)
         self._next = slot + self.gap(at)
         left = self._left
         left.append(at)
-        keep = max(BUSY_WINDOW, self.window())
-        while left and left[0] <= at - keep:
+        while left and left[0] <= at - BUSY_WINDOW:
             left.popleft()
+        self._tickets += 1
+        self._unanswered[self._tickets] = at
+        return self._tickets
+
+    def answered(self, ticket: int, at: float) -> None:
+        """The counted request with ``ticket`` got its answer (or failed) at ``at``: Discord
+        saw it by then, and counts it for a second at most."""
+        if self._unanswered.pop(ticket, None) is not None:
+            self._answered.append(at)
 
     def busy(self, now: float) -> bool:
         """Whether the counted requests of the last :data:`BUSY_WINDOW` seconds (up to
         ``now``) used more than :data:`BUSY_SHARE` of the process's pace.
 
         >>> budget = RequestBudget(rps=10)
-        >>> for k in range(40): budget.leave(budget.slot(100.0))
+        >>> for k in range(40): at = budget.slot(100.0); budget.answered(budget.leave(at), at)
         >>> budget.busy(budget.slot(100.0)), budget.busy(budget.slot(100.0) + 2 * BUSY_WINDOW)
         (True, False)
         """
@@ -308,6 +338,7 @@ class RequestBudget:
         context: SimpleNamespace,
         params: aiohttp.TraceRequestEndParams,
     ) -> None:
+        self._end(context)
         response = params.response
         if response.status != 429:
             return
@@ -319,6 +350,24 @@ class RequestBudget:
             self.back_off(asyncio.get_running_loop().time(), response.headers.get("Retry-After"))
         else:
             self.route_429s += 1
+
+    async def _on_exception(
+        self,
+        session: aiohttp.ClientSession,
+        context: SimpleNamespace,
+        params: aiohttp.TraceRequestExceptionParams,
+    ) -> None:
+        self._end(context)
+
+    def _end(self, context: SimpleNamespace) -> None:
+        """A request ended (answered or failed): if it counted, it counts a second more."""
+        ticket = getattr(context, "budget_ticket", None)
+        if ticket is None:
+            return
+        context.budget_ticket = None
+        self.answered(ticket, asyncio.get_running_loop().time())
+        if self._waiting:
+            self._release()
 
     def back_off(self, now: float, retry_after: str | None) -> None:
         """A global 429 at ``now``: no counted request of this process leaves before
