@@ -101,6 +101,32 @@ async def test_writes_gather_while_others_are_under_way() -> None:
     await svc.close()
 
 
+async def test_a_write_goes_out_beside_writes_that_are_stalled() -> None:
+    """Two writes under way do not answer (stalled, e.g. paused database server processes
+    that the store cuts only after its deadline): once both are slow, one more write goes
+    out beside them, and no more than that."""
+    store = CountingStore()
+    store.gate = threading.Event()
+    svc = Service(Router(seed=1), store)
+    first = []
+    for n, ch in enumerate(CHANNELS[:2]):
+        first.append(asyncio.create_task(svc.handle(_join(ch, "anna"))))
+        while len(store.calls) <= n:
+            await asyncio.sleep(0.01)
+    third = asyncio.create_task(svc.handle(_join(CHANNELS[2], "anna")))
+    await asyncio.sleep(0.1)
+    assert len(store.calls) == 2, "the third waits while the two are not slow yet"
+    await asyncio.sleep(GroupCommit.SLOW_S)
+    assert store.calls == [["c1"], ["c2"], ["c3"]], "then it goes out beside them"
+    rest = [asyncio.create_task(svc.handle(_join(ch, "anna"))) for ch in CHANNELS[3:]]
+    await asyncio.sleep(GroupCommit.SLOW_S + 0.2)
+    assert len(store.calls) == 3, "no more than one beside them"
+    store.gate.set()
+    await asyncio.gather(*first, third, *rest)
+    assert store.calls[3:] == [list(CHANNELS[3:])]
+    await svc.close()
+
+
 def _state(svc: Service, channel: str) -> tuple[object, ...]:
     table = svc.router.tables.get(channel)
     return () if table is None else (table.names(), len(table.journal))

@@ -16,7 +16,8 @@ class GroupCommit:
 
     Appends that are ready in the same turn of the event loop go to the store together
     (:meth:`Store.append_many`: one commit, one flush to disk for all of them); while
-    :attr:`IN_FLIGHT` such writes are under way, new appends wait and go with the next.
+    :attr:`IN_FLIGHT` such writes are under way, new appends wait and go with the next (one
+    more goes out beside writes that are slow, see :attr:`SPARE`).
     Each append returns (is acknowledged) only once its write committed; an append the
     store refused raises, and only that one. Each is answered as soon as its own outcome is
     known (:meth:`Store.append_each`), not when the slowest of its transaction's is. An
@@ -27,11 +28,20 @@ class GroupCommit:
     IN_FLIGHT: Final = 2
     """Writes under way at once: the next batch gathers while one commits, and one slow
     write (e.g. a lock wait) does not hold up every table."""
+    SLOW_S: Final = 0.5
+    """A write under way this long is slow: it no longer counts toward :attr:`IN_FLIGHT`."""
+    SPARE: Final = 1
+    """Writes that may go out beside :attr:`IN_FLIGHT` slow ones: two stalled writes (e.g.
+    paused database server processes, which the store cuts after its deadline) do not hold
+    up every other table meanwhile."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
         self._pending: list[_Pending] = []
-        self._writes: set[asyncio.Task[None]] = set()
+        self._writes: dict[asyncio.Task[None], float] = {}
+        """The writes under way, and when each began (loop time)."""
+        self._recheck: asyncio.TimerHandle | None = None
+        """Wakes :meth:`_schedule` when a write under way turns slow."""
         self._scheduled = False
         self._in_flight: dict[str, int] = {}
         """Per table: its appends handed to the store and not answered yet."""
@@ -51,9 +61,21 @@ class GroupCommit:
         return await done
 
     def _schedule(self, loop: asyncio.AbstractEventLoop) -> None:
-        if not self._scheduled and len(self._writes) < self.IN_FLIGHT:
+        if self._scheduled:
+            return
+        now = loop.time()
+        fresh = [began for began in self._writes.values() if now - began < self.SLOW_S]
+        room = len(self._writes) < self.IN_FLIGHT + self.SPARE
+        if room and len(fresh) < self.IN_FLIGHT:
             self._scheduled = True
             loop.call_soon(self._flush)  # after this turn: what else is ready comes along
+        elif room and self._recheck is None:  # (when the oldest turns slow, look again)
+            self._recheck = loop.call_later(min(fresh) + self.SLOW_S - now, self._look_again)
+
+    def _look_again(self) -> None:
+        self._recheck = None
+        if self._pending:
+            self._schedule(asyncio.get_running_loop())
 
     def _flush(self) -> None:
         self._scheduled = False
@@ -64,8 +86,9 @@ class GroupCommit:
         if batch:
             for channel, *_ in batch:
                 self._in_flight[channel] = self._in_flight.get(channel, 0) + 1
-            task = asyncio.get_running_loop().create_task(self._write(batch))
-            self._writes.add(task)
+            loop = asyncio.get_running_loop()
+            task = loop.create_task(self._write(batch))
+            self._writes[task] = loop.time()
 
     async def _write(self, batch: list[_Pending]) -> None:
         loop = asyncio.get_running_loop()
@@ -106,7 +129,7 @@ class GroupCommit:
         finally:
             task = asyncio.current_task()
             if task is not None:
-                self._writes.discard(task)
+                self._writes.pop(task, None)
         if self._pending:  # after the answers: their tables' next appends come along
             self._schedule(loop)
 
