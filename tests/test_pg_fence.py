@@ -24,7 +24,7 @@ from dokobot.host.router import Router
 from dokobot.host.service import Service, default_bot_factory
 from dokobot.host.table import command_for
 from dokobot.stats.record import FinishedGame
-from dokobot.store import Checkpoint, Scope, StoreLocked, open_store
+from dokobot.store import Checkpoint, Scope, StoreLocked, StoreUnknown, open_store
 from dokobot.store.postgres import PostgresStore
 
 NAMES = ("anna", "ben", "carl", "dora")
@@ -821,3 +821,53 @@ async def test_a_paused_server_process_holds_up_only_the_tables_of_its_commit(
         assert any(isinstance(e, Public) for e in events), events
         assert len(store.load_journal(c)) == stored[c] + 2
     await svc.close()
+
+
+def test_a_write_sent_to_a_paused_server_process_is_not_known_until_it_is_gone(
+    pg_server: PgServer, pg_url: str
+) -> None:
+    """A pooled connection's server process is paused (SIGSTOP) while idle, then tables "a"
+    and "b" are appended to in one write on it: it gets no answer, is cut after ``STALL_S``, and
+    both appends are "not known yet" (the paused process holds their statement and would run
+    it). Table "c" is written meanwhile on another connection. The tables' records are read
+    only once the paused process is gone: resumed, it dies of the termination without
+    running the write, so nothing of it was stored, and the next appends at those positions
+    count."""
+    store = PostgresStore(pg_url, lease_s=5.0, resolve_s=1.0)
+    admin = _admin(pg_server)
+    paused: list[int] = []
+    try:
+        assert store.append_many([(c, [_line(0)], 0) for c in "abc"]) == [1, 1, 1]
+        pool = store._pool
+        idle = [pool.getconn(timeout=2)]  # the pool's idle connections, taken out
+        while pool.get_stats().get("pool_available", 0):
+            idle.append(pool.getconn(timeout=2))
+        paused.append(idle[0].info.backend_pid)
+        os.kill(paused[0], signal.SIGSTOP)
+        pool.putconn(idle.pop(0))  # the only one the pool holds now: its process paused
+        results: list[list[int | Exception]] = []
+        writer = threading.Thread(
+            target=lambda: results.append(store.append_many([(c, [_line(1)], 1) for c in "ab"]))
+        )
+        writer.start()
+        while pool.get_stats().get("pool_available", 0):  # the write took it
+            time.sleep(0.01)
+        for conn in idle:
+            pool.putconn(conn)
+        assert store.append_many([("c", [_line(1)], 1)]) == [2], "c goes on meanwhile"
+        writer.join(20)
+        assert not writer.is_alive(), "the write was never cut"
+        [[a, b]] = results
+        assert isinstance(a, StoreUnknown) and isinstance(b, StoreUnknown), results
+        with pytest.raises(StoreUnknown):  # (read only once the paused process is gone)
+            store.load_journal("a")
+    finally:
+        for pid in paused:
+            os.kill(pid, signal.SIGCONT)
+        admin.close()
+    try:
+        assert store.load_journal("a") == store.load_journal("b") == [_line(0)]
+        assert store.append_many([(c, [_line(1)], 1) for c in "ab"]) == [2, 2]
+        assert store.load_journal("c") == [_line(0), _line(1)]
+    finally:
+        store.close()
