@@ -18,6 +18,7 @@ import discord
 import pytest
 
 from dokobot.adapters.discord import DiscordAdapter
+from dokobot.adapters.discord.interaction import _Prompt
 from dokobot.host.events import Choice, Event, Input, Private, Public
 from dokobot.host.prompts import shown_cards
 from dokobot.host.router import Router
@@ -401,3 +402,27 @@ async def test_a_pressed_house_rule_button_is_used_up_like_a_card(fake: FakeDisc
         assert prompt.content.endswith("→ Poverty")
         await asyncio.wait_for(client.wait_idle(), 10)
     assert fake.violations == []
+
+
+async def test_a_used_prompt_is_forgotten_in_its_users_list_without_touching_the_others() -> None:
+    """A press looks at the presser's prompts at his table, not at every user's (a press
+    would cost more with every table); a prompt kept elsewhere is still found."""
+    client = make_client(ScriptedService(lambda inp: []))
+    delivery = client.delivery
+
+    async def strip() -> None:
+        return None
+
+    def prompt(message_id: int, decision: int) -> _Prompt:
+        return _Prompt((1, decision), message_id, strip, 0.0)
+
+    for n in range(50):
+        delivery.add_prompt(100 + n, 200 + n, prompt(n, n))
+    delivery.add_prompt(100, 200, prompt(1000, 0))  # a copy of the same decision: both kept
+    assert len(delivery._prompts[(100, 200)]) == 2
+    others = {key: delivery._prompts[key] for key in list(delivery._prompts) if key != (100, 200)}
+    delivery.forget_prompt(0, 100, 200)
+    assert [p.message_id for p in delivery._prompts[(100, 200)]] == [1000]
+    assert all(delivery._prompts.get(key) is kept for key, kept in others.items())
+    delivery.forget_prompt(7, 100, 200)  # not under this user: looked for everywhere
+    assert (107, 207) not in delivery._prompts and len(delivery._prompts) == 49

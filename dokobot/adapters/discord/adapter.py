@@ -698,7 +698,7 @@ class DiscordAdapter(commands.Bot):
         if reply.button and reply.consume and not reply.error:
             await guarded(reply.use_up())
             if message is not None:
-                self.delivery.forget_prompt(message.id)
+                self.delivery.forget_prompt(message.id, table, reply.user_id)
             if pressed is not None:
                 self._used_presses[pressed] = True
             if table:

@@ -485,13 +485,28 @@ class PrivateDelivery:
         if older:
             self._in_background(self._strip(older))
 
-    def forget_prompt(self, message_id: int) -> None:
-        for key, prompts in list(self._prompts.items()):
-            kept = [p for p in prompts if p.message_id != message_id]
-            if kept:
-                self._prompts[key] = kept
-            else:
-                del self._prompts[key]
+    def forget_prompt(self, message_id: int, table: int | None, user_id: int) -> None:
+        """The prompt ``message_id`` was used up. A prompt is kept under its table and its
+        user (:meth:`add_prompt`): that list is looked at, and every user's only when it is
+        not there (a press costs the same at one table as at a thousand)."""
+        if table and self._forget_in((table, user_id), message_id):
+            return
+        for key in list(self._prompts):
+            self._forget_in(key, message_id)
+
+    def _forget_in(self, key: tuple[int, int], message_id: int) -> bool:
+        """Forget the prompt ``message_id`` in the list of ``key``; whether it was there."""
+        prompts = self._prompts.get(key)
+        if prompts is None:
+            return False
+        kept = [p for p in prompts if p.message_id != message_id]
+        if len(kept) == len(prompts):
+            return False
+        if kept:
+            self._prompts[key] = kept
+        else:
+            del self._prompts[key]
+        return True
 
     async def strip_superseded(self, table: int) -> None:
         """Take the buttons off every prompt at ``table`` whose decision is past."""
