@@ -4,6 +4,7 @@ homeserver (`synapse`, one per test process)."""
 
 from __future__ import annotations
 
+import ast
 import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -49,6 +50,54 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     settings.load_profile("slow" if config.getoption("--slow") else "default")
+
+
+ONE_WORKER = frozenset({"synapse"})
+"""Session fixtures too dear to start on both workers (a homeserver is seconds of CPU)."""
+
+
+def shared_setups(folder: Path) -> dict[str, str]:
+    """The test modules (as node ids begin) whose tests share what a worker sets up once,
+    each with the name of what they share: a fixture of module scope (the bench scripts run
+    at once, a built wheel; the module's own name), or one of :data:`ONE_WORKER` (its
+    name: every module that uses it)."""
+    found: dict[str, str] = {}
+    for path in sorted(folder.glob("test_*.py")):
+        module = f"{folder.name}/{path.name}"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            uses = sorted({a.arg for a in node.args.args} & ONE_WORKER)
+            if node.name.startswith("test_") and uses:
+                found[module] = uses[0]
+                break
+            if any(
+                isinstance(d, ast.Call)
+                and any(k.arg == "scope" and getattr(k.value, "value", None) == "module"
+                        for k in d.keywords)
+                for d in node.decorator_list
+            ):  # fmt: skip
+                found.setdefault(module, module)
+    return found
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """``-n 2`` (xdist's ``load``): every test is a unit of its own, as with ``load``, but
+    the tests of each of :func:`shared_setups` go to one worker together (else each worker
+    would run the bench scripts, build the wheel, start a homeserver); xdist's reordering
+    starts these larger units first. (xdist's ``loadgroup`` marks no test under pytest 9.)"""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    shared = shared_setups(Path(__file__).resolve().parent)
+
+    class SharedSetup(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return shared.get(nodeid.split("::", 1)[0], nodeid)
+
+    return SharedSetup(config, log)  # type: ignore[arg-type]
 
 
 @pytest.fixture
