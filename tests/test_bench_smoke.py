@@ -27,7 +27,7 @@ SMOKE: dict[str, tuple[str, tuple[str, ...]]] = {
     # script: (its smallest settings, the names of its last line in order)
     "ai": (
         # strength per CPU second (sees_all below runs the single match of the same script)
-        "--budgets 0.05,0.1 --games 8 --procs 1 --layouts single --fixed",
+        "--budgets 0.05,0.1 --games 2 --procs 1 --layouts single --fixed",
         ("budget 0.05", "ci95", "cpu_s_per_game", "budget 0.1", "ci95", "cpu_s_per_game"),
     ),
     "discord": (
