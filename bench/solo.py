@@ -11,8 +11,11 @@ values highest, once with it playing the best other plan (healthy, or a wedding)
 deciding as they would. The candidate's score difference (solo minus the other game) is what
 the solo was worth on that deal.
 
-The table gives, by the search's gap (the solo's value minus the best other plan's) and by
-estimated losers, how many hands there are and what the solo was worth when played (± s.e.).
+The report gives how far the search's values of the solo and of the other game lie above
+what they scored when played (its bias), then by the search's gap (the solo's value minus the
+best other plan's) and by estimated losers how many hands there are and what the solo was
+worth when played (± s.e.), and what declaring from other margins of the gap would have
+gained.
 Then the strong level's own decision (:meth:`~dokobot.ai.search.SearchPlayer.declares_solo`)
 and the ``normal`` level's (at most 3.5 losers): how often each declared, how often the
 decision was right (it declared and the solo scored more than the other game, or it did not
@@ -167,6 +170,12 @@ def _mean_se(xs: list[float]) -> tuple[float, float]:
     return statistics.fmean(xs), se
 
 
+def _other(r: Row) -> Action | None:
+    """The best plan of ``r`` by the search that is no solo."""
+    others = [(p, v) for p, v in r["values"] if p is None or p < DECLARE_SOLO]
+    return max(others, key=lambda pv: float(pv[1]))[0]  # type: ignore[no-any-return]
+
+
 def _worth(r: Row) -> float:
     return float(r["played_solo"] - r["played_other"])
 
@@ -178,15 +187,35 @@ def judge(rows: list[Row], declares: list[bool]) -> tuple[float, float, float]:
     return 100.0 * sum(right) / max(1, len(rows)), gain, se
 
 
+def _value(r: Row, plan: Action | None) -> float:
+    return float(next(v for p, v in r["values"] if p == plan))
+
+
 def report(rows: list[Row]) -> None:
     played = [r for r in rows if "gap" in r]
-    print(f"{len(played)} candidate hands played both ways (of {len(rows)} candidates)")
+    deals = max((r["deal"] for r in rows), default=0) - min((r["deal"] for r in rows), default=0)
+    print(
+        f"{len(played)} candidate hands played both ways (of {len(rows)} candidates,"
+        f" {deals + 1} deals)"
+    )
+    for name, plan, key in (("the solo", "solo", "played_solo"), ("the other", None, "")):
+        xs = [_value(r, r[plan] if plan else _other(r)) - r[key or "played_other"] for r in played]
+        m, se = _mean_se(xs)
+        print(f"  the search's value of {name} minus its score when played {m:+.2f} (±{se:.2f})")
     print(f"  {'search gap':<12} {'hands':>6}  the solo's worth when played (± s.e.)")
     edges = [-math.inf, -6.0, -4.0, -2.0, -1.0, 0.0, 1.0, 2.0, 4.0, math.inf]
     for lo, hi in itertools.pairwise(edges):
         xs = [_worth(r) for r in played if lo <= r["gap"] < hi]
         m, se = _mean_se(xs)
         print(f"  {lo:>5g}..{hi:<5g} {len(xs):>6}  {m:+.2f} (±{se:.2f})")
+    print("  declaring the solo when the search's gap is at least M (the level's margin: 0.5):")
+    for margin in (-2.0, 0.0, 0.5, 1.0, 2.0, 3.0, 4.0):
+        declares = [r["gap"] >= margin for r in played]
+        right, gain, se = judge(played, declares)
+        print(
+            f"    M {margin:+4.1f}: declares {sum(declares):>4}, right {right:5.1f} %,"
+            f" gain {gain:+.2f} (±{se:.2f}) per candidate hand"
+        )
     print(f"  {'losers':<12} {'hands':>6}  the solo's worth when played (± s.e.)")
     for lo, hi in ((0.0, 2.5), (2.5, 3.5), (3.5, 4.5), (4.5, 5.5), (5.5, 99.0)):
         xs = [_worth(r) for r in played if lo <= r["solo_losers"] < hi]
