@@ -28,10 +28,12 @@ declaring a solo, per candidate hand (± s.e.).
 ``--rows FILE`` writes a JSON line per hand (and, if FILE exists, plays only the hands it
 lacks, so an interrupted run goes on).
 
-The last line is ``hands: N declared: D right_pct: R gain: G se: E normal_gain: H`` (D: the
-strong level's solos among the N candidate hands; R: the share of its decisions that were
-right; G ± E: its mean gain per candidate hand over never declaring; H: the same for the
-``normal`` level's rule on the same hands).
+The last line is ``hands: N declared: D right_pct: R gain: G se: E normal_gain: H zero_at:
+Z`` (D: the strong level's solos among the N candidate hands; R: the share of its decisions
+that were right; G ± E: its mean gain per candidate hand over never declaring; H: the same
+for the ``normal`` level's rule on the same hands; Z: the search's gap from which a solo was
+worth more than the other game, where the least-squares line of the worth on the gap crosses
+0: the margin the measurement calls for).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.house import zero_crossing
 from dokobot.ai.base import NO_RESTRICTIONS
 from dokobot.ai.heuristic import SOLO_LOSERS_MAX, best_solo, losers
 from dokobot.ai.legal import legal_actions
@@ -191,7 +194,9 @@ def _value(r: Row, plan: Action | None) -> float:
     return float(next(v for p, v in r["values"] if p == plan))
 
 
-def report(rows: list[Row]) -> None:
+def report(rows: list[Row]) -> float:
+    """Print the tables; return the gap from which a solo is worth declaring (the least-squares
+    line of the worth on the gap crosses 0 there)."""
     played = [r for r in rows if "gap" in r]
     deals = max((r["deal"] for r in rows), default=0) - min((r["deal"] for r in rows), default=0)
     print(
@@ -216,11 +221,14 @@ def report(rows: list[Row]) -> None:
             f"    M {margin:+4.1f}: declares {sum(declares):>4}, right {right:5.1f} %,"
             f" gain {gain:+.2f} (±{se:.2f}) per candidate hand"
         )
+    x0, x0_se = zero_crossing([(r["gap"], _worth(r)) for r in played], -math.inf, math.inf)
+    print(f"  least squares of the worth on the gap: 0 at a gap of {x0:.2f} (±{x0_se:.2f})")
     print(f"  {'losers':<12} {'hands':>6}  the solo's worth when played (± s.e.)")
     for lo, hi in ((0.0, 2.5), (2.5, 3.5), (3.5, 4.5), (4.5, 5.5), (5.5, 99.0)):
         xs = [_worth(r) for r in played if lo <= r["solo_losers"] < hi]
         m, se = _mean_se(xs)
         print(f"  {lo:>5g}..{hi:<5g} {len(xs):>6}  {m:+.2f} (±{se:.2f})")
+    return x0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -256,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
         if out is not None:
             out.close()
     rows.sort(key=lambda r: (r["deal"], r["seat"]))
-    report(rows)
+    x0 = report(rows)
     played = [r for r in rows if "gap" in r]
     strong = [bool(r["declares"]) for r in played]
     normal = [r["losers"] <= SOLO_LOSERS_MAX for r in played]
@@ -269,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(
         f"hands: {len(played)} declared: {sum(strong)} right_pct: {right:.1f} gain: {gain:+.2f}"
-        f" se: {se:.2f} normal_gain: {n_gain:+.2f}"
+        f" se: {se:.2f} normal_gain: {n_gain:+.2f} zero_at: {x0:.2f}"
     )
     return 0
 

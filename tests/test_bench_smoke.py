@@ -106,7 +106,7 @@ SMOKE: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "solo": (
         "--hands 1 --budget 0.005 --decide-budget 0.02",
-        ("hands", "declared", "right_pct", "gain", "se", "normal_gain"),
+        ("hands", "declared", "right_pct", "gain", "se", "normal_gain", "zero_at"),
     ),
     "stats": (
         "--games 200 --players 10 --queries 20",

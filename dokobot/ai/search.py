@@ -170,8 +170,12 @@ _GREEDY_PER_CARD_S: Final = 4.6e-6
 SOLO_LOSERS_CANDIDATE: Final = 5.0
 MAX_CALL_STEP: Final = 3
 """Call levels considered above the party's current one (re/kontra + no90 + no60)."""
-SOLO_MARGIN: Final = 0.5
-"""Points per game a solo must promise above the best normal choice."""
+SOLO_MARGIN: Final = 4.0
+"""Points per game a solo must promise above the best normal choice. The plan values rate a
+solo too high against the normal game: on played-out deals (``bench/solo.py``, candidate
+hands played both ways by four strong players) the solo's worth rose with the search's gap
+but crossed 0 only at a gap of about 4 (docs/lab/2026-12-03-solo-judgement.md); at 0.5 the
+declared solos lost points."""
 SOLO_MODEL_LOSERS: Final = 4.5
 """The most estimated losers (:func:`~dokobot.ai.heuristic.losers`) a lust soloist's hand
 has in the sampled worlds (the heuristic declares at 3.5, the strong level considers up to
