@@ -101,6 +101,8 @@ TURN_TIMEOUT = 30
 """The turn clock on Discord (seconds): a reminder after it, a stand-in after twice it."""
 LOST_AFTER = 5.0
 """Seconds the board may name a person as the player to play while he sees no prompt."""
+LOST_NAMED = 5
+"""Lost prompts named on stderr (with their channel's last requests)."""
 REAL_SLACK = 3.0
 """Real seconds added to :data:`LOST_AFTER` on a scaled clock: discord.py waits real
 seconds (1, 3, 5) before it repeats a request answered 502, which no speed-up shortens."""
@@ -226,16 +228,31 @@ class Run:
         """``table`` stopped progressing: named on stderr, and the run ends."""
         self.stuck.append(str(table.channel_id))
         print(f"  STUCK table {table.channel_id}: {why}", file=sys.stderr, flush=True)
+        self._last_requests(table, 8)
+        self.failed.set()
+
+    def lost_prompt(self, table: Table, person: Person) -> None:
+        """A lost prompt at ``table`` (the first few are named on stderr, with the channel's
+        last requests: an injected fault, a 429 or a request that waited)."""
+        self.lost += 1
+        if self.lost <= LOST_NAMED:
+            print(
+                f"  LOST prompt at table {table.channel_id}: {person.user.name}",
+                file=sys.stderr,
+                flush=True,
+            )
+            self._last_requests(table, 6)
+
+    def _last_requests(self, table: Table, count: int) -> None:
         now = time.monotonic()
         mine = f"/channels/{table.channel_id}/"
-        calls = [c for c in self.fake.calls if c.path.startswith(mine)][-8:]
+        calls = [c for c in self.fake.calls if c.path.startswith(mine)][-count:]
         for call in calls:  # what the bot last asked of Discord in that channel
             print(
                 f"    {now - call.at:.1f} s ago: {call.method} {call.path[len(mine) :]} "
                 f"{call.status}{' (injected)' if call.injected else ''}",
                 file=sys.stderr,
             )
-        self.failed.set()
 
 
 class Table:
@@ -385,7 +402,7 @@ class Table:
                 if fresh and waiting[uid] in str(board.embeds[0].get("description")):
                     since.setdefault(uid, now)
                     if uid not in counted and now - since[uid] > run.lost_after:
-                        run.lost += 1  # the board says he plays, Discord shows him nothing
+                        run.lost_prompt(self, person)  # the board says he plays, he sees nothing
                         counted.add(uid)
                 else:
                     since.pop(uid, None)
