@@ -5,6 +5,7 @@ seen to answer (:meth:`ServerProcess.answers`)."""
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
 import subprocess
@@ -23,6 +24,10 @@ def free_port() -> int:
         return port
 
 
+MEMORY_FOLDER = Path("/dev/shm")
+"""A folder in memory (tmpfs), where the machine has one."""
+
+
 class ServerProcess:
     """One server process; ``workdir`` is its own folder, removed by :meth:`close`."""
 
@@ -33,8 +38,15 @@ class ServerProcess:
     STOP_S: ClassVar[float] = 5.0
     """How long :meth:`stop` waits after SIGTERM (and again after SIGKILL)."""
 
+    IN_MEMORY: ClassVar[bool] = False
+    """Make ``workdir`` in :data:`MEMORY_FOLDER` (where there is one): a server that writes
+    a database transaction for every request (Synapse on SQLite) then waits for no disk."""
+
     def __init__(self, prefix: str, log_name: str) -> None:
-        self._tmp = tempfile.TemporaryDirectory(prefix=prefix)
+        memory = self.IN_MEMORY and os.access(MEMORY_FOLDER, os.W_OK)
+        self._tmp = tempfile.TemporaryDirectory(
+            prefix=prefix, dir=MEMORY_FOLDER if memory else None
+        )
         self.workdir = Path(self._tmp.name)
         self.log_path = self.workdir / log_name
         self._proc: subprocess.Popen[bytes] | None = None
