@@ -105,8 +105,11 @@ def test_player_uses_its_budget_per_turn(clock: CountingClock) -> None:
     assert statistics.median(shares) >= 0.6, shares
 
 
-def test_reservation_search_uses_its_budget(clock: CountingClock) -> None:
-    """Pricing several contracts (healthy, wedding, solos) is timed like the card search."""
+@pytest.mark.parametrize("budget_s", [0.1, 0.3])
+def test_reservation_search_uses_its_budget(clock: CountingClock, budget_s: float) -> None:
+    """Pricing several contracts (healthy, wedding, solos) is timed like the card search: the
+    player's budget, but at least ``solo_floor_s`` when a solo is priced (this hand, eight
+    queens, always prices one)."""
     hand = (
         sum(1 << card_of(HEARTS, TEN, i) for i in (0, 1))
         | sum(1 << card_of(s, QUEEN, i) for s in (CLUBS, SPADES, HEARTS, DIAMONDS) for i in (0, 1))
@@ -116,12 +119,12 @@ def test_reservation_search_uses_its_budget(clock: CountingClock) -> None:
     random.Random(3).shuffle(rest)
     hands = [hand] + [sum(1 << c for c in rest[12 * k : 12 * k + 12]) for k in range(3)]
     obs = observe(Game.from_hands(DEFAULT_RULES, 3, hands), 0)
-    budget_s = 0.1
     p = SearchPlayer(1, NO_RESTRICTIONS, budget_s=budget_s)
+    expected = max(budget_s, p.solo_floor_s)
     t0 = clock()
     p.decide(obs)
     used = clock() - t0
-    assert 0.9 * budget_s <= used <= 1.1 * budget_s, used
+    assert 0.9 * expected <= used <= 1.1 * expected, used
 
 
 def _solo_observation(deal: int, cards: int) -> tuple[Game, Observation]:
