@@ -5,8 +5,11 @@ easy, normal, strong: the same deals for every level), and every decision of eve
 reviewed (:func:`dokobot.ai.review.review_game`, the budget per decision of ``/review``).
 A review that marks everything or nothing cannot tell the levels apart; a good one finds the
 most mistakes in the random level's games and the fewest in the strong level's. Each step
-(random - easy, easy - normal, normal - strong) is tested on the same deals: the mean
-difference of mistakes per game over the deals and its z (mean / standard error).
+(random - easy, easy - normal, normal - strong) is tested on the same deals (a paired
+design: the deal's luck is in both games of a pair): the mean difference of mistakes per game
+over the deals and its z (mean / standard error), and the same for the points the flagged
+decisions lost per game (each mistake weighted by its gap: a thrown-away ten counts more than
+a slightly worse discard, and the counts' noise of small flags weighs less).
 
 Are the flags right? Every flagged card played with 4 or fewer cards in hand is solved
 exactly over every layout of the unseen cards consistent with what the player saw
@@ -77,6 +80,15 @@ def exact_loss(
     return total / weight, sampled
 
 
+def paired_step(a: list[int] | list[float], b: list[int] | list[float]) -> tuple[float, float]:
+    """The mean of ``a - b`` over the deals (both played on the same deals) and its standard
+    error."""
+    diffs = [x - y for x, y in zip(a, b, strict=True)]
+    mean = sum(diffs) / len(diffs)
+    var = sum((d - mean) ** 2 for d in diffs) / max(1, len(diffs) - 1)
+    return mean, math.sqrt(var / len(diffs))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--deals", type=int, default=24, help="deals played by each level")
@@ -102,12 +114,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     per_deal: dict[str, list[int]] = {}
+    lost: dict[str, list[float]] = {}
     seconds = 0.0
     games = 0
     checked = unconfirmed = small = unchecked = sampled_flags = sampled_wrong = 0
     check_s = 0.0
     for level in OFFERED_LEVELS:
         per_deal[level] = []
+        lost[level] = []
     for k in range(args.deals):  # deal after deal, every level in turn (a run cut short is fair)
         seed = args.seed + k
         for level in OFFERED_LEVELS:
@@ -117,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
             game = play_game(players, seed=seed, dealer=k % 4).game
             review = review_game(game, budget_s=args.budget, seed=seed)
             per_deal[level].append(len(review.mistakes))
+            lost[level].append(sum(m.loss for m in review.mistakes))
             seconds += review.seconds
             games += 1
             t0 = time.thread_time()
@@ -141,19 +156,18 @@ def main(argv: list[str] | None = None) -> int:
             serious = sum(m.serious for m in review.mistakes)
             print(
                 f"{level:7} deal {seed}: {review.decisions} decisions, "
-                f"{len(review.mistakes)} mistakes ({serious} serious), {review.seconds:.1f} s; "
+                f"{len(review.mistakes)} mistakes ({serious} serious), "
+                f"{lost[level][-1]:.2f} points lost, {review.seconds:.1f} s; "
                 f"late flags {late}, checked {exact}, not confirmed {wrong}, "
                 f"judged from samples {from_samples}",
                 flush=True,
             )
     per_game = {level: sum(v) / args.deals for level, v in per_deal.items()}
     for a, b in itertools.pairwise(OFFERED_LEVELS):
-        diffs = [x - y for x, y in zip(per_deal[a], per_deal[b], strict=True)]
-        mean = sum(diffs) / len(diffs)
-        var = sum((d - mean) ** 2 for d in diffs) / max(1, len(diffs) - 1)
-        se = math.sqrt(var / len(diffs))
-        z = mean / se if se else math.inf
-        print(f"{a} - {b}: {mean:+.2f} mistakes per game (se {se:.2f}, z {z:.1f})")
+        for what, values in (("mistakes", per_deal), ("points lost", lost)):
+            mean, se = paired_step(values[a], values[b])
+            z = mean / se if se else math.inf
+            print(f"{a} - {b}: {mean:+.2f} {what} per game (se {se:.2f}, z {z:.1f})")
     ff = unconfirmed / checked if checked else 0.0
     print(
         f"flags with {MAX_TRICKS} or fewer cards in hand: {checked} checked exactly "

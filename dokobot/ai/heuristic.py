@@ -2,7 +2,8 @@
 
 Card play: plain aces early, keep high trumps, win tricks cheaply, give points to a partner
 who wins a trick (schmieren), save the fox (♦A) and catch the opponents', show the party
-with ♣Q. ``noise`` makes a share of the card decisions random (the ``easy`` level).
+with ♣Q. ``slips`` makes a share of the card decisions a beginner's (:func:`slip_card`, the
+``easy`` level).
 
 >>> from dokobot.engine.cards import mask_of
 >>> losers(mask_of(range(24, 48)), SCHEMES[0]) <= losers(mask_of(range(0, 24)), SCHEMES[0])
@@ -45,6 +46,7 @@ __all__ = [
     "losers",
     "normal_strength",
     "reservation_choice",
+    "slip_card",
 ]
 
 # Card ids of some cards.
@@ -360,6 +362,20 @@ def _follow(v: _View, legal: list[Card]) -> Card:
     return _lowest(v, legal)
 
 
+def slip_card(obs: Observation) -> Card:
+    """A beginner's card: leading, its highest trump (high trumps thrown out early, the
+    partner's and its own later tricks left without them); following, the card with the
+    most eyes it may play (a ten or the fox thrown on a trick the opponents take, a cheap
+    win missed for a dear one; ties: the strongest card)."""
+    v = _View(obs)
+    s = v.scheme
+    legal = legal_actions(obs)
+    trumps = [c for c in legal if s.cls[c] == TRUMP]
+    if not obs.trick and trumps:
+        return max(trumps, key=lambda c: s.key[c])
+    return max(legal, key=lambda c: (POINTS[c], s.key[c]))
+
+
 # ------------------------------------------------------------------ the player
 
 
@@ -393,7 +409,11 @@ def call_choice(obs: Observation, threshold: float) -> Action | None:
 
 
 class HeuristicPlayer:
-    """The ``easy`` (with noise) and ``normal`` levels."""
+    """The ``easy`` (with slips) and ``normal`` levels.
+
+    ``slips`` is the share of card decisions with a choice played as a beginner would
+    (:func:`slip_card`), drawn from the seeded decision generator: the same game gets the
+    same slips."""
 
     name = "heuristic"
 
@@ -401,14 +421,14 @@ class HeuristicPlayer:
         self,
         seed: int,
         restrictions: Restrictions,
-        noise: float = 0.0,
+        slips: float = 0.0,
         call_at: float = 13.0,
         throw_in_below: float = THROW_IN_BELOW,
         take_trumps: int = TAKE_TRUMPS,
     ) -> None:
         self.seed = seed
         self.restrictions = restrictions
-        self.noise = noise
+        self.slips = slips
         self.call_at = call_at
         self.throw_in_below = throw_in_below
         """Throws in (when it may) a hand whose normal-game strength is below this."""
@@ -439,8 +459,8 @@ class HeuristicPlayer:
                 return DECLARE_WEDDING
             return DECLARE_SOLO + best_solo(obs.hand)[0]
         rng = decision_rng(self.seed, obs, "decide")
-        if self.noise and rng.random() < self.noise:
-            return rng.choice(actions)
+        if self.slips and len(actions) > 1 and rng.random() < self.slips:
+            return slip_card(obs)
         return choose_card(obs, rng)
 
     def announce(self, obs: Observation) -> Action | None:
