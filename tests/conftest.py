@@ -85,12 +85,15 @@ def shared_setups(folder: Path) -> dict[str, str]:
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     """``-n 2`` (xdist's ``load``): every test is a unit of its own, as with ``load``, but
     the tests of each of :func:`shared_setups` go to one worker together (else each worker
-    would run the bench scripts, build the wheel, start a homeserver); xdist's reordering
-    starts these larger units first. (xdist's ``loadgroup`` marks no test under pytest 9.)"""
+    would run the bench scripts, build the wheel, start a homeserver). The units go out in
+    the order of the collection, not the larger first: started together, the bench scripts
+    (sixteen processes) and the wheel's build (a 120 s limit) slowed each other past their
+    limits on a loaded machine. (xdist's ``loadgroup`` marks no test under pytest 9.)"""
     if config.getvalue("dist") != "load":
         return None
     from xdist.scheduler import LoadScopeScheduling
 
+    config.option.loadscopereorder = False
     shared = shared_setups(Path(__file__).resolve().parent)
 
     class SharedSetup(LoadScopeScheduling):
