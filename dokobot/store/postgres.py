@@ -427,14 +427,16 @@ class PostgresStore(SqlStore):
                 batch.append(nxt)
             self._write(batch)
 
-    def _write(self, batch: list[_Append], *, alone: bool = False) -> None:
+    def _write(self, batch: list[_Append], *, alone: bool = False, again: bool = False) -> None:
         """Commit ``batch`` in one transaction and answer each append. The write waits for
         a table's row at most :data:`LOCK_WAIT_MS`: then each append is written on its own,
         and one whose row is still held waits for it ``alone``, in a thread and on a
         connection of its own (its lock refuses and holds up no other table). A write that
         does not wait ``alone`` is cut when its server process does not answer within
         :data:`STALL_S` (see :meth:`_resolve`): a paused server process holds up only the
-        tables of its own transaction, and only that long."""
+        tables of its own transaction, and only that long. A write cut that is found not
+        stored (a busy machine, not a paused process) is written once more, each append on
+        its own (``again``: not a third time)."""
         if self.lost is not None:
             for req in batch:
                 req.error = StoreLocked(f"store {self.url}: {self.lost}")
@@ -469,7 +471,7 @@ class PostgresStore(SqlStore):
                 if cut:  # answered just as it was cut: the answer stands, the connection not
                     db.close()
         except _AnswerLost as lost:
-            self._resolve(batch, lost.exc, backend, cut=cut)
+            self._resolve(batch, lost.exc, backend, cut=cut, again=again)
             return
         except Exception as exc:
             state = exc.sqlstate if isinstance(exc, psycopg.Error) else None
@@ -481,8 +483,8 @@ class PostgresStore(SqlStore):
                     threading.Thread(target=self._write, args=(batch,), kwargs={"alone": True},
                                      daemon=True, name="dokobot-writer-waits").start()  # fmt: skip
                 return
-            if cut and len(batch) > 1:  # cut before its appends were sent: none was written
-                self._write_apart(batch)
+            if cut and (len(batch) > 1 or not again):  # cut before it was sent: not written
+                self._write_apart(batch, again=True)
                 return
             if state == LEASE_LOST:
                 self._leases.fenced()
@@ -543,7 +545,13 @@ class PostgresStore(SqlStore):
                 for r, record in zip(batch, records, strict=True)]  # fmt: skip
 
     def _resolve(
-        self, batch: list[_Append], exc: Exception, backend: tuple[int, Any], *, cut: bool = False
+        self,
+        batch: list[_Append],
+        exc: Exception,
+        backend: tuple[int, Any],
+        *,
+        cut: bool = False,
+        again: bool = False,
     ) -> None:
         """The answer of ``batch``'s commit was lost: make sure its ``backend`` (pid, start)
         is gone (terminated, and no longer in ``pg_stat_activity``: a paused backend may
@@ -569,11 +577,12 @@ class PostgresStore(SqlStore):
                     for req in batch:
                         if not req.done.is_set():
                             self._read_back(db, req, exc)
-                apart = [r for r in batch if type(r.error) is StoreError] if len(batch) > 1 else []
+                retry = len(batch) > 1 or (cut and not again)
+                apart = [r for r in batch if type(r.error) is StoreError] if retry else []
                 for req in batch:
                     if not any(req is r for r in apart):
                         req.finish()
-                self._write_apart(apart)
+                self._write_apart(apart, again=again or cut)
                 return
             except psycopg.Error:
                 now = time.monotonic()
@@ -593,7 +602,7 @@ class PostgresStore(SqlStore):
                 )
                 req.finish()
 
-    def _write_apart(self, reqs: list[_Append]) -> None:
+    def _write_apart(self, reqs: list[_Append], *, again: bool = False) -> None:
         """Write again, each in a transaction of its own, the appends of a batch whose
         answer was lost and that were found not stored: the batch's trouble (a lock wait, a
         connection that died) may be one table's, and refuses no other table. Each is
@@ -604,8 +613,8 @@ class PostgresStore(SqlStore):
                     "again on its own", self.url, len(reqs))  # fmt: skip
         for req in reqs:
             req.error = None
-            threading.Thread(target=self._write, args=([req],), name="dokobot-writer-apart",
-                             daemon=True).start()  # fmt: skip
+            threading.Thread(target=self._write, args=([req],), kwargs={"again": again},
+                             name="dokobot-writer-apart", daemon=True).start()  # fmt: skip
 
     @contextmanager
     def _resolver(self, deadline: float) -> Iterator[psycopg.Connection[Any]]:
