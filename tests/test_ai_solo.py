@@ -124,3 +124,8 @@ def test_a_solo_candidate_is_priced_with_at_least_the_default_budget() -> None:
     assert small.plan_values(wedding, with_healthy=True) != _strong(3).plan_values(
         wedding, with_healthy=True
     )
+
+
+def test_strong_prev_keeps_the_old_margin() -> None:
+    old = make_player("strong_prev", seed=0, budget_s=0.2, fixed=True)
+    assert isinstance(old, SearchPlayer) and old.solo_margin == 0.5 < SOLO_MARGIN

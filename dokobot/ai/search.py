@@ -187,17 +187,21 @@ SOLO_CANDIDATES: Final = 3
 
 class SoloPrefilter(TypedDict):
     """The solo judgement's settings of :class:`SearchPlayer` (``solo_types``,
-    ``solo_by_trumps``, ``solo_floor_s``)."""
+    ``solo_by_trumps``, ``solo_floor_s``, ``solo_margin``)."""
 
     solo_types: int
     solo_by_trumps: bool
     solo_floor_s: float
+    solo_margin: float
 
 
-OLD_SOLO_PREFILTER: Final = SoloPrefilter(solo_types=2, solo_by_trumps=False, solo_floor_s=0.0)
+OLD_SOLO_PREFILTER: Final = SoloPrefilter(
+    solo_types=2, solo_by_trumps=False, solo_floor_s=0.0, solo_margin=0.5
+)
 """The solo judgement before December 3, 2026 (the two solo types with the fewest estimated
-losers, ties in the order of the solos, priced in the player's budget however small), kept
-by the older levels (``strong_prev``, ``strong_uct``) so they play as they did."""
+losers, ties in the order of the solos, priced in the player's budget however small, a
+margin of 0.5), kept by the older levels (``strong_prev``, ``strong_uct``) so they play as
+they did."""
 
 
 def solo_candidates(
