@@ -871,38 +871,3 @@ def test_a_write_sent_to_a_paused_server_process_is_not_known_until_it_is_gone(
         assert store.load_journal("c") == [_line(0), _line(1)]
     finally:
         store.close()
-
-
-def test_a_healthy_write_cut_by_its_deadline_is_written_once_more(
-    pg_server: PgServer, pg_url: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A write whose deadline passes at once (as on a very busy machine) is cut; its server
-    process is ended and the write read back: stored, it counts; not stored, it is written
-    once more (before, a move alone in it was refused: "did not count" for a move that a
-    second try stores)."""
-    store = PostgresStore(pg_url, lease_s=5.0)
-    try:
-        assert store.append_many([("a", [_line(0)], 0)]) == [1]
-        enter = store._stalls.enter
-        deadlines: list[float] = []
-
-        def first_at_once(conn: psycopg.Connection[Any], within_s: float) -> Any:
-            deadlines.append(within_s)
-            return enter(conn, 0.0 if len(deadlines) == 1 else within_s)
-
-        monkeypatch.setattr(store._stalls, "enter", first_at_once)
-        assert store.append_many([("a", [_line(1)], 1)]) == [2]  # (stored before the cut)
-        # not stored when it is cut: it waits for the row, which another session holds
-        locker = psycopg.connect(pg_url, password=PASSWORD)
-        try:
-            locker.execute("SELECT 1 FROM tables WHERE channel = 'a' FOR UPDATE")
-            deadlines.clear()
-            threading.Timer(1.0, locker.rollback).start()
-            assert store.append_many([("a", [_line(2)], 2)]) == [3]
-        finally:
-            time.sleep(1.0)
-            locker.close()
-        assert len(deadlines) > 1, "written once more"
-        assert store.load_journal("a") == [_line(0), _line(1), _line(2)]
-    finally:
-        store.close()
