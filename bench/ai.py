@@ -92,7 +92,6 @@ from typing import Any, Final
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from dokobot.ai import budget as search_budget
-from dokobot.ai import make_player
 from dokobot.ai.arena import (
     KINDS,
     PAIR_LAYOUTS,
@@ -108,6 +107,7 @@ from dokobot.ai.arena import (
     worst_solo_lower,
 )
 from dokobot.ai.base import NO_RESTRICTIONS, ComputerPlayer
+from dokobot.ai.levels import SEARCHING_LEVELS, make_player
 from dokobot.ai.search import DEFAULT_BUDGET_S, STANDARD_WORK_S, SearchPlayer
 from dokobot.engine import Rules
 from dokobot.host.options import HOUSE_RULES, OptionError, TableOptions
@@ -162,7 +162,7 @@ SEARCH_SEED_STEP: Final = 1_000_003
 def _make(
     budget: float, fixed: bool, params: Params, search_seed: int, level: str, seed: int
 ) -> ComputerPlayer:
-    if level in ("strong", "strong_uct", "strong_prev"):
+    if level in SEARCHING_LEVELS:
         seed += search_seed * SEARCH_SEED_STEP
     if level == "strong" and params:
         return SearchPlayer(seed, NO_RESTRICTIONS, budget, fixed=fixed, **dict(params))  # type: ignore[arg-type]

@@ -9,6 +9,8 @@ import pytest
 from dokobot.ai import Restrictions, legal_actions, legal_calls, make_player
 from dokobot.ai.arena import play_game
 from dokobot.ai.base import ComputerPlayer
+from dokobot.ai.levels import LEVELS, SEARCHING_LEVELS
+from dokobot.ai.search import SearchPlayer
 from dokobot.engine import (
     DECLARE_SOLO,
     DECLARE_WEDDING,
@@ -61,6 +63,14 @@ def test_make_player_levels() -> None:
     assert make_player("strong", seed=0).name == "search"
     with pytest.raises(ValueError):
         make_player("godlike", seed=0)
+
+
+def test_the_searching_levels_are_those_that_search() -> None:
+    """``SEARCHING_LEVELS`` (which ``bench/ai.py`` gives its search seeds) is derived from
+    the declarations: exactly the levels whose player searches within a budget."""
+    made = {lv: make_player(lv, seed=0, budget_s=0.01) for lv in LEVELS}
+    assert set(SEARCHING_LEVELS) == {lv for lv, p in made.items() if isinstance(p, SearchPlayer)}
+    assert "strong" in SEARCHING_LEVELS and "normal" not in SEARCHING_LEVELS
 
 
 def _kind(action: Action) -> int:

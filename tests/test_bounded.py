@@ -93,7 +93,7 @@ async def test_discord_maps_stay_at_the_cap_and_forgotten_things_come_back(
         sizes = _maps(client)
         assert sizes and max(sizes.values()) <= CAP, sizes
         assert sizes["dms._channels"] == CAP and sizes["settings._prompt_here"] == CAP
-        assert anna.id not in client.languages._user_lang
+        assert not client.languages.remembers_user(anna.id)
         # forgotten: the language comes back from the store, the DM channel is opened again
         answer = await settle(fake, client, await fake.slash(anna, "prompts", {"where": "dm"}))
         [reply] = answer.ephemeral_messages

@@ -45,8 +45,7 @@ async def _turn_comes_by_dm(fake: FakeDiscord, service: Service, forget: bool) -
         healthy = panel.button(lambda c: c.endswith(":healthy"))
         assert healthy is not None
         if forget:
-            for user in list(client.settings._prompt_here):
-                del client.settings._prompt_here[user]
+            client.settings.forget(anna.id)
         dms_before = len(fake.dms(anna))
         await settle(fake, client, await fake.click(anna, panel, healthy))
         await asyncio.wait_for(service.idle(), 10)
@@ -121,7 +120,7 @@ async def test_a_choice_the_store_cannot_keep_is_refused_and_the_old_one_stays(
             answer = await settle(fake, client, await fake.slash(anna, "prompts", {"where": "dm"}))
             [message] = answer.ephemeral_messages
             assert message.content == render("en", "store_failed")
-            assert client.settings._prompt_here.get(anna.id) is True
+            assert client.settings.prompts_remembered(anna.id) is True
         assert _kept(store, anna) == "here"
     finally:
         await service.close()

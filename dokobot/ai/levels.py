@@ -19,7 +19,7 @@ from .heuristic import HeuristicPlayer
 from .search import OLD_SOLO_PREFILTER, SearchPlayer
 from .simple import ChaosPlayer, RandomPlayer
 
-__all__ = ["EASY_SLIPS", "LEVELS", "OFFERED_LEVELS", "Level", "make_player"]
+__all__ = ["EASY_SLIPS", "LEVELS", "OFFERED_LEVELS", "SEARCHING_LEVELS", "Level", "make_player"]
 
 EASY_SLIPS = 0.4
 """The share of ``easy``'s card decisions (with a choice) played as a beginner would
@@ -31,11 +31,14 @@ normal over 400 games); 0.4 slips cost about 0.5 (docs/lab/2026-12-03-review.md)
 @dataclass(frozen=True, slots=True)
 class Level:
     """One computer level: its name, whether players may choose it, and how to make one
-    (seed, restrictions, time budget in seconds, fixed work)."""
+    (seed, restrictions, time budget in seconds, fixed work); ``searches``: it searches
+    within the time budget (the other levels ignore the budget), and its own seeds drive
+    its search."""
 
     name: str
     offered: bool
     make: Callable[[int, Restrictions, float | None, bool], ComputerPlayer]
+    searches: bool = False
 
 
 REGISTRY: tuple[Level, ...] = (
@@ -51,6 +54,7 @@ REGISTRY: tuple[Level, ...] = (
         "strong",
         True,
         lambda seed, r, budget, fixed: SearchPlayer(seed, r, budget_s=budget, fixed=fixed),
+        searches=True,
     ),
     Level(
         "strong_prev",
@@ -58,6 +62,7 @@ REGISTRY: tuple[Level, ...] = (
         lambda seed, r, budget, fixed: SearchPlayer(
             seed, r, budget_s=budget, fixed=fixed, inference=False, **OLD_SOLO_PREFILTER
         ),
+        searches=True,
     ),
     Level(
         "strong_uct",
@@ -71,6 +76,7 @@ REGISTRY: tuple[Level, ...] = (
             inference=False,
             **OLD_SOLO_PREFILTER,
         ),
+        searches=True,
     ),
 )
 """Every level, weakest first (``chaos`` is for fuzzing and not offered; ``strong_uct`` is
@@ -82,6 +88,9 @@ LEVELS = tuple(level.name for level in REGISTRY)
 OFFERED_LEVELS = tuple(level.name for level in REGISTRY if level.offered)
 """The levels players may choose: options, commands, config and the command line all take
 them from here."""
+SEARCHING_LEVELS = tuple(level.name for level in REGISTRY if level.searches)
+"""The levels that search within a time budget (``bench/ai.py`` shifts their seeds with
+``--search-seed``)."""
 
 _BY_NAME = {level.name: level for level in REGISTRY}
 

@@ -62,3 +62,7 @@ class Languages:
             return self.host.language_of(qualify(user))
 
         return self._user_lang.remembered(user_id, load, keep_none=False)
+
+    def remembers_user(self, user_id: int) -> bool:
+        """Whether ``user_id``'s /lang is held here (else :meth:`user` asks the service)."""
+        return user_id in self._user_lang

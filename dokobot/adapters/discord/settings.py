@@ -59,6 +59,17 @@ class UserSettings:
             log.exception("could not read where a user's prompts go; in the channel this time")
             return True
 
+    def prompts_remembered(self, user_id: int) -> bool | None:
+        """Where ``user_id``'s prompts go as held here (True: in the channel), without
+        asking the service; None when it is not held (forgotten or never read)."""
+        return self._prompt_here.get(user_id)
+
+    def forget(self, user_id: int) -> None:
+        """Drop what is held of ``user_id``'s choices (as the cap does for the least recently
+        used): the next read asks the service, which has them from the store."""
+        self._prompt_here.pop(user_id, None)
+        self._decks.pop(user_id, None)
+
     def deck(self, user_id: int) -> str:
         """The deck ``user_id`` chose with ``/deck`` (remembered here, else asked of the
         service), or the default one."""
