@@ -231,17 +231,78 @@ class Run:
         self._last_requests(table, 8)
         self.failed.set()
 
-    def lost_prompt(self, table: Table, person: Person) -> None:
+    def lost_prompt(self, table: Table, person: Person, named: float) -> None:
         """A lost prompt at ``table`` (the first few are named on stderr, with the channel's
-        last requests: an injected fault, a 429 or a request that waited)."""
+        last requests and the person's panel requests: an injected fault, a 429 or a request
+        that waited); ``named``: since when (monotonic) the board named him."""
         self.lost += 1
         if self.lost <= LOST_NAMED:
+            now = time.monotonic()
             print(
-                f"  LOST prompt at table {table.channel_id}: {person.user.name}",
+                f"  LOST prompt at table {table.channel_id}: {person.user.name}, named by the "
+                f"board {now - named:.1f} s ago",
                 file=sys.stderr,
                 flush=True,
             )
             self._last_requests(table, 6)
+            self._panel_requests(table, person, 6)
+            board = self.board(table.channel_id)
+            if board is not None:
+                said = str(board.embeds[0].get("description")).replace("\n", " / ")
+                print(f"    the board: {said[:300]}", file=sys.stderr)
+            for message in self.fake.private_messages(person.user)[-2:]:
+                content = message.content.replace("\n", " / ")[-160:]
+                print(
+                    f"    his message {message.id}: {content!r}, buttons {len(choices(message))}",
+                    file=sys.stderr,
+                )
+
+    def _panel_requests(self, table: Table, person: Person, count: int) -> None:
+        """The bot's last requests through the interaction tokens of ``person`` at ``table``
+        (his panel's edits, follow-ups): when each came, its answer, whether it carried
+        buttons; and his last presses with when they were answered."""
+        now = time.monotonic()
+        mine = [
+            i
+            for i in self.interactions
+            if i.user.id == person.user.id and i.channel_id == table.channel_id
+        ]
+        tokens = {i.token: i for i in mine}
+        calls = []
+        for call in self.fake.calls:
+            parts = call.path.strip("/").split("/")
+            if parts[:1] == ["webhooks"] and len(parts) >= 3 and parts[2] in tokens:
+                calls.append((call, tokens[parts[2]]))
+        for call, interaction in calls[-count:]:
+            body = call.body if isinstance(call.body, dict) else {}
+            answer = call.response if isinstance(call.response, dict) else {}
+            waited = f" retry_after {answer.get('retry_after')}" if call.status == 429 else ""
+            print(
+                f"    panel: {now - call.at:.1f} s ago: {call.method} "
+                f"{call.path.rsplit('/', 1)[-1]} through his press of "
+                f"{now - interaction.created:.1f} s ago: {call.status}{waited}"
+                f"{' (injected)' if call.injected else ''}, "
+                f"{'buttons' if body.get('components') else 'no buttons'}",
+                file=sys.stderr,
+            )
+        if not calls:
+            print("    panel: no request through his tokens", file=sys.stderr)
+        for interaction in mine[-2:]:
+            after = interaction.answered_after
+            print(
+                f"    his press {now - interaction.created:.1f} s ago, kind {interaction.kind}, "
+                f"answered {'never' if after is None else f'after {after:.2f} s'}",
+                file=sys.stderr,
+            )
+        notified = [m for u, m in self.fake.notifications if u == person.user.id][-1:]
+        for mid in notified:
+            message = self.fake.messages.get(mid)
+            if message is not None:
+                print(
+                    f"    his last notification: message {mid} in {message.channel_id}"
+                    f"{' (deleted)' if message.deleted else ''}",
+                    file=sys.stderr,
+                )
 
     def _last_requests(self, table: Table, count: int) -> None:
         now = time.monotonic()
@@ -402,7 +463,8 @@ class Table:
                 if fresh and waiting[uid] in str(board.embeds[0].get("description")):
                     since.setdefault(uid, now)
                     if uid not in counted and now - since[uid] > run.lost_after:
-                        run.lost_prompt(self, person)  # the board says he plays, he sees nothing
+                        # the board says he plays, he sees nothing
+                        run.lost_prompt(self, person, since[uid])
                         counted.add(uid)
                 else:
                     since.pop(uid, None)

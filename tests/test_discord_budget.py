@@ -416,6 +416,38 @@ async def test_the_first_board_post_notifies_everybody_seated_and_counts_for_the
     assert fake.violations == []
 
 
+async def test_a_board_edit_that_lands_late_holds_back_no_later_move(fake: FakeDiscord) -> None:
+    """A board edit repeated after a 429 can land after the game moved on: the message then
+    names a player who has moved. The board notes the state the message shows (not the one
+    it knows when the edit returns), so the next move is measured against that and shown at
+    the board's pace, never held for the move after it while the board names a player who
+    moved two moves ago (bench/discord.py counted such turns as lost prompts)."""
+    ch = f"discord:{fake.channel_id}"
+    reservations = {"phase": "reservations", "trick_number": 0}
+    async with board_only(1.0) as (client, push):
+        await push([Board(ch, table_view(ch, 0, 0, **reservations))])
+        await asyncio.wait_for(client.wait_idle(), 10)
+        [message] = fake.channel_messages()
+        board = client.boards.messages[fake.channel_id]
+        edit = f"/channels/{fake.channel_id}/messages/{message.id}"
+        fake.inject_429(lambda c: c.method == "PATCH" and c.path == edit, retry_after=0.5)
+        await asyncio.sleep(1.1)  # past the interval: the next edit leaves at once
+        await push([Board(ch, table_view(ch, 2, 2, **reservations))])  # Carl to play
+        await fake.wait_for(lambda: any(c.status == 429 for c in fake.calls), 5)
+        await push([Board(ch, table_view(ch, 3, 3, **reservations))])  # he moved meanwhile
+        for _ in range(500):  # the edit is repeated after its 429 and lands
+            if board.edits:
+                break
+            await asyncio.sleep(0.01)
+        assert "**Carl** to play" in message.embed_text  # late: Carl has moved
+        assert board.shown_view is not None and board.shown_view.decision == 2
+        await push([Board(ch, table_view(ch, 4, 0, **reservations))])  # Dora moved too
+        assert board.held is None  # the message shows decision 2: nothing to hold for
+        await asyncio.wait_for(client.wait_idle(), 10)
+        assert "**Anna** to play" in message.embed_text
+    assert fake.violations == []
+
+
 async def test_a_busy_budget_holds_the_third_card_too(
     fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -154,6 +154,7 @@ class BoardMessages:
 
     async def _post_board(self, board: _BoardMessage) -> None:
         """Send the board message (with "My cards")."""
+        view = board.view  # the state it shows (the board may move on while it is sent)
         embed, cards = self._board_embed(board)
         content, mentions = self._board_content(board, post=True)
         kwargs: dict[str, Any] = {
@@ -168,11 +169,11 @@ class BoardMessages:
             kwargs["file"] = await self._picture_file(board)
         message = await self._client.get_partial_messageable(board.channel_id).send(**kwargs)
         board.message_id = message.id
-        board.standin = _idle_name(board.view)
-        board.handover = _absent_name(board.view)
+        board.standin = _idle_name(view)
+        board.handover = _absent_name(view)
         # the names of the post go with the next change that edits the board anyway
         board.shown = (_embed_key(embed), self._board_content(board)[0], cards)
-        board.shown_view = board.view
+        _landed(board, view)
         board.picture = cards
         board.last_edit = asyncio.get_running_loop().time()
 
@@ -258,11 +259,12 @@ class BoardMessages:
         if board.message_id is None:
             await self._post_board(board)
             return
+        view = board.view  # the state this edit shows (the board may move on meanwhile)
         embed, cards = self._board_embed(board)
         content, mentions = self._board_content(board)
         key = (_embed_key(embed), content, cards)
-        idle = _idle_name(board.view)
-        absent = _absent_name(board.view)
+        idle = _idle_name(view)
+        absent = _absent_name(view)
         buttons_changed = idle != board.standin or absent != board.handover
         if key == board.shown and not buttons_changed:
             return
@@ -274,7 +276,7 @@ class BoardMessages:
         channel = self._client.get_partial_messageable(board.channel_id)
         await channel.get_partial_message(board.message_id).edit(**kwargs)
         board.shown = key
-        board.shown_view = board.view
+        _landed(board, view)
         board.standin = idle
         board.handover = absent
         board.picture = cards
@@ -334,6 +336,17 @@ class BoardMessages:
         png = await drawn(trick_png, trick_picture(board.view))
         alt = picture_text(board.view, board.view.language)
         return discord.File(io.BytesIO(png), filename=TABLE_PICTURE, description=alt[:MAX_ALT])
+
+
+def _landed(board: _BoardMessage, view: BoardView) -> None:
+    """The board's message shows ``view`` now. A post or edit that took long (a 429 or a
+    502 repeated, a queue for the request budget) may land after the game moved on: the
+    message then names a player who has moved already, so the latest state is shown after
+    the interval, never held back for a next move (:func:`_holds`: the held move is measured
+    against what the message shows, and that was not the state before it)."""
+    board.shown_view = view
+    if board.view is not view:
+        board.held = None
 
 
 def _unposted(board: _BoardMessage) -> None:
