@@ -9,10 +9,13 @@ PostgreSQL starting), each checked by its own test. A new script without an entr
 from __future__ import annotations
 
 import ast
+import contextlib
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -130,6 +133,8 @@ SMOKE: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
 }
 TIMEOUT_S = 180
+GRACE_S = 15
+"""Seconds a script stopped early (Ctrl-C) has to end what it started."""
 
 
 def scripts() -> list[str]:
@@ -166,19 +171,39 @@ def test_last_line_is_documented(script: str) -> None:
     assert f"`{SMOKE[script][1][0]}: " in rows[0] or "as `bench/" in rows[0], rows[0]
 
 
+def start(command: list[str], env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    """``command`` in a process group of its own (see :func:`stop`)."""
+    return subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def stop(proc: subprocess.Popen[str]) -> None:
+    """End a run that has not finished, and what it started: its process group gets Ctrl-C
+    (SIGINT: a script's ``finally`` stops its bot processes and its PostgreSQL, which a
+    SIGKILL of the script alone would leave running), and SIGKILL after :data:`GRACE_S`."""
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGINT)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(GRACE_S)
+    with contextlib.suppress(ProcessLookupError):  # the script's children too
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
 @pytest.fixture(scope="module")
 def runs() -> Iterator[dict[str, subprocess.Popen[str]]]:
     """Every smoke run started at once."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     procs = {
-        name: subprocess.Popen(
-            [sys.executable, str(BENCH / f"{name}.py"), *args.split()],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
+        name: start([sys.executable, str(BENCH / f"{name}.py"), *args.split()], env)
         for name, (args, _) in SMOKE.items()
         if (BENCH / f"{name}.py").exists()
     }
@@ -186,9 +211,7 @@ def runs() -> Iterator[dict[str, subprocess.Popen[str]]]:
         yield procs
     finally:
         for proc in procs.values():
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+            stop(proc)
 
 
 @pytest.mark.parametrize("script", sorted(SMOKE))
@@ -199,10 +222,42 @@ def test_bench_script_ends_with_its_last_line(
     try:
         out, err = proc.communicate(timeout=TIMEOUT_S)
     except subprocess.TimeoutExpired:
-        proc.kill()
+        stop(proc)
         out, err = proc.communicate()
         pytest.fail(f"bench/{script}.py did not finish in {TIMEOUT_S} s:\n{err[-2000:]}")
     assert proc.returncode == 0, err[-3000:]
     lines = out.strip().splitlines()
     assert lines, f"bench/{script}.py printed nothing:\n{err[-2000:]}"
     assert last_line(SMOKE[script][1]).fullmatch(lines[-1]), lines[-1]
+
+
+def test_a_run_stopped_early_ends_what_it_started(tmp_path: Path) -> None:
+    """A script stopped before it ends (a timeout, or the session stopped) runs its
+    ``finally`` (where the scripts stop their bot processes and PostgreSQL), and no process
+    it started outlives it (``bench/handoff.py``'s two bot processes once did)."""
+    done = tmp_path / "cleaned"
+    script = (
+        "import subprocess, sys, time\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'])\n"
+        "print(child.pid, flush=True)\n"
+        "try:\n"
+        "    time.sleep(120)\n"
+        "finally:\n"
+        f"    open({str(done)!r}, 'w').close()\n"
+    )
+    proc = start([sys.executable, "-c", script])
+    assert proc.stdout is not None
+    child = int(proc.stdout.readline())
+    stop(proc)
+    assert done.exists(), "the script's finally did not run"
+    for _ in range(100):  # (the child's parent reaped it; else it is gone soon after)
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            break
+        stat = Path(f"/proc/{child}/stat").read_text()
+        if stat[stat.rindex(")") + 2] == "Z":
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError(f"process {child} outlived the run")
