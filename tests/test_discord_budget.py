@@ -480,6 +480,37 @@ async def test_a_busy_budget_holds_the_third_card_too(
     assert fake.violations == []
 
 
+def _paced(budget: RequestBudget, start: float, end: float) -> list[float]:
+    """When the counted requests of a process that always has one to send leave between
+    ``start`` and ``end`` (each answered at once), on a simulated clock."""
+    starts: list[float] = []
+    now = start
+    while (at := budget.slot(now)) < end:
+        budget.answered(budget.leave(at), at)
+        starts.append(at)
+        now = at
+    return starts
+
+
+def test_a_single_global_429_slows_the_process_for_seconds_not_a_minute() -> None:
+    """A global 429 holds every counted request for its Retry-After; then the pace is cut by
+    a fifth and regained within 10 s (the code before: half the pace for a minute after a
+    single 429). A run of them cuts deeper, to half at most, and is regained too."""
+    budget = RequestBudget(rps=50)
+    share = 50 / (1 + SLACK)
+    budget.back_off(100.0, "1")
+    assert budget.slot(100.2) == 101.0  # nothing before Retry-After
+    first = _paced(budget, 100.2, 111.0)
+    later = _paced(budget, 111.0, 121.0)
+    assert 0.8 * share * 10 <= len(first) < share * 10
+    assert len(later) >= 0.97 * share * 10  # its whole share again
+    for k in range(6):  # a run of them
+        budget.back_off(200.0 + k, "1")
+    assert budget.pace(206.0) == 0.5
+    assert len(_paced(budget, 206.0, 207.0)) <= share / 2 + 1
+    assert budget.pace(231.0) == 1.0
+
+
 def test_paced_requests_leave_room_in_every_second_of_discords() -> None:
     """At its share of 50 per second, a process keeps a tenth of a second to spare in every
     run of 51 requests: a request held up on its way cannot put a 51st into one of Discord's

@@ -62,8 +62,15 @@ LAG_EVERY: Final = 0.1
 """Seconds between two probes of the event loop's lag (:meth:`RequestBudget.lag`)."""
 LAG_DECAY: Final = 0.95
 """Share of the measured lag kept from one probe to the next (the lag falls slowly)."""
-BACKOFF_S: Final = 60.0
-"""Seconds the process makes counted requests at half its pace after a global 429."""
+PACE_CUT: Final = 0.8
+"""Share of its pace the process keeps after a global 429 (each one cuts again)."""
+PACE_FLOOR: Final = 0.5
+"""The lowest share of its pace global 429s cut it to (several in a row)."""
+PACE_RECOVERY: Final = 0.02
+"""Share of its pace the process regains per second after a global 429's ``Retry-After``:
+a single 429 slows it by a fifth for at most 10 s, a run of them by half for at most 25 s
+(a single 429 is one request too many in one of Discord's seconds, not a reason to halve
+the whole process's pace for a minute)."""
 UNANSWERED_S: Final = 30.0
 """Seconds after which a counted request that left and got no answer (nor an error) counts
 no more: every REST request has a read deadline of 15 s (:func:`limit_requests`), so only a
@@ -108,8 +115,10 @@ class RequestBudget:
         """How late the event loop wakes up (seconds; the latest probes', decaying)."""
         self._probe: asyncio.Task[None] | None = None
         self._closed = False
-        self._backoff_until = 0.0
-        """Until when (loop time) the pace is halved after a global 429."""
+        self._cut_to = 1.0
+        """The share of its pace the process kept at the last global 429 (1: none yet)."""
+        self._cut_since = 0.0
+        """When (loop time) the pace began to recover from the last global 429."""
         self.trace = aiohttp.TraceConfig()
         self.trace.on_request_start.append(self._on_start)
         self.trace.on_request_end.append(self._on_end)
@@ -224,11 +233,25 @@ class RequestBudget:
         """
         self.lag = max(late, self.lag * LAG_DECAY)
 
+    def pace(self, at: float) -> float:
+        """The share of its pace the process keeps at ``at``: 1, cut by global 429s
+        (:meth:`back_off`) and regained at :data:`PACE_RECOVERY` per second.
+
+        >>> budget = RequestBudget(rps=50)
+        >>> budget.pace(0.0)
+        1.0
+        >>> budget.back_off(10.0, "1"); budget.pace(11.0), round(budget.pace(16.0), 2)
+        (0.8, 0.9)
+        >>> budget.pace(21.0)
+        1.0
+        """
+        return min(1.0, self._cut_to + PACE_RECOVERY * max(0.0, at - self._cut_since))
+
     def gap(self, at: float) -> float:
         """Seconds between two counted requests leaving at ``at``: (1 + :data:`SLACK`) /
         rps, stretched by the loop's lag (a late loop writes the requests of 1 + lag seconds
-        within one of Discord's seconds) and doubled for :data:`BACKOFF_S` after a global
-        429.
+        within one of Discord's seconds) and by the share of its pace a global 429 cut
+        (:meth:`pace`).
 
         >>> budget = RequestBudget(rps=50)
         >>> round(budget.gap(0.0), 3)
@@ -237,20 +260,19 @@ class RequestBudget:
         0.044
         """
         assert self.rps is not None
-        gap = (1.0 + SLACK) / self.rps * (1.0 + self.lag)
-        return 2 * gap if at < self._backoff_until else gap
+        return (1.0 + SLACK) / self.rps * (1.0 + self.lag) / self.pace(at)
 
     def cap(self, at: float) -> int:
         """How many counted requests may count at once (left and not answered, or answered
-        within the last second) at ``at``: rps / (1 + :data:`SLACK`), halved for :data:`BACKOFF_S` after a global 429 (at least
-        one).
+        within the last second) at ``at``: rps / (1 + :data:`SLACK`), times the share of its
+        pace a global 429 left (:meth:`pace`; at least one).
 
         >>> RequestBudget(rps=50).cap(0.0), RequestBudget(rps=default_rps(4)).cap(0.0)
         (45, 11)
         """
         assert self.rps is not None
         share = self.rps / (1.0 + SLACK)
-        return max(1, int(share / 2 if at < self._backoff_until else share))
+        return max(1, int(share * self.pace(at)))
 
     def slot(self, now: float) -> float:
         """When the next counted request may leave, asked at ``now``: at its slot on the
@@ -371,21 +393,26 @@ class RequestBudget:
 
     def back_off(self, now: float, retry_after: str | None) -> None:
         """A global 429 at ``now``: no counted request of this process leaves before
-        ``retry_after`` seconds (Discord's header; 1 s if it says nothing), then they go at
-        half the pace for :data:`BACKOFF_S` seconds.
+        ``retry_after`` seconds (Discord's header; 1 s if it says nothing); then its pace is
+        cut to :data:`PACE_CUT` of what it was (never below :data:`PACE_FLOOR`) and regained
+        at :data:`PACE_RECOVERY` per second (:meth:`pace`).
 
         >>> budget = RequestBudget(rps=50)
-        >>> budget.back_off(10.0, "2"); budget.slot(10.5), round(budget.gap(11.0), 3)
-        (12.0, 0.044)
-        >>> round(budget.gap(80.0), 3)
+        >>> budget.back_off(10.0, "2"); budget.slot(10.5), round(budget.gap(12.0), 4)
+        (12.0, 0.0275)
+        >>> round(budget.gap(30.0), 3)
         0.022
+        >>> for k in range(5): budget.back_off(40.0 + k, "1")
+        >>> budget.pace(45.0), budget.cap(45.0)  # a run of them: half, at most
+        (0.5, 22)
         """
         try:
             wait = max(0.0, float(retry_after)) if retry_after else 1.0
         except ValueError:
             wait = 1.0
         self._next = max(self._next, now + wait)
-        self._backoff_until = now + wait + BACKOFF_S
+        self._cut_to = max(PACE_FLOOR, self.pace(now) * PACE_CUT)
+        self._cut_since = now + wait
         if self._waiting:  # the waiting requests wait for Retry-After too
             self._release()
 
