@@ -33,10 +33,13 @@ NEWS: Final = 2
 """Latest public texts shown on a board (those it does not say otherwise)."""
 BOARD_INTERVAL: Final = 1.5
 """Seconds between two edits of one board (sooner when a trick is taken or the game ends)."""
-HOLD: Final = 3
+HOLD: Final = 2
 """Board intervals for which a single move that changes little waits for the next one (the
 first card of a trick after a taken trick, a reservation): at a fast pace two moves are shown
-in one edit; at a slow pace the move is shown after the wait."""
+in one edit; at a slow pace the move is shown after the wait. Meanwhile the board names a
+player who has moved: the wait (3 s) leaves room for an edit that is repeated after a 429
+within the 5 s after which a person counts his turn as lost (3 intervals, 4.5 s, did not:
+``bench/discord.py`` counted such turns as lost prompts)."""
 HELD_PHASES: Final = frozenset({"reservations", "declarations", "exchange"})
 """Phases before the play whose single moves may wait (see :data:`HOLD`)."""
 MAX_ALT: Final = 1024
