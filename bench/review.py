@@ -22,7 +22,14 @@ The share of flags whose exact loss is also at least the review's threshold (0.5
 printed too, and how many of the flags the review judged from sampled layouts (those it
 enumerated are exact by construction: the check tests the sampled ones).
 
+The flags are broken down per level by kind (cards with more than 4 in hand, the last four
+tricks, calls made, missed calls, reservations; each step's paired difference per kind) and
+the cards' by reason, and the level's cards unlike the card ``normal`` would have played in
+the same position are counted with how many of them the review flagged (for ``easy``: its
+slips; the other flags are the level's sound decisions).
+
     python bench/review.py                 # 24 deals
+    python bench/review.py --procs 2       # deals in parallel, the same figures
     python bench/review.py --deals 2 --budget 0.05 --strong-budget 0.05   # a smoke run
 
 Ends with ``review_s_per_game: X mistakes_per_game random: R easy: E normal: N strong: S
@@ -40,16 +47,22 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import itertools
+import multiprocessing as mp
+from collections import Counter
+from dataclasses import dataclass
+from typing import Final
 
 from dokobot.ai.arena import play_game
 from dokobot.ai.exact import SOLVE_S
+from dokobot.ai.heuristic import choose_card
 from dokobot.ai.inference import default_model, layout_weight
 from dokobot.ai.layouts import layouts
+from dokobot.ai.legal import decision_rng, legal_actions
 from dokobot.ai.levels import OFFERED_LEVELS, make_player
 from dokobot.ai.review import ENUMERATE_CAP, MIN_WORLDS, MISTAKE, Mistake, review_game
 from dokobot.ai.search import DEFAULT_BUDGET_S, REVIEW_BUDGET_S
 from dokobot.ai.solver import MAX_TRICKS, solve
-from dokobot.engine import Game, observe
+from dokobot.engine import Game, Phase, is_card, observe
 
 
 def exact_loss(
@@ -80,6 +93,37 @@ def exact_loss(
     return total / weight, sampled
 
 
+KINDS: Final = ("early cards", "late cards", "calls made", "missed calls", "reservations")
+"""The kinds of flags the breakdown counts apart (late: :data:`MAX_TRICKS` or fewer cards in
+hand, where the review solves exactly)."""
+
+
+def flag_kind(game: Game, m: Mistake) -> str:
+    """The kind of a flag (one of :data:`KINDS`)."""
+    if m.kind == "card":
+        late = m.trick > game.rules.hand_size - MAX_TRICKS
+        return KINDS[1] if late else KINDS[0]
+    if m.kind == "call":
+        return KINDS[3] if m.reason == "missed_call" else KINDS[2]
+    return KINDS[4]
+
+
+def unlike_normal(game: Game, seed: int) -> set[int]:
+    """The log positions of the card decisions (with a choice) where the card played is not
+    the one ``normal`` would have played in that seat (its seed as in :func:`main`)."""
+    found: set[int] = set()
+    g = game.redealt()
+    for index, (seat, action) in enumerate(game.log):
+        if g.phase is Phase.PLAYING and g.turn == seat and is_card(action):
+            obs = observe(g, seat)
+            if len(legal_actions(obs)) > 1:
+                sound = choose_card(obs, decision_rng(seed * 4 + seat, obs, "decide"))
+                if sound & ~1 != action & ~1:
+                    found.add(index)
+        g.play(seat, action)
+    return found
+
+
 def paired_step(a: list[int] | list[float], b: list[int] | list[float]) -> tuple[float, float]:
     """The mean of ``a - b`` over the deals (both played on the same deals) and its standard
     error."""
@@ -87,6 +131,79 @@ def paired_step(a: list[int] | list[float], b: list[int] | list[float]) -> tuple
     mean = sum(diffs) / len(diffs)
     var = sum((d - mean) ** 2 for d in diffs) / max(1, len(diffs) - 1)
     return mean, math.sqrt(var / len(diffs))
+
+
+@dataclass(slots=True)
+class LevelResult:
+    """One level's game of one deal, reviewed."""
+
+    level: str
+    line: str
+    mistakes: int
+    lost: float
+    kinds: Counter[str]
+    reasons: Counter[str]
+    unlike: int
+    unlike_flagged: int
+    seconds: float
+    check_s: float
+    ff: Counter[str]
+
+
+def review_deal(job: tuple[int, int, argparse.Namespace]) -> list[LevelResult]:
+    """Play deal ``seed`` by each level in turn, review every seat, check its late flags."""
+    seed, dealer, args = job
+    results = []
+    for level in OFFERED_LEVELS:
+        players = [
+            make_player(level, seed=seed * 4 + s, budget_s=args.strong_budget) for s in range(4)
+        ]
+        game = play_game(players, seed=seed, dealer=dealer).game
+        review = review_game(game, budget_s=args.budget, seed=seed)
+        differ = unlike_normal(game, seed)
+        t0 = time.thread_time()
+        ff = Counter[str]()
+        for m in review.mistakes:
+            if m.kind != "card" or m.trick <= game.rules.hand_size - MAX_TRICKS:
+                continue
+            ff["late"] += 1
+            loss, sampled = exact_loss(game, m, args.ff_layouts, args.budget)
+            if loss is None:
+                ff["over"] += 1
+                continue
+            wrong = loss <= 1e-3
+            ff.update(
+                checked=1,
+                sampled=sampled,
+                sampled_wrong=sampled and wrong,
+                wrong=wrong,
+                small=loss < MISTAKE,
+            )
+        lost = sum(m.loss for m in review.mistakes)
+        serious = sum(m.serious for m in review.mistakes)
+        line = (
+            f"{level:7} deal {seed}: {review.decisions} decisions, "
+            f"{len(review.mistakes)} mistakes ({serious} serious), "
+            f"{lost:.2f} points lost, {review.seconds:.1f} s; "
+            f"late flags {ff['late']}, checked {ff['checked']}, not confirmed {ff['wrong']}, "
+            f"judged from samples {ff['sampled']}"
+        )
+        results.append(
+            LevelResult(
+                level,
+                line,
+                len(review.mistakes),
+                lost,
+                Counter(flag_kind(game, m) for m in review.mistakes),
+                Counter(m.reason for m in review.mistakes if m.kind == "card"),
+                len(differ),
+                sum(m.index in differ for m in review.mistakes),
+                review.seconds,
+                time.thread_time() - t0,
+                ff,
+            )
+        )
+    return results
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -111,63 +228,57 @@ def main(argv: list[str] | None = None) -> int:
         default=3000,
         help="the most layouts of a flagged position the false-flag check solves",
     )
+    parser.add_argument("--procs", type=int, default=1, help="processes, deals in parallel")
     args = parser.parse_args(argv)
 
-    per_deal: dict[str, list[int]] = {}
-    lost: dict[str, list[float]] = {}
-    seconds = 0.0
+    per_deal: dict[str, list[int]] = {level: [] for level in OFFERED_LEVELS}
+    lost: dict[str, list[float]] = {level: [] for level in OFFERED_LEVELS}
+    by_kind = {level: {kind: list[int]() for kind in KINDS} for level in OFFERED_LEVELS}
+    reasons: dict[str, Counter[str]] = {level: Counter() for level in OFFERED_LEVELS}
+    unlike = {level: [0, 0] for level in OFFERED_LEVELS}  # cards unlike normal's, flagged
+    seconds = check_s = 0.0
     games = 0
-    checked = unconfirmed = small = unchecked = sampled_flags = sampled_wrong = 0
-    check_s = 0.0
-    for level in OFFERED_LEVELS:
-        per_deal[level] = []
-        lost[level] = []
-    for k in range(args.deals):  # deal after deal, every level in turn (a run cut short is fair)
-        seed = args.seed + k
-        for level in OFFERED_LEVELS:
-            players = [
-                make_player(level, seed=seed * 4 + s, budget_s=args.strong_budget) for s in range(4)
-            ]
-            game = play_game(players, seed=seed, dealer=k % 4).game
-            review = review_game(game, budget_s=args.budget, seed=seed)
-            per_deal[level].append(len(review.mistakes))
-            lost[level].append(sum(m.loss for m in review.mistakes))
-            seconds += review.seconds
-            games += 1
-            t0 = time.thread_time()
-            late = exact = wrong = from_samples = 0
-            for m in review.mistakes:
-                if m.kind != "card" or m.trick <= game.rules.hand_size - MAX_TRICKS:
-                    continue
-                late += 1
-                loss, sampled = exact_loss(game, m, args.ff_layouts, args.budget)
-                if loss is None:
-                    unchecked += 1
-                    continue
-                exact += 1
-                checked += 1
-                from_samples += sampled
-                sampled_flags += sampled
-                sampled_wrong += sampled and loss <= 1e-3
-                wrong += loss <= 1e-3
-                unconfirmed += loss <= 1e-3
-                small += loss < MISTAKE
-            check_s += time.thread_time() - t0
-            serious = sum(m.serious for m in review.mistakes)
-            print(
-                f"{level:7} deal {seed}: {review.decisions} decisions, "
-                f"{len(review.mistakes)} mistakes ({serious} serious), "
-                f"{lost[level][-1]:.2f} points lost, {review.seconds:.1f} s; "
-                f"late flags {late}, checked {exact}, not confirmed {wrong}, "
-                f"judged from samples {from_samples}",
-                flush=True,
-            )
+    ff = Counter[str]()
+    jobs = [(args.seed + k, k % 4, args) for k in range(args.deals)]
+    with mp.Pool(args.procs) as pool:  # deal after deal (a run cut short is fair)
+        for results in pool.imap(review_deal, jobs):
+            for r in results:
+                print(r.line, flush=True)
+                per_deal[r.level].append(r.mistakes)
+                lost[r.level].append(r.lost)
+                for kind in KINDS:
+                    by_kind[r.level][kind].append(r.kinds[kind])
+                reasons[r.level].update(r.reasons)
+                unlike[r.level][0] += r.unlike
+                unlike[r.level][1] += r.unlike_flagged
+                seconds += r.seconds
+                check_s += r.check_s
+                ff.update(r.ff)
+                games += 1
+    checked, unconfirmed, small, unchecked = (ff[k] for k in ("checked", "wrong", "small", "over"))
+    sampled_flags, sampled_wrong = ff["sampled"], ff["sampled_wrong"]
     per_game = {level: sum(v) / args.deals for level, v in per_deal.items()}
     for a, b in itertools.pairwise(OFFERED_LEVELS):
         for what, values in (("mistakes", per_deal), ("points lost", lost)):
             mean, se = paired_step(values[a], values[b])
             z = mean / se if se else math.inf
             print(f"{a} - {b}: {mean:+.2f} {what} per game (se {se:.2f}, z {z:.1f})")
+    for level in OFFERED_LEVELS:
+        kinds = ", ".join(f"{kind} {sum(by_kind[level][kind]) / args.deals:.2f}" for kind in KINDS)
+        why = ", ".join(f"{r} {n / args.deals:.2f}" for r, n in reasons[level].most_common())
+        print(f"{level} flags per game: {kinds}; cards by reason: {why or 'none'}")
+        n, flagged = unlike[level]
+        print(
+            f"{level} cards unlike normal's per game: {n / args.deals:.2f}, "
+            f"flagged {flagged / args.deals:.2f} ({flagged / n if n else 0.0:.2f} of them); "
+            f"other flags {(sum(per_deal[level]) - flagged) / args.deals:.2f}"
+        )
+    for a, b in itertools.pairwise(OFFERED_LEVELS):
+        parts = []
+        for kind in KINDS:
+            mean, se = paired_step(by_kind[a][kind], by_kind[b][kind])
+            parts.append(f"{kind} {mean:+.2f} (z {mean / se if se else 0.0:.1f})")
+        print(f"{a} - {b} by kind, flags per game: " + ", ".join(parts))
     ff = unconfirmed / checked if checked else 0.0
     print(
         f"flags with {MAX_TRICKS} or fewer cards in hand: {checked} checked exactly "

@@ -40,6 +40,8 @@ from .house import TAKE_TRUMPS, THROW_IN_BELOW, house_action, house_plan
 from .legal import cards_in, decision_rng, legal_actions, legal_calls, obs_scheme
 
 __all__ = [
+    "FOX_CARDS",
+    "SLIP_EYES",
     "HeuristicPlayer",
     "best_solo",
     "choose_card",
@@ -362,18 +364,58 @@ def _follow(v: _View, legal: list[Card]) -> Card:
     return _lowest(v, legal)
 
 
-def slip_card(obs: Observation) -> Card:
-    """A beginner's card: leading, its highest trump (high trumps thrown out early, the
-    partner's and its own later tricks left without them); following, the card with the
-    most eyes it may play (a ten or the fox thrown on a trick the opponents take, a cheap
-    win missed for a dear one; ties: the strongest card)."""
+SLIP_EYES: Final = 10
+"""A trick with at least this many eyes is one a beginner lets go in the last seat."""
+
+
+def slip_card(obs: Observation) -> Card | None:
+    """A beginner's mistake for this card turn, or ``None`` where the turn offers none a
+    beginner makes (then the level plays its sound card). The mistakes are the classic ones,
+    each one that costs points where it is made (docs/lab/2026-12-04-review.md):
+
+    - last to a trick the own party does not hold: taking it with the dearest card that
+      wins where a cheaper one would do, or, with one winner only, letting a trick of
+      :data:`SLIP_EYES` eyes or more go;
+    - following a trick it does not take: the fox (♦A, a trump in a normal game) onto a
+      trick its partner is not known to hold, or its card with the most eyes (a ten, an ace)
+      onto a trick a known opponent holds;
+    - leading: the fox.
+
+    Leading its highest trump, or a ten onto a trick whose parties are not known yet, are
+    beginner's habits too, but cost too little on average (about 0.15 points) to make a
+    beginner of a player who has them.
+    """
     v = _View(obs)
     s = v.scheme
     legal = legal_actions(obs)
-    trumps = [c for c in legal if s.cls[c] == TRUMP]
-    if not obs.trick and trumps:
-        return max(trumps, key=lambda c: s.key[c])
-    return max(legal, key=lambda c: (POINTS[c], s.key[c]))
+    fox = [c for c in legal if c in FOX_CARDS and s.cls[c] == TRUMP and not v.solo]
+    if not obs.trick:
+        return fox[0] if fox else None
+    wi = trick_winner(obs.trick, s, v.h10)
+    win_card = obs.trick[wi]
+    holder = v.friend((obs.leader + wi) & 3)
+    if holder is True:
+        return None
+    winners = [c for c in legal if s.beats(c, win_card, v.h10)]
+    others = [c for c in legal if c not in winners]
+    if len(obs.trick) == 3 and winners:
+        dearest = max(winners, key=lambda c: s.key[c])
+        if s.key[dearest] > min(s.key[c] for c in winners):
+            return dearest
+        eyes = sum(POINTS[c] for c in obs.trick)
+        if others and eyes >= SLIP_EYES:
+            return min(others, key=lambda c: (POINTS[c], s.key[c]))
+        return None
+    if not others:
+        return None
+    thrown = [c for c in others if c in fox]
+    if thrown:
+        return thrown[0]
+    if holder is False:
+        most = max(others, key=lambda c: (POINTS[c], s.key[c]))
+        if POINTS[most] >= SLIP_EYES:
+            return most
+    return None
 
 
 # ------------------------------------------------------------------ the player
@@ -460,7 +502,9 @@ class HeuristicPlayer:
             return DECLARE_SOLO + best_solo(obs.hand)[0]
         rng = decision_rng(self.seed, obs, "decide")
         if self.slips and len(actions) > 1 and rng.random() < self.slips:
-            return slip_card(obs)
+            slip = slip_card(obs)
+            if slip is not None:
+                return slip
         return choose_card(obs, rng)
 
     def announce(self, obs: Observation) -> Action | None:

@@ -21,11 +21,12 @@ from .simple import ChaosPlayer, RandomPlayer
 
 __all__ = ["EASY_SLIPS", "LEVELS", "OFFERED_LEVELS", "SEARCHING_LEVELS", "Level", "make_player"]
 
-EASY_SLIPS = 0.4
-"""The share of ``easy``'s card decisions (with a choice) played as a beginner would
-(:func:`~dokobot.ai.heuristic.slip_card`). Measured on the same deals, one easy player
-against three normal ones: 0.25 random cards cost 0.07 points per game (not told apart from
-normal over 400 games); 0.4 slips cost about 0.5 (docs/lab/2026-12-03-review.md)."""
+EASY_SLIPS = 0.9
+"""The share of ``easy``'s card turns where a beginner errs (:func:`~dokobot.ai.heuristic.slip_card`:
+the fox led or thrown away, a dear win or a fat trick let go in the last seat, a ten onto a
+known opponent's trick) that it plays the mistake. Chosen for the same strength in play as
+the easy level of December 3: one easy player against three normal ones on the same deals
+loses 0.51 points per game (400 games; 0.8: 0.44, 1.0: 0.57; docs/lab/2026-12-04-review.md)."""
 
 
 @dataclass(frozen=True, slots=True)
