@@ -61,9 +61,9 @@ def test_the_database_checks_the_server_and_key_a_writer_names(pg_url: str) -> N
         # a table whose server is known only from its record (not from its channel)
         record = json.dumps({"k": "server", "text": zero}, separators=(",", ":"))
         assert store.append("t", [record, _line(0)], 0) == 2
-        store._servers.clear()  # (as a fresh process: the stored server is read)
+        store._servers.forget("t")  # (as a fresh process: the stored server is read)
         assert store.append("t", [_line(1)], 2) == 3
-        with store._db() as db:
+        with store._conns.db() as db:
             for named, key in ((one, "discord:shard:0/2"), (zero, "discord:shard:1/2")):
                 with pytest.raises(psycopg.Error) as refused:
                     db.execute(
@@ -71,7 +71,7 @@ def test_the_database_checks_the_server_and_key_a_writer_names(pg_url: str) -> N
                         (store.owner, ["t"], [3], [1], [_line(2)], [None], [named], [key]),
                     )
                 assert refused.value.sqlstate == "DKL02", named
-        store._servers["t"] = one  # a process that takes the table to be of another server
+        store._servers.note("t", one)  # a process that takes the table to be of another server
         with pytest.raises(StoreLocked):
             store.append("t", [_line(2)], 3)
         assert store.append("t", [_line(2)], 3) == 4  # read again: the stored one's
@@ -838,7 +838,7 @@ def test_a_write_sent_to_a_paused_server_process_is_not_known_until_it_is_gone(
     paused: list[int] = []
     try:
         assert store.append_many([(c, [_line(0)], 0) for c in "abc"]) == [1, 1, 1]
-        pool = store._pool
+        pool = store._conns.pool
         idle = [pool.getconn(timeout=2)]  # the pool's idle connections, taken out
         while pool.get_stats().get("pool_available", 0):
             idle.append(pool.getconn(timeout=2))

@@ -378,7 +378,7 @@ def test_a_postgresql_store_that_lost_its_journal_table_is_refused(
     import psycopg
 
     from dokobot.store import open_store
-    from dokobot.store.postgres import safe_url
+    from dokobot.store.pg_connect import safe_url
 
     store = open_store(pg_url)
     store.append("feed", ['{"k":"seed","text":"1"}'])

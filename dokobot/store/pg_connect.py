@@ -1,14 +1,33 @@
 """How the PostgreSQL store connects: its url without the password (for logs and reprs),
-the connection string that hides it, the pool's check of an idle connection, and which
-errors may have come after a commit (a lost answer)."""
+the connection string that hides it, the :class:`Connections` of a store (its pool, the
+connections of their own, whether the database is down), the pool's check of an idle
+connection, and which errors may have come after a commit (a lost answer)."""
 
 from __future__ import annotations
 
+import logging
 import select
-from typing import Any
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Final
 
 import psycopg
-from psycopg.conninfo import conninfo_to_dict
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+from psycopg_pool import ConnectionPool
+
+from .base import StoreError
+
+log = logging.getLogger(__name__)
+
+CONNECT_WAIT_S: Final = 2.0
+"""How long a call waits for a connection (the first refusal in an outage comes after
+this; then the database is known to be down and calls fail at once)."""
+STARTS_KEPT: Final = 1024
+"""Backends whose start time is kept (the newest)."""
+PROBE_S: Final = 0.5
+"""While the database is down: how often the background probe tries to reach it."""
 
 
 def safe_url(url: str) -> str:
@@ -62,3 +81,164 @@ def answer_lost(exc: psycopg.OperationalError) -> bool:
 
 def first_line(exc: BaseException) -> str:
     return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
+class AnswerLost(Exception):
+    """The connection dropped after a write was sent: it may or may not be committed."""
+
+    def __init__(self, exc: psycopg.OperationalError) -> None:
+        super().__init__(str(exc))
+        self.exc = exc
+
+
+def conninfo_of(url: str, owner: str, lease_s: float, password: str | None) -> str:
+    """The connection string of a store process ``owner`` (its application_name) at
+    ``url``: every commit durable before it returns, an idle transaction ended after
+    ``lease_s``, a vanished database noticed in seconds."""
+    extra: dict[str, Any] = {
+        "application_name": owner,
+        "connect_timeout": 5,
+        # a transaction left open by a paused process does not hold its locks for ever
+        "options": "-c synchronous_commit=on "
+        f"-c idle_in_transaction_session_timeout={max(1000, int(lease_s * 1000))}",
+        # a database that vanished (no TCP reset) fails a write in seconds, not minutes
+        "keepalives_idle": 5,
+        "keepalives_interval": 2,
+        "keepalives_count": 3,
+        "tcp_user_timeout": 10_000,
+    }
+    if password:
+        extra["password"] = password
+    try:
+        return make_conninfo(url, **extra)
+    except psycopg.ProgrammingError as exc:
+        raise StoreError(f"store {safe_url(url)}: not a PostgreSQL url ({exc})") from None
+
+
+class Connections:
+    """The connections of one store process to its database ``url`` (without the
+    password): a pool (opened by :meth:`open`), connections of their own, when each
+    pooled backend started, and whether the database is down: while it is, every call
+    fails at once (no connection waits) and a background probe waits for it to come back."""
+
+    def __init__(self, url: str, conninfo: str, pool_size: int) -> None:
+        self.url = url
+        self.closing = False
+        """Set by the store as it closes: a failure then starts no probe."""
+        self._conninfo = Secret(conninfo)
+        self._down = threading.Event()
+        """Set while the database is known to be unreachable (see :meth:`_probe`)."""
+        self._probing = threading.Lock()
+        self._stop = threading.Event()
+        self._started: dict[int, Any] = {}
+        """Per backend pid of a pooled connection: when that backend started (a pid alone
+        may name another backend later, e.g. after a restart)."""
+        self.pool = ConnectionPool(
+            conninfo,
+            min_size=1,
+            max_size=pool_size,
+            kwargs={"autocommit": True},
+            timeout=CONNECT_WAIT_S,
+            check=check_idle,
+            configure=self._note_backend,
+            open=False,
+            name="dokobot-store",
+        )
+
+    def open(self) -> None:
+        """Open the pool (after the store's set-up on a connection of its own)."""
+        self.pool.open()
+
+    def conninfo(self) -> str:
+        """How to connect, password included (never to be logged)."""
+        return self._conninfo.reveal()
+
+    def connect(self) -> psycopg.Connection[Any]:
+        """A connection of its own (not pooled)."""
+        return psycopg.connect(self._conninfo.reveal(), autocommit=True)
+
+    @contextmanager
+    def own(self, deadline: float) -> Iterator[psycopg.Connection[Any]]:
+        """A connection of its own whose connect and statements end by ``deadline`` (for
+        reading back: the pool may be what failed)."""
+        left = max(0.5, deadline - time.monotonic())
+        with psycopg.connect(self._conninfo.reveal(), autocommit=True,
+                             connect_timeout=max(1, min(2, int(left))),
+                             options=f"-c statement_timeout={int(left * 1000)}") as db:  # fmt: skip
+            yield db
+
+    def _note_backend(self, conn: psycopg.Connection[Any]) -> None:
+        """The pool's set-up of a new connection: note when its backend started."""
+        row = conn.execute(
+            "SELECT backend_start FROM pg_stat_activity WHERE pid = pg_backend_pid()"
+        ).fetchone()
+        self._started[conn.info.backend_pid] = None if row is None else row[0]
+        if len(self._started) > STARTS_KEPT:  # the oldest (None then: matched by pid alone)
+            del self._started[next(iter(self._started))]
+
+    def backend(self, db: psycopg.Connection[Any]) -> tuple[int, Any]:
+        """The backend of pooled ``db``: its pid and when it started (None: not known)."""
+        pid = db.info.backend_pid
+        return pid, self._started.get(pid)
+
+    @contextmanager
+    def db(self) -> Iterator[psycopg.Connection[Any]]:
+        """A pooled connection; fails at once while the database is known to be down, and
+        notes it down when no connection can be had."""
+        if self._down.is_set():
+            raise StoreError(f"store {self.url}: the database cannot be reached (retrying)")
+        try:
+            conn = self.pool.getconn()
+        except psycopg.Error as exc:
+            self.mark_down()
+            raise StoreError(f"store {self.url}: no connection ({first_line(exc)})") from None
+        try:
+            with conn:
+                yield conn
+        except (psycopg.OperationalError, AnswerLost):
+            conn.close()  # a connection that failed is never handed out again
+            raise
+        finally:
+            self.pool.putconn(conn)
+
+    def mark_down(self) -> None:
+        """Note that the database cannot be reached, and probe for it in the background."""
+        if self.closing or not self._probing.acquire(blocking=False):
+            return
+        self._down.set()
+        log.warning("store %s: the database cannot be reached; refusing at once until "
+                    "it answers again", self.url)  # fmt: skip
+        threading.Thread(target=self._probe, name="dokobot-probe", daemon=True).start()
+
+    def _probe(self) -> None:
+        """Try to reach the database every :data:`PROBE_S` seconds; once it answers, drop
+        the pool's dead connections and accept calls again."""
+        try:
+            while True:
+                try:
+                    with psycopg.connect(self._conninfo.reveal(), autocommit=True,
+                                         connect_timeout=2) as db:  # fmt: skip
+                        db.execute("SELECT 1")
+                except psycopg.Error:
+                    if self._stop.wait(PROBE_S):
+                        return
+                    continue
+                self.pool.check()
+                log.warning("store %s: the database answers", self.url)
+                return
+        finally:
+            self._down.clear()
+            self._probing.release()
+
+    def is_down(self) -> bool:
+        """Whether the database is known to be unreachable now."""
+        return self._down.is_set()
+
+    def stop(self) -> None:
+        """End the probe (the pool stays open for the store's last words)."""
+        self._stop.set()
+
+    def close(self) -> None:
+        """Close the pool."""
+        self._stop.set()
+        self.pool.close()

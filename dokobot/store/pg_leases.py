@@ -222,3 +222,45 @@ def server_of(channel: str, server: str | None) -> str:
         return server
     head, sep, _ = channel.rpartition(":")
     return head if sep else channel
+
+
+class TableServers:
+    """The server of each table this process writes, whose lease key fences its writes:
+    its ``server`` record as stored (None: none), read once per table and forgotten when
+    the database says the table is of another server."""
+
+    def __init__(self) -> None:
+        self._stored: dict[str, str | None] = {}
+
+    def of(self, db: psycopg.Connection[Any], channel: str) -> str:
+        """The server of ``channel``'s table (as :meth:`of_batch`)."""
+        if channel not in self._stored:
+            row = db.execute("SELECT server FROM tables WHERE channel = %s", (channel,)).fetchone()
+            self._stored[channel] = None if row is None or row[0] is None else str(row[0])
+        return server_of(channel, self._stored[channel])
+
+    def of_batch(
+        self, db: psycopg.Connection[Any], channels: list[str], records: list[str | None]
+    ) -> list[str]:
+        """The server of each table of a write: the server record among its lines
+        (``records``), else the one stored (read once per table), else its channel's."""
+        unknown = [c for c in channels if c not in self._stored]
+        if unknown:
+            rows = db.execute(
+                "SELECT channel, server FROM tables WHERE channel = ANY(%s)", (unknown,)
+            ).fetchall()
+            found = {str(c): None if s is None else str(s) for c, s in rows}
+            for channel in unknown:
+                self._stored[channel] = found.get(channel)
+        return [server_of(c, record or self._stored.get(c))
+                for c, record in zip(channels, records, strict=True)]  # fmt: skip
+
+    def note(self, channel: str, server: str | None) -> str:
+        """``channel``'s table has the server record ``server`` (None: none) as stored: its
+        server."""
+        self._stored[channel] = server
+        return server_of(channel, server)
+
+    def forget(self, channel: str) -> None:
+        """Read ``channel``'s server again next time (the database said it is another)."""
+        self._stored.pop(channel, None)

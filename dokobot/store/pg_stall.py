@@ -6,7 +6,7 @@ nothing, and nothing on its side can end the wait: a ``lock_timeout`` or
 its kernel. So the store watches each write it sends: one that has no answer within its
 deadline is cut (its connection is shut down on the client side), and the writer learns
 that its answer was lost; it then ends that server process and reads back what was stored
-(see :meth:`dokobot.store.postgres.PostgresStore._resolve`).
+(see :meth:`dokobot.store.pg_lost.LostAnswers.resolve`).
 """
 
 from __future__ import annotations
