@@ -107,28 +107,26 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         PRIMARY KEY ("user", name)
     );
     """,
-    # 4: the fence per table and epoch. The epoch is the Discord shard count that the lease
-    # keys (discord:shard:I/N) of the current processes name; a start with another count
-    # (a reshard) makes a new epoch and deletes every lease of the old one. Every write of a
-    # table checks, in its transaction, that this process holds its leases in the current
-    # epoch and the lease of the table's own shard; an append also names the position it
-    # expects to write at (its idempotency key: table and position).
+    # 4: the fence per table and epoch. The epoch is the count that the lease keys of the
+    # current processes name (a scope's Epoch); a start with another count (a reshard) makes
+    # a new epoch and deletes every lease of the old one. Every write of a table checks, in
+    # its transaction, that this process holds its leases in the current epoch and the lease
+    # of the table's own server; an append also names the position it expects to write at
+    # (its idempotency key: table and position).
+    # As shipped, dokobot_lease_key held the chat platforms' key formulas in SQL; migration
+    # 8 dropped it (the writer names each table's key since). This dokobot never runs on
+    # versions 4 to 7 (it migrates through them in one transaction), so the key here is
+    # NULL (every table write refused, fail closed) and the platforms' formulas are gone;
+    # the schema it ends in is the same (tests/test_pg_schema_upgrade.py), and a database
+    # that applied the text as shipped is not touched (only the version is recorded).
     """
     CREATE TABLE shard_epoch (
         one BOOLEAN PRIMARY KEY DEFAULT true CHECK (one),
         shard_count INTEGER NOT NULL
     );
-    -- the lease key of a server in an epoch: dokobot.store.scope.Scope.key_of in SQL
+    -- the lease key of a server in an epoch: none (dropped by migration 8)
     CREATE FUNCTION dokobot_lease_key(p_server TEXT, p_shards INTEGER) RETURNS TEXT AS $$
-        SELECT CASE
-            WHEN split_part(p_server, ':', 1) = 'discord' THEN
-                'discord:shard:' || mod(CASE WHEN substr(p_server, 9) ~ '^[0-9]+$'
-                    THEN div(substr(p_server, 9)::numeric, 4194304) ELSE 0 END,
-                    p_shards)::text || '/' || p_shards::text
-            WHEN split_part(p_server, ':', 1) = 'irc' AND length(p_server) > 4 THEN
-                'irc:' || split_part(substr(p_server, 5), ':', 1)
-            ELSE 'local'
-        END
+        SELECT NULL::text
     $$ LANGUAGE sql IMMUTABLE;
     -- the server of a table: its server record, else its channel without the last part
     CREATE FUNCTION dokobot_server_of(p_channel TEXT, p_server TEXT) RETURNS TEXT AS $$
@@ -161,7 +159,7 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         PERFORM 1 FROM leases WHERE key = k AND owner = p_owner FOR SHARE;
         IF NOT FOUND THEN
             RAISE EXCEPTION 'table % belongs to %, which this process does not hold',
-                p_channel, COALESCE(k, 'a Discord shard') USING ERRCODE = 'DKL02';
+                p_channel, COALESCE(k, 'no lease key') USING ERRCODE = 'DKL02';
         END IF;
     END
     $$ LANGUAGE plpgsql;
