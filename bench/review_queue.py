@@ -4,13 +4,14 @@ of a person's game cost?
 One table: one person (who plays the first choice offered) and three ``normal`` computer
 players. It plays ``--games`` games with the review queue off, then games with it on (each
 game queues its review, made in a process of its own at a lower priority, as ``dokobot run``
-does) until ``--games`` reviews are done. The person's actions are timed from input to
+does) until ``--games`` reviews are done (with ``--max-games G``: at most G such games, then
+it waits for the reviews without playing). The person's actions are timed from input to
 answer; with the queue on, only those answered while a review was being made count.
 ``--in-thread`` makes the reviews in a thread of the bot's own process instead (sharing its
 interpreter lock), to compare.
 
     python bench/review_queue.py                           # 4 games, the default budget
-    python bench/review_queue.py --games 1 --budget 0.05   # a smoke run
+    python bench/review_queue.py --games 1 --budget 0.05 --max-games 1   # a smoke run
 
 Ends with ``move_p99_ms off: A reviewing: B moves_reviewing: M review_cpu_s_per_person_game: C
 reviews: N``.
@@ -90,7 +91,9 @@ def _reviews(store: MemoryStore) -> list[reviews.GameReview]:
     return out
 
 
-async def run(games: int, budget: float, in_thread: bool, max_s: float) -> str:
+async def run(
+    games: int, budget: float, in_thread: bool, max_s: float, max_games: int | None = None
+) -> str:
     off: list[float] = []
     on: list[float] = []
     svc = await _table(MemoryStore(), None)
@@ -102,8 +105,13 @@ async def run(games: int, budget: float, in_thread: bool, max_s: float) -> str:
     queue = ReviewQueue(store, budget, compute=compute)
     svc = await _table(store, queue)
     deadline = time.monotonic() + max_s
+    played = 0
     while len(_reviews(store)) < games and time.monotonic() < deadline:
+        if max_games is not None and played >= max_games:
+            await asyncio.sleep(0.05)  # the reviews are made meanwhile
+            continue
         await _game(svc, queue, off, on)
+        played += 1
     await svc.close()  # (the reviews still queued are abandoned)
     seconds = [r.seconds for r in _reviews(store)]
     cpu = statistics.fmean(seconds) if seconds else 0.0
@@ -122,8 +130,13 @@ def main(argv: list[str] | None = None) -> int:
     )  # fmt: skip
     parser.add_argument("--in-thread", action="store_true", help="review in a thread instead")
     parser.add_argument("--max-s", type=float, default=900, help="stop playing after this long")
+    parser.add_argument(
+        "--max-games", type=int, default=None,
+        help="games with the queue on at most (then wait for the reviews)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
-    print(asyncio.run(run(args.games, args.budget, args.in_thread, args.max_s)), flush=True)
+    line = asyncio.run(run(args.games, args.budget, args.in_thread, args.max_s, args.max_games))
+    print(line, flush=True)
     return 0
 
 

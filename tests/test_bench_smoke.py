@@ -90,7 +90,8 @@ SMOKE: dict[str, tuple[str, tuple[str, ...]]] = {
         ),
     ),
     "review_queue": (
-        "--games 1 --budget 0.05 --max-s 120",
+        # (not playing on while the review, at a lower priority, waits for a core)
+        "--games 1 --budget 0.05 --max-s 120 --max-games 1",
         (
             "move_p99_ms off",
             "reviewing",
