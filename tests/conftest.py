@@ -48,8 +48,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--slow", action="store_true", help="run long property tests")
 
 
+LONG = "long"
+"""The mark of a test that takes ten seconds or more on a quiet machine: it starts before
+the short ones (:func:`long_first`), so that no worker is left with it at the end."""
+
+
 def pytest_configure(config: pytest.Config) -> None:
     settings.load_profile("slow" if config.getoption("--slow") else "default")
+    config.addinivalue_line("markers", f"{LONG}: ten seconds or more; starts first")
 
 
 ONE_WORKER = frozenset({"synapse"})
@@ -81,6 +87,38 @@ def shared_setups(folder: Path) -> dict[str, str]:
     return found
 
 
+def unit_of(nodeid: str, shared: dict[str, str]) -> str:
+    """What the scheduler hands out at once: the name of the module's shared setup
+    (:func:`shared_setups`), else the test alone."""
+    return shared.get(nodeid.split("::", 1)[0], nodeid)
+
+
+def long_first(tests: list[tuple[str, bool]], shared: dict[str, str]) -> list[str]:
+    """The node ids of ``tests`` (each with whether it is marked :data:`LONG`), the units
+    with the most long tests first, else in the collection's order (a unit's tests stay
+    together and in order)."""
+    weight: dict[str, int] = {}
+    place: dict[str, int] = {}
+    for nodeid, long in tests:
+        unit = unit_of(nodeid, shared)
+        weight[unit] = weight.get(unit, 0) + long
+        place.setdefault(unit, len(place))
+    units = sorted(place, key=lambda unit: (-weight[unit], place[unit]))
+    members: dict[str, list[str]] = {unit: [] for unit in units}
+    for nodeid, _ in tests:
+        members[unit_of(nodeid, shared)].append(nodeid)
+    return [nodeid for unit in units for nodeid in members[unit]]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The long tests first (:func:`long_first`): xdist's workers hand the collection's
+    order to the scheduler (:func:`pytest_xdist_make_scheduler`), which keeps it."""
+    shared = shared_setups(Path(__file__).resolve().parent)
+    by_id = {item.nodeid: item for item in items}
+    tests = [(item.nodeid, item.get_closest_marker(LONG) is not None) for item in items]
+    items[:] = [by_id[n] for n in long_first(tests, shared)]
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     """``-n 2`` (xdist's ``load``): every test is a unit of its own, as with ``load``, but
@@ -98,7 +136,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
 
     class SharedSetup(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            return shared.get(nodeid.split("::", 1)[0], nodeid)
+            return unit_of(nodeid, shared)
 
     return SharedSetup(config, log)  # type: ignore[arg-type]
 

@@ -323,6 +323,7 @@ def test_budget_report_per_budget_and_last_line() -> None:
     assert lines[2] == f"budget 0.2 s against 0.1 s, paired: {bench._ci(step)}"
 
 
+@pytest.mark.long
 def test_budgets_run_lifts_the_wall_cap_and_resumes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

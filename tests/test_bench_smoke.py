@@ -216,6 +216,7 @@ def runs() -> Iterator[dict[str, subprocess.Popen[str]]]:
 
 
 @pytest.mark.parametrize("script", sorted(SMOKE))
+@pytest.mark.long
 def test_bench_script_ends_with_its_last_line(
     script: str, runs: dict[str, subprocess.Popen[str]]
 ) -> None:

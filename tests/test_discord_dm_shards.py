@@ -28,6 +28,7 @@ def choice_ids(message: Message) -> list[str]:
     return [c for c in message.custom_ids if not c.endswith(":hand")]
 
 
+@pytest.mark.long
 async def test_a_game_of_shard_1_played_from_dms_that_reach_shard_0(
     pg_server: PgServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from dokobot.adapters.discord import DiscordAdapter
 from dokobot.host.events import Input
 from dokobot.host.options import TableOptions
@@ -309,6 +311,7 @@ async def test_joins_at_the_same_moment_in_a_channel_open_one_thread(fake: FakeD
     assert fake.violations == []
 
 
+@pytest.mark.long
 async def test_a_table_of_five_plays_a_series_and_the_board_says_who_sits_out(
     fake: FakeDiscord,
 ) -> None:

@@ -15,6 +15,7 @@ import asyncio
 import signal
 from pathlib import Path
 
+import pytest
 from conftest import SPEED
 from discord_fake import Message
 from discord_fake.processes import (
@@ -29,6 +30,7 @@ from discord_fake.processes import (
 from dokobot.host.i18n import text
 
 
+@pytest.mark.long
 async def test_a_game_of_shard_1_played_by_dm_across_two_processes(
     pg_url: str, tmp_path: Path
 ) -> None:
@@ -54,6 +56,7 @@ async def test_a_game_of_shard_1_played_by_dm_across_two_processes(
     assert second - first >= 5.0
 
 
+@pytest.mark.long
 async def test_a_dm_press_whose_process_is_down_is_refused_clearly_and_never_applied(
     pg_url: str, tmp_path: Path
 ) -> None:

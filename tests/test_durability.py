@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from feed_harness import feed, kill_after_acks
 from testdata import CONFORMANCE
 
@@ -34,6 +35,7 @@ def _expected(script: Path) -> list[dict[str, object]]:
     return rep.results()
 
 
+@pytest.mark.long
 def test_sigkill_at_random_points_loses_nothing(tmp_path: Path, store_location: str) -> None:
     """On SQLite and on PostgreSQL (where each restart takes over the lease of the killed
     process at once: its connections are gone)."""

@@ -102,6 +102,7 @@ def _crash_run(tmp_path: Path, seed: int) -> None:
     raise AssertionError(f"seed {seed}: the feed never finished")
 
 
+@pytest.mark.long
 def test_crash_with_computer_players_seated(tmp_path: Path, request: pytest.FixtureRequest) -> None:
     """Killed at random points while computer players are seated, resumed with ``--from``:
     the resumed computer players move before the next line, so no line is refused and the

@@ -502,6 +502,7 @@ def _poverty_played_out(seed: int) -> Any:
     return rep
 
 
+@pytest.mark.long
 def test_a_review_tells_nobody_the_hands_of_a_poverty() -> None:
     """The review of a poverty played to its end: its stored record holds no hand; the
     reservations of the poor player and the taker (whose start hands stay secret: the cards

@@ -146,6 +146,7 @@ async def play(people: list[MatrixPlayer], seed: int, **hooks: object) -> list[l
     )  # fmt: skip
 
 
+@pytest.mark.long
 async def test_four_people_play_a_whole_game(
     synapse: SynapseServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -170,6 +171,7 @@ async def test_four_people_play_a_whole_game(
         assert any("Game over" in text for text in edits[-3:])
 
 
+@pytest.mark.long
 async def test_a_restart_mid_game_goes_on(
     synapse: SynapseServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -202,6 +204,7 @@ async def test_a_restart_mid_game_goes_on(
         assert len(joins) == 4, joins
 
 
+@pytest.mark.long
 async def test_a_rate_limited_burst_loses_nothing(
     synapse: SynapseServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -128,6 +128,7 @@ def _bot(url: str, shard: int, tables: int, moves: int) -> subprocess.Popen[str]
     )  # fmt: skip
 
 
+@pytest.mark.long
 def test_kill_9_mid_game_and_the_replacement_continues_every_table(pg_url: str) -> None:
     neighbour = _bot(pg_url, 1, 1, 40)  # shard 1 plays beside it, untouched by shard 0
     first = _bot(pg_url, 0, 3, 10_000)
@@ -339,6 +340,7 @@ def _span_bot(url: str, shards: str, count: int, span: int, moves: int) -> _Read
     ))  # fmt: skip
 
 
+@pytest.mark.long
 def test_a_paused_process_is_fenced_by_a_reshard_and_every_journal_replays(
     pg_url: str, request: pytest.FixtureRequest
 ) -> None:

@@ -355,6 +355,7 @@ async def test_an_answer_lost_while_the_database_stops_is_not_known_then_told(
 
 
 # ------------------------------------------------------------------ a database that is down
+@pytest.mark.long
 async def test_while_the_database_is_down_refusals_are_quick_and_bots_resume_by_themselves(
     pg_server: PgServer, pg_url: str
 ) -> None:
@@ -524,6 +525,7 @@ async def _lost_answer_round(
     return outcome
 
 
+@pytest.mark.long
 async def test_a_lost_answer_of_a_paused_append_is_never_a_false_did_not_count(
     pg_server: PgServer, pg_url: str, request: pytest.FixtureRequest
 ) -> None:

@@ -50,6 +50,7 @@ def twins(seed: int, rules: Rules = DEFAULT_RULES) -> tuple[Game, Game]:
     return g, h
 
 
+@pytest.mark.long
 def test_twin_deals_give_every_seat_the_same_observation_and_choice(
     request: pytest.FixtureRequest,
 ) -> None:

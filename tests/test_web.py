@@ -55,6 +55,7 @@ async def site() -> AsyncIterator[tuple[Service, str]]:
         yield pair
 
 
+@pytest.mark.long
 async def test_pages_in_chromium(site: tuple[Service, str], tmp_path: Path) -> None:
     service, base = site
     lines = (DATA / "default-1.doko").read_text(encoding="utf-8").splitlines()
