@@ -27,6 +27,7 @@ SHIPPED: dict[str, tuple[str, ...]] = {
         "a05a44ef2f566a41",
         "571838ee056b77a8",
         "fe129dd1a80d3b57",
+        "061935829d9b97d0",  # 9: writes hold the lease rows FOR KEY SHARE
     ),
     "sqlite": (
         "b0359f2524743175",

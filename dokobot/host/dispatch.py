@@ -15,7 +15,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Final
 
-from ..store import Store
+from ..store import Store, StoreUnavailable, StoreUnknown
 from .commands import aliases, slow_commands
 from .events import Event, Input, Private, draw_pictures, has_pictures_to_draw
 from .i18n import render
@@ -86,6 +86,9 @@ class Dispatch:
             return await self._handle(inp)
         except Freed:
             return [self._refusal(inp, "store_unknown")]
+        except StoreUnavailable as exc:  # (a table to load that cannot be read now)
+            log.warning("%s (answering %r)", exc, inp.text[:80])
+            return [self._refusal(inp, "store_unreadable")]
         except Exception:
             log.exception("service failed on input")
             return [self._refusal(inp, "internal_error")]
@@ -182,12 +185,13 @@ class Dispatch:
             if after is not None and after != before:
                 try:
                     await asyncio.to_thread(self.store.set_language, inp.user, after)
-                except Exception:
+                except Exception as exc:
                     log.exception("store: language of a user not saved; change undone")
                     self.router.langs.pop(inp.user, None)
                     if before is not None:
                         self.router.langs[inp.user] = before
-                    return [self._refusal(inp, "store_failed")]
+                    unknown = isinstance(exc, StoreUnknown)  # (stored or not: not known yet)
+                    return [self._refusal(inp, "setting_unknown" if unknown else "store_failed")]
         self.after_change(channel)
         residency.sweep()
         if has_pictures_to_draw(events):

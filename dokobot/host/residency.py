@@ -142,9 +142,15 @@ class Residency:
         """Put the table of ``channel`` in memory: its checkpoint, if one of this version
         exists, then the records after it. ``private_ledger``: its settlements are on the
         server's ledger already (a table that left memory)."""
+        lazy = channel in self.lazy
         self.lazy.discard(channel)
         self.writes.loading(channel)
-        cp = await asyncio.to_thread(self.store.load_checkpoint, channel)
+        try:
+            cp = await asyncio.to_thread(self.store.load_checkpoint, channel)
+        except StoreError:
+            if lazy:  # nothing changed: loaded at the next try
+                self.lazy.add(channel)
+            raise
         base: Table | None = None
         if cp is not None and cp.version == checkpoint.version():
             try:
@@ -152,7 +158,12 @@ class Residency:
             except Exception:
                 log.warning("checkpoint of %s unreadable; replaying its journal", channel)
         start = cp.upto if base is not None and cp is not None else 0
-        journal = await asyncio.to_thread(self.store.load_journal, channel, start)
+        try:
+            journal = await asyncio.to_thread(self.store.load_journal, channel, start)
+        except StoreError:
+            if lazy:
+                self.lazy.add(channel)
+            raise
         self.writes.stored[channel] = start + len(journal)
         ledgers = self.router.ledgers
         if private_ledger:

@@ -29,7 +29,7 @@ from ..engine.errors import NotationError
 from ..engine.notation import parse_kind
 from ..engine.types import Action, Phase
 from ..names import normalize_name
-from ..store.base import StoreError
+from ..store.base import StoreError, StoreUnavailable
 from . import handlers, statcmds, watching
 from .commands import COMMANDS, Command, aliases, find
 from .context import Context
@@ -156,6 +156,9 @@ class Router:
         except Refusal as r:
             table = table or self.tables.get(inp.channel) or self._table_of_user(inp.user)
             return [self._private_text(inp, table, r.key, r.params, kind="error")]
+        except StoreUnavailable as exc:  # it does not answer in time: nothing was changed
+            log.warning("%s (answering %r)", exc, inp.text[:80])
+            return [self._private_text(inp, None, "store_unreadable", {}, kind="error")]
         except StoreError as exc:  # a damaged store: its cause in one line, not a traceback
             log.error("%s (answering %r)", exc, inp.text[:80])
             return [self._private_text(inp, None, "internal_error", {}, kind="error")]

@@ -19,6 +19,7 @@ from .base import (
     StoreError,
     StoreFull,
     StoreLocked,
+    StoreUnavailable,
     StoreUnknown,
     Summary,
 )
@@ -62,6 +63,7 @@ __all__ = [
     "StoreError",
     "StoreFull",
     "StoreLocked",
+    "StoreUnavailable",
     "StoreUnknown",
     "Summary",
     "is_url",

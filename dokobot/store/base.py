@@ -45,6 +45,11 @@ class StoreUnknown(StoreError):
     could not be read back: whether the write was stored is not known yet."""
 
 
+class StoreUnavailable(StoreError):
+    """The store cannot be read right now (it does not answer in time, or cannot be
+    reached); nothing was changed, and the same read may succeed in a moment."""
+
+
 Append = tuple[str, list[str], "int | None"]
 """One append of :meth:`Store.append_many`: ``(channel, lines, at)``, ``at`` as in
 :meth:`Store.append`."""

@@ -27,7 +27,6 @@ from .base import Append, StoreConflict, StoreError, StoreLocked
 from .pg_connect import AnswerLost, Connections, answer_lost, first_line
 from .pg_leases import LEASE_LOST, NOT_SERVED, Leases, TableServers
 from .pg_lost import LostAnswers
-from .pg_stall import StallWatch
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +107,7 @@ class Appends:
         self.servers = servers
         self.lost = lost
         self.closing = False
-        self._stalls = StallWatch(self.url)
+        self._stalls = conns.stalls
         self._queue: queue.SimpleQueue[Pending | None] = queue.SimpleQueue()
         self._writers = [
             threading.Thread(target=self._write_loop, name=f"dokobot-writer-{i}", daemon=True)
@@ -121,7 +120,7 @@ class Appends:
         """Hand the lines to a writer thread and wait until they are committed (see
         :meth:`dokobot.store.Store.append`)."""
         if not lines:
-            with self.conns.db() as db:
+            with self.conns.read() as db:
                 row = db.execute(
                     "SELECT length FROM tables WHERE channel = %s", (channel,)
                 ).fetchone()
@@ -195,7 +194,7 @@ class Appends:
         backend: tuple[int, Any] = (0, None)
         cut = False
         try:
-            with self.conns.db() as db:
+            with self.conns.db(watched=False) as db:
                 backend = self.conns.backend(db)
                 records = [server_in(r.lines) for r in batch]
                 flight = None if alone else self._stalls.enter(db, STALL_S)
@@ -296,4 +295,3 @@ class Appends:
             self._queue.put(None)
         for writer in self._writers:
             writer.join(timeout=10)
-        self._stalls.close()

@@ -17,7 +17,8 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg_pool import ConnectionPool
 
-from .base import StoreError
+from .base import StoreError, StoreUnavailable
+from .pg_stall import READ_S, StallWatch
 
 log = logging.getLogger(__name__)
 
@@ -121,8 +122,12 @@ class Connections:
     pooled backend started, and whether the database is down: while it is, every call
     fails at once (no connection waits) and a background probe waits for it to come back."""
 
-    def __init__(self, url: str, conninfo: str, pool_size: int) -> None:
+    def __init__(self, url: str, conninfo: str, pool_size: int, read_s: float = READ_S) -> None:
         self.url = url
+        self.read_s = read_s
+        """How long a read, or a write other than an append, waits for its answer."""
+        self.stalls = StallWatch(url)
+        """Cuts a request that gets no answer in time (see :mod:`~dokobot.store.pg_stall`)."""
         self.closing = False
         """Set by the store as it closes: a failure then starts no probe."""
         self._conninfo = Secret(conninfo)
@@ -162,9 +167,10 @@ class Connections:
         """A connection of its own whose connect and statements end by ``deadline`` (for
         reading back: the pool may be what failed)."""
         left = max(0.5, deadline - time.monotonic())
-        with psycopg.connect(self._conninfo.reveal(), autocommit=True,
+        db = psycopg.connect(self._conninfo.reveal(), autocommit=True,
                              connect_timeout=max(1, min(2, int(left))),
-                             options=f"-c statement_timeout={int(left * 1000)}") as db:  # fmt: skip
+                             options=f"-c statement_timeout={int(left * 1000)}")  # fmt: skip
+        with db, self.stalls.watch(db, left + 0.5):  # (its own process may stall too)
             yield db
 
     def _note_backend(self, conn: psycopg.Connection[Any]) -> None:
@@ -182,24 +188,45 @@ class Connections:
         return pid, self._started.get(pid)
 
     @contextmanager
-    def db(self) -> Iterator[psycopg.Connection[Any]]:
+    def db(self, watched: bool = True) -> Iterator[psycopg.Connection[Any]]:
         """A pooled connection; fails at once while the database is known to be down, and
-        notes it down when no connection can be had."""
+        notes it down when no connection can be had. What the block asks must be answered
+        within :attr:`read_s` seconds, else the connection is cut (see
+        :mod:`~dokobot.store.pg_stall`; not ``watched``: the block watches its own)."""
         if self._down.is_set():
-            raise StoreError(f"store {self.url}: the database cannot be reached (retrying)")
+            raise StoreUnavailable(f"store {self.url}: the database cannot be reached "
+                                   "(retrying)")  # fmt: skip
         try:
             conn = self.pool.getconn()
         except psycopg.Error as exc:
             self.mark_down()
-            raise StoreError(f"store {self.url}: no connection ({first_line(exc)})") from None
+            raise StoreUnavailable(f"store {self.url}: no connection ({first_line(exc)})") from None
+        flight = self.stalls.enter(conn, self.read_s) if watched else None
+        cut = False
         try:
-            with conn:
-                yield conn
+            try:
+                with conn:
+                    yield conn
+            finally:  # (before the connection may be closed)
+                cut = flight is not None and self.stalls.leave(flight)
         except (psycopg.OperationalError, AnswerLost):
             conn.close()  # a connection that failed is never handed out again
             raise
         finally:
+            if cut:  # answered just as it was cut: the answer stands, the connection not
+                conn.close()
             self.pool.putconn(conn)
+
+    @contextmanager
+    def read(self) -> Iterator[psycopg.Connection[Any]]:
+        """A pooled connection to read: a read that gets no answer in time (or no
+        connection) is :class:`StoreUnavailable`, and changed nothing."""
+        try:
+            with self.db() as db:
+                yield db
+        except psycopg.OperationalError as exc:
+            raise StoreUnavailable(f"store {self.url}: cannot be read right now "
+                                   f"({first_line(exc)})") from None  # fmt: skip
 
     def mark_down(self) -> None:
         """Note that the database cannot be reached, and probe for it in the background."""
@@ -241,4 +268,5 @@ class Connections:
     def close(self) -> None:
         """Close the pool."""
         self._stop.set()
+        self.stalls.close()
         self.pool.close()

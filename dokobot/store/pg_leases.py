@@ -24,6 +24,7 @@ import psycopg
 
 from .base import StoreLocked
 from .pg_connect import first_line
+from .pg_stall import StallWatch
 from .scope import Scope
 
 log = logging.getLogger(__name__)
@@ -36,7 +37,8 @@ NOT_SERVED: Final = "DKL02"
 
 class Leases:
     """The leases of the process ``owner`` on the keys of ``scope`` (see the module doc);
-    ``connect`` opens the heartbeat's own connection when it needs a new one."""
+    ``connect`` opens the heartbeat's own connection when it needs a new one; ``stalls``
+    cuts a renewal that gets no answer in time (a paused server process)."""
 
     def __init__(
         self,
@@ -45,6 +47,7 @@ class Leases:
         owner: str,
         lease_s: float,
         connect: Callable[[], psycopg.Connection[Any]],
+        stalls: StallWatch,
     ) -> None:
         self.where = where
         self.scope = scope
@@ -55,6 +58,7 @@ class Leases:
         self.count = None if epoch is None else epoch.count
         """The epoch's count this process writes in (None: its keys name no count)."""
         self._connect = connect
+        self._stalls = stalls
         self.on_lost: Callable[[str], None] | None = None
         self.lost: str | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -170,12 +174,16 @@ class Leases:
                 if self._db is None or self._db.closed:
                     self._db = self._connect()
                 # the rows are still ours unless another process took them (a renewal after
-                # an outage is safe: nobody else has written)
-                cur = self._db.execute(
-                    "UPDATE leases SET expires = now() + make_interval(secs => %s) "
-                    "WHERE owner = %s",
-                    (self.lease_s, self.owner),
-                )
+                # an outage is safe: nobody else has written); it does not wait for the
+                # writes in flight (they hold the rows FOR KEY SHARE), and is cut when its
+                # own server process does not answer within the lease (later, it is of no
+                # use; a renewal that is only slow is not cut before)
+                with self._stalls.watch(self._db, self.lease_s):
+                    cur = self._db.execute(
+                        "UPDATE leases SET expires = now() + make_interval(secs => %s) "
+                        "WHERE owner = %s",
+                        (self.lease_s, self.owner),
+                    )
                 held = cur.rowcount
             except Exception as exc:
                 log.warning("store %s: lease not renewed (%s)", self.where, first_line(exc))

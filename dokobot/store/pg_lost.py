@@ -53,6 +53,29 @@ class LostAnswers:
         commit (a fold, a checkpoint): its records are read only once that is gone."""
         self._doubt[channel] = backend
 
+    def lost_write(
+        self, channel: str | None, backend: tuple[int, Any], exc: Exception, *, committed: bool
+    ) -> StoreError:
+        """The answer of a write other than an append (a fold, a checkpoint, a setting) was
+        lost: its connection dropped or was cut by its deadline. End its server process and
+        wait up to :data:`CUT_GONE_S` until it is gone: gone, a write whose commit was not
+        sent was not stored (:class:`StoreError`), any other is :class:`StoreUnknown`; not
+        gone, it may still commit, so the table's records are not read until it is (see
+        :meth:`settle`)."""
+        deadline = time.monotonic() + CUT_GONE_S
+        gone = False
+        try:
+            with self.conns.own(deadline) as db:
+                gone = self._gone(db, backend, deadline)
+        except psycopg.Error:
+            pass
+        if not gone and channel is not None:
+            self.doubt(channel, backend)
+        if gone and not committed:
+            return StoreError(f"store {self.url}: not written ({first_line(exc)})")
+        return StoreUnknown(f"store {self.url}: the answer was lost ({first_line(exc)}); "
+                            "whether it was stored is not known yet")  # fmt: skip
+
     def resolve(
         self,
         batch: list[Pending],

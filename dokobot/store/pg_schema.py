@@ -306,6 +306,46 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     END
     $$ LANGUAGE plpgsql;
     """,
+    # 9: a lease's renewal never waits for the writes in flight. A write holds its
+    # process's lease rows FOR KEY SHARE (it was FOR SHARE) and the owner is part of a key,
+    # so a takeover, a hand-back or a reshard (which change the owner or delete the row)
+    # still wait for the writes in flight, but a renewal (which changes only ``expires``)
+    # does not: a write whose server process is paused no longer lets its process's
+    # leases run out
+    """
+    CREATE UNIQUE INDEX leases_key_owner ON leases (key, owner);
+    CREATE OR REPLACE FUNCTION dokobot_fence_process(p_owner TEXT, p_keys INTEGER,
+                                                     p_shards INTEGER) RETURNS INTEGER AS $$
+    DECLARE
+        held INTEGER;
+        epoch INTEGER;
+    BEGIN
+        SELECT count(*) INTO held FROM (
+            SELECT 1 FROM leases WHERE owner = p_owner FOR KEY SHARE) AS mine;
+        SELECT shard_count INTO epoch FROM shard_epoch FOR SHARE;
+        IF held <> p_keys OR (p_shards IS NOT NULL AND epoch IS DISTINCT FROM p_shards) THEN
+            RAISE EXCEPTION 'this process no longer holds its leases (another took over)'
+                USING ERRCODE = 'DKL01';
+        END IF;
+        RETURN epoch;
+    END
+    $$ LANGUAGE plpgsql;
+    CREATE OR REPLACE FUNCTION dokobot_fence_table(p_owner TEXT, p_channel TEXT,
+                                                   p_named TEXT, p_server TEXT, p_key TEXT)
+                                                   RETURNS VOID AS $$
+    BEGIN
+        IF p_named IS DISTINCT FROM p_server THEN
+            RAISE EXCEPTION 'table % is of server %, not %', p_channel, p_server, p_named
+                USING ERRCODE = 'DKL02';
+        END IF;
+        PERFORM 1 FROM leases WHERE key = p_key AND owner = p_owner FOR KEY SHARE;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION 'table % belongs to %, which this process does not hold',
+                p_channel, p_key USING ERRCODE = 'DKL02';
+        END IF;
+    END
+    $$ LANGUAGE plpgsql;
+    """,
 )
 
 

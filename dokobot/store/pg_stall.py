@@ -1,12 +1,14 @@
-"""The client side's deadline on a PostgreSQL store's writes.
+"""The client side's deadline on everything a PostgreSQL store asks its server.
 
 A server process that is paused or hung (``SIGSTOP``, a machine that stalls) answers
 nothing, and nothing on its side can end the wait: a ``lock_timeout`` or
 ``statement_timeout`` fires only in a process that runs, and TCP keepalives are answered by
-its kernel. So the store watches each write it sends: one that has no answer within its
-deadline is cut (its connection is shut down on the client side), and the writer learns
-that its answer was lost; it then ends that server process and reads back what was stored
-(see :meth:`dokobot.store.pg_lost.LostAnswers.resolve`).
+its kernel. So the store watches each round trip it makes (a read, a write, a lease's
+renewal): one that has no answer within its deadline is cut (its connection is shut down
+on the client side). A cut read changes nothing: it is answered "cannot be read right now"
+(:class:`~dokobot.store.StoreUnavailable`). A cut write's answer is lost: the store ends
+that server process and says "not known yet" until it is gone (see
+:meth:`dokobot.store.pg_lost.LostAnswers.resolve`).
 """
 
 from __future__ import annotations
@@ -16,11 +18,18 @@ import os
 import socket
 import threading
 import time
-from typing import Any
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Final
 
 import psycopg
 
 log = logging.getLogger(__name__)
+
+READ_S: Final = 5.0
+"""How long a read (or a write other than an append) may go without an answer from its
+server process before its connection is cut (more than an append's ``STALL_S``: a read
+cut on a busy machine is an answer nobody gets, and no table waits for it)."""
 
 
 class Flight:
@@ -67,6 +76,16 @@ class StallWatch:
             self._flights.pop(flight, None)
             return flight.cut
 
+    @contextmanager
+    def watch(self, conn: psycopg.Connection[Any], within_s: float) -> Iterator[Flight]:
+        """The block's round trips on ``conn`` must be over within ``within_s`` seconds;
+        once the block is left, the flight's ``cut`` tells whether they were cut."""
+        flight = self.enter(conn, within_s)
+        try:
+            yield flight
+        finally:
+            self.leave(flight)
+
     def close(self) -> None:
         with self._changed:
             self._closed = True
@@ -88,7 +107,7 @@ class StallWatch:
         """Shut the connection down (its owner's blocked read returns at once; the
         descriptor stays its owner's to close)."""
         flight.cut = True
-        log.warning("store %s: a write got no answer from its server process (backend %d) "
+        log.warning("store %s: a request got no answer from its server process (backend %d) "
                     "in time; its connection is cut", self.where, flight.pid)  # fmt: skip
         try:
             fd = os.dup(flight.fd)

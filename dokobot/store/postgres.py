@@ -13,7 +13,8 @@ deletes every lease of the old one. Every write of a table (an append, a fold, a
 checkpoint, a result) checks, in its own transaction, that the process holds all its leases
 in the current epoch and the lease key of the table's own server (the scope's key of it);
 settings are written only by a process that holds its leases. The rows are locked ``FOR
-SHARE``, so a takeover waits for the writes in flight and then sees them. A lease is taken
+KEY SHARE`` (the owner is part of a key), so a takeover waits for the writes in flight and
+then sees them, while a renewal does not wait for them. A lease is taken
 over when it has expired, or at once when its holder's connections are gone (a killed
 process); while the holder lives, a second process for the same keys refuses to start. A
 process that finds itself fenced writes nothing more and calls
@@ -23,7 +24,8 @@ The store is a composition of parts, each a module with one job: its connections
 whether the database is down (:mod:`~dokobot.store.pg_connect`), the schema
 (:mod:`~dokobot.store.pg_schema`), the leases and fences
 (:mod:`~dokobot.store.pg_leases`), the journal appends (:mod:`~dokobot.store.pg_append`),
-a write's deadline (:mod:`~dokobot.store.pg_stall`) and the writes whose answer was lost
+every request's deadline (:mod:`~dokobot.store.pg_stall`: a read without an answer in time
+is :class:`~dokobot.store.StoreUnavailable`, a write "not known yet") and the writes whose answer was lost
 (:mod:`~dokobot.store.pg_lost`: every append names its position and is read back, so the
 store answers the truth; :class:`~dokobot.store.StoreUnknown` only while the database cannot
 be read). The reads and the other writes are the statements both SQL stores share
@@ -53,6 +55,7 @@ from .pg_connect import Connections, answer_lost, conninfo_of, first_line, safe_
 from .pg_leases import LEASE_LOST, NOT_SERVED, Leases, TableServers
 from .pg_lost import LostAnswers
 from .pg_schema import check_version, migrate
+from .pg_stall import READ_S
 from .scope import Scope
 from .shared import Db, Rows, SqlStore
 from .statements import for_psycopg
@@ -72,7 +75,9 @@ class PostgresStore(SqlStore):
     taken over after at most this long). ``wait_s``: how long a start waits for a live
     holder of its leases to let go before it refuses (default ``lease_s``). ``readonly``:
     read beside the running bots, hold no lease, write nothing. ``resolve_s``: how long
-    an append whose answer was lost tries to read back whether it was stored.
+    an append whose answer was lost tries to read back whether it was stored. ``read_s``:
+    how long a read, or a write other than an append, waits for its answer (see
+    :mod:`~dokobot.store.pg_stall`).
     """
 
     def __init__(
@@ -86,6 +91,7 @@ class PostgresStore(SqlStore):
         pool_size: int = 8,
         password: str | None = None,
         resolve_s: float = 5.0,
+        read_s: float = READ_S,
     ) -> None:
         self.url = safe_url(url)
         """The database, without the password."""
@@ -97,9 +103,10 @@ class PostgresStore(SqlStore):
         """Names this process in ``leases`` and as its connections' application_name."""
         password = password if password is not None else os.environ.get(PASSWORD_ENV) or None
         self._conns = Connections(
-            self.url, conninfo_of(url, self.owner, lease_s, password), pool_size
+            self.url, conninfo_of(url, self.owner, lease_s, password), pool_size, read_s
         )
-        self._leases = Leases(self.url, self.scope, self.owner, lease_s, self._conns.connect)
+        self._leases = Leases(self.url, self.scope, self.owner, lease_s, self._conns.connect,
+                              self._conns.stalls)  # fmt: skip
         self._servers = TableServers()
         self._lost = LostAnswers(self._conns, self.owner, resolve_s)
         try:
@@ -176,6 +183,7 @@ class PostgresStore(SqlStore):
         if self.lost is not None:
             raise StoreLocked(f"store {self.url}: {self.lost}")
         backend: tuple[int, Any] = (0, None)
+        sent = False
         try:
             with self._conns.db() as db:
                 backend = self._conns.backend(db)
@@ -185,12 +193,12 @@ class PostgresStore(SqlStore):
                     else:
                         self._leases.fence_table(db, channel, self._servers.of(db, channel))
                     yield db
+                    sent = True  # (the commit is sent as the block ends)
         except psycopg.Error as exc:
-            lost = isinstance(exc, psycopg.OperationalError) and answer_lost(exc)
-            if lost and channel is not None:
-                # (a fold, a checkpoint: it may still commit) the table's records are read
-                # only once its session is gone
-                self._lost.doubt(channel, backend)
+            if isinstance(exc, psycopg.OperationalError) and answer_lost(exc):
+                # (a fold, a checkpoint, a setting: it may still commit) "not known yet";
+                # the table's records are read only once its session is gone
+                raise self._lost.lost_write(channel, backend, exc, committed=sent) from None
             if exc.sqlstate == LEASE_LOST:
                 self._leases.fenced()
                 raise StoreLocked(f"store {self.url}: {self.lost}") from None
@@ -200,7 +208,7 @@ class PostgresStore(SqlStore):
             raise
 
     def schema_version(self) -> int:
-        with self._conns.db() as db:
+        with self._conns.read() as db:
             row = db.execute("SELECT version FROM dokobot_schema").fetchone()
         return int(row[0]) if row else 0
 
@@ -243,7 +251,7 @@ class PostgresStore(SqlStore):
     def _reading(self, channel: str | None = None) -> Iterator[Db]:
         if channel is not None:
             self._lost.settle(channel)
-        with self._conns.db() as db:
+        with self._conns.read() as db:
             yield _Pg(db)
 
     @contextmanager
@@ -264,7 +272,7 @@ class PostgresStore(SqlStore):
 
     def summaries(self) -> list[Summary]:
         """The tables of this process's servers (see :attr:`scope`)."""
-        with self._conns.db() as db:
+        with self._conns.read() as db:
             rows = db.execute(
                 "SELECT t.channel, t.server, t.length, c.upto, c.version, c.settlements, "
                 "c.users FROM tables t LEFT JOIN checkpoints c ON c.channel = t.channel "
@@ -287,7 +295,7 @@ class PostgresStore(SqlStore):
 
     def channels(self) -> list[str]:
         """Channels of this process's servers that have a journal."""
-        with self._conns.db() as db:
+        with self._conns.read() as db:
             rows = db.execute("SELECT channel, server FROM tables ORDER BY channel").fetchall()
         return [str(c) for c, s in rows if self._owns(c, s)]
 
@@ -310,7 +318,8 @@ class PostgresStore(SqlStore):
         self._conns.stop()
         if self._leases.stop():
             try:
-                with self._conns.pool.connection(timeout=2) as db:
+                with self._conns.pool.connection(timeout=2) as db, \
+                        self._conns.stalls.watch(db, self._conns.read_s):  # fmt: skip
                     self._leases.hand_back(db)
             except Exception as exc:
                 log.warning("store %s: leases not handed back (%s); they expire in %.0f s",

@@ -17,6 +17,7 @@ from dokobot.bounded import Bounded
 from dokobot.host.contract import Host
 from dokobot.host.i18n import render as host_render
 from dokobot.render.cards import deck_of
+from dokobot.store import StoreUnknown
 
 log = logging.getLogger(__name__)
 
@@ -103,9 +104,10 @@ class UserSettings:
         lang = self.language_of(user) or lang_of(interaction.locale)
         try:
             await self.host.remember_preference(qualify(user), name, value)
-        except Exception:
+        except Exception as exc:
             log.exception("store: a user's %s not saved; choice undone", name)
-            failed = host_render(lang, "store_failed")
+            unknown = isinstance(exc, StoreUnknown)  # (stored or not: not known yet)
+            failed = host_render(lang, "setting_unknown" if unknown else "store_failed")
             await interaction.response.send_message(failed, ephemeral=True)
             return False
         await interaction.response.send_message(text(answer, lang), ephemeral=True)
