@@ -138,8 +138,10 @@ async def test_a_global_429_is_counted_and_reported(fake: FakeDiscord) -> None:
     service = ScriptedService(lambda inp: [Public(ch, "ok")])
     async with running(make_client(service)) as client:
         assert isinstance(client, DiscordAdapter)
-        fake.global_limit = (1, 60.0)  # a bot over its bot-wide limit for a while
-        fake.speed = 1000.0  # ... that ends soon
+        # a bot over its bot-wide limit for a while (one request a second, at 1000x: the
+        # window is 1 s of real time, wide enough for both requests on a loaded machine)
+        fake.global_limit = (1, 1000.0)
+        fake.speed = 1000.0  # ... that ends within a second
         assert service.listener is not None
         await service.listener([Public(ch, "one"), Public("discord:0", "x")])
         await service.listener([Public(ch, "two")])
