@@ -27,6 +27,7 @@ from .base import Append, StoreConflict, StoreError, StoreLocked
 from .pg_connect import AnswerLost, Connections, answer_lost, first_line
 from .pg_leases import LEASE_LOST, NOT_SERVED, Leases, TableServers
 from .pg_lost import LostAnswers
+from .pg_pending import Pending
 
 log = logging.getLogger(__name__)
 
@@ -56,36 +57,6 @@ def server_in(lines: list[str]) -> str | None:
             if data.get("k") == "server":
                 server = str(data.get("text", ""))
     return server
-
-
-class Pending:
-    """One append waiting for a writer thread; ``answer`` is called with its outcome once
-    it is known."""
-
-    __slots__ = ("answer", "at", "channel", "done", "error", "length", "lines")
-
-    def __init__(
-        self,
-        channel: str,
-        lines: list[str],
-        at: int | None,
-        answer: Callable[[int | Exception], None] | None = None,
-    ) -> None:
-        self.channel = channel
-        self.lines = lines
-        self.at = at
-        self.answer = answer
-        self.done = threading.Event()
-        self.error: Exception | None = None
-        self.length = 0
-
-    def finish(self) -> None:
-        """The outcome is known: wake the waiter and answer."""
-        if self.done.is_set():
-            return
-        self.done.set()
-        if self.answer is not None:
-            self.answer(self.length if self.error is None else self.error)
 
 
 class Appends:

@@ -15,15 +15,13 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import psycopg
 
 from .base import StoreError, StoreUnknown
 from .pg_connect import CONNECT_WAIT_S, Connections, first_line
-
-if TYPE_CHECKING:
-    from .pg_append import Pending
+from .pg_pending import Pending
 
 log = logging.getLogger(__name__)
 
