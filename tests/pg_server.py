@@ -17,7 +17,9 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import Any
 
+import psycopg
 from server_process import free_port
 
 USER = "dokobot"
@@ -27,6 +29,15 @@ PG_MISSING = (
     "PostgreSQL is not installed: the store tests need a real server. Install it with "
     "`bash .ci/install-debian.sh` (or `apt-get install -y postgresql`)."
 )
+
+
+def sync_rep(admin: psycopg.Connection[Any], standby: str) -> None:
+    """Commits wait for a standby named ``standby`` (that never comes) or, with '', not."""
+    if standby:
+        admin.execute(f"ALTER SYSTEM SET synchronous_standby_names = '{standby}'")
+    else:
+        admin.execute("ALTER SYSTEM RESET synchronous_standby_names")
+    admin.execute("SELECT pg_reload_conf()")
 
 
 def pg_bin() -> Path | None:
@@ -112,8 +123,6 @@ class PgServer:
 
     def new_database(self) -> str:
         """A fresh, empty database; its url."""
-        import psycopg
-
         self._dbs += 1
         name = f"t{os.getpid()}_{self._dbs}"
         with psycopg.connect(self.url(), password=PASSWORD, autocommit=True) as db:

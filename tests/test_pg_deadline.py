@@ -18,7 +18,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from pg_server import PASSWORD, PgServer
+from pg_server import PASSWORD, PgServer, sync_rep
 
 from dokobot.host.events import Event, Input
 from dokobot.host.i18n import render
@@ -202,7 +202,7 @@ def test_a_paused_append_does_not_let_the_leases_run_out(pg_server: PgServer, pg
     pid = 0
     try:
         assert store.append("c", [_line(0)], 0) == 1
-        _sync_rep(admin, "nobody")
+        sync_rep(admin, "nobody")
         results: list[list[int | Exception]] = []
         for _ in range(50):  # (the setting reaches the server's processes in a moment)
             n = len(store.load_journal("c"))
@@ -216,7 +216,7 @@ def test_a_paused_append_does_not_let_the_leases_run_out(pg_server: PgServer, pg
             writer.join()
         assert pid, "no commit waited for the standby"
         os.kill(pid, signal.SIGSTOP)
-        _sync_rep(admin, "")
+        sync_rep(admin, "")
         writer.join(20)
         assert isinstance(results[-1][0], StoreUnknown), results
         for _ in range(16):  # 4 s, past the lease; the paused process holds the rows
@@ -230,19 +230,10 @@ def test_a_paused_append_does_not_let_the_leases_run_out(pg_server: PgServer, pg
     finally:
         if pid:
             os.kill(pid, signal.SIGCONT)
-        _sync_rep(admin, "")
+        sync_rep(admin, "")
         admin.close()
         reader.close()
         store.close()
-
-
-def _sync_rep(admin: psycopg.Connection[Any], standby: str) -> None:
-    """Commits wait for a standby named ``standby`` (that never comes) or, with '', not."""
-    if standby:
-        admin.execute(f"ALTER SYSTEM SET synchronous_standby_names = '{standby}'")
-    else:
-        admin.execute("ALTER SYSTEM RESET synchronous_standby_names")
-    admin.execute("SELECT pg_reload_conf()")
 
 
 def _waiting(admin: psycopg.Connection[Any], owner: str, writer: threading.Thread) -> int:
@@ -360,7 +351,7 @@ def test_a_write_cut_after_its_commit_counts_once(
 
     try:
         assert store.append_many([("a", [_line(0)], 0)]) == [1]
-        _sync_rep(admin, "nobody")
+        sync_rep(admin, "nobody")
         monkeypatch.setattr(watch, "enter", noted)
         results: list[list[int | Exception]] = []
         for _ in range(50):  # (the setting reaches the server's processes in a moment)
@@ -380,6 +371,6 @@ def test_a_write_cut_after_its_commit_counts_once(
         assert results[-1] == [stored] and flights[-1].cut, results
         assert len(flights) == len(results), "written a second time"
     finally:
-        _sync_rep(admin, "")
+        sync_rep(admin, "")
         admin.close()
         store.close()

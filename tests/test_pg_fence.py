@@ -14,7 +14,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from pg_server import PASSWORD, PgServer
+from pg_server import PASSWORD, PgServer, sync_rep
 
 from dokobot.adapters.discord.shards import shard_of, shard_part
 from dokobot.adapters.irc.network import network_part
@@ -240,15 +240,6 @@ async def _move_at_commit(
     raise AssertionError("no commit waited for the standby")
 
 
-def _sync_rep(admin: psycopg.Connection[Any], standby: str) -> None:
-    """Commits wait for a standby named ``standby`` (that never comes) or, with '', not."""
-    if standby:
-        admin.execute(f"ALTER SYSTEM SET synchronous_standby_names = '{standby}'")
-    else:
-        admin.execute("ALTER SYSTEM RESET synchronous_standby_names")
-    admin.execute("SELECT pg_reload_conf()")
-
-
 async def test_an_action_committed_whose_answer_was_lost_counts_and_is_told_so(
     pg_server: PgServer, pg_url: str
 ) -> None:
@@ -262,11 +253,11 @@ async def test_an_action_committed_whose_answer_was_lost_counts_and_is_told_so(
     await _seat_four(svc)
     admin = _admin(pg_server)
     try:
-        _sync_rep(admin, "nobody")
+        sync_rep(admin, "nobody")
         move, answer, pid, stored, before = await _move_at_commit(svc, admin)
         admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
     finally:
-        _sync_rep(admin, "")
+        sync_rep(admin, "")
         admin.close()
     events = await answer
     assert render("en", "store_failed") not in [getattr(e, "text", "") for e in events]
@@ -332,7 +323,7 @@ async def test_an_answer_lost_while_the_database_stops_is_not_known_then_told(
     await _seat_four(svc)
     admin = _admin(pg_server)
     try:
-        _sync_rep(admin, "nobody")
+        sync_rep(admin, "nobody")
         _, answer, _, stored, _ = await _move_at_commit(svc, admin)
     finally:
         admin.close()
@@ -343,7 +334,7 @@ async def test_an_answer_lost_while_the_database_stops_is_not_known_then_told(
     finally:
         await asyncio.to_thread(pg_server.start)
         admin = _admin(pg_server)
-        _sync_rep(admin, "")
+        sync_rep(admin, "")
         admin.close()
     deadline = time.monotonic() + 30
     while not any(isinstance(e, Public) for e in pushed):
@@ -711,7 +702,7 @@ def test_a_fold_whose_answer_was_lost_is_read_only_once_its_session_is_gone(
     pid = 0
     try:
         store.append("c", [_line(i) for i in range(10)])
-        _sync_rep(admin, "nobody")
+        sync_rep(admin, "nobody")
         time.sleep(0.5)  # (the setting reaches the server's processes)
         failed: list[BaseException] = []
 
@@ -753,7 +744,7 @@ def test_a_fold_whose_answer_was_lost_is_read_only_once_its_session_is_gone(
     finally:
         if pid and not resumed.is_set():
             os.kill(pid, signal.SIGCONT)
-        _sync_rep(admin, "")
+        sync_rep(admin, "")
         admin.close()
         store.close()
 
@@ -785,14 +776,14 @@ async def test_a_paused_server_process_holds_up_only_the_tables_of_its_commit(
     stored: dict[str, int] = {}
     before: dict[str, int] = {}
     try:
-        _sync_rep(admin, "nobody")
+        sync_rep(admin, "nobody")
         for c in "ab":
             _, answers[c], pid, stored[c], before[c] = await _move_at_commit(
                 svc, admin, c, tuple(paused)
             )
             os.kill(pid, signal.SIGSTOP)
             paused.append(pid)
-        _sync_rep(admin, "")
+        sync_rep(admin, "")
         for _ in range(4):  # "c" plays on, nothing refused (a generous bound: a busy machine)
             events = await asyncio.wait_for(svc.handle(_next_move(svc, "c")), 15)
             told = [getattr(e, "text", "") for e in events]
@@ -808,7 +799,7 @@ async def test_a_paused_server_process_holds_up_only_the_tables_of_its_commit(
     finally:
         for pid in paused:
             os.kill(pid, signal.SIGCONT)
-        _sync_rep(admin, "")
+        sync_rep(admin, "")
         admin.close()
     deadline = time.monotonic() + 30
     while any(c not in svc.router.tables for c in "ab"):
