@@ -204,16 +204,7 @@ def test_a_paused_append_does_not_let_the_leases_run_out(pg_server: PgServer, pg
         assert store.append("c", [_line(0)], 0) == 1
         sync_rep(admin, "nobody")
         results: list[list[int | Exception]] = []
-        for _ in range(50):  # (the setting reaches the server's processes in a moment)
-            n = len(store.load_journal("c"))
-            writer = threading.Thread(
-                target=lambda n=n: results.append(store.append_many([("c", [_line(n)], n)]))
-            )
-            writer.start()
-            pid = _waiting(admin, store.owner, writer)
-            if pid:
-                break
-            writer.join()
+        writer, pid = _append_in_commit(store, admin, "c", results)
         assert pid, "no commit waited for the standby"
         os.kill(pid, signal.SIGSTOP)
         sync_rep(admin, "")
@@ -234,6 +225,28 @@ def test_a_paused_append_does_not_let_the_leases_run_out(pg_server: PgServer, pg
         admin.close()
         reader.close()
         store.close()
+
+
+def _append_in_commit(
+    store: PostgresStore,
+    admin: psycopg.Connection[Any],
+    channel: str,
+    results: list[list[int | Exception]],
+) -> tuple[threading.Thread, int]:
+    """An append to ``channel`` (on a thread; its answer goes to ``results``) whose commit
+    waits for the standby: the thread and its server process (0 if none came to wait; the
+    setting reaches the server's processes a moment after the reload)."""
+    for _ in range(50):
+        n = len(store.load_journal(channel))
+        writer = threading.Thread(
+            target=lambda n=n: results.append(store.append_many([(channel, [_line(n)], n)]))
+        )
+        writer.start()
+        pid = _waiting(admin, store.owner, writer)
+        if pid:
+            return writer, pid
+        writer.join()
+    return writer, 0
 
 
 def _waiting(admin: psycopg.Connection[Any], owner: str, writer: threading.Thread) -> int:
@@ -354,15 +367,7 @@ def test_a_write_cut_after_its_commit_counts_once(
         sync_rep(admin, "nobody")
         monkeypatch.setattr(watch, "enter", noted)
         results: list[list[int | Exception]] = []
-        for _ in range(50):  # (the setting reaches the server's processes in a moment)
-            n = len(store.load_journal("a"))
-            writer = threading.Thread(
-                target=lambda n=n: results.append(store.append_many([("a", [_line(n)], n)]))
-            )
-            writer.start()
-            if _waiting(admin, store.owner, writer):
-                break
-            writer.join()
+        writer, _ = _append_in_commit(store, admin, "a", results)
         with watch._changed:  # its deadline passes now, in its commit
             flights[-1].deadline = 0.0
             watch._changed.notify()
