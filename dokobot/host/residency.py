@@ -138,6 +138,21 @@ class Residency:
             await asyncio.to_thread(self._recover_result, channel)
         return events
 
+    async def _read(self, channel: str) -> tuple[Table | None, int, list[str]]:
+        """The stored table of ``channel``: its checkpoint's table (None if there is none of
+        this version, or it cannot be read), where the records after it start, and those
+        records; raises :class:`StoreError` if the store cannot be read."""
+        cp = await asyncio.to_thread(self.store.load_checkpoint, channel)
+        base: Table | None = None
+        if cp is not None and cp.version == checkpoint.version():
+            try:
+                base = checkpoint.load(cp.state)
+            except Exception:
+                log.warning("checkpoint of %s unreadable; replaying its journal", channel)
+        start = cp.upto if base is not None and cp is not None else 0
+        journal = await asyncio.to_thread(self.store.load_journal, channel, start)
+        return base, start, journal
+
     async def load(self, channel: str, *, private_ledger: bool) -> list[Event]:
         """Put the table of ``channel`` in memory: its checkpoint, if one of this version
         exists, then the records after it. ``private_ledger``: its settlements are on the
@@ -146,22 +161,9 @@ class Residency:
         self.lazy.discard(channel)
         self.writes.loading(channel)
         try:
-            cp = await asyncio.to_thread(self.store.load_checkpoint, channel)
+            base, start, journal = await self._read(channel)
         except StoreError:
             if lazy:  # nothing changed: loaded at the next try
-                self.lazy.add(channel)
-            raise
-        base: Table | None = None
-        if cp is not None and cp.version == checkpoint.version():
-            try:
-                base = checkpoint.load(cp.state)
-            except Exception:
-                log.warning("checkpoint of %s unreadable; replaying its journal", channel)
-        start = cp.upto if base is not None and cp is not None else 0
-        try:
-            journal = await asyncio.to_thread(self.store.load_journal, channel, start)
-        except StoreError:
-            if lazy:
                 self.lazy.add(channel)
             raise
         self.writes.stored[channel] = start + len(journal)
