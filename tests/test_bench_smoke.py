@@ -241,8 +241,8 @@ def test_a_run_stopped_early_ends_what_it_started(tmp_path: Path) -> None:
     script = (
         "import subprocess, sys, time\n"
         "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'])\n"
-        "print(child.pid, flush=True)\n"
         "try:\n"
+        "    print(child.pid, flush=True)\n"
         "    time.sleep(120)\n"
         "finally:\n"
         f"    open({str(done)!r}, 'w').close()\n"

@@ -98,3 +98,25 @@ async def test_an_unreachable_store_at_the_decision_is_not_known_yet_then_the_tr
     assert await holder.decide(press, TAKEN) is False
     await holder.close()
     await zero.close()
+
+
+async def test_the_next_identify_turn_waits_for_ready_then_the_spacing(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process whose IDENTIFY is slow to reach Discord (a starved process) keeps the turn
+    until READY came and ``spacing`` seconds after: Discord counts its 5 seconds from when
+    it received the IDENTIFY, not from when the process took its turn."""
+    conninfo = make_conninfo(pg_url, password=PASSWORD)
+    first, second = Handoff(conninfo), Handoff(conninfo)
+    loop = asyncio.get_running_loop()
+    await first.identify_turn(7, spacing=0.3)
+    waiting = asyncio.create_task(second.identify_turn(7, spacing=0.3))
+    await asyncio.sleep(1.0)  # no READY yet: the turn is still taken, however long
+    assert not waiting.done()
+    ready_at = loop.time()
+    first.identified()
+    await asyncio.wait_for(waiting, 5)
+    assert loop.time() - ready_at >= 0.3
+    second.identified()
+    await first.close()
+    await second.close()

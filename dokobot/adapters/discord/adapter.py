@@ -304,6 +304,11 @@ class DiscordAdapter(commands.Bot):
     async def on_ready(self) -> None:
         await self.upload.when_ready(self.guilds)
 
+    async def on_connect(self) -> None:
+        """READY answered the IDENTIFY: the next process's turn to IDENTIFY counts from now."""
+        if self._handoff is not None:
+            self._handoff.identified()
+
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
         """Before an IDENTIFY: with several processes, wait for this shard's turn among all
         of them (Discord's ``max_concurrency``, through the store: :mod:`.handoff`)."""

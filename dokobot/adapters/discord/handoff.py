@@ -23,7 +23,9 @@ The same database spaces the processes' IDENTIFYs: Discord lets one IDENTIFY per
 key (``shard_id % max_concurrency``) through every 5 seconds for the whole bot
 (https://docs.discord.com/developers/events/gateway#session-start-limit-object);
 :meth:`Handoff.identify_turn` waits for a PostgreSQL advisory lock of that key and holds it 5
-seconds after the IDENTIFY.
+seconds after Discord answered the IDENTIFY with READY (:meth:`Handoff.identified`): counted
+from the sending process's clock, a starved process or a slow network could bring two
+IDENTIFYs closer together at Discord than 5 seconds.
 """
 
 from __future__ import annotations
@@ -46,6 +48,9 @@ IDENTIFY_LOCK: Final = 0x646F6B6F
 """The first key of the advisory locks that space the IDENTIFYs (the second: the
 rate-limit key)."""
 IDENTIFY_SPACING: Final = 5.0
+READY_WITHIN: Final = 20.0
+"""Seconds an IDENTIFY's turn waits for READY (Discord may not answer an IDENTIFY it
+refuses); then the spacing counts from there."""
 RECONNECT_AFTER: Final = 1.0
 CLAIM_WITHIN: Final = 2.5
 """Seconds the holder of a table has to take a handed-over press; later, shard 0's process
@@ -113,6 +118,8 @@ class Handoff:
         self.expired = 0
         self._pruned = 0.0
         self._held: set[asyncio.Task[None]] = set()
+        self._ready: asyncio.Event | None = None
+        """Set when READY answers the IDENTIFY whose turn this process holds."""
 
     def __repr__(self) -> str:
         return f"<Handoff handed={self.handed} received={self.received} expired={self.expired}>"
@@ -167,7 +174,8 @@ class Handoff:
 
     async def identify_turn(self, key: int, spacing: float = IDENTIFY_SPACING) -> None:
         """Wait until this process may IDENTIFY for the rate-limit ``key``; the turn stays
-        taken ``spacing`` seconds (the lock lives in its own connection, closed then)."""
+        taken until ``spacing`` seconds after :meth:`identified` (or :data:`READY_WITHIN`
+        seconds without it); the lock lives in its own connection, closed then."""
         conn = await psycopg.AsyncConnection.connect(self._conninfo, autocommit=True)
         try:
             while True:
@@ -181,9 +189,13 @@ class Handoff:
         except BaseException:
             await conn.close()
             raise
+        ready = asyncio.Event()
+        self._ready = ready
 
         async def release() -> None:
             try:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(ready.wait(), READY_WITHIN)
                 await asyncio.sleep(spacing)
             finally:
                 await conn.close()
@@ -191,6 +203,13 @@ class Handoff:
         task = asyncio.create_task(release())
         self._held.add(task)
         task.add_done_callback(self._held.discard)
+
+    def identified(self) -> None:
+        """Discord answered this process's IDENTIFY (READY): it has received it, so the
+        spacing of the turn counts from now."""
+        if self._ready is not None:
+            self._ready.set()
+            self._ready = None
 
     async def _listen(self, receive: Receiver) -> None:
         while True:
