@@ -266,3 +266,16 @@ def test_console_seats_five_and_says_who_sits_out(tmp_path: Path) -> None:
     assert "[anna] Your hand" in out and "[ben] Your hand" in out
     six = _run("console", "--config", str(config), "--players", "a", "b", "c", "d", "e", "f")
     assert six.returncode == 2 and "one to 5 different player names" in six.stderr
+
+
+def test_the_command_line_starts_without_numpy() -> None:
+    """numpy (the strong level's learned model, :mod:`dokobot.ai.inference`) is imported when
+    a computer player first uses the model, not by every ``dokobot`` process at its start
+    (about 0.15 s of CPU each: the tests and benches start hundreds of them)."""
+    code = (
+        "import sys, dokobot.cli, dokobot.runner\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'numpy'))"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "[]"

@@ -8,6 +8,7 @@ package import name`` is an import of the submodule ``package.name`` when there 
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "dokobot"
@@ -50,9 +51,17 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     return found
 
 
-def _graph() -> dict[str, set[str]]:
+@functools.cache
+def _parsed() -> dict[str, frozenset[str]]:
+    """The graph, parsed once per test process (this module and ``test_layers`` ask for it
+    five times; each parse reads every module of dokobot/)."""
     modules = _modules()
-    return {name: _imports(name, path, modules) for name, path in modules.items()}
+    return {name: frozenset(_imports(name, path, modules)) for name, path in modules.items()}
+
+
+def _graph() -> dict[str, set[str]]:
+    """Module -> the modules of dokobot it imports (a copy of its own to change)."""
+    return {name: set(deps) for name, deps in _parsed().items()}
 
 
 def cycles(graph: dict[str, set[str]]) -> list[frozenset[str]]:

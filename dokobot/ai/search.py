@@ -133,7 +133,6 @@ from .house import (
     return_candidates,
     return_choice,
 )
-from .inference import default_model, layout_weight, tilt_hands
 from .legal import cards_in, decision_rng, legal_actions, legal_calls
 from .paired import Paired
 from .rollout import greedy_playout
@@ -568,6 +567,8 @@ def uct_search(
     :meth:`~dokobot.ai.inference.CardModel.seat_scores`; each world is drawn from the
     uniform deals tilted by them (:func:`~dokobot.ai.inference.tilt_hands`)."""
     stats = SearchStats()
+    if tilt is not None:
+        from .inference import tilt_hands  # (imported with the model: :meth:`_tilt`)
     k = 0
     while k < worlds or (world_cap is not None and not budget.fixed and not budget.spent()):
         cands = []
@@ -738,7 +739,11 @@ class SearchPlayer:
     def _tilt(self, obs: Observation) -> list[list[float]] | None:
         """The learned scores the worlds of ``obs`` are tilted by (``None``: uniform
         worlds, the level without :attr:`inference` or outside the card play)."""
-        return default_model().seat_scores(obs) if self.inference else None
+        if not self.inference:
+            return None
+        from .inference import default_model  # numpy: only the levels that use the model
+
+        return default_model().seat_scores(obs)
 
     def decide(self, obs: Observation) -> Action:
         actions = legal_actions(obs)
@@ -989,6 +994,8 @@ class SearchPlayer:
             fixed = max(MIN_WORLDS, int(seconds * _FIXED_SHARE / per))
         limit = self.solo_model
         tilt = self._tilt(obs)
+        if tilt is not None:
+            from .inference import layout_weight, tilt_hands
 
         def draw(r: random.Random) -> list[Mask]:
             hands = obs.sample_hands(r)
