@@ -122,9 +122,10 @@ async def test_board_edits_are_coalesced_never_identical_and_counted(fake: FakeD
     shown = list(zip(board.history, board.embed_history, strict=True))
     assert all(a != b for a, b in itertools.pairwise(shown))
     # far fewer edits than moves: 48 cards and 4 reservations made at most 12 + 1 quick edits
+    # for the tricks taken and the end, and 13 for Anna's moves (the board named her)
     patches = [c for c in fake.calls if c.method == "PATCH" and c.path.endswith(f"/{board.id}")]
     gaps = [b.at - a.at for a, b in itertools.pairwise(patches)]
-    assert sum(gap < 0.28 for gap in gaps) <= 13, gaps
+    assert sum(gap < 0.28 for gap in gaps) <= 12 + 1 + 13, gaps
     assert len(patches) < 52
     # every request was counted: the fake saw as many as the budget
     assert budget.counted == sum(c.counted for c in fake.calls)
@@ -359,13 +360,18 @@ async def board_only(interval: float) -> AsyncIterator[tuple[DiscordAdapter, Lis
         yield client, service.listener
 
 
+COMPUTERS = {"computers": (0, 1, 2, 3)}
+"""A table of computer players (their single moves may wait; a person's never do)."""
+
+
 async def test_a_single_move_waits_for_the_next_one_then_is_shown(fake: FakeDiscord) -> None:
-    """The first card of a trick (and a reservation) waits a few board intervals: a second
-    card soon after is shown in the same edit; alone, it is shown after the wait."""
+    """A computer player's first card of a trick (and reservation) waits a few board
+    intervals: a second card soon after is shown in the same edit; alone, it is shown after
+    the wait."""
     ch = f"discord:{fake.channel_id}"
     async with board_only(0.5) as (client, push):
         taken = {"trick_number": 2, "last_trick": ((0, 1), (1, 2), (2, 3), (3, 4)),
-                 "last_winner": 0}  # fmt: skip
+                 "last_winner": 0, **COMPUTERS}  # fmt: skip
         await push([Board(ch, table_view(ch, 8, 0, **taken))])
         await asyncio.wait_for(client.wait_idle(), 10)
         [board] = fake.channel_messages()
@@ -378,7 +384,8 @@ async def test_a_single_move_waits_for_the_next_one_then_is_shown(fake: FakeDisc
         assert len(descriptions) == 2, descriptions  # the first card waited for the second
         assert "**Carl** to play" in descriptions[-1]
         # a single reservation at a slow pace: shown after the wait (the latest state)
-        await push([Board(ch, table_view(ch, 1, 1, phase="reservations", trick_number=0))])
+        reservation = table_view(ch, 1, 1, phase="reservations", trick_number=0, **COMPUTERS)
+        await push([Board(ch, reservation)])
         await asyncio.wait_for(client.wait_idle(), 10)
         assert "**Ben** to play" in str(board.embeds[0]["description"])
     assert fake.violations == []
@@ -423,9 +430,10 @@ async def test_a_board_edit_that_lands_late_holds_back_no_later_move(fake: FakeD
     names a player who has moved. The board notes the state the message shows (not the one
     it knows when the edit returns), so the next move is measured against that and shown at
     the board's pace, never held for the move after it while the board names a player who
-    moved two moves ago (bench/discord.py counted such turns as lost prompts)."""
+    moved two moves ago (bench/discord.py counted such turns as lost prompts). (Computer
+    players: a person's move is shown at once anyway.)"""
     ch = f"discord:{fake.channel_id}"
-    reservations = {"phase": "reservations", "trick_number": 0}
+    reservations = {"phase": "reservations", "trick_number": 0, **COMPUTERS}
     async with board_only(1.0) as (client, push):
         await push([Board(ch, table_view(ch, 0, 0, **reservations))])
         await asyncio.wait_for(client.wait_idle(), 10)
@@ -450,25 +458,71 @@ async def test_a_board_edit_that_lands_late_holds_back_no_later_move(fake: FakeD
     assert fake.violations == []
 
 
+async def test_a_persons_move_is_shown_at_once_while_the_board_names_him(
+    fake: FakeDiscord,
+) -> None:
+    """Once the person the board names as the one to play has moved, the board's next edit
+    is urgent: neither held for the next move (a reservation) nor after the board interval
+    (30 s here), also when the edit that names him was still on its way when he moved (it
+    lands after his move: he sees his name and no prompt). Urgent edits keep to the
+    channel's edit bucket (no 429). A computer player's move still waits."""
+    ch = f"discord:{fake.channel_id}"
+    dora = {"phase": "reservations", "trick_number": 0, "computers": (3,)}  # Dora: a computer
+    async with board_only(30.0) as (client, push):
+        await push([Board(ch, table_view(ch, 0, 0, **dora))])
+        await asyncio.wait_for(client.wait_idle(), 10)
+        [message] = fake.channel_messages()
+        board = client.boards.messages[fake.channel_id]
+        await push([Board(ch, table_view(ch, 1, 1, **dora))])  # Anna moved
+        await asyncio.wait_for(client.wait_idle(), 10)
+        assert "**Ben** to play" in message.embed_text
+        edit = f"/channels/{fake.channel_id}/messages/{message.id}"
+        gate = fake.stall(lambda c: c.path == edit and "Carl" in str(c.body))
+        await push([Board(ch, table_view(ch, 2, 2, **dora))])  # Ben moved: Carl to play
+        for _ in range(500):  # until that edit waits at Discord
+            if any("Carl" in str(c.body) for c in fake.calls):
+                break
+            await asyncio.sleep(0.01)
+        await push([Board(ch, table_view(ch, 3, 0, **dora))])  # Carl moved meanwhile
+        gate.set()  # the edit that names Carl lands after his move
+        await asyncio.wait_for(client.wait_idle(), 10)
+        assert "**Anna** to play" in message.embed_text
+        for decision in range(4, 24):  # the people move fast: each move is urgent
+            await push([Board(ch, table_view(ch, decision, decision % 3, **dora))])
+            await asyncio.sleep(0.02)
+        await asyncio.wait_for(client.wait_idle(), 15)
+        assert board.shown_view is not None and board.shown_view.decision == 23
+        assert not [c for c in fake.calls if c.status == 429]
+        await push([Board(ch, table_view(ch, 24, 3, **dora))])  # Carl moved: Dora to play
+        await asyncio.wait_for(client.wait_idle(), 10)
+        assert "**Dora** to play" in message.embed_text
+        edits = len(message.embed_history)
+        await push([Board(ch, table_view(ch, 25, 0, **dora))])  # Dora moved
+        await asyncio.sleep(0.3)
+        assert len(message.embed_history) == edits  # held for the next move
+    assert fake.violations == []
+
+
 async def test_a_busy_budget_holds_the_third_card_too(
     fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Near its share of the bot-wide limit (:meth:`RequestBudget.busy`) the board shows two
-    cards per edit: the third card of a trick waits for the fourth like the first; with room
-    to spare it is shown at the board's pace."""
+    of the computer players' cards per edit: the third card of a trick waits for the fourth
+    like the first; with room to spare it is shown at the board's pace."""
     ch = f"discord:{fake.channel_id}"
     async with board_only(0.3) as (client, push):
         two = ((0, 5), (1, 6))
-        await push([Board(ch, table_view(ch, 10, 2, trick=two))])
+        await push([Board(ch, table_view(ch, 10, 2, trick=two, **COMPUTERS))])
         await asyncio.wait_for(client.wait_idle(), 10)
         [board] = fake.channel_messages()
         await asyncio.sleep(0.4)  # longer than the interval: an edit would be due at once
         busy = [True]
         monkeypatch.setattr(client.budget, "busy", lambda now: busy[0])
-        await push([Board(ch, table_view(ch, 11, 3, trick=(*two, (2, 7))))])
+        await push([Board(ch, table_view(ch, 11, 3, trick=(*two, (2, 7)), **COMPUTERS))])
         await asyncio.sleep(0.6)  # two intervals: still held
         assert "**Dora** to play" not in board.embed_text
-        taken = {"trick_number": 2, "last_trick": (*two, (2, 7), (3, 8)), "last_winner": 2}
+        taken = {"trick_number": 2, "last_trick": (*two, (2, 7), (3, 8)), "last_winner": 2,
+                 **COMPUTERS}  # fmt: skip
         await push([Board(ch, table_view(ch, 12, 2, **taken))])
         await asyncio.wait_for(client.wait_idle(), 10)
         assert "**Carl** to play" in board.embed_text

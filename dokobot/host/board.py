@@ -80,6 +80,9 @@ class BoardView:
     idle: bool = False
     """The person whose turn it is was reminded already (the owner may let a computer
     player stand in at once: ``/standin``)."""
+    computers: tuple[int, ...] = ()
+    """Seats a computer player holds (a person's seat a computer player stands in for is
+    in ``away``, not here)."""
 
     @property
     def marker(self) -> tuple[int, int]:
@@ -159,6 +162,7 @@ def board_view(table: Table) -> BoardView | None:
         calls=tuple((s, call_key(a)) for s, a in game.calls),
         parties=tuple(public_party_keys(table)),
         away=tuple(sorted(table.away)),
+        computers=tuple(s for s, info in enumerate(table.seats) if table.plays(s) and info.is_bot),
         language=table.options.language,
         images=table.options.images,
         marks=("bock",) if table.multiplier > 1 else (),

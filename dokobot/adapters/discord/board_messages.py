@@ -34,12 +34,13 @@ NEWS: Final = 2
 BOARD_INTERVAL: Final = 1.5
 """Seconds between two edits of one board (sooner when a trick is taken or the game ends)."""
 HOLD: Final = 2
-"""Board intervals for which a single move that changes little waits for the next one (the
-first card of a trick after a taken trick, a reservation): at a fast pace two moves are shown
-in one edit; at a slow pace the move is shown after the wait. Meanwhile the board names a
-player who has moved: the wait (3 s) leaves room for an edit that is repeated after a 429
-within the 5 s after which a person counts his turn as lost (3 intervals, 4.5 s, did not:
-``bench/discord.py`` counted such turns as lost prompts)."""
+"""Board intervals for which a single move of a computer player that changes little waits
+for the next one (the first card of a trick after a taken trick, a reservation): at a fast
+pace two moves are shown in one edit; at a slow pace the move is shown after the wait. A
+person's move is never held (:func:`_moved`): the board would name him as the one to play
+after he moved, and a person who sees his name and no prompt has lost his turn (3 s of hold
+and an edit repeated after a 429 passed the 5 s after which ``bench/discord.py`` counts such
+a turn as a lost prompt)."""
 HELD_PHASES: Final = frozenset({"reservations", "declarations", "exchange"})
 """Phases before the play whose single moves may wait (see :data:`HOLD`)."""
 MAX_ALT: Final = 1024
@@ -158,6 +159,7 @@ class BoardMessages:
     async def _post_board(self, board: _BoardMessage) -> None:
         """Send the board message (with "My cards")."""
         view = board.view  # the state it shows (the board may move on while it is sent)
+        board.sent_view = view
         embed, cards = self._board_embed(board)
         content, mentions = self._board_content(board, post=True)
         kwargs: dict[str, Any] = {
@@ -182,10 +184,12 @@ class BoardMessages:
 
     def changed(self, board: _BoardMessage, view: BoardView, texts: list[str]) -> None:
         """Note a new state of ``board``; an editor task shows the latest one, at most one
-        edit per ``board_interval``, at once when a trick is taken or the game ends; a single
-        move that changes little waits a while for the next one (:func:`_holds`)."""
+        edit per ``board_interval``, at once when a trick is taken, the game ends or the
+        person the board names has moved (:func:`_moved`); a single move of a computer player
+        that changes little waits a while for the next one (:func:`_holds`)."""
         taken = not view.trick and view.last_trick and view.last_trick != board.view.last_trick
-        board.urgent = board.urgent or view.finished or bool(taken)
+        moved = _moved(board.sent_view, view)
+        board.urgent = board.urgent or view.finished or bool(taken) or moved
         loop = asyncio.get_running_loop()
         if _holds(board.shown_view, view, self.budget.busy(loop.time())):
             board.held = board.held or loop.time()
@@ -243,7 +247,8 @@ class BoardMessages:
         """Seconds until the board's next edit is due: ``board_interval`` after the last one
         (after a failure, longer and longer), at once for a taken trick or the game's end, and
         up to :data:`HOLD` intervals later for a single move that waits for the next one; not
-        while its first post is under way."""
+        while its first post is under way. An urgent edit still waits for the request budget
+        and for its channel's edit bucket (discord.py keeps to the bucket Discord announces)."""
         interval = self._board_interval
         if board.posting:  # its first post is under way (the editor is woken after it)
             return interval
@@ -270,6 +275,7 @@ class BoardMessages:
         absent = _absent_name(view)
         buttons_changed = idle != board.standin or absent != board.handover
         if key == board.shown and not buttons_changed:
+            board.sent_view = view  # the message shows the same already
             return
         kwargs: dict[str, Any] = {"embed": embed, "content": content, "allowed_mentions": mentions}
         if buttons_changed:
@@ -277,6 +283,7 @@ class BoardMessages:
         if cards != board.picture:
             kwargs["attachments"] = [] if cards is None else [await self._picture_file(board)]
         channel = self._client.get_partial_messageable(board.channel_id)
+        board.sent_view = view
         await channel.get_partial_message(board.message_id).edit(**kwargs)
         board.shown = key
         _landed(board, view)
@@ -357,6 +364,7 @@ def _unposted(board: _BoardMessage) -> None:
     board.message_id = None
     board.shown = None
     board.shown_view = None
+    board.sent_view = None
     board.picture = None
 
 
@@ -373,6 +381,25 @@ def _holds(shown: BoardView | None, view: BoardView, busy: bool = False) -> bool
     if view.phase in HELD_PHASES:
         return True
     return view.phase == "playing" and len(view.trick) in ((1, 3) if busy else (1,))
+
+
+def _moved(sent: BoardView | None, view: BoardView) -> bool:
+    """Whether the board's last post or edit that left (``sent``) names a person as the one
+    to play who has moved in ``view``: its next edit is then urgent (neither held nor after
+    the interval), so that a person never sees his name on the board for long after his move
+    while his panel shows no prompt. A computer player's move may wait (:func:`_holds`).
+
+    >>> from dokobot.host.board import BoardView
+    >>> def at(decision, turn, **more): return BoardView("c", 1, decision, "reservations",
+    ...     ("a", "b", "c", "d"), 0, turn, 0, **more)
+    >>> _moved(at(4, 1), at(5, 2)), _moved(at(4, 1, computers=(1,)), at(5, 2))
+    (True, False)
+    >>> _moved(at(4, 1), at(4, 1)), _moved(None, at(5, 2))
+    (False, False)
+    """
+    if sent is None or sent.turn is None or sent.game_number != view.game_number:
+        return False
+    return sent.turn not in sent.computers and view.decision > sent.decision
 
 
 def _idle_name(view: BoardView) -> str | None:

@@ -306,7 +306,8 @@ class _BoardMessage:
     last_edit: float = -1e9
     edits: int = 0
     urgent: bool = False
-    """A trick was taken or the game ended: edit without waiting out the interval."""
+    """Edit without waiting out the interval or a hold: a trick was taken, the game ended,
+    or the person the board names (as sent) has moved (see ``board_messages._moved``)."""
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     shown: tuple[str, str, TrickPicture | None] | None = None
     """What the message shows (embed, text, picture): an identical edit is never sent."""
@@ -324,6 +325,9 @@ class _BoardMessage:
     reposted: bool = False
     shown_view: BoardView | None = None
     """The state the message shows (None: not posted yet)."""
+    sent_view: BoardView | None = None
+    """The state of the board's last post or edit that left (it may not have landed yet):
+    what the people will see next (None: nothing sent yet)."""
     held: float | None = None
     """Since when (loop time) a single move waits to be shown with the next one."""
     posting: bool = False
