@@ -107,10 +107,10 @@ async def test_the_next_identify_turn_waits_for_ready_then_the_spacing(
     until READY came and ``spacing`` seconds after: Discord counts its 5 seconds from when
     it received the IDENTIFY, not from when the process took its turn."""
     conninfo = make_conninfo(pg_url, password=PASSWORD)
-    first, second = Handoff(conninfo), Handoff(conninfo)
+    first, second = (Handoff(conninfo, identify_spacing=0.3) for _ in range(2))
     loop = asyncio.get_running_loop()
-    await first.identify_turn(7, spacing=0.3)
-    waiting = asyncio.create_task(second.identify_turn(7, spacing=0.3))
+    await first.identify_turn(7)
+    waiting = asyncio.create_task(second.identify_turn(7))
     await asyncio.sleep(1.0)  # no READY yet: the turn is still taken, however long
     assert not waiting.done()
     ready_at = loop.time()

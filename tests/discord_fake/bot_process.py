@@ -13,6 +13,9 @@ in-process; everything else is the command line's ``dokobot run`` (configuration
 player who may be looking at his panel is pinged S times faster, for a
 fake whose clock runs S times faster (:attr:`FakeDiscord.speed`; the bot's request budget is
 the configuration's ``discord.global_rps``, which the caller scales the same).
+``DOKOBOT_FAKE_IDENTIFY_S=T`` holds a turn to IDENTIFY T seconds after READY instead of
+Discord's 5 (for a fake whose :attr:`FakeDiscord.identify_spacing` is T: a test that is not
+about the spacing).
 
 :class:`BotProcess` starts one such process from a test, with the configuration of one
 shard of several (:func:`shard_config`), and stops, pauses or kills it.
@@ -31,11 +34,13 @@ import yarl
 
 from dokobot.adapters.discord.adapter import DiscordAdapter
 from dokobot.adapters.discord.board_messages import BOARD_INTERVAL
+from dokobot.adapters.discord.handoff import Handoff
 from dokobot.adapters.discord.notify import PING_GRACE
 from dokobot.cli import main
 
 TOKEN = "fake-token"
 SPEED_ENV = "DOKOBOT_FAKE_SPEED"
+IDENTIFY_ENV = "DOKOBOT_FAKE_IDENTIFY_S"
 
 
 def dump_tasks(signum: int, frame: object) -> None:
@@ -94,6 +99,10 @@ def run(argv: list[str]) -> int:
     if speed != 1.0 and defaults is not None:
         defaults["board_interval"] = BOARD_INTERVAL / speed
         defaults["ping_grace"] = PING_GRACE / speed
+    spacing = os.environ.get(IDENTIFY_ENV)
+    handoff = Handoff.__init__.__kwdefaults__
+    if spacing and handoff is not None:
+        handoff["identify_spacing"] = float(spacing)
     return main(["run", *rest])
 
 
@@ -111,10 +120,14 @@ class BotProcess:
     """``dokobot run`` with the configuration file ``config`` against the fake on ``port``,
     in a process of its own; what it logs goes to ``log``."""
 
-    def __init__(self, port: int, config: Path, log: Path) -> None:
+    def __init__(
+        self, port: int, config: Path, log: Path, identify_spacing: float | None = None
+    ) -> None:
         self.port = port
         self.config = config
         self.log = log
+        self.identify_spacing = identify_spacing
+        """Seconds a turn to IDENTIFY is held (:data:`IDENTIFY_ENV`); None: Discord's 5."""
         self.proc: subprocess.Popen[bytes] | None = None
 
     def __repr__(self) -> str:
@@ -123,6 +136,8 @@ class BotProcess:
 
     def start(self) -> None:
         env = dict(os.environ, DOKOBOT_DISCORD_TOKEN=TOKEN)
+        if self.identify_spacing is not None:
+            env[IDENTIFY_ENV] = str(self.identify_spacing)
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(
                 [sys.executable, __file__, str(self.port), "--config", str(self.config)],

@@ -120,21 +120,29 @@ class Table:
 
 @contextlib.asynccontextmanager
 async def two_processes(
-    pg_url: str, tmp_path: Path, locale: str = "en-US", speed: float = 20.0
+    pg_url: str,
+    tmp_path: Path,
+    locale: str = "en-US",
+    speed: float = 20.0,
+    identify_spacing: float | None = None,
 ) -> AsyncIterator[Table]:
     """The fake (the guild on shard 1 of 2; its people's Discord clients in ``locale``; its
     rate limits ``speed`` times faster) and one ``dokobot run`` per shard, connected; the
-    processes' configurations and logs go to ``tmp_path``."""
+    processes' configurations and logs go to ``tmp_path``. They take turns to IDENTIFY
+    Discord's 5 s apart, or ``identify_spacing`` (the fake allows the same)."""
     fake = FakeDiscord(heartbeat_ms=300, speed=speed, guild_shard=(1, 2))
     for user in fake.users:
         user.locale = locale
-    fake.check_identify = True  # the processes take turns to IDENTIFY (5 s apart)
+    fake.check_identify = True  # the processes take turns to IDENTIFY
+    if identify_spacing is not None:
+        fake.identify_spacing = identify_spacing
     await fake.start()
     bots = []
     for shard in (0, 1):
         config = tmp_path / f"shard-{shard}.yaml"
         config.write_text(shard_config(pg_url, shard, 2))
-        bots.append(BotProcess(fake.port, config, tmp_path / f"shard-{shard}.log"))
+        log = tmp_path / f"shard-{shard}.log"
+        bots.append(BotProcess(fake.port, config, log, identify_spacing))
     try:
         for bot in bots:
             bot.start()

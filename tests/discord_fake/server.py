@@ -281,8 +281,13 @@ class FakeDiscord:
         ``per`` seconds lasts ``per / speed`` (tests and benches that pace their clients the
         same; interaction deadlines and token lives are not scaled)."""
         self.check_identify = False
-        """Count an IDENTIFY within 5 s of another of its rate-limit key as a violation (for
-        the processes of one bot; a test that restarts one client on purpose leaves it off)."""
+        """Count an IDENTIFY within :attr:`identify_spacing` of another of its rate-limit key
+        as a violation (for the processes of one bot; a test that restarts one client on
+        purpose leaves it off)."""
+        self.identify_spacing = rate("identify_concurrency")[1]
+        """Discord's 5 s between IDENTIFYs of a rate-limit key; a test that is not about them
+        allows less, and gives its bots' :class:`~dokobot.adapters.discord.handoff.Handoff`
+        the same (its processes: :data:`.bot_process.IDENTIFY_ENV`)."""
         self.guild_locale = guild_locale
         names = ("Anna", "Ben", "Carl", "Dora")
         self.users = [FakeUser(self.snowflake(), n) for n in names]
@@ -762,7 +767,7 @@ class FakeDiscord:
         bot's processes): a second one sooner is a violation."""
         key = shard % max(1, self.max_concurrency)
         now = time.monotonic()
-        _, per = rate("identify_concurrency")
+        per = self.identify_spacing
         if self.check_identify and any(k == key and now - t < per for k, t in self.identify_times):
             self.violations.append(f"IDENTIFY of shard {shard} within {per} s of another")
         self.identify_times.append((key, now))

@@ -105,10 +105,12 @@ Receiver = Callable[[Press], Awaitable[None]]
 
 class Handoff:
     """``LISTEN``/``NOTIFY`` for presses (see the module). ``conninfo``: the bots' PostgreSQL
-    (with its password; never logged)."""
+    (with its password; never logged). ``identify_spacing``: how long a turn to IDENTIFY is
+    held after READY (Discord's 5 s; a test against a fake that allows less may shorten it)."""
 
-    def __init__(self, conninfo: str) -> None:
+    def __init__(self, conninfo: str, *, identify_spacing: float = IDENTIFY_SPACING) -> None:
         self._conninfo = conninfo
+        self.identify_spacing = identify_spacing
         self._send: psycopg.AsyncConnection[Any] | None = None
         self._task: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
@@ -172,10 +174,12 @@ class Handoff:
                         raise
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def identify_turn(self, key: int, spacing: float = IDENTIFY_SPACING) -> None:
+    async def identify_turn(self, key: int) -> None:
         """Wait until this process may IDENTIFY for the rate-limit ``key``; the turn stays
-        taken until ``spacing`` seconds after :meth:`identified` (or :data:`READY_WITHIN`
-        seconds without it); the lock lives in its own connection, closed then."""
+        taken until :attr:`identify_spacing` seconds after :meth:`identified` (or
+        :data:`READY_WITHIN` seconds without it); the lock lives in its own connection,
+        closed then."""
+        spacing = self.identify_spacing
         conn = await psycopg.AsyncConnection.connect(self._conninfo, autocommit=True)
         try:
             while True:
