@@ -12,6 +12,7 @@ import json
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -19,6 +20,7 @@ from typing import Any
 import psycopg
 import pytest
 from pg_server import PASSWORD, PgServer, sync_rep
+from test_pg_fence import _next_move
 
 from dokobot.host.events import Event, Input
 from dokobot.host.i18n import render
@@ -379,3 +381,63 @@ def test_a_write_cut_after_its_commit_counts_once(
         sync_rep(admin, "")
         admin.close()
         store.close()
+
+
+# ------------------------------------------------------------------ waits for a lock
+async def test_a_move_whose_row_another_session_holds_is_refused_in_time(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The table's row is held by another session (``FOR UPDATE``, never released while
+    the move waits): the append waits for it on its own, at most ``ALONE_WAIT_MS`` (before:
+    as long as the other session held it, the player without an answer); then the player
+    hears "did not count", which is true (nothing was stored), and the next move counts
+    once the row is free."""
+    monkeypatch.setattr(pg_append, "ALONE_WAIT_MS", 1500)
+    store = PostgresStore(pg_url, lease_s=5.0)
+    svc = Service(Router(seed=8), store)
+    await svc.start()
+    await _seat_four(svc)
+    locker = psycopg.connect(pg_url, password=PASSWORD)
+    try:
+        stored = len(store.load_journal("c"))
+        locker.execute("SELECT 1 FROM tables WHERE channel = 'c' FOR UPDATE")
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        events = await asyncio.wait_for(svc.handle(_next_move(svc)), 20)
+        waited = loop.time() - began
+        assert _texts(events) == [render("en", "store_failed")]
+        assert 1.5 <= waited < 1.5 + 5, waited
+        assert len(store.load_journal("c")) == stored
+    finally:
+        locker.rollback()
+        locker.close()
+    events = await asyncio.wait_for(svc.handle(_next_move(svc)), 20)
+    assert render("en", "store_failed") not in _texts(events)
+    assert len(store.load_journal("c")) == stored + 1
+    await svc.close()
+
+
+def test_a_start_while_another_session_holds_the_leases_refuses_in_time(
+    pg_server: PgServer, pg_url: str
+) -> None:
+    """Another session holds the table of leases (its transaction open, its server process
+    paused): a process that starts waits for it at most its ``wait_s`` and refuses with a
+    line that says why (before: it waited as long as the other session, for ever here);
+    once that session is gone it starts."""
+    PostgresStore(pg_url, lease_s=5.0).close()  # (the schema)
+    holder = psycopg.connect(pg_url, password=PASSWORD)
+    pid = holder.info.backend_pid
+    try:
+        holder.execute("LOCK TABLE leases IN ROW EXCLUSIVE MODE")
+        os.kill(pid, signal.SIGSTOP)
+        began = time.monotonic()
+        refused = _outcome(lambda: PostgresStore(pg_url, lease_s=5.0, wait_s=1.0))
+        waited = time.monotonic() - began
+        assert isinstance(refused, StoreLocked), refused
+        assert "held by another session" in str(refused) and PASSWORD not in str(refused)
+        assert 1.0 <= waited < 6.0, waited
+    finally:
+        os.kill(pid, signal.SIGCONT)
+        holder.close()
+    PostgresStore(pg_url, lease_s=5.0, wait_s=1.0).close()
+

@@ -6,8 +6,10 @@ transaction (one WAL flush for all) through the database's ``dokobot_append``, w
 fences them (the process's leases, each table's server and key) and checks each one's
 position; an append is still all or nothing and is answered only once it is durable. One
 table's trouble refuses no other table: a write waits for a table's row at most
-:data:`LOCK_WAIT_MS`, a write whose server process does not answer is cut after
-:data:`STALL_S`, and a batch that fails is written again one append at a time. A lost
+:data:`LOCK_WAIT_MS` (then its appends wait for their rows one by one, each at most
+:data:`ALONE_WAIT_MS`, and one whose row is still held is refused: nothing of it was
+written), a write whose server process does not answer is cut after :data:`STALL_S`, and a
+batch that fails is written again one append at a time. A lost
 answer is resolved by :class:`~dokobot.store.pg_lost.LostAnswers`.
 """
 
@@ -24,7 +26,7 @@ from typing import Any, Final
 import psycopg
 
 from .base import Append, StoreConflict, StoreError, StoreLocked
-from .pg_connect import AnswerLost, Connections, answer_lost, first_line
+from .pg_connect import LOCK_WAIT, AnswerLost, Connections, answer_lost, first_line
 from .pg_leases import LEASE_LOST, NOT_SERVED, Leases, TableServers
 from .pg_lost import LostAnswers
 from .pg_pending import Pending
@@ -38,12 +40,14 @@ BATCH: Final = 256
 """The most appends a writer commits at once."""
 LOCK_WAIT_MS: Final = 500
 """How long a write of appends waits for a table's row (see :meth:`Appends._write`)."""
+ALONE_WAIT_MS: Final = 8000
+"""How long an append whose table's row another session holds waits for it on its own;
+then it is refused (nothing of it was written: "did not count") and its table rebuilt from
+the store. Its player waits this long at most for the answer."""
 STALL_S: Final = 2.0
 """How long a write of appends may go without an answer from its server process (paused or
 hung: nothing on its side can end the wait) before its connection is cut, that process
 ended and the outcome read back (see :mod:`dokobot.store.pg_stall`)."""
-LOCK_WAIT: Final = "55P03"
-"""SQLSTATE of a lock not had within the time given (``lock_timeout``)."""
 CONFLICT: Final = "DKC01"
 """SQLSTATE of an append whose position is not where the table's journal ends."""
 
@@ -168,7 +172,7 @@ class Appends:
             with self.conns.db(watched=False) as db:
                 backend = self.conns.backend(db)
                 records = [server_in(r.lines) for r in batch]
-                flight = None if alone else self._stalls.enter(db, STALL_S)
+                flight = self._stalls.enter(db, STALL_S + (ALONE_WAIT_MS / 1000 if alone else 0))
                 sent = False
                 try:
                     named = self.servers.of_batch(db, [r.channel for r in batch], records)
@@ -179,7 +183,7 @@ class Appends:
                          [r.channel for r in batch], [r.at for r in batch],
                          [len(r.lines) for r in batch], [x for r in batch for x in r.lines],
                          records, named, [self.leases.scope.key_of(n) for n in named],
-                         None if alone else LOCK_WAIT_MS),
+                         ALONE_WAIT_MS if alone else LOCK_WAIT_MS),
                     ).fetchone()  # fmt: skip
                 except psycopg.OperationalError as exc:
                     if answer_lost(exc) and sent:
@@ -193,7 +197,7 @@ class Appends:
             self.lost.resolve(batch, lost.exc, backend, self._write_apart, cut=cut, again=again)
             return
         except Exception as exc:
-            self._refused(batch, exc, cut=cut, again=again)
+            self._refused(batch, exc, cut=cut, again=again, alone=alone)
             return
         assert row is not None
         for req, length, record in zip(batch, row[0], records, strict=True):
@@ -202,12 +206,18 @@ class Appends:
             req.length = int(length)
             req.finish()
 
-    def _refused(self, batch: list[Pending], exc: Exception, *, cut: bool, again: bool) -> None:
+    def _refused(
+        self, batch: list[Pending], exc: Exception, *, cut: bool, again: bool, alone: bool
+    ) -> None:
         """``batch``'s write failed with ``exc`` (nothing of it was written): wait for a
         held row apart, write a cut batch or a bad append's neighbours again on their own,
         else answer each append with its refusal."""
         state = exc.sqlstate if isinstance(exc, psycopg.Error) else None
-        if state == LOCK_WAIT:  # (nothing was written)
+        if state == LOCK_WAIT and alone:
+            log.warning("store %s: table %s's row was held by another session for %.0f s; "
+                        "the append is refused (not written)", self.url, batch[0].channel,
+                        ALONE_WAIT_MS / 1000)  # fmt: skip
+        elif state == LOCK_WAIT:  # (nothing was written)
             if len(batch) > 1:
                 for req in batch:
                     self._write([req])

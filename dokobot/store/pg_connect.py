@@ -29,6 +29,8 @@ STARTS_KEPT: Final = 1024
 """Backends whose start time is kept (the newest)."""
 PROBE_S: Final = 0.5
 """While the database is down: how often the background probe tries to reach it."""
+LOCK_WAIT: Final = "55P03"
+"""SQLSTATE of a lock not had within the time given (``lock_timeout``)."""
 
 
 def safe_url(url: str) -> str:

@@ -22,9 +22,9 @@ from typing import Any, Final
 
 import psycopg
 
-from .base import StoreLocked
-from .pg_connect import first_line
-from .pg_stall import StallWatch
+from .base import StoreLocked, StoreUnavailable
+from .pg_connect import LOCK_WAIT, first_line
+from .pg_stall import READ_S, StallWatch
 from .scope import Scope
 
 log = logging.getLogger(__name__)
@@ -33,6 +33,9 @@ LEASE_LOST: Final = "DKL01"
 """SQLSTATE of a write by a process that no longer holds its leases (in the current epoch)."""
 NOT_SERVED: Final = "DKL02"
 """SQLSTATE of a write of a table whose server's key this process does not hold."""
+LOCK_TRY_S: Final = 0.5
+"""The least a try to take the leases waits for the table of leases (see
+:meth:`Leases.acquire`)."""
 
 
 class Leases:
@@ -68,48 +71,81 @@ class Leases:
 
     # ---------------------------------------------------------------- taking and keeping
     def acquire(self, db: psycopg.Connection[Any], wait_s: float) -> None:
-        """Take the leases, waiting up to ``wait_s`` for live holders to let go."""
+        """Take the leases, waiting up to ``wait_s`` for live holders to let go. Each try
+        waits for the table of leases at most what is left of ``wait_s`` (at least
+        :data:`LOCK_TRY_S`: another session may hold it, e.g. a process paused in its
+        renewal), and its server process must answer within that and
+        :data:`~dokobot.store.pg_stall.READ_S` (else its connection is cut); a start that
+        cannot take them in time refuses (:class:`StoreLocked`, or
+        :class:`StoreUnavailable` when the database did not answer)."""
         deadline = time.monotonic() + wait_s
+        warned = False
+        while True:
+            left = max(LOCK_TRY_S, deadline - time.monotonic())
+            with self._stalls.watch(db, left + READ_S) as flight:
+                try:
+                    blockers = self._try_acquire(db, left)
+                except psycopg.Error as exc:
+                    if flight.cut:
+                        raise StoreUnavailable(
+                            f"store {self.where}: the leases could not be taken: the database "
+                            f"did not answer within {left + READ_S:.0f} s"
+                        ) from None
+                    if exc.sqlstate != LOCK_WAIT:
+                        raise
+                    blockers = None
+            if blockers == []:
+                return
+            if blockers is None:
+                what = ("the table of leases is held by another session (a dokobot process "
+                        "paused while it renewed its leases, or an open transaction)")  # fmt: skip
+                end = "end that session first"
+            else:
+                what = ", ".join(f"{k} (held by {o})" for k, o in blockers)
+                what += " is served by another dokobot process that is still running"
+                end = "stop the other process first, or give this one other shards"
+            if time.monotonic() >= deadline:
+                raise StoreLocked(f"store {self.where}: {what}; this one "
+                                  f"({self.scope.describe()}) does not start: {end}")  # fmt: skip
+            if not warned:
+                log.warning("waiting up to %.1f s: %s", wait_s, what)
+                warned = True
+            if blockers is not None:
+                time.sleep(min(0.25, wait_s / 4 or 0.25))
+
+    def _try_acquire(self, db: psycopg.Connection[Any], lock_s: float) -> list[tuple[str, str]]:
+        """One try of :meth:`acquire`, waiting for the table of leases at most ``lock_s``
+        (else :data:`~dokobot.store.pg_connect.LOCK_WAIT`): the keys' live holders (key,
+        owner); none: the leases are taken."""
         epoch = self.scope.epoch
         family = "" if epoch is None else f"{epoch.family}%"
         ours = "" if epoch is None else f"%/{epoch.count}"
-        warned = False
-        while True:
-            with db.transaction():
-                db.execute("LOCK TABLE leases IN SHARE ROW EXCLUSIVE MODE")
-                rows = db.execute(
-                    "SELECT key, owner, expires > now(), EXISTS (SELECT 1 FROM pg_stat_activity"
-                    " a WHERE a.application_name = l.owner) FROM leases l "
-                    "WHERE owner <> %s AND (key = ANY(%s) OR (%s AND key LIKE %s "
-                    "AND key NOT LIKE %s))",
-                    (self.owner, list(self.keys), epoch is not None, family, ours),
-                ).fetchall()
-                blockers = [(str(k), str(o)) for k, o, fresh, alive in rows if fresh and alive]
-                if not blockers:
-                    for key, owner, _, _ in rows:
-                        log.warning("taking over %s from %s (gone or its lease expired)",
-                                    key, owner)  # fmt: skip
-                    db.execute(
-                        "INSERT INTO leases (key, owner, expires) "
-                        "SELECT k, %s, now() + make_interval(secs => %s) FROM unnest(%s::text[]) k "
-                        "ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, "
-                        "expires = excluded.expires",
-                        (self.owner, self.lease_s, list(self.keys)),
-                    )
-                    if epoch is not None:
-                        self._begin_epoch(db, family, ours)
-                    return
-            what = ", ".join(f"{k} (held by {o})" for k, o in blockers)
-            if time.monotonic() >= deadline:
-                raise StoreLocked(
-                    f"store {self.where}: {what} is served by another dokobot process that is "
-                    f"still running; this one ({self.scope.describe()}) does not start: stop "
-                    "the other process first, or give this one other shards"
-                )
-            if not warned:
-                log.warning("waiting up to %.1f s for %s", wait_s, what)
-                warned = True
-            time.sleep(min(0.25, wait_s / 4 or 0.25))
+        with db.transaction():
+            db.execute("SELECT set_config('lock_timeout', %s, true)",
+                       (str(max(1, int(lock_s * 1000))),))  # fmt: skip
+            db.execute("LOCK TABLE leases IN SHARE ROW EXCLUSIVE MODE")
+            rows = db.execute(
+                "SELECT key, owner, expires > now(), EXISTS (SELECT 1 FROM pg_stat_activity"
+                " a WHERE a.application_name = l.owner) FROM leases l "
+                "WHERE owner <> %s AND (key = ANY(%s) OR (%s AND key LIKE %s "
+                "AND key NOT LIKE %s))",
+                (self.owner, list(self.keys), epoch is not None, family, ours),
+            ).fetchall()
+            blockers = [(str(k), str(o)) for k, o, fresh, alive in rows if fresh and alive]
+            if blockers:
+                return blockers
+            for key, owner, _, _ in rows:
+                log.warning("taking over %s from %s (gone or its lease expired)", key, owner)
+            db.execute(
+                "INSERT INTO leases (key, owner, expires) "
+                "SELECT k, %s, now() + make_interval(secs => %s) FROM unnest(%s::text[]) k "
+                "ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, "
+                "expires = excluded.expires",
+                (self.owner, self.lease_s, list(self.keys)),
+            )
+            if epoch is not None:
+                self._begin_epoch(db, family, ours)
+        return []
 
     def _begin_epoch(self, db: psycopg.Connection[Any], family: str, ours: str) -> None:
         """Make this process's count the current epoch; a re-split deletes every lease of
