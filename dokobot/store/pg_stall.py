@@ -104,20 +104,26 @@ class StallWatch:
                 self._changed.wait(None if soonest is None else max(0.0, soonest - now))
 
     def _cut(self, flight: Flight) -> None:
-        """Shut the connection down (its owner's blocked read returns at once; the
-        descriptor stays its owner's to close)."""
+        """Shut the connection down (see :func:`cut`)."""
         flight.cut = True
         log.warning("store %s: a request got no answer from its server process (backend %d) "
                     "in time; its connection is cut", self.where, flight.pid)  # fmt: skip
         try:
-            fd = os.dup(flight.fd)
-            try:
-                sock = socket.socket(fileno=fd)
-            except OSError:
-                os.close(fd)
-                raise
-            with sock:
-                sock.shutdown(socket.SHUT_RDWR)
+            cut(flight.fd)
         except OSError as exc:
             log.warning("store %s: the connection of backend %d could not be cut (%s)",
                         self.where, flight.pid, exc)  # fmt: skip
+
+
+def cut(fd: int) -> None:
+    """Shut down the connection of socket ``fd`` on the client's side: a read that waits
+    on it returns at once (the connection failed), even while its server process is paused;
+    the descriptor stays its owner's to close."""
+    dup = os.dup(fd)
+    try:
+        sock = socket.socket(fileno=dup)
+    except OSError:
+        os.close(dup)
+        raise
+    with sock:
+        sock.shutdown(socket.SHUT_RDWR)
