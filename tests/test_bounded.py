@@ -94,7 +94,12 @@ async def test_discord_maps_stay_at_the_cap_and_forgotten_things_come_back(
         assert sizes and max(sizes.values()) <= CAP, sizes
         assert sizes["dms._channels"] == CAP and sizes["settings._prompt_here"] == CAP
         assert not client.languages.remembers_user(anna.id)
-        # forgotten: the language comes back from the store, the DM channel is opened again
+        # forgotten: the language comes back from the store (read in the background: the
+        # first answer is in her client's language), the DM channel is opened again
+        answer = await settle(fake, client, await fake.slash(anna, "prompts", {"where": "dm"}))
+        [reply] = answer.ephemeral_messages
+        assert reply.content.startswith("Your"), reply.content
+        await service.langs.fetch([f"discord:{anna.id}"])
         answer = await settle(fake, client, await fake.slash(anna, "prompts", {"where": "dm"}))
         [reply] = answer.ephemeral_messages
         assert reply.content.startswith("Deine"), reply.content
@@ -154,6 +159,7 @@ async def test_users_languages_stay_at_the_cap_and_come_back_from_the_store(
         await svc.handle(Input("c", f"u{i}", f"p{i}", "/lang en" if i % 2 else "/help"))
     langs = svc.router.langs
     assert len(langs._cache) == CAP and "u0" not in langs._cache  # type: ignore[attr-defined]
+    await svc.langs.fetch(["u0"])  # (a miss is read in the background: none chosen until)
     assert svc.router.lang_of("u0") == "de" and svc.language_of("u0") == "de"
     assert svc.router.lang_of("u2") == "en"  # never chose: the default
     events = await svc.handle(Input("c", "u0", "anna", "/help"))
@@ -161,7 +167,9 @@ async def test_users_languages_stay_at_the_cap_and_come_back_from_the_store(
     # a restart reads none of them before they are needed
     svc2 = Service(Router(seed=2), store)
     await svc2.start()
-    assert len(svc2.router.langs) == 0 and svc2.router.lang_of("u0") == "de"
+    assert len(svc2.router.langs) == 0
+    await svc2.langs.fetch(["u0"])
+    assert svc2.router.lang_of("u0") == "de"
 
 
 def test_irc_identities_grow_only_with_people_who_write_to_the_bot() -> None:

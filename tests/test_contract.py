@@ -145,7 +145,7 @@ async def test_the_bare_host_answers_as_a_host_that_knows_nothing() -> None:
     assert host.decision("x:1") is None and host.pending_prompts("x:u") == []
     assert host.holds("x:1") and not host.opens_thread("x:1")
     assert host.channel_language("x:1") == "en" == host.reader_language("x:u", "x:1")
-    assert host.preference_of("x:u", "deck") is None and host.language_of("x:u") is None
+    assert await host.preference_of("x:u", "deck") is None and host.language_of("x:u") is None
     assert await host.nick_history("x:") == [] and await host.start() == []
 
 

@@ -239,7 +239,7 @@ async def test_the_commands_are_uploaded_only_when_they_changed_and_some_are_gui
         async with running(make_client(service)):  # a new version of the commands
             pass
         assert uploads() == 2
-        assert service.preference_of("discord:application", "command_tree_hash") == digest
+        assert await service.preference_of("discord:application", "command_tree_hash") == digest
     finally:
         await service.close()
     by_name = {c["name"]: c for c in fake.commands}

@@ -50,7 +50,7 @@ async def test_the_hand_picture_is_in_the_players_language_and_deck(fake: FakeDi
             english = HandPicture(shown.cards, shown.groups, None, "en", "classic")
             assert hand_png(english) != hand_png(mine)
             # the choice is kept by the service: a new adapter reads it back
-            assert service.preference_of(f"discord:{anna.id}", "deck") == "four"
+            assert await service.preference_of(f"discord:{anna.id}", "deck") == "four"
             # the board's picture is the trick with the players' names (the table's language)
             view = board_view(table)
             assert view is not None

@@ -22,10 +22,13 @@ import pytest
 from pg_server import PASSWORD, PgServer, sync_rep
 from test_pg_fence import _next_move
 
+from dokobot.adapters.discord.settings import DECK_PREFERENCE, UserSettings
+from dokobot.host import userlangs
 from dokobot.host.events import Event, Input
 from dokobot.host.i18n import render
 from dokobot.host.router import Router
 from dokobot.host.service import Service
+from dokobot.render.cards import deck_of
 from dokobot.store import (
     Checkpoint,
     StoreError,
@@ -441,3 +444,70 @@ def test_a_start_while_another_session_holds_the_leases_refuses_in_time(
         holder.close()
     PostgresStore(pg_url, lease_s=5.0, wait_s=1.0).close()
 
+
+# ------------------------------------------------------------------ users' languages
+async def _ticking(gaps: list[float]) -> None:
+    """Note the longest time the event loop did not answer (every 20 ms)."""
+    loop = asyncio.get_running_loop()
+    last = loop.time()
+    while True:
+        await asyncio.sleep(0.02)
+        gaps[0] = max(gaps[0], loop.time() - last - 0.02)
+        last = loop.time()
+
+
+async def test_a_language_not_in_memory_holds_up_nothing_on_a_paused_store(pg_url: str) -> None:
+    """A user's ``/lang`` is in the store, not in memory, and the store's server processes
+    are paused: asking for it answers at once, "none chosen" (before: the event loop, so
+    every table of the process, waited for the paused read), and his input is answered in
+    the table's language once ``LOOKUP_S`` has passed; once the store answers, his language
+    is read and kept."""
+    store = PostgresStore(pg_url, lease_s=5.0, read_s=2.0)
+    svc = Service(Router(seed=8), store)
+    await svc.start()
+    gaps = [0.0]
+    ticker = asyncio.create_task(_ticking(gaps))
+    try:
+        store.set_language("u:zoe", "de")  # (by another process: not in this one's memory)
+        expected = _texts(await svc.handle(Input("x", "u:new", "new", "/help")))
+        with _paused_pool(store):
+            gaps[0] = 0.0
+            assert svc.router.lang_of("u:zoe") == "en" and svc.language_of("u:zoe") is None
+            events = await asyncio.wait_for(svc.handle(Input("x", "u:zoe", "zoe", "/help")), 10)
+            assert _texts(events) == expected
+            assert gaps[0] < 0.5, f"the event loop stood still for {gaps[0]:.2f} s"
+        await svc.langs.fetch(["u:zoe"], 10)
+        assert svc.language_of("u:zoe") == "de"
+        events = await svc.handle(Input("x", "u:zoe", "zoe", "/help"))
+        assert _texts(events) != expected
+    finally:
+        ticker.cancel()
+        await svc.close()
+
+
+async def test_a_stored_setting_asked_of_a_paused_store_holds_up_nothing(pg_url: str) -> None:
+    """An adapter asks for a user's stored setting (his ``/deck``) while the store's server
+    processes are paused: the answer is "cannot be read right now" within ``LOOKUP_S``
+    (before: the event loop waited for the paused read), the adapter uses its default this
+    time without keeping it, and reads the choice once the store answers."""
+    store = PostgresStore(pg_url, lease_s=5.0)
+    svc = Service(Router(seed=8), store)
+    await svc.start()
+    settings = UserSettings(svc, "here", lambda user: None)
+    gaps = [0.0]
+    ticker = asyncio.create_task(_ticking(gaps))
+    loop = asyncio.get_running_loop()
+    try:
+        await svc.remember_preference("discord:7", DECK_PREFERENCE, "german")
+        with _paused_pool(store):
+            gaps[0] = 0.0
+            began = loop.time()
+            with pytest.raises(StoreUnavailable):
+                await svc.preference_of("discord:7", DECK_PREFERENCE)
+            assert loop.time() - began < userlangs.LOOKUP_S + 1.0
+            assert await settings.deck(7) == deck_of(None) != "german"
+            assert gaps[0] < 0.5, f"the event loop stood still for {gaps[0]:.2f} s"
+        assert await settings.deck(7) == "german"
+    finally:
+        ticker.cancel()
+        await svc.close()

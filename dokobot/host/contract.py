@@ -136,9 +136,10 @@ class Host(Protocol):
 
     # -- what the store keeps for an adapter --------------------------------------------
 
-    def preference_of(self, user: str, name: str) -> str | None:
+    async def preference_of(self, user: str, name: str) -> str | None:
         """``user``'s choice of an adapter's setting ``name`` (kept in the store), if any;
-        raises if the store cannot be read."""
+        raises if the store cannot be read within a few seconds (then the adapter uses its
+        default, and asks again the next time)."""
         ...
 
     async def remember_preference(self, user: str, name: str, value: str) -> None:
@@ -211,7 +212,7 @@ class BareHost(Host):
     def reader_language(self, user: str, channel: str) -> str:
         return languages.DEFAULT
 
-    def preference_of(self, user: str, name: str) -> str | None:
+    async def preference_of(self, user: str, name: str) -> str | None:
         return None
 
     async def remember_preference(self, user: str, name: str, value: str) -> None:

@@ -24,6 +24,7 @@ from .locks import Freed, TableLocks
 from .residency import Residency
 from .router import Router
 from .slowlane import SLOW_THREAD, SLOW_WORKERS, SlowLane
+from .userlangs import StoredLanguages
 from .writes import Writes
 
 log = logging.getLogger(__name__)
@@ -53,6 +54,7 @@ class Dispatch:
         board: LiveBoard,
         residency: Residency,
         writes: Writes,
+        langs: StoredLanguages,
         after_change: Callable[[str], None],
     ) -> None:
         self.router = router
@@ -61,6 +63,7 @@ class Dispatch:
         self.board = board
         self.residency = residency
         self.writes = writes
+        self.langs = langs
         self.after_change = after_change
         self._lanes: dict[str, SlowLane] = {}
         """Per table: its slow commands (bounded, one at a time)."""
@@ -79,8 +82,10 @@ class Dispatch:
         return self.router.user_table.get(inp.user, "")
 
     async def handle(self, inp: Input) -> list[Event]:
-        """Answer one input (never raises)."""
+        """Answer one input (never raises), in its sender's language if it can be read in
+        time (see :mod:`~dokobot.host.userlangs`)."""
         try:
+            await self.langs.fetch([inp.user])
             if _is_slow(inp.text):
                 return await self._handle_slow(inp)
             return await self._handle(inp)

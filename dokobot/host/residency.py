@@ -30,6 +30,7 @@ from .replay import RestoreError, restore
 from .router import Router
 from .stakes import ZERO, Ledger
 from .table import Table
+from .userlangs import StoredLanguages
 from .writes import Writes, keep_latest, result
 
 log = logging.getLogger(__name__)
@@ -58,6 +59,7 @@ class Residency:
         *,
         after_change: Callable[[str], None],
         unload: Callable[[str], None],
+        langs: StoredLanguages,
         idle_s: float = 900.0,
     ) -> None:
         self.router = router
@@ -68,6 +70,7 @@ class Residency:
         self.writes = writes
         self.after_change = after_change
         self.unload = unload
+        self.langs = langs
         self.closed = False
         self.idle_s = idle_s
         """A table without a running game that nobody used for this long leaves memory; it
@@ -167,6 +170,7 @@ class Residency:
                 self.lazy.add(channel)
             raise
         self.writes.stored[channel] = start + len(journal)
+        await self.langs.fetch(_people(base, journal))  # (what it says is in theirs)
         ledgers = self.router.ledgers
         if private_ledger:
             self.router.ledgers = {}
@@ -355,6 +359,20 @@ class Residency:
             self._used.pop(channel, None)
             self.writes.forget(channel)
             self.lazy.add(channel)
+
+
+def _people(base: Table | None, journal: list[str]) -> set[str]:
+    """The people (no computer players) at a table loaded from ``base`` and the records
+    ``journal`` after it."""
+    people = {s.user for s in base.seats if not s.is_bot} if base is not None else set()
+    for line in journal:
+        try:
+            user = Record.decode(line).user
+        except Exception:  # (its restore says what is wrong)
+            continue
+        if user and not user.startswith("bot:"):
+            people.add(user)
+    return people
 
 
 def _forget_settlements(table: Table) -> None:

@@ -29,7 +29,7 @@ import logging
 from typing import Any
 
 from ..stats import Stats
-from ..store import MemoryStore, Store
+from ..store import MemoryStore, Store, StoreUnavailable
 from .board import decision_marker
 from .contract import Host, Listener
 from .delivery import Delivery
@@ -45,7 +45,7 @@ from .reviewqueue import ReviewQueue
 from .router import Router, clean_name
 from .table import BotFactory
 from .turns import Turns
-from .userlangs import StoredLanguages
+from .userlangs import LOOKUP_S, StoredLanguages
 from .writes import Writes
 
 log = logging.getLogger(__name__)
@@ -97,6 +97,9 @@ class Service(Host):
         self.board = LiveBoard(router)
         self.review_link = ReviewLink(router, self.store, reviews, self.delivery, self.holds)
         self.writes = Writes(router, self.store, self.review_link)
+        # users' languages: the store has them all, memory the most recently used
+        self.langs = StoredLanguages(self.store)
+        router.langs = self.langs
         self.residency = Residency(
             router,
             self.store,
@@ -106,6 +109,7 @@ class Service(Host):
             self.writes,
             after_change=self._after_change,
             unload=self._unload,
+            langs=self.langs,
             idle_s=idle_s,
         )
         self.turns = Turns(
@@ -118,12 +122,11 @@ class Service(Host):
             self.board,
             self.residency,
             self.writes,
+            self.langs,
             self.turns.after_change,
         )
         router.history = self.writes.history
         router.archive = self.writes.archived
-        # users' languages: the store has them all, memory the most recently used
-        router.langs = StoredLanguages(self.store)
         if router.stats is None:
             router.stats = Stats(self.store)
         router.reviews = reviews
@@ -229,6 +232,7 @@ class Service(Host):
     async def close(self) -> None:
         self.turns.closed = self.residency.closed = self.locks.closed = True
         self.dispatch.close()
+        self.langs.close()
         await self.review_link.close()
         tasks = [*self.turns.tasks(), *self.residency.recovering()]
         if self.locks.watchdog is not None:
@@ -356,9 +360,18 @@ class Service(Host):
             return self.router.default_options.for_channel(channel, self.router.chats).thread
         return table.options.thread and not table.seats
 
-    def preference_of(self, user: str, name: str) -> str | None:
-        """``user``'s choice of the setting ``name`` (kept in the store), if any."""
-        return self.store.preference(user, name)
+    async def preference_of(self, user: str, name: str) -> str | None:
+        """``user``'s choice of the setting ``name`` (kept in the store), if any: read in a
+        worker thread, waited for at most :data:`~dokobot.host.userlangs.LOOKUP_S`
+        (:class:`~dokobot.store.StoreUnavailable` then)."""
+        try:
+            return await asyncio.wait_for(
+                asyncio.to_thread(self.store.preference, user, name), LOOKUP_S
+            )
+        except TimeoutError:
+            raise StoreUnavailable(
+                f"a stored setting was not read within {LOOKUP_S:.0f} s"
+            ) from None
 
     def reader_language(self, user: str, channel: str) -> str:
         """The language ``user`` reads at ``channel``: their /lang, else the table's."""

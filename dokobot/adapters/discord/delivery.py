@@ -211,7 +211,7 @@ class PrivateDelivery:
                 shown.groups,
                 shown.playable,
                 shown.lang or lang,
-                self._settings.deck(user_id),
+                await self._settings.deck(user_id),
             )
             png = await drawn(hand_png, picture)
             file = discord.File(io.BytesIO(png), filename=HAND_PICTURE)
@@ -305,7 +305,7 @@ class PrivateDelivery:
         except (discord.HTTPException, aiohttp.ClientError, OSError) as exc:
             log.info("could not update a My cards panel: %s", exc)
             shown = False
-        here = self._settings.prompts_here(user_id)
+        here = await self._settings.prompts_here(user_id)
         if event.kind == REMINDER and table and here:
             await self._pings.remind(table, user_id, event)  # onto his notification, not a panel
             return

@@ -45,20 +45,20 @@ class UserSettings:
         self._prompt_here: Bounded[int, bool] = Bounded(users)
         self._decks: Bounded[int, str] = Bounded(users)
 
-    def prompts_here(self, user_id: int) -> bool:
+    async def prompts_here(self, user_id: int) -> bool:
         """Whether ``user_id``'s prompts stay in the channel ("My cards" and the board): all
         but those who chose ``/prompts dm`` (remembered here, else asked of the service,
         which has it from the store)."""
-
-        def load(user: int) -> bool:
-            chosen = self.host.preference_of(qualify(user), PROMPTS_PREFERENCE)
-            return (chosen or self.prompts_default) != "dm"
-
+        here = self._prompt_here.get(user_id)
+        if here is not None:
+            return here
         try:
-            return self._prompt_here.remembered(user_id, load)
-        except Exception:
-            log.exception("could not read where a user's prompts go; in the channel this time")
+            chosen = await self.host.preference_of(qualify(user_id), PROMPTS_PREFERENCE)
+        except Exception as exc:
+            log.warning("could not read where a user's prompts go (%s); in the channel this "
+                        "time", exc)  # fmt: skip
             return True
+        return self._prompt_here.setdefault(user_id, (chosen or self.prompts_default) != "dm")
 
     def prompts_remembered(self, user_id: int) -> bool | None:
         """Where ``user_id``'s prompts go as held here (True: in the channel), without
@@ -71,18 +71,18 @@ class UserSettings:
         self._prompt_here.pop(user_id, None)
         self._decks.pop(user_id, None)
 
-    def deck(self, user_id: int) -> str:
+    async def deck(self, user_id: int) -> str:
         """The deck ``user_id`` chose with ``/deck`` (remembered here, else asked of the
         service), or the default one."""
-
-        def load(user: int) -> str:
-            return deck_of(self.host.preference_of(qualify(user), DECK_PREFERENCE))
-
+        deck = self._decks.get(user_id)
+        if deck is not None:
+            return deck
         try:
-            return self._decks.remembered(user_id, load)
-        except Exception:
-            log.exception("could not read a user's deck; the default one this time")
+            chosen = await self.host.preference_of(qualify(user_id), DECK_PREFERENCE)
+        except Exception as exc:
+            log.warning("could not read a user's deck (%s); the default one this time", exc)
             return deck_of(None)
+        return self._decks.setdefault(user_id, deck_of(chosen))
 
     async def set_prompts(self, interaction: discord.Interaction[Any], where: str) -> None:
         """``/prompts dm|here``: where this user's prompts go (answered by the adapter)."""

@@ -61,7 +61,7 @@ class CommandUpload:
         commands were uploaded before (by this or another process of the bot)."""
         digest = self.digest()
         try:
-            known = self.host.preference_of(TREE_OWNER, TREE_PREFERENCE)
+            known = await self.host.preference_of(TREE_OWNER, TREE_PREFERENCE)
         except Exception:
             log.exception("could not read the hash of the uploaded slash commands")
             known = None

@@ -192,7 +192,7 @@ class MatrixAdapter(TextPlatform):
     # -- the connection ------------------------------------------------------------------------
 
     async def _connection(self) -> None:
-        token = self._stored_token()
+        token = await self._stored_token()
         first = token is None  # the very first start: the rooms' history is not new
         failures = 0
         await self._startup()
@@ -246,9 +246,9 @@ class MatrixAdapter(TextPlatform):
             with _logged(f"joining {room}"):
                 await self._request("POST", f"join/{_q(room)}", {})
 
-    def _stored_token(self) -> str | None:
+    async def _stored_token(self) -> str | None:
         try:
-            return self.host.preference_of(PREFIX + self.me, SYNC_PREFERENCE)
+            return await self.host.preference_of(PREFIX + self.me, SYNC_PREFERENCE)
         except Exception:
             log.exception("Matrix: the sync token could not be read; the history is skipped")
             return None
