@@ -386,10 +386,12 @@ async def test_while_the_database_is_down_refusals_are_quick_and_bots_resume_by_
             took.append(time.monotonic() - started)
             assert [getattr(e, "text", "") for e in events] == [render("en", "store_failed")]
         assert max(took) < 1.0, took
-        await asyncio.sleep(3)  # the computer players' move is refused meanwhile
-        assert len(svc.turns._bot_tasks) == 0 or all(
-            t.done() for t in svc.turns._bot_tasks.values()
-        )
+        # the computer players' move (due 2 s after anna's) is refused meanwhile
+        bots = svc.turns._bot_tasks["c"]
+        deadline = time.monotonic() + 20
+        while not bots.done():
+            assert time.monotonic() < deadline, "the computer players' move was not refused"
+            await asyncio.sleep(0.1)
     finally:
         await asyncio.to_thread(pg_server.start)
     deadline = time.monotonic() + 30
@@ -521,16 +523,16 @@ async def test_a_lost_answer_of_a_paused_append_is_never_a_false_did_not_count(
     pg_server: PgServer, pg_url: str, request: pytest.FixtureRequest
 ) -> None:
     """Row lock held, the append queued on it, its backend paused (SIGSTOP), the lock
-    released, the client's TCP connection shut down, SIGCONT 3 s later. Before, the
-    read-back found nothing while the paused backend could still commit: "did not count",
-    then the move was stored. Now the store terminates that backend and waits until it is
-    gone before it reads back."""
+    released, the client's TCP connection shut down, SIGCONT 1.5 s later (within the
+    store's 2.5 s to read back). Before, the read-back found nothing while the paused backend
+    could still commit: "did not count", then the move was stored. Now the store terminates
+    that backend and waits until it is gone before it reads back."""
     rounds = 6 if request.config.getoption("--slow") else 1
-    store = PostgresStore(pg_url, lease_s=5.0)
+    store = PostgresStore(pg_url, lease_s=5.0, resolve_s=2.5)
     svc = Service(Router(seed=8), store)
     await svc.start()
     await _seat_four(svc)
-    outcomes = [await _lost_answer_round(svc, store, pg_server, pg_url, 3.0) for _ in range(rounds)]
+    outcomes = [await _lost_answer_round(svc, store, pg_server, pg_url, 1.5) for _ in range(rounds)]
     # a pause longer than the read-back waits: "not known yet", then the truth
     outcomes.append(await _lost_answer_round(svc, store, pg_server, pg_url, store.resolve_s + 2))
     assert outcomes[-1] == "unknown", outcomes
