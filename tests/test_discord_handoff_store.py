@@ -6,17 +6,22 @@ once PostgreSQL is back. The store is stopped for real (``pg_ctl stop``)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
+import os
+import signal
+from collections.abc import Iterator
 from typing import Any
 
 import discord
+import psycopg
 import pytest
 from pg_server import PASSWORD, PgServer
 from psycopg.conninfo import make_conninfo
 
-from dokobot.adapters.discord import handed
+from dokobot.adapters.discord import handed, handoff
 from dokobot.adapters.discord.handed import HandedPresses
-from dokobot.adapters.discord.handoff import TAKEN, Handoff, Press
+from dokobot.adapters.discord.handoff import EXPIRED, TAKEN, Handoff, Press
 from dokobot.adapters.discord.languages import Languages
 from dokobot.host.contract import BareHost
 from dokobot.host.events import Event
@@ -120,3 +125,89 @@ async def test_the_next_identify_turn_waits_for_ready_then_the_spacing(
     second.identified()
     await first.close()
     await second.close()
+
+
+# ------------------------------------------------------------------ a paused server process
+@contextlib.contextmanager
+def _paused(pid: int) -> Iterator[None]:
+    """The server process ``pid`` is paused (SIGSTOP) for the block: it answers nothing,
+    and nothing on the server's side can end the wait."""
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.kill(pid, signal.SIGCONT)
+
+
+async def test_a_decision_on_a_paused_server_process_is_not_known_yet_then_the_truth(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Shard 0's connection's server process is paused (SIGSTOP) when it decides a press:
+    the person hears "not known yet" within the request's deadline (before: after 5 s at
+    the earliest, psycopg's cancel waiting for the paused process up to 10 s more), and the
+    truth from a new connection while the old process is still paused. The holder's own
+    take, cut the same way, is never lost: taken once read back, never expired after."""
+    monkeypatch.setattr(handed, "DECIDE_RETRY_S", 0.2)
+    open_store(pg_url).close()
+    conninfo = make_conninfo(pg_url, password=PASSWORD)
+    holder, zero = Handoff(conninfo), Handoff(conninfo)
+    await zero.decide(_press(), TAKEN)  # (its connection is open)
+    await holder.decide(_press(), TAKEN)
+    shard = _ShardZero(zero)
+    loop = asyncio.get_running_loop()
+    press = _press()
+    assert zero._send is not None and holder._send is not None
+    with _paused(zero._send.info.backend_pid):
+        began = loop.time()
+        deciding = asyncio.create_task(shard._decide_expired(press, "en"))
+        while not shard.said:
+            assert loop.time() - began < handoff.REQUEST_S + 2.0, "no word in time"
+            await asyncio.sleep(0.05)
+        assert shard.said == [text("en", "discord.handoff_unknown")]
+        await asyncio.wait_for(deciding, 10)
+        assert shard.said[1:] == [text("en", "discord.handoff_down")]
+    taken = _press()
+    with _paused(holder._send.info.backend_pid), pytest.raises(TimeoutError):
+        await asyncio.wait_for(holder.decide(taken, TAKEN), handoff.REQUEST_S + 2.0)
+    # whether or not the paused process wrote it: the holder's next try reads it as taken
+    assert await holder.decide(taken, TAKEN) is True
+    assert await zero.decide(taken, EXPIRED) is False
+    await holder.close()
+    await zero.close()
+
+
+async def test_a_paused_listening_connection_is_replaced(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server process of the connection that listens for presses is paused: it
+    delivers nothing, yet its kernel keeps the connection alive. The listener notices
+    within its check and listens on a new connection: a press handed over then arrives
+    (before: none arrived while the pause lasted)."""
+    monkeypatch.setattr(handoff, "LISTEN_CHECK_S", 0.5)
+    monkeypatch.setattr(handoff, "RECONNECT_AFTER", 0.1)
+    open_store(pg_url).close()
+    conninfo = make_conninfo(pg_url, password=PASSWORD)
+    listener, sender = Handoff(conninfo), Handoff(conninfo)
+    got: list[Press] = []
+
+    async def receive(press: Press) -> None:
+        got.append(press)
+
+    await listener.start(receive)
+    admin = await psycopg.AsyncConnection.connect(conninfo, autocommit=True)
+    cur = await admin.execute(
+        "SELECT pid FROM pg_stat_activity WHERE query = %s", (f"LISTEN {handoff.CHANNEL}",)
+    )
+    [(pid,)] = await cur.fetchall()
+    loop = asyncio.get_running_loop()
+    try:
+        with _paused(pid):
+            began = loop.time()
+            while not got:
+                assert loop.time() - began < 10, "no press arrived while the old one is paused"
+                await sender.send(_press())
+                await asyncio.sleep(0.3)
+    finally:
+        await admin.close()
+        await listener.close()
+        await sender.close()

@@ -122,30 +122,42 @@ class HandedPresses:
         the decision is written (every :data:`DECIDE_RETRY_S`, for up to
         :data:`DECIDE_WITHIN_S`; the holder cannot take it meanwhile either, the decision
         being in the same store)."""
+        told = False
+
+        async def unknown() -> None:
+            nonlocal told
+            await self._tell(press, "handoff_unknown", lang)
+            told = True
+
+        expired = await self._decided(press, EXPIRED, unknown)
+        if expired:
+            await self._not_taken(press, lang)
+        elif expired is not None and told:
+            await self._tell(press, "handoff_counted", lang)
+
+    async def _decided(
+        self, press: Press, outcome: str, unknown: Callable[[], Awaitable[None]] | None
+    ) -> bool | None:
+        """Write ``outcome`` as ``press``'s one outcome: whether it is the one stored. While
+        the store does not answer (``unknown()`` at the first failure), again every
+        :data:`DECIDE_RETRY_S`; None when it did not answer for :data:`DECIDE_WITHIN_S`."""
         assert self.handoff is not None
         loop = asyncio.get_running_loop()
         deadline = loop.time() + DECIDE_WITHIN_S
-        told = False
         while True:
             try:
-                expired = await asyncio.wait_for(
-                    self.handoff.decide(press, EXPIRED), DECIDE_TIMEOUT_S
-                )
-                break
+                return await asyncio.wait_for(self.handoff.decide(press, outcome), DECIDE_TIMEOUT_S)
             except Exception as exc:
-                log.warning("could not decide a handed-over press (%s); not known yet", exc)
-                if not told:
-                    await self._tell(press, "handoff_unknown", lang)
-                    told = True
+                log.warning("could not decide a handed-over press (%s); not known yet",
+                            str(exc) or type(exc).__name__)  # fmt: skip
+                if unknown is not None:
+                    await unknown()
+                    unknown = None
                 if loop.time() >= deadline:
                     log.error("a DM press for table %s stays undecided: the store did not "
                               "answer for %.0f s", press.table, DECIDE_WITHIN_S)  # fmt: skip
-                    return
+                    return None
                 await asyncio.sleep(DECIDE_RETRY_S)
-        if expired:
-            await self._not_taken(press, lang)
-        elif told:
-            await self._tell(press, "handoff_counted", lang)
 
     async def _not_taken(self, press: Press, lang: str) -> None:
         """Tell the person that his press was not applied (the holder of its table is down
@@ -171,11 +183,11 @@ class HandedPresses:
         its prompt used up and the user's answers sent through the interaction's token."""
         if not self.host.holds(qualify(press.table)):
             return
-        assert self.handoff is not None
-        try:
-            taken = await self.handoff.decide(press, TAKEN)
-        except Exception:
-            log.exception("could not take a handed-over press; not applied")
+        # (a take whose answer was lost may still be stored: it is applied once read back)
+        taken = await self._decided(press, TAKEN, None)
+        if taken is None:
+            log.error("a handed-over press for table %s was not applied: whether it was "
+                      "taken could not be read", press.table)  # fmt: skip
             return
         if not taken:  # too late: its presser was told that nothing happened
             log.warning("a DM press for table %s came after its time; dropped", press.table)

@@ -26,6 +26,12 @@ key (``shard_id % max_concurrency``) through every 5 seconds for the whole bot
 seconds after Discord answered the IDENTIFY with READY (:meth:`Handoff.identified`): counted
 from the sending process's clock, a starved process or a slow network could bring two
 IDENTIFYs closer together at Discord than 5 seconds.
+
+Every connect and every request has a deadline (:data:`CONNECT_S`, :data:`REQUEST_S`): a
+request without an answer in time has its connection cut (a paused server process answers
+nothing, and psycopg's own cancel would wait for it) and fails; a press's outcome that
+cannot be written is "not known yet" for its presser (see :mod:`.handed`). The listening
+connection asks for an answer every :data:`LISTEN_CHECK_S` and connects again without one.
 """
 
 from __future__ import annotations
@@ -39,6 +45,8 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Final
 
 import psycopg
+
+from dokobot.store.pg_stall import cut
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +68,57 @@ TAKEN: Final = "taken"
 EXPIRED: Final = "expired"
 KEEP_DECIDED: Final = 3600.0
 """Seconds a decided press is kept (then deleted, at the next decision after a while)."""
+CONNECT_S: Final = 2.0
+"""How long a connection to the bots' PostgreSQL may take."""
+REQUEST_S: Final = 2.0
+"""How long a request may go without an answer before its connection is cut."""
+LISTEN_CHECK_S: Final = 10.0
+"""How often the listening connection, without a press, checks that its server answers."""
+TURN_WITHIN: Final = 60.0
+"""How long a process waits for its turn to IDENTIFY (others hold it at most
+:data:`READY_WITHIN` and the spacing each); then it identifies without one, and says so."""
+
+
+async def connect(conninfo: str) -> psycopg.AsyncConnection[Any]:
+    """A connection (autocommit) within :data:`CONNECT_S`, else :class:`TimeoutError`."""
+    return await asyncio.wait_for(
+        psycopg.AsyncConnection.connect(
+            conninfo, autocommit=True, connect_timeout=max(1, round(CONNECT_S))
+        ),
+        CONNECT_S + 0.5,
+    )
+
+
+async def request(
+    conn: psycopg.AsyncConnection[Any], query: str, params: tuple[Any, ...] = ()
+) -> list[tuple[Any, ...]]:
+    """``query``'s rows (none without a result); no answer within :data:`REQUEST_S`, or
+    the caller cancelled: the connection is cut (it is not used again) and the request
+    fails (:class:`TimeoutError`)."""
+
+    async def run() -> list[tuple[Any, ...]]:
+        cur = await conn.execute(query.encode(), params)
+        return await cur.fetchall() if cur.description is not None else []
+
+    task = asyncio.ensure_future(run())
+    try:
+        done, _ = await asyncio.wait({task}, timeout=REQUEST_S)
+    except asyncio.CancelledError:
+        _cut(conn, task)
+        raise
+    if not done:
+        log.warning("the bots' PostgreSQL did not answer within %.1f s (backend %d); the "
+                    "connection is cut", REQUEST_S, conn.info.backend_pid)  # fmt: skip
+        _cut(conn, task)
+        raise TimeoutError(f"no answer from PostgreSQL within {REQUEST_S:.1f} s")
+    return task.result()
+
+
+def _cut(conn: psycopg.AsyncConnection[Any], task: asyncio.Future[Any]) -> None:
+    """Cut ``conn`` under its request ``task`` (which then fails at once)."""
+    with contextlib.suppress(OSError, psycopg.Error):
+        cut(conn.fileno())
+    task.add_done_callback(lambda t: t.cancelled() or t.exception())
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +178,8 @@ class Handoff:
         self.received = 0
         self.expired = 0
         self._pruned = 0.0
+        self._unsure: set[int] = set()
+        """Presses whose outcome this process tried to write without an answer."""
         self._held: set[asyncio.Task[None]] = set()
         self._ready: asyncio.Event | None = None
         """Set when READY answers the IDENTIFY whose turn this process holds."""
@@ -139,7 +200,10 @@ class Handoff:
 
     async def decide(self, press: Press, outcome: str) -> bool:
         """Write ``outcome`` (:data:`TAKEN` by the holder, :data:`EXPIRED` by shard 0) as
-        the one outcome of ``press``; False if the other one was written first."""
+        the one outcome of ``press``; False if it was written before (the other one, or the
+        same press handed twice). After a try of ours whose answer was lost (its connection
+        cut while its server process was paused, say), the outcome stored is read back: that
+        try may have written it, and then it is ours (each outcome has one writer)."""
         loop = asyncio.get_running_loop()
         if loop.time() - self._pruned > KEEP_DECIDED / 4:
             self._pruned = loop.time()
@@ -147,11 +211,19 @@ class Handoff:
                 "DELETE FROM handed_presses WHERE at < now() - make_interval(secs => %s)",
                 (KEEP_DECIDED,),
             )
+        key = press.interaction_id
+        retried = key in self._unsure
+        self._unsure.add(key)  # (until an answer comes)
         rows = await self._execute(
             "INSERT INTO handed_presses (id, outcome) VALUES (%s, %s) "
             "ON CONFLICT (id) DO NOTHING RETURNING id",
-            (press.interaction_id, outcome),
+            (key, outcome),
         )
+        if not rows and retried:
+            rows = await self._execute(
+                "SELECT id FROM handed_presses WHERE id = %s AND outcome = %s", (key, outcome)
+            )
+        self._unsure.discard(key)
         won = bool(rows)
         if won and outcome == EXPIRED:
             self.expired += 1
@@ -163,35 +235,46 @@ class Handoff:
             for attempt in range(2):
                 try:
                     if self._send is None or self._send.closed:
-                        self._send = await psycopg.AsyncConnection.connect(
-                            self._conninfo, autocommit=True
-                        )
-                    cur = await self._send.execute(query.encode(), params)
-                    return await cur.fetchall() if cur.description is not None else []
-                except psycopg.OperationalError:
-                    self._send = None
+                        self._send = await connect(self._conninfo)
+                    return await request(self._send, query, params)
+                except psycopg.OperationalError:  # (a connection that dropped: once more)
+                    await self._drop_send()
                     if attempt:
                         raise
+                except BaseException:  # (no answer in time, cancelled: not again)
+                    await self._drop_send()
+                    raise
         raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _drop_send(self) -> None:
+        send, self._send = self._send, None
+        if send is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(send.close(), REQUEST_S)
 
     async def identify_turn(self, key: int) -> None:
         """Wait until this process may IDENTIFY for the rate-limit ``key``; the turn stays
         taken until :attr:`identify_spacing` seconds after :meth:`identified` (or
         :data:`READY_WITHIN` seconds without it); the lock lives in its own connection,
-        closed then."""
+        closed then. Raises when the turn cannot be had within :data:`TURN_WITHIN` (or
+        PostgreSQL does not answer in time)."""
         spacing = self.identify_spacing
-        conn = await psycopg.AsyncConnection.connect(self._conninfo, autocommit=True)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + TURN_WITHIN
+        conn = await connect(self._conninfo)
         try:
             while True:
-                cur = await conn.execute(
-                    "SELECT pg_try_advisory_lock(%s, %s)", (IDENTIFY_LOCK, key)
+                rows = await request(
+                    conn, "SELECT pg_try_advisory_lock(%s, %s)", (IDENTIFY_LOCK, key)
                 )
-                row = await cur.fetchone()
-                if row is not None and row[0]:
+                if rows and rows[0][0]:
                     break
+                if loop.time() >= deadline:
+                    raise TimeoutError(f"no turn to IDENTIFY within {TURN_WITHIN:.0f} s")
                 await asyncio.sleep(0.25)
         except BaseException:
-            await conn.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(conn.close(), REQUEST_S)
             raise
         ready = asyncio.Event()
         self._ready = ready
@@ -202,7 +285,8 @@ class Handoff:
                     await asyncio.wait_for(ready.wait(), READY_WITHIN)
                 await asyncio.sleep(spacing)
             finally:
-                await conn.close()
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(conn.close(), REQUEST_S)
 
         task = asyncio.create_task(release())
         self._held.add(task)
@@ -217,27 +301,37 @@ class Handoff:
 
     async def _listen(self, receive: Receiver) -> None:
         while True:
+            conn: psycopg.AsyncConnection[Any] | None = None
             try:
-                conn = await psycopg.AsyncConnection.connect(self._conninfo, autocommit=True)
-                async with conn:
-                    await conn.execute(f"LISTEN {CHANNEL}")
-                    self._listening.set()
-                    async for note in conn.notifies():
+                conn = await connect(self._conninfo)
+                await request(conn, f"LISTEN {CHANNEL}")
+                self._listening.set()
+                while True:
+                    async for note in conn.notifies(timeout=LISTEN_CHECK_S):
                         self.received += 1
-                        try:
-                            press = Press.loads(note.payload)
-                        except (ValueError, TypeError):
-                            log.exception("a handed-over press could not be read")
-                            continue
-                        # each press on its own: a slow table does not hold up the others
-                        task = asyncio.create_task(self._receive(receive, press))
-                        self._held.add(task)
-                        task.add_done_callback(self._held.discard)
+                        self._take(receive, note.payload)
+                    await request(conn, "SELECT 1")  # (a paused server sends nothing)
             except asyncio.CancelledError:
                 raise
-            except psycopg.Error as exc:
-                log.warning("listening for handed-over presses: %s; again soon", exc)
-                await asyncio.sleep(RECONNECT_AFTER)
+            except (psycopg.Error, TimeoutError) as exc:
+                log.warning("listening for handed-over presses: %s; again soon",
+                            str(exc) or type(exc).__name__)  # fmt: skip
+            finally:
+                if conn is not None:
+                    with contextlib.suppress(Exception):
+                        await asyncio.wait_for(conn.close(), REQUEST_S)
+            await asyncio.sleep(RECONNECT_AFTER)
+
+    def _take(self, receive: Receiver, payload: str) -> None:
+        try:
+            press = Press.loads(payload)
+        except (ValueError, TypeError):
+            log.exception("a handed-over press could not be read")
+            return
+        # each press on its own: a slow table does not hold up the others
+        task = asyncio.create_task(self._receive(receive, press))
+        self._held.add(task)
+        task.add_done_callback(self._held.discard)
 
     @staticmethod
     async def _receive(receive: Receiver, press: Press) -> None:
@@ -253,5 +347,4 @@ class Handoff:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
-        if self._send is not None:
-            await self._send.close()
+        await self._drop_send()
