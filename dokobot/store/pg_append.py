@@ -40,7 +40,7 @@ BATCH: Final = 256
 """The most appends a writer commits at once."""
 LOCK_WAIT_MS: Final = 500
 """How long a write of appends waits for a table's row (see :meth:`Appends._write`)."""
-ALONE_WAIT_MS: Final = 8000
+ALONE_WAIT_MS: Final = 4000
 """How long an append whose table's row another session holds waits for it on its own;
 then it is refused (nothing of it was written: "did not count") and its table rebuilt from
 the store. Its player waits this long at most for the answer."""
