@@ -204,7 +204,7 @@ async def test_a_paused_listening_connection_is_replaced(
         with _paused(pid):
             began = loop.time()
             while not got:
-                assert loop.time() - began < 10, "no press arrived while the old one is paused"
+                assert loop.time() - began < 20, "no press arrived while the old one is paused"
                 await sender.send(_press())
                 await asyncio.sleep(0.3)
     finally:
