@@ -127,7 +127,8 @@ class Host(Protocol):
         ...
 
     def language_of(self, user: str) -> str | None:
-        """The language ``user`` chose with /lang, if any."""
+        """The language ``user`` chose with /lang, if any; never waits for the store (None
+        while it is being read from there: ask again later, do not keep the None)."""
         ...
 
     def reader_language(self, user: str, channel: str) -> str:

@@ -343,7 +343,8 @@ class Service(Host):
         return table.options.language if table is not None else self.router.default_language
 
     def language_of(self, user: str) -> str | None:
-        """The language ``user`` chose with /lang (kept in the store), if any."""
+        """The language ``user`` chose with /lang (kept in the store), if any: from memory;
+        None while it is read from the store (see :mod:`~dokobot.host.userlangs`)."""
         return self.router.langs.get(user)
 
     async def remember_preference(self, user: str, name: str, value: str) -> None:
