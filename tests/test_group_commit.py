@@ -53,9 +53,17 @@ def _join(channel: str, name: str) -> Input:
     return Input(channel, f"u:{channel}:{name}", name, "/join")
 
 
+async def _known(svc: Service, name: str) -> None:
+    """``name``'s /lang at every table is in memory (a person's first input reads it in a
+    worker thread before it goes on, so the order in which inputs reach the store would
+    be that of the reads)."""
+    await svc.langs.fetch(f"u:{ch}:{name}" for ch in CHANNELS)
+
+
 async def test_appends_of_tables_ready_together_share_one_store_write() -> None:
     store = CountingStore()
     svc = Service(Router(seed=1), store)
+    await _known(svc, "anna")
     answers = await asyncio.gather(*(svc.handle(_join(ch, "anna")) for ch in CHANNELS))
     assert store.calls == [list(CHANNELS)], "one write for the five tables"
     assert all("anna joined" in a[0].text for a in answers)
@@ -89,6 +97,7 @@ async def test_writes_gather_while_others_are_under_way(monkeypatch: pytest.Monk
     store = CountingStore()
     store.gate = threading.Event()
     svc = Service(Router(seed=1), store)
+    await _known(svc, "anna")
     first = []
     for n, ch in enumerate(CHANNELS[:2]):  # the second goes while the first is under way
         first.append(asyncio.create_task(svc.handle(_join(ch, "anna"))))
@@ -111,6 +120,7 @@ async def test_a_write_goes_out_beside_writes_that_are_stalled() -> None:
     store = CountingStore()
     store.gate = threading.Event()
     svc = Service(Router(seed=1), store)
+    await _known(svc, "anna")
     first = []
     for n, ch in enumerate(CHANNELS[:2]):
         first.append(asyncio.create_task(svc.handle(_join(ch, "anna"))))
@@ -142,6 +152,7 @@ async def test_a_refused_append_refuses_only_its_own_action() -> None:
     for ch in CHANNELS:
         await svc.handle(_join(ch, "anna"))
     store.calls.clear()
+    await _known(svc, "ben")
     store.refuse = {"c2"}
     before, stored = _state(svc, "c2"), {ch: len(store.load_journal(ch)) for ch in CHANNELS}
     answers = await asyncio.gather(*(svc.handle(_join(ch, "ben")) for ch in CHANNELS))
