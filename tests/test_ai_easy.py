@@ -7,8 +7,8 @@ from collections import Counter
 
 from dokobot.ai.arena import baseline_game, estimate, play_duplicate, play_game
 from dokobot.ai.base import ComputerPlayer
-from dokobot.ai.heuristic import FOX_CARDS, SLIP_EYES, choose_card, slip_card, trick_winner
-from dokobot.ai.legal import decision_rng, legal_actions, obs_scheme
+from dokobot.ai.heuristic import FOX_CARDS, SLIP_EYES, slip_card, trick_winner
+from dokobot.ai.legal import legal_actions, obs_scheme
 from dokobot.ai.levels import EASY_SLIPS, make_player
 from dokobot.engine import Card, Observation, Phase, is_card, observe
 from dokobot.engine.cards import POINTS
@@ -106,12 +106,13 @@ def test_easy_slips_at_its_seeded_rate() -> None:
             [make_player("easy", seed=seed * 4 + s) for s in range(4)], seed=seed, dealer=seed % 4
         ).game
         assert again.log == g.log
+        normals = [make_player("normal", seed=seed * 4 + s) for s in range(4)]
         h = g.redealt()
         for seat, action in g.log:
             if h.phase is Phase.PLAYING and h.turn == seat and is_card(action):
                 obs = observe(h, seat)
                 if len(legal_actions(obs)) > 1:
-                    normal = choose_card(obs, decision_rng(seed * 4 + seat, obs, "decide"))
+                    normal = normals[seat].decide(obs)
                     slip = slip_card(obs)
                     if slip is not None and slip & ~1 != normal & ~1:
                         choices += 1

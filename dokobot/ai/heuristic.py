@@ -36,6 +36,8 @@ from dokobot.engine.order import SCHEMES, TRUMP, Scheme
 from dokobot.engine.types import is_solo
 
 from .base import Restrictions
+from .budget import Budget
+from .exact import exact_values, solvable
 from .house import TAKE_TRUMPS, THROW_IN_BELOW, house_action, house_plan
 from .legal import cards_in, decision_rng, legal_actions, legal_calls, obs_scheme
 
@@ -467,6 +469,8 @@ class HeuristicPlayer:
         call_at: float = 13.0,
         throw_in_below: float = THROW_IN_BELOW,
         take_trumps: int = TAKE_TRUMPS,
+        exact_cards: int = 0,
+        exact_worlds: int = 0,
     ) -> None:
         self.seed = seed
         self.restrictions = restrictions
@@ -476,6 +480,12 @@ class HeuristicPlayer:
         """Throws in (when it may) a hand whose normal-game strength is below this."""
         self.take_trumps = take_trumps
         """Takes a poverty with at least this many trumps of its own."""
+        self.exact_cards = exact_cards
+        """With this many cards in hand or fewer, the card with the best mean over worlds
+        solved exactly (0: never)..."""
+        self.exact_worlds = exact_worlds
+        """... over every consistent layout if there are at most this many, else this many
+        sampled worlds (fixed work: the same decision on every machine)."""
 
     def decide(self, obs: Observation) -> Action:
         actions = legal_actions(obs)
@@ -505,6 +515,11 @@ class HeuristicPlayer:
             slip = slip_card(obs)
             if slip is not None:
                 return slip
+        if self.exact_cards and solvable(obs, self.exact_cards):
+            worlds = Budget(0.0, self.exact_worlds)
+            exact = exact_values(obs, decision_rng(self.seed, obs, "exact"), worlds)
+            if exact is not None:
+                return exact.best()
         return choose_card(obs, rng)
 
     def announce(self, obs: Observation) -> Action | None:
