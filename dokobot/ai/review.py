@@ -69,6 +69,7 @@ __all__ = [
     "Reason",
     "Review",
     "card_hint",
+    "card_losses",
     "review_game",
 ]
 
@@ -205,24 +206,43 @@ def _judge(
         return _judge_call(judge, obs, index, seat, trick, action)
     if not is_card(action):
         return None
-    cards = {a & ~1 for a in legal_actions(obs) if is_card(a)}
-    if len(cards) < 2:
+    found = card_losses(judge, obs, [action])
+    if found is None or action not in found[1]:
+        return None
+    better, losses = found
+    loss = losses[action]
+    reason = _card_reason(obs, action, better) if loss >= MISTAKE else "other"
+    return Mistake(index, seat, trick, "card", action, better, loss, reason)
+
+
+def card_losses(
+    judge: SearchPlayer, obs: Observation, cards: Iterable[Action]
+) -> tuple[Action, dict[Action, float]] | None:
+    """The best card the review finds on ``obs.seat``'s card turn, and what each of ``cards``
+    loses against it, all judged in one evaluation of the position (``None``: fewer than two
+    cards to choose from; a card the evaluation did not value is left out). Unless exact, a
+    loss of :data:`MISTAKE` or more is measured again by an independent second evaluation
+    (one for all ``cards``): its paired mean if significant, else 0."""
+    if len({a & ~1 for a in legal_actions(obs) if is_card(a)}) < 2:
         return None
     first = evaluate(judge, obs, "values")
     choices = first.choices()
-    played = action if action in choices else action ^ 1
-    if played not in choices:
-        return None
     better = first.best()
-    loss, _ = first.gap(better, played)
-    if loss >= MISTAKE and not first.exact:
-        # the first evaluation chose ``better`` as the best of several noisy values, so it
-        # overstates the gap (the winner's curse): an independent one on other worlds must
-        # find it significant, and its paired mean is the loss
-        second = evaluate(judge, obs, "confirm")
-        loss = _confirmed(second, better, played)
-    reason = _card_reason(obs, played, better) if loss >= MISTAKE else "other"
-    return Mistake(index, seat, trick, "card", action, better, loss, reason)
+    second: Paired | None = None
+    losses: dict[Action, float] = {}
+    for card in cards:
+        played = card if card in choices else card ^ 1
+        if played not in choices:
+            continue
+        loss, _ = first.gap(better, played)
+        if loss >= MISTAKE and not first.exact:
+            # the first evaluation chose ``better`` as the best of several noisy values, so
+            # it overstates the gap (the winner's curse): an independent one on other worlds
+            # must find it significant, and its paired mean is the loss
+            second = second or evaluate(judge, obs, "confirm")
+            loss = _confirmed(second, better, played)
+        losses[card] = loss
+    return better, losses
 
 
 def evaluate(judge: SearchPlayer, obs: Observation, purpose: str) -> Paired:
