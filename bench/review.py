@@ -33,7 +33,20 @@ slips; the other flags are the level's sound decisions).
     python bench/review.py --deals 2 --budget 0.05 --strong-budget 0.05   # a smoke run
 
 Ends with ``review_s_per_game: X mistakes_per_game random: R easy: E normal: N strong: S
-false_flags: FF``, X the CPU seconds of the review of one game (all four seats).
+false_flags: FF z_steps: ZR/ZE/ZN lost_per_game random: LR easy: LE normal: LN strong: LS
+lost_z_steps: YR/YE/YN same_positions random: PR easy: PE normal: PN strong: PS
+same_z_steps: QR/QE/QN``, X the CPU seconds of the review of one game (all four seats); the
+z of the three steps (random - easy, easy - normal, normal - strong, each paired over the
+deals) for the mistakes per game; the points the flags lost per game by level, and the same
+three steps' z for them; the card flags per game of each level's cards in the same positions
+(every card turn with a choice of the deal's four games, each level's card in that seat judged
+in one evaluation of the position, per game of positions), and their steps' z.
+
+Why the same positions: each level's own games part after its first different card, so the
+count in its own games mixes what the level does with the positions it gets into (a beginner's
+game is often decided after a few slips, and fewer later decisions are worth half a point).
+Judging every level's card in the same positions removes that: the difference between two
+levels is then only in the turns where their cards differ.
 """
 
 from __future__ import annotations
@@ -53,14 +66,21 @@ from dataclasses import dataclass
 from typing import Final
 
 from dokobot.ai.arena import play_game
+from dokobot.ai.base import NO_RESTRICTIONS
 from dokobot.ai.exact import SOLVE_S
-from dokobot.ai.heuristic import choose_card
 from dokobot.ai.inference import default_model, layout_weight
 from dokobot.ai.layouts import layouts
-from dokobot.ai.legal import decision_rng, legal_actions
+from dokobot.ai.legal import legal_actions
 from dokobot.ai.levels import OFFERED_LEVELS, make_player
-from dokobot.ai.review import ENUMERATE_CAP, MIN_WORLDS, MISTAKE, Mistake, review_game
-from dokobot.ai.search import DEFAULT_BUDGET_S, REVIEW_BUDGET_S
+from dokobot.ai.review import (
+    ENUMERATE_CAP,
+    MIN_WORLDS,
+    MISTAKE,
+    Mistake,
+    card_losses,
+    review_game,
+)
+from dokobot.ai.search import DEFAULT_BUDGET_S, REVIEW_BUDGET_S, SearchPlayer
 from dokobot.ai.solver import MAX_TRICKS, solve
 from dokobot.engine import Game, Phase, is_card, observe
 
@@ -112,14 +132,44 @@ def unlike_normal(game: Game, seed: int) -> set[int]:
     """The log positions of the card decisions (with a choice) where the card played is not
     the one ``normal`` would have played in that seat (its seed as in :func:`main`)."""
     found: set[int] = set()
+    normal = [make_player("normal", seed=seed * 4 + s) for s in range(4)]
     g = game.redealt()
     for index, (seat, action) in enumerate(game.log):
         if g.phase is Phase.PLAYING and g.turn == seat and is_card(action):
             obs = observe(g, seat)
             if len(legal_actions(obs)) > 1:
-                sound = choose_card(obs, decision_rng(seed * 4 + seat, obs, "decide"))
+                sound = normal[seat].decide(obs)
                 if sound & ~1 != action & ~1:
                     found.add(index)
+        g.play(seat, action)
+    return found
+
+
+def same_positions(game: Game, seed: int, args: argparse.Namespace) -> dict[str, list[float]]:
+    """Every card decision with a choice in ``game`` (whoever played it), judged for the card
+    each level would have played there in that seat (its player as in :func:`review_deal`),
+    all in one evaluation of the position (:func:`~dokobot.ai.review.card_losses`): per
+    level, [its flags, the points they lost]."""
+    players = {
+        level: [
+            make_player(level, seed=seed * 4 + s, budget_s=args.strong_budget) for s in range(4)
+        ]
+        for level in OFFERED_LEVELS
+    }
+    judge = SearchPlayer(seed, NO_RESTRICTIONS, args.budget)
+    found = {level: [0.0, 0.0] for level in OFFERED_LEVELS}
+    g = game.redealt()
+    for seat, action in game.log:
+        if g.phase is Phase.PLAYING and g.turn == seat and is_card(action):
+            obs = observe(g, seat)
+            if len(legal_actions(obs)) > 1:
+                cards = {level: players[level][seat].decide(obs) for level in OFFERED_LEVELS}
+                judged = card_losses(judge, obs, set(cards.values()))
+                for level, card in cards.items():
+                    loss = 0.0 if judged is None else judged[1].get(card, 0.0)
+                    if loss >= MISTAKE:
+                        found[level][0] += 1
+                        found[level][1] += loss
         g.play(seat, action)
     return found
 
@@ -145,6 +195,9 @@ class LevelResult:
     reasons: Counter[str]
     unlike: int
     unlike_flagged: int
+    same: dict[str, list[float]]
+    """Per level, [flags, points lost] of its cards in this game's positions
+    (:func:`same_positions`)."""
     seconds: float
     check_s: float
     ff: Counter[str]
@@ -162,6 +215,8 @@ def review_deal(job: tuple[int, int, argparse.Namespace]) -> list[LevelResult]:
         review = review_game(game, budget_s=args.budget, seed=seed)
         differ = unlike_normal(game, seed)
         t0 = time.thread_time()
+        same = same_positions(game, seed, args)
+        same_s = time.thread_time() - t0
         ff = Counter[str]()
         for m in review.mistakes:
             if m.kind != "card" or m.trick <= game.rules.hand_size - MAX_TRICKS:
@@ -186,7 +241,8 @@ def review_deal(job: tuple[int, int, argparse.Namespace]) -> list[LevelResult]:
             f"{len(review.mistakes)} mistakes ({serious} serious), "
             f"{lost:.2f} points lost, {review.seconds:.1f} s; "
             f"late flags {ff['late']}, checked {ff['checked']}, not confirmed {ff['wrong']}, "
-            f"judged from samples {ff['sampled']}"
+            f"judged from samples {ff['sampled']}; in this game's positions, flags "
+            + ", ".join(f"{lv} {n:.0f}" for lv, (n, _) in same.items())
         )
         results.append(
             LevelResult(
@@ -198,8 +254,9 @@ def review_deal(job: tuple[int, int, argparse.Namespace]) -> list[LevelResult]:
                 Counter(m.reason for m in review.mistakes if m.kind == "card"),
                 len(differ),
                 sum(m.index in differ for m in review.mistakes),
+                same,
                 review.seconds,
-                time.thread_time() - t0,
+                time.thread_time() - t0 - same_s,
                 ff,
             )
         )
@@ -236,13 +293,20 @@ def main(argv: list[str] | None = None) -> int:
     by_kind = {level: {kind: list[int]() for kind in KINDS} for level in OFFERED_LEVELS}
     reasons: dict[str, Counter[str]] = {level: Counter() for level in OFFERED_LEVELS}
     unlike = {level: [0, 0] for level in OFFERED_LEVELS}  # cards unlike normal's, flagged
+    # per level, per deal: its cards' flags and points lost in the positions of all four games
+    same: dict[str, list[list[float]]] = {level: [[], []] for level in OFFERED_LEVELS}
+    deal_same: dict[str, list[float]] = {}
     seconds = check_s = 0.0
     games = 0
     ff = Counter[str]()
     jobs = [(args.seed + k, k % 4, args) for k in range(args.deals)]
     with mp.Pool(args.procs) as pool:  # deal after deal (a run cut short is fair)
         for results in pool.imap(review_deal, jobs):
+            deal_same = {level: [0.0, 0.0] for level in OFFERED_LEVELS}
             for r in results:
+                for level, (n, loss) in r.same.items():
+                    deal_same[level][0] += n / len(results)
+                    deal_same[level][1] += loss / len(results)
                 print(r.line, flush=True)
                 per_deal[r.level].append(r.mistakes)
                 lost[r.level].append(r.lost)
@@ -255,14 +319,31 @@ def main(argv: list[str] | None = None) -> int:
                 check_s += r.check_s
                 ff.update(r.ff)
                 games += 1
+            for level, (n, loss) in deal_same.items():
+                same[level][0].append(n)
+                same[level][1].append(loss)
     checked, unconfirmed, small, unchecked = (ff[k] for k in ("checked", "wrong", "small", "over"))
     sampled_flags, sampled_wrong = ff["sampled"], ff["sampled_wrong"]
     per_game = {level: sum(v) / args.deals for level, v in per_deal.items()}
+    steps_z: dict[str, list[float]] = {"mistakes": [], "points lost": []}
     for a, b in itertools.pairwise(OFFERED_LEVELS):
         for what, values in (("mistakes", per_deal), ("points lost", lost)):
             mean, se = paired_step(values[a], values[b])
             z = mean / se if se else math.inf
+            steps_z[what].append(z)
             print(f"{a} - {b}: {mean:+.2f} {what} per game (se {se:.2f}, z {z:.1f})")
+    same_z = []
+    for a, b in itertools.pairwise(OFFERED_LEVELS):
+        for i, what in enumerate(("card flags", "points lost")):
+            mean, se = paired_step(same[a][i], same[b][i])
+            z = mean / se if se else math.inf
+            if i == 0:
+                same_z.append(z)
+            print(
+                f"{a} - {b} in the same positions: {mean:+.2f} {what} per game "
+                f"(se {se:.2f}, z {z:.1f})"
+            )
+    same_per_game = {level: sum(same[level][0]) / args.deals for level in OFFERED_LEVELS}
     for level in OFFERED_LEVELS:
         kinds = ", ".join(f"{kind} {sum(by_kind[level][kind]) / args.deals:.2f}" for kind in KINDS)
         why = ", ".join(f"{r} {n / args.deals:.2f}" for r, n in reasons[level].most_common())
@@ -290,7 +371,16 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"review_s_per_game: {seconds / games:.1f} mistakes_per_game "
         + " ".join(f"{level}: {per_game[level]:.2f}" for level in OFFERED_LEVELS)
-        + f" false_flags: {ff:.3f}"
+        + f" false_flags: {ff:.3f} z_steps: "
+        + "/".join(f"{z:.1f}" for z in steps_z["mistakes"])
+        + " lost_per_game "
+        + " ".join(f"{level}: {sum(lost[level]) / args.deals:.2f}" for level in OFFERED_LEVELS)
+        + " lost_z_steps: "
+        + "/".join(f"{z:.1f}" for z in steps_z["points lost"])
+        + " same_positions "
+        + " ".join(f"{level}: {same_per_game[level]:.2f}" for level in OFFERED_LEVELS)
+        + " same_z_steps: "
+        + "/".join(f"{z:.1f}" for z in same_z)
     )
     return 0
 
