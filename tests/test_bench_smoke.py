@@ -184,7 +184,9 @@ def test_last_line_is_documented(script: str) -> None:
 
 
 def start(command: list[str], env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-    """``command`` in a process group of its own (see :func:`stop`)."""
+    """``command`` in a process group of its own (see :func:`stop`), with Ctrl-C's default:
+    a process started in the background by a shell (as CI may start the suite) inherits
+    SIGINT ignored, and a script that ignores it never runs its ``finally``."""
     return subprocess.Popen(
         command,
         cwd=ROOT,
@@ -193,7 +195,12 @@ def start(command: list[str], env: dict[str, str] | None = None) -> subprocess.P
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=_ctrl_c_default,
     )
+
+
+def _ctrl_c_default() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def stop(proc: subprocess.Popen[str]) -> None:
