@@ -151,6 +151,9 @@ async def test_queued_exports_of_a_spectator_never_hold_up_a_move() -> None:
     assert game is not None and table.running
     store.closed = True
     try:
+        # their languages in memory: a person's first input reads it in a worker thread
+        # first, so the exports would reach the queues in the order of those reads
+        await svc.langs.fetch(["u9", *(f"s{i}" for i in range(PER_TABLE))])
         spam = [asyncio.create_task(svc.handle(_inp("u9", "zoe", "/export"))) for _ in range(30)]
         others = [asyncio.create_task(svc.handle(_inp(f"s{i}", f"s{i}", "/export")))
                   for i in range(PER_TABLE)]  # fmt: skip

@@ -363,7 +363,8 @@ class ProcessReviewer:
                 proc.kill()
                 proc.join(5)
         if conn is not None:
-            conn.close()
+            with contextlib.suppress(OSError):  # a review that failed on it closed it already
+                conn.close()
 
 
 def serve(conn: Connection) -> None:
