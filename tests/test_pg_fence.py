@@ -24,7 +24,14 @@ from dokobot.host.router import Router
 from dokobot.host.service import Service, default_bot_factory
 from dokobot.host.table import command_for
 from dokobot.stats.record import FinishedGame
-from dokobot.store import Checkpoint, Scope, StoreLocked, StoreUnknown, open_store
+from dokobot.store import (
+    Checkpoint,
+    Scope,
+    StoreLocked,
+    StoreUnavailable,
+    StoreUnknown,
+    open_store,
+)
 from dokobot.store.postgres import PostgresStore
 
 NAMES = ("anna", "ben", "carl", "dora")
@@ -395,7 +402,14 @@ async def test_while_the_database_is_down_refusals_are_quick_and_bots_resume_by_
     finally:
         await asyncio.to_thread(pg_server.start)
     deadline = time.monotonic() + 30
-    while store.is_down() or len(store.load_journal("c")) <= stored:  # nobody types
+
+    def resumed() -> bool:  # the pool may still be reconnecting: not yet, then
+        try:
+            return not store.is_down() and len(store.load_journal("c")) > stored
+        except StoreUnavailable:
+            return False
+
+    while not await asyncio.to_thread(resumed):  # nobody types
         assert time.monotonic() < deadline, "the computer players did not resume"
         await asyncio.sleep(0.2)
     svc.bot_delay = 0.0
