@@ -1,7 +1,8 @@
 """The answer to one input: under its table's lock, stored before it is applied.
 
-Inputs of one channel are handled one at a time; channels do not wait for each other. A
-slow command (an export, the statistics) gets a place in the table's
+Inputs of one channel are handled one at a time; channels do not wait for each other. One
+person's inputs reach their tables in the order they came (:class:`SendersInOrder`). A slow
+command (an export, the statistics) gets a place in the table's
 :class:`~dokobot.host.slowlane.SlowLane` and reads a snapshot of the table in a worker
 thread, so the table plays on meanwhile.
 """
@@ -24,7 +25,7 @@ from .locks import Freed, TableLocks
 from .residency import Residency
 from .router import Router
 from .slowlane import SLOW_THREAD, SLOW_WORKERS, SlowLane
-from .userlangs import StoredLanguages
+from .userlangs import LOOKUP_S, StoredLanguages
 from .writes import Writes
 
 log = logging.getLogger(__name__)
@@ -41,6 +42,41 @@ def _is_slow(text: str) -> bool:
         and bool(words)
         and (aliases().get(words[0].lower()) in SLOW_COMMANDS)
     )
+
+
+class SendersInOrder:
+    """Each input waits for its sender's language (:meth:`StoredLanguages.fetch`), and
+    behind the same person's earlier inputs that still wait for it: an input whose language
+    is in memory already would otherwise reach the table before an earlier one that waited
+    for the read. Each waits at most ``within_s`` from its coming, as for the read alone; a
+    person is kept only while an input of his waits. Other people's inputs do not wait."""
+
+    def __init__(self, langs: StoredLanguages) -> None:
+        self.langs = langs
+        self._last: dict[str, asyncio.Future[None]] = {}
+        """Per person with an input waiting: the last of them (done when it goes on)."""
+
+    def __len__(self) -> int:
+        """How many people have an input waiting."""
+        return len(self._last)
+
+    async def turn(self, user: str, within_s: float = LOOKUP_S) -> None:
+        """Return when ``user``'s language is in memory and his earlier inputs have gone
+        on, or ``within_s`` seconds after the call. The caller takes its table's lock (or
+        its place in the lock's queue) before it awaits anything else."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + within_s
+        ahead = self._last.get(user)
+        mine: asyncio.Future[None] = loop.create_future()
+        self._last[user] = mine
+        try:
+            if ahead is not None:  # (it goes on by its own deadline, before ours)
+                await asyncio.wait([ahead], timeout=within_s)
+            await self.langs.fetch([user], max(0.0, deadline - loop.time()))
+        finally:
+            mine.set_result(None)
+            if self._last.get(user) is mine:
+                del self._last[user]
 
 
 class Dispatch:
@@ -64,6 +100,7 @@ class Dispatch:
         self.residency = residency
         self.writes = writes
         self.langs = langs
+        self.in_order = SendersInOrder(langs)
         self.after_change = after_change
         self._lanes: dict[str, SlowLane] = {}
         """Per table: its slow commands (bounded, one at a time)."""
@@ -83,9 +120,9 @@ class Dispatch:
 
     async def handle(self, inp: Input) -> list[Event]:
         """Answer one input (never raises), in its sender's language if it can be read in
-        time (see :mod:`~dokobot.host.userlangs`)."""
+        time (see :mod:`~dokobot.host.userlangs`), after his earlier inputs."""
         try:
-            await self.langs.fetch([inp.user])
+            await self.in_order.turn(inp.user)
             if _is_slow(inp.text):
                 return await self._handle_slow(inp)
             return await self._handle(inp)
