@@ -61,6 +61,7 @@ import argparse
 import asyncio
 import collections
 import contextlib
+import gc
 import json
 import logging
 import math
@@ -82,7 +83,8 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"
 sys.path.insert(0, str(ROOT / "tests"))
 
 from discord_fake import Call, FakeDiscord, FakeUser, Interaction, Message  # noqa: E402
-from discord_fake.bot_process import SPEED_ENV, TOKEN  # noqa: E402
+from discord_fake.bot_process import SPEED_ENV, STOPS_ENV, TOKEN  # noqa: E402
+from discord_fake.server import RESPOND_WITHIN  # noqa: E402
 
 from dokobot.adapters.discord.budget import BOT_WIDE_RPS  # noqa: E402
 from dokobot.adapters.discord.i18n import text  # noqa: E402
@@ -193,6 +195,16 @@ class Run:
         """Turns a computer player played for a person."""
         self.unnoticed = 0
         """Of those, the turns of a person Discord had not notified since his last move."""
+        self.bot_stops: list[tuple[float, float, str]] = []
+        """(monotonic end, seconds, what) of the bot process's loop stops and collections."""
+
+    def failed_interactions(self) -> list[Interaction]:
+        """The interactions the bot answered late or never."""
+        return [
+            i
+            for i in self.interactions
+            if i.response_type is None or (i.answered_after or 0.0) > RESPOND_WITHIN
+        ]
 
     async def press(self, interaction: Interaction) -> Interaction:
         self.interactions.append(interaction)
@@ -550,7 +562,9 @@ async def bot_process(  # type: ignore[no-untyped-def]
     fake: FakeDiscord, folder: Path, run: Run, memory: bool, profile: str | None
 ):
     """A ``dokobot run`` process connected to ``fake`` (its log in ``folder``)."""
-    env = dict(os.environ, DOKOBOT_DISCORD_TOKEN=TOKEN, **{SPEED_ENV: str(run.speed)})
+    env = dict(
+        os.environ, DOKOBOT_DISCORD_TOKEN=TOKEN, **{SPEED_ENV: str(run.speed), STOPS_ENV: "1"}
+    )
     env.pop("DOKOBOT_CONFIG", None)
     profiler = ["-m", "cProfile", "-o", profile] if profile else []
     command = [BOT[0], *profiler, *BOT[1:], str(fake.port), "--new-store", "--config"]
@@ -575,7 +589,11 @@ async def bot_process(  # type: ignore[no-untyped-def]
             except subprocess.TimeoutExpired:
                 process.kill()
         log.close()
-        if run.stuck:  # the bot's log is kept for a look at why
+        for line in (folder / "bot.log").read_text(errors="replace").splitlines():
+            if line.startswith("STOP "):  # "STOP gc generation 2 0.120 s at T", "STOP loop …"
+                words = line.split()
+                run.bot_stops.append((float(words[-1]), float(words[-4]), " ".join(words[1:-4])))
+        if run.stuck or run.failed_interactions():  # the bot's log is kept for a look at why
             kept = Path(tempfile.gettempdir()) / f"bench-discord-bot-{process.pid}.log"
             shutil.copyfile(folder / "bot.log", kept)
             print(f"  the bot's log (with its tasks' stacks): {kept}", file=sys.stderr)
@@ -654,13 +672,65 @@ async def progress(run: Run, tables: list[Table], pid: int, every: float = 30.0)
         )
 
 
-async def lag(samples: list[float]) -> None:
-    """How late this process's event loop wakes up (the fake and the people share it)."""
+async def lag(samples: list[float], stops: list[tuple[float, float]]) -> None:
+    """How late this process's event loop wakes up (the fake and the people share it);
+    ``stops``: (monotonic time, seconds) of each wake-up later than 0.2 s."""
     loop = asyncio.get_running_loop()
     while True:
         before = loop.time()
         await asyncio.sleep(0.01)
-        samples.append(loop.time() - before - 0.01)
+        late = loop.time() - before - 0.01
+        samples.append(late)
+        if late > 0.2:
+            stops.append((time.monotonic(), late))
+
+
+@contextlib.contextmanager
+def collections_timed(pauses: list[tuple[float, float, int]]):  # type: ignore[no-untyped-def]
+    """(monotonic end, seconds, generation) of each of this process's garbage collections
+    that took 50 ms or more, while in the block."""
+    began: list[float] = []
+
+    def timed(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            began[:] = [time.monotonic()]
+        elif began:
+            took = time.monotonic() - began[0]
+            if took >= 0.05:
+                pauses.append((time.monotonic(), took, info["generation"]))
+
+    gc.callbacks.append(timed)
+    try:
+        yield
+    finally:
+        gc.callbacks.remove(timed)
+
+
+def failed_named(
+    run: Run,
+    stops: list[tuple[float, float]],
+    pauses: list[tuple[float, float, int]],
+    began: float,
+) -> list[str]:
+    """One line per interaction answered late or never: what was pressed, when, when the
+    fake wrote its gateway event, when it read the bot's callbacks, and the stops and long
+    collections of this process (whose loop runs the fake) and of the bot in the seconds
+    around."""
+    lines = []
+    for i in run.failed_interactions():
+        start, end = i.created - 1.0, i.created + RESPOND_WITHIN + 3.0
+        mine = [f"loop {s:.2f}" for at, s in stops if start <= at <= end]
+        mine += [f"gc{g} {s:.2f}" for at, s, g in pauses if start <= at <= end]
+        bots = [f"{what} {s:.2f}" for at, s, what in run.bot_stops if start <= at <= end]
+        what = i.data.get("custom_id") or i.data.get("name") or "?"
+        sent = "never" if i.sent_after is None else f"{i.sent_after:.2f} s"
+        lines.append(
+            f"  FAILED interaction {i.id} ({what}) in {i.channel_id} at "
+            f"{i.created - began:.0f} s: event written after {sent}, callbacks read after "
+            f"{[round(t, 2) for t in i.tried_after]} s; stops (s) of the bench {mine}, "
+            f"of the bot {bots}"
+        )
+    return lines
 
 
 def requests_by_kind(calls: list[Call]) -> collections.Counter[tuple[str, str, bool]]:
@@ -721,8 +791,10 @@ async def run(settings: Settings) -> tuple[str, bool]:
         table.idle = settings.idle_share > 0 and n % round(1 / settings.idle_share) == 1
         table.miss = settings.miss_share > 0 and n % round(1 / settings.miss_share) == 2
     starts = [0.0] + [rng.uniform(0, STAGGER) for _ in seated[1:]]
+    stops: list[tuple[float, float]] = []
+    pauses: list[tuple[float, float, int]] = []
     try:
-        with tempfile.TemporaryDirectory() as tmp:
+        with tempfile.TemporaryDirectory() as tmp, collections_timed(pauses):
             async with bot_process(
                 fake, Path(tmp), bench, settings.memory, settings.profile
             ) as bot:
@@ -739,7 +811,7 @@ async def run(settings: Settings) -> tuple[str, bool]:
                 began = time.monotonic()
                 lags: list[float] = []
                 watchers = [
-                    asyncio.create_task(lag(lags)),
+                    asyncio.create_task(lag(lags, stops)),
                     asyncio.create_task(progress(bench, seated, bot.pid)),
                     asyncio.create_task(bench.notifications()),
                 ]
@@ -777,6 +849,8 @@ async def run(settings: Settings) -> tuple[str, bool]:
     acks = sorted(i.answered_after for i in bench.interactions if i.answered_after is not None)
     failed_count = sum(1 for i in bench.interactions if i.response_type is None)
     failed_count += sum("interaction" in v for v in fake.violations)
+    for named in failed_named(bench, stops, pauses, began):
+        print(named, file=sys.stderr)
     ack_p99 = p99(acks) * 1000
     mean, peak = fake.requests_per_second()
     for (method, path, files), n in requests_by_kind(calls).most_common(12):
@@ -797,6 +871,8 @@ async def run(settings: Settings) -> tuple[str, bool]:
         f"bot_cpu_ms_per_press: {1000 * (cpu_bot + cpu_review) / max(1, presses):.1f} "
         f"bench_loop_lag_p99_ms: {1000 * p99(lags):.0f} "
         f"max_ms: {1000 * max(lags, default=0.0):.0f} "
+        f"bench_gc_max_ms: {1000 * max((p for _, p, _ in pauses), default=0.0):.0f} "
+        f"bot_stop_max_ms: {1000 * max((p for _, p, _ in bench.bot_stops), default=0.0):.0f} "
         f"global_429_at_s: {[round(c.at - began) for c in calls if global_429(c)][:10]} "
         f"store: {'memory' if settings.memory else 'file'} load: {os.getloadavg()[0]:.1f} "
         f"interactions: {len(bench.interactions)} violations: {fake.violations[:3]} "

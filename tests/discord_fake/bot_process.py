@@ -13,6 +13,9 @@ in-process; everything else is the command line's ``dokobot run`` (configuration
 player who may be looking at his panel is pinged S times faster, for a
 fake whose clock runs S times faster (:attr:`FakeDiscord.speed`; the bot's request budget is
 the configuration's ``discord.global_rps``, which the caller scales the same).
+``DOKOBOT_FAKE_STOPS=1`` logs each stop of the process's event loop of 0.5 s or more and
+each garbage collection of 0.1 s or more, with the monotonic time it ended (a bench puts
+them beside its own clock).
 ``DOKOBOT_FAKE_IDENTIFY_S=T`` holds a turn to IDENTIFY T seconds after READY instead of
 Discord's 5 (for a fake whose :attr:`FakeDiscord.identify_spacing` is T: a test that is not
 about the spacing).
@@ -27,6 +30,8 @@ import os
 import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import discord
@@ -41,6 +46,7 @@ from dokobot.cli import main
 TOKEN = "fake-token"
 SPEED_ENV = "DOKOBOT_FAKE_SPEED"
 IDENTIFY_ENV = "DOKOBOT_FAKE_IDENTIFY_S"
+STOPS_ENV = "DOKOBOT_FAKE_STOPS"
 
 
 def dump_tasks(signum: int, frame: object) -> None:
@@ -87,8 +93,55 @@ def awaits(coro: object) -> list[str]:
     return chain
 
 
+def log_stops() -> None:
+    """Log the event loop's stops and the long garbage collections (see ``STOPS_ENV``): a
+    thread asks the loop every 0.1 s to run a callback and times how long it waits."""
+    import asyncio
+    import gc
+
+    loops: list[asyncio.AbstractEventLoop] = []
+
+    class Recorded(asyncio.DefaultEventLoopPolicy):
+        def new_event_loop(self) -> asyncio.AbstractEventLoop:
+            loop = super().new_event_loop()
+            loops.append(loop)
+            return loop
+
+    asyncio.set_event_loop_policy(Recorded())
+    began: list[float] = []
+
+    def timed(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            began[:] = [time.monotonic()]
+        elif began and (took := time.monotonic() - began[0]) >= 0.1:
+            print(f"STOP gc generation {info['generation']} {took:.3f} s at "
+                  f"{time.monotonic():.3f}", file=sys.stderr, flush=True)  # fmt: skip
+
+    gc.callbacks.append(timed)
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.1)
+            if not loops or loops[-1].is_closed():
+                continue
+            ran = threading.Event()
+            asked = time.monotonic()
+            try:
+                loops[-1].call_soon_threadsafe(ran.set)
+            except RuntimeError:  # (closed meanwhile)
+                continue
+            ran.wait(60)
+            if (took := time.monotonic() - asked) >= 0.5:
+                print(f"STOP loop {took:.3f} s at {time.monotonic():.3f}",
+                      file=sys.stderr, flush=True)  # fmt: skip
+
+    threading.Thread(target=watch, name="stops", daemon=True).start()
+
+
 def run(argv: list[str]) -> int:
     signal.signal(signal.SIGUSR1, dump_tasks)
+    if os.environ.get(STOPS_ENV):
+        log_stops()
     port, *rest = argv
     discord.http.Route.BASE = f"http://127.0.0.1:{int(port)}/api/v10"
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(

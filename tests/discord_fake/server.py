@@ -231,6 +231,13 @@ class Interaction:
     autocomplete: list[Json] | None = None
     answered_after: float | None = None
     """Seconds from the interaction to its answer."""
+    sent_after: float | None = None
+    """Seconds from the interaction to the moment its gateway event was written."""
+    data: Json = field(default_factory=dict)
+    """What was pressed or typed (the event's ``data``)."""
+    tried_after: list[float] = field(default_factory=list)
+    """Seconds from the interaction to each callback the bot sent (late ones too), as the
+    fake read them."""
 
     @property
     def ephemeral_messages(self) -> list[Message]:
@@ -660,6 +667,7 @@ class FakeDiscord:
         message: Message | None = None,
     ) -> Interaction:
         interaction = self.register_interaction(kind, user, channel_id, message)
+        interaction.data = data
         iid = interaction.id
         payload: Json = {
             "id": str(iid),
@@ -699,6 +707,7 @@ class FakeDiscord:
         if message is not None:
             payload["message"] = message.payload
         await self.dispatch("INTERACTION_CREATE", payload, shard=0 if dm else None)
+        interaction.sent_after = time.monotonic() - interaction.created
         return interaction
 
     # -- gateway -------------------------------------------------------------------------------
@@ -1440,6 +1449,7 @@ class FakeDiscord:
         if interaction is None or interaction.token != token:
             return 404, _error(10062)
         age = time.monotonic() - interaction.created
+        interaction.tried_after.append(age)
         if age > RESPOND_WITHIN:
             self.violations.append(f"interaction {iid} answered after {age:.1f} s")
             return 404, _error(10062)
