@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import math
@@ -10,6 +11,7 @@ import re
 import statistics
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -30,7 +32,7 @@ from dokobot.ai.arena import (
     worst_solo_lower,
 )
 from dokobot.ai.base import ComputerPlayer
-from dokobot.engine import GameType, Observation, Phase
+from dokobot.engine import Game, GameType, Observation, Phase
 
 LAYOUTS = SINGLE_LAYOUTS + PAIR_LAYOUTS
 
@@ -52,41 +54,81 @@ def _bench(script: str = "ai") -> ModuleType:
     return module
 
 
-def _solo_deals(n: int) -> list[int]:
-    out = solo_deals(_make, "normal", 0, n)
-    assert len(out) == n
+@functools.cache
+def _baseline(deal: int) -> Game:
+    """``normal`` in every seat on ``deal``: the same game in every test (seeded players)."""
+    return baseline_game(_make, "normal", deal)
+
+
+SOLO_DEALS = 4
+"""The most solo deals a test asks for (:func:`_solo_deals`)."""
+
+
+@functools.cache
+def _first_solo_deals() -> tuple[int, ...]:
+    out = solo_deals(_make, "normal", 0, SOLO_DEALS)
+    assert len(out) == SOLO_DEALS
     for d in out:
-        assert baseline_game(_make, "normal", d).game_type is GameType.SOLO
-    return out
+        assert _baseline(d).game_type is GameType.SOLO
+    return tuple(out)
+
+
+def _solo_deals(n: int) -> list[int]:
+    """The first ``n`` deals ``normal`` plays as a solo (:func:`solo_deals` looks from deal
+    0 on and stops at the ``n``-th)."""
+    assert n <= SOLO_DEALS
+    return list(_first_solo_deals()[:n])
+
+
+Duplicates = Callable[[int], tuple[DuplicateGame, ...]]
+
+
+@pytest.fixture(scope="module")
+def duplicates() -> Duplicates:
+    """``easy`` against ``normal`` on a deal in every layout of :data:`LAYOUTS` (against
+    :func:`_baseline`), played once for all the tests of this module: the games are the
+    same in every test (seeded players; only their CPU times differ). Module scope keeps
+    the tests on one xdist worker (``conftest.shared_setups``)."""
+
+    @functools.cache
+    def deal(d: int) -> tuple[DuplicateGame, ...]:
+        return tuple(
+            play_duplicate(_make, "easy", "normal", d, lay, _baseline(d)) for lay in LAYOUTS
+        )
+
+    return deal
 
 
 def test_same_player_on_both_sides_scores_exactly_zero() -> None:
     """A deterministic player against itself: every game equals the baseline, in every
     layout and kind (the seeds of a seat agree between the A game and the baseline)."""
-    games = [play_duplicate(_make, "normal", "normal", d, lay) for d in range(6) for lay in LAYOUTS]
+    games = [
+        play_duplicate(_make, "normal", "normal", d, lay, _baseline(d))
+        for d in range(6)
+        for lay in LAYOUTS
+    ]
     assert all(g.diff == 0.0 for g in games)
     assert overall(games).mean == 0.0
 
 
-def test_solo_kinds_follow_the_soloist() -> None:
+def test_solo_kinds_follow_the_soloist(duplicates: Duplicates) -> None:
     """In a deal the B players play as a solo, A in the soloist's seat makes it ``solo-A``
     (he plays it or declines it), A among the defenders ``solo-B``."""
     for deal in _solo_deals(3):
-        base = baseline_game(_make, "normal", deal)
+        base = _baseline(deal)
         soloist = base.declarer
-        for lay in LAYOUTS:
-            g = play_duplicate(_make, "easy", "normal", deal, lay, base)
+        for lay, g in zip(LAYOUTS, duplicates(deal), strict=True):
             assert g.kind == ("solo-A" if soloist in lay else "solo-B")
             assert game_kind(base, base, lay) == g.kind
 
 
-def test_per_kind_report() -> None:
+def test_per_kind_report(duplicates: Duplicates) -> None:
     """The kinds split the games; each kind's estimate is the mean over deals of the mean
     difference of its games there, with a 95 % interval from the spread over deals; the
     bench's table lists every kind with its games, and the worst solo bound is the lowest
     lower bound of the solo kinds."""
     deals = list(range(10)) + _solo_deals(4)
-    games = [play_duplicate(_make, "easy", "normal", d, lay) for d in deals for lay in LAYOUTS]
+    games = [g for d in deals for g in duplicates(d)]
     kinds = by_kind(games)
     assert sum(kinds[k].games for k in KINDS) == len(games)
     assert {g.kind for g in games} >= {"normal-mixed", "solo-A", "solo-B"}
@@ -124,10 +166,8 @@ def test_per_kind_report() -> None:
     assert (float(m[5]), float(m[6])) == (0.9, 0.3)
 
 
-def test_normal_partners_needs_two_a_players_in_one_party() -> None:
-    games: list[DuplicateGame] = [
-        play_duplicate(_make, "easy", "normal", d, lay) for d in range(12) for lay in LAYOUTS
-    ]
+def test_normal_partners_needs_two_a_players_in_one_party(duplicates: Duplicates) -> None:
+    games = [g for d in range(12) for g in duplicates(d)]
     for g in games:
         if g.kind == "normal-partners":
             assert len(g.a_seats) == 2
@@ -163,7 +203,9 @@ def test_bock_rounds_double_both_sides_of_the_same_games() -> None:
     )
 
 
-def test_paired_comparison_of_two_runs_on_the_same_seeds(tmp_path: Path) -> None:
+def test_paired_comparison_of_two_runs_on_the_same_seeds(
+    tmp_path: Path, duplicates: Duplicates
+) -> None:
     """``--save`` / ``--compare``: a run against itself changes nothing; a change is the per
     deal mean of this run's differences minus the saved ones over the layouts both played,
     counted in the kind of the saved game, with the interval from the spread over deals."""
@@ -171,7 +213,7 @@ def test_paired_comparison_of_two_runs_on_the_same_seeds(tmp_path: Path) -> None
 
     from dokobot.ai.arena import paired
 
-    games = [play_duplicate(_make, "easy", "normal", d, lay) for d in range(4) for lay in LAYOUTS]
+    games = [g for d in range(4) for g in duplicates(d)]
     bench = _bench()
     path = str(tmp_path / "run.json")
     bench.save_games(path, games)
@@ -238,14 +280,14 @@ def test_strong_settings_for_a_b_tests() -> None:
     assert bench._make(0.05, True, (), 2, "normal", 1).seed == 1
 
 
-def test_resume_journal_goes_on_where_a_run_stopped(tmp_path: Path) -> None:
+def test_resume_journal_goes_on_where_a_run_stopped(tmp_path: Path, duplicates: Duplicates) -> None:
     """``--resume``: every finished game is on disk at once with all its figures; reopening
     gives them back (a line cut short by a crash is dropped and the file repaired), the wall
     time adds up, and a journal of a run with other options is refused."""
     import pytest
 
     bench = _bench()
-    games = [play_duplicate(_make, "easy", "normal", d, lay) for d in range(2) for lay in LAYOUTS]
+    games = [g for d in range(2) for g in duplicates(d)]
     path = tmp_path / "run.jsonl"
     options: dict[str, object] = {"games": 12, "seed": 0, "budget": 0.45, "strong": ""}
     journal = bench.Journal(str(path), options)
@@ -279,7 +321,7 @@ def test_resume_journal_goes_on_where_a_run_stopped(tmp_path: Path) -> None:
         bench.Journal(str(path), {**options, "games": 18})
 
 
-def test_budget_report_per_budget_and_last_line() -> None:
+def test_budget_report_per_budget_and_last_line(duplicates: Duplicates) -> None:
     """``--budgets``: per budget strong - normal over deals with its interval, the strong
     seats' CPU per game and seat (all their turns) and per decision with a choice; then the
     paired change between each two budgets; extra solo deals count nowhere; the last line
@@ -289,7 +331,7 @@ def test_budget_report_per_budget_and_last_line() -> None:
     from dokobot.ai.arena import paired
 
     bench = _bench()
-    low = [play_duplicate(_make, "easy", "normal", d, lay) for d in range(3) for lay in LAYOUTS]
+    low = [g for d in range(3) for g in duplicates(d)]
     # the larger budget: a point better on deal 0, twice the thinking on every turn
     high = [
         replace(
@@ -348,7 +390,7 @@ def test_budgets_run_lifts_the_wall_cap_and_resumes(
             "0.1,0.05",
             "--fixed",
             "--games",
-            "8",
+            "4",  # one deal in the four single layouts
             "--layouts",
             "single",
             "--procs",
@@ -364,12 +406,12 @@ def test_budgets_run_lifts_the_wall_cap_and_resumes(
         played.setdefault(r["match"], set()).add((r["deal"], tuple(r["a_seats"])))
     assert set(played) == {"search_vs_heuristic@0.05", "search_vs_heuristic@0.1"}
     assert played["search_vs_heuristic@0.05"] == played["search_vs_heuristic@0.1"]
-    assert len(played["search_vs_heuristic@0.1"]) == 8
+    assert len(played["search_vs_heuristic@0.1"]) == 4
     last = first.stdout.strip().splitlines()[-1]
     assert last.startswith("budget 0.05: ") and " budget 0.1: " in last
     # --budget plays no part in a --budgets run, nor in its journal
     again = subprocess.run([*cmd, "--budget", "0.3"], capture_output=True, text=True, check=True)
-    assert "16 games from" in again.stderr
+    assert "8 games from" in again.stderr
     assert again.stdout.strip().splitlines()[-1] == last
 
 
