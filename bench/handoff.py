@@ -56,8 +56,8 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[max(0, min(len(ordered) - 1, int(share * len(ordered) + 0.999999) - 1))]
 
 
-async def run(url: str, games: int, work: Path) -> str:
-    async with two_processes(url, work) as table:
+async def run(url: str, games: int, work: Path, identify_s: float) -> str:
+    async with two_processes(url, work, identify_spacing=identify_s) as table:
         fake = table.fake
         await seat_four(table)
         for game in range(games):
@@ -100,6 +100,13 @@ async def run(url: str, games: int, work: Path) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--games", type=int, default=2, help="games played by DM")
+    parser.add_argument(
+        "--identify-s",
+        type=float,
+        default=5.0,
+        help="seconds between the two processes' IDENTIFYs (Discord's 5 s; the smoke run "
+        "in tests/test_bench_smoke.py waits less, the figures do not depend on it)",
+    )
     args = parser.parse_args()
     os.environ["DOKOBOT_STORE_PASSWORD"] = PASSWORD
     server = PgServer()
@@ -107,7 +114,7 @@ def main() -> None:
     try:
         url = server.new_database()
         with tempfile.TemporaryDirectory() as work:
-            line = asyncio.run(run(url, args.games, Path(work)))
+            line = asyncio.run(run(url, args.games, Path(work), args.identify_s))
     finally:
         server.close()
     print(line)

@@ -51,7 +51,7 @@ SMOKE: dict[str, tuple[str, tuple[str, ...]]] = {
     ),
     "engine": ("--seconds 0.2", ("games/s",)),
     "handoff": (
-        "--games 1",
+        "--games 1 --identify-s 0.5",
         ("dm_presses", "ack_p99_ms", "applied_p50_ms", "applied_p99_ms", "down_notice_ms"),
     ),
     "house": (
