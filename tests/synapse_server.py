@@ -4,8 +4,9 @@
 where the machine has it: Synapse syncs its SQLite file about 13 times per message sent,
 2 ms each on this machine's disk; SQLite, one plain HTTP
 client listener on ``127.0.0.1`` and a free port, no federation, no key servers, no stats,
-no presence, bcrypt's fewest rounds for passwords, logs at WARNING into a file), starts
-``python -m synapse.app.homeserver`` and waits until ``/_matrix/client/versions`` answers.
+no presence, no push, no user directory, bcrypt's fewest rounds for passwords, logs at
+WARNING into a file), starts ``python -m synapse.app.homeserver`` and waits until
+``/_matrix/client/versions`` answers.
 ``stop()`` always ends the process (SIGTERM, then SIGKILL).
 
 Users are registered with the shared-secret admin API (``/_synapse/admin/v1/register``: a
@@ -141,6 +142,11 @@ class SynapseServer(ServerProcess):
             # (registration hashes a password: 0.3 s of CPU at Synapse's 12 rounds, 1 ms at
             # 4; the tests log in with the registration's token and never with it)
             "bcrypt_rounds": 4,
+            # (push notifications, the user directory, the rooms' statistics: work on
+            # events and joins that no client of the tests reads)
+            "user_directory": {"enabled": False},
+            "push": {"enabled": False},
+            "stats": {"enabled": False},
             **RATE_LIMITS,
             **(rc or {}),
         }
