@@ -36,8 +36,9 @@ repetitions are not a table's cost and left out) per table and second of the mea
 T = floor(50 / X), the tables one bot token carries at Discord's 50 requests per second
 (valid only if the run had no global 429, which it reports on stderr); L: turns where the
 board named a person as the player to play while he had no prompt (panel buttons or a call on
-the board) for 5 s; F: interactions not answered within Discord's 3 s (or refused); P: the
-99th percentile of the time to answer an interaction; M: channel messages per game (board,
+the board) for 5 s; F: interactions not answered within Discord's 3 s (or refused; each
+counted once, each named on stderr); P: the 99th percentile of the time to answer an
+interaction; M: channel messages per game (board,
 result, lobby and any other); S: tables whose channel showed no change for
 :data:`STUCK_AFTER` seconds while a game ran (each is named on stderr, and the run stops
 within two minutes of the first: a table never stands still); U: turns a computer player
@@ -847,8 +848,13 @@ async def run(settings: Settings) -> tuple[str, bool]:
     presses = sum(1 for i in bench.interactions if i.kind == 3)
     per_table = counted / seconds / tables if seconds else 0.0
     acks = sorted(i.answered_after for i in bench.interactions if i.answered_after is not None)
-    failed_count = sum(1 for i in bench.interactions if i.response_type is None)
-    failed_count += sum("interaction" in v for v in fake.violations)
+    # each interaction once: late or never answered, or answered against the rules
+    matches = [re.match(r"interaction (\d+) ", v) for v in fake.violations]
+    wrong = {int(m[1]) for m in matches if m is not None}
+    unnamed = sum(
+        m is None and "interaction" in v for m, v in zip(matches, fake.violations, strict=True)
+    )
+    failed_count = len({i.id for i in bench.failed_interactions()} | wrong) + unnamed
     for named in failed_named(bench, stops, pauses, began):
         print(named, file=sys.stderr)
     ack_p99 = p99(acks) * 1000

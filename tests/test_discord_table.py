@@ -311,6 +311,35 @@ async def test_joins_at_the_same_moment_in_a_channel_open_one_thread(fake: FakeD
     assert fake.violations == []
 
 
+async def test_joins_are_acknowledged_while_their_thread_is_still_being_opened(
+    fake: FakeDiscord,
+) -> None:
+    """Opening a thread can take longer than Discord's 3 s (a 429 on its route, a 502): the
+    /join that opens it, and a /join that waits for it, are acknowledged before (found by
+    bench/discord.py: a /join answered after 5.3 s)."""
+    service = Service.in_memory(seed=6)
+    try:
+        async with running(DiscordAdapter(service, board_interval=0.05, threads=True)) as client:
+            held = fake.stall(lambda c: c.method == "POST" and c.path.endswith("/threads"))
+            anna, ben = fake.users[:2]
+            first = await fake.slash(anna, "join")
+            await fake.wait_answered(first)
+            second = await fake.slash(ben, "join")
+            await fake.wait_answered(second)
+            assert (first.response_type, second.response_type) == (5, 5)  # deferred
+            assert not fake.threads, "the thread is still being opened"
+            held.set()
+            for interaction in (first, second):
+                await settle(fake, client, interaction)
+            [thread] = fake.threads
+            table = service.router.tables[f"discord:{thread}"]
+            assert sorted(s.name for s in table.seats) == ["Anna", "Ben"]
+            assert any(f"<#{thread}>" in m.content for m in first.ephemeral_messages)
+    finally:
+        await service.close()
+    assert fake.violations == []
+
+
 @pytest.mark.long
 async def test_a_table_of_five_plays_a_series_and_the_board_says_who_sits_out(
     fake: FakeDiscord,

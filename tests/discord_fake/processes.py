@@ -168,7 +168,8 @@ async def seat_four(table: Table) -> None:
     """Four people join (the table opens in a thread), choose DMs, and the game starts."""
     fake = table.fake
     first, *others = fake.users
-    await table.slash(first, "join")
+    await table.slash(first, "join")  # (acknowledged before its thread is open)
+    await fake.wait_for(lambda: bool(fake.threads), timeout=10)
     [thread] = fake.threads
     table.channel = thread
     await fake.wait_for(lambda: bool(fake.channel_messages(thread)))  # its lobby

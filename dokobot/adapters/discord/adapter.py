@@ -33,6 +33,7 @@ see docs/development.md).
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 from collections.abc import Coroutine, Sequence
@@ -68,7 +69,7 @@ from dokobot.adapters.discord.interaction import (
     _Prompt,
     _Reply,
     _sort,
-    acknowledge,
+    acknowledged,
     defer_later,
     guarded,
 )
@@ -505,8 +506,7 @@ class DiscordAdapter(commands.Bot):
             if interaction.type is discord.InteractionType.component:
                 # acknowledged before any game work, whatever the loop's timers do: a press
                 # is answered within Discord's 3 s even when the process is starved
-                async with reply.guard:
-                    alive = await acknowledge(reply)
+                alive = await acknowledged(reply)
                 if not alive:  # Discord told the presser it failed: so it changes nothing
                     log.info("a press came too late to be acknowledged; not applied")
                     return
@@ -516,7 +516,13 @@ class DiscordAdapter(commands.Bot):
             thread = (
                 None
                 if button
-                else await self.threads.thread_for(interaction, command, self.lobbies.get, table)
+                else await self.threads.thread_for(
+                    interaction,
+                    command,
+                    self.lobbies.get,
+                    table,
+                    before_waiting=functools.partial(acknowledged, reply),
+                )
             )
             if new_table and thread is None:  # no thread could be made: nothing joined
                 async with reply.guard:

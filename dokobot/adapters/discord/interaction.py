@@ -393,12 +393,17 @@ async def defer_later(reply: _Reply, after: float) -> None:
     """Defer the interaction of ``reply`` ``after`` seconds if it is not answered by then."""
     try:
         await asyncio.sleep(after)
-        async with reply.guard:
-            await acknowledge(reply)
+        await acknowledged(reply)
     except asyncio.CancelledError:
         raise
     except Exception:
         log.exception("could not defer an interaction")
+
+
+async def acknowledged(reply: _Reply) -> bool:
+    """:func:`acknowledge` under the reply's guard (nothing else answers it meanwhile)."""
+    async with reply.guard:
+        return await acknowledge(reply)
 
 
 async def acknowledge(reply: _Reply) -> bool:

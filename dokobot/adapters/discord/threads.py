@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Final
 
 import aiohttp
@@ -38,6 +38,9 @@ ARCHIVE_MINUTES: Final = 1440
 THREAD_TYPES: Final = (discord.ChannelType.public_thread, discord.ChannelType.private_thread)
 JOIN_WITHIN: Final = 20.0
 """Seconds adding a player to a table's thread may take before it is given up."""
+OPEN_THREAD_S: Final = 20.0
+"""Seconds opening a table's thread may take (rate limits included) before the ``/join`` is
+answered that no thread could be made."""
 
 
 class Threads:
@@ -98,10 +101,14 @@ class Threads:
         command: str,
         lobby_of: Callable[[int], _LobbyMessage | None],
         new_in: int | None = None,
+        before_waiting: Callable[[], Awaitable[object]] | None = None,
     ) -> int | None:
         """The thread whose table a ``/join`` typed in a text channel goes to (made now if
         needed; ``new_in``: a new one in that channel, the lobby's "New table"), or None:
-        the command stays in its channel. ``lobby_of``: the lobby message of a thread."""
+        the command stays in its channel. ``lobby_of``: the lobby message of a thread.
+        ``before_waiting`` is awaited before anything that waits for Discord (opening a
+        thread, or another ``/join`` of the channel opening one): the interaction is
+        acknowledged before, as a thread may take longer than Discord's 3 s."""
         channel = interaction.channel
         parent = interaction.channel_id if new_in is None else new_in
         in_thread = new_in is None and getattr(channel, "type", None) in THREAD_TYPES
@@ -121,6 +128,8 @@ class Threads:
         lock = self._thread_locks.get(parent)
         if lock is None:
             lock = self._thread_locks[parent] = asyncio.Lock()
+        if lock.locked() and before_waiting is not None:
+            await before_waiting()
         async with lock:
             current = self._threads.get(parent)
             if current is not None and new_in is None:
@@ -129,6 +138,8 @@ class Threads:
                 # on its way to the table
                 if lobby is None or (not lobby.view.running and not lobby.view.full):
                     return current
+            if before_waiting is not None:
+                await before_waiting()
             return await self._open_thread(interaction, parent)
 
     async def _open_thread(self, interaction: discord.Interaction[Any], parent: int) -> int | None:
@@ -136,14 +147,20 @@ class Threads:
         lang = lang_of(interaction.guild_locale)
         name = text("thread_name", lang, player=interaction.user.display_name)[:100]
         try:
-            data = await self.client.http.start_thread_without_message(
-                parent,
-                name=name,
-                auto_archive_duration=ARCHIVE_MINUTES,
-                type=discord.ChannelType.public_thread.value,
+            data = await asyncio.wait_for(
+                self.client.http.start_thread_without_message(
+                    parent,
+                    name=name,
+                    auto_archive_duration=ARCHIVE_MINUTES,
+                    type=discord.ChannelType.public_thread.value,
+                ),
+                OPEN_THREAD_S,
             )
         except discord.HTTPException as exc:
             log.warning("could not open a thread for a table: %s %s", exc.status, exc.text)
+            return None
+        except (TimeoutError, aiohttp.ClientError, OSError) as exc:
+            log.warning("could not open a thread for a table: %r", exc)
             return None
         thread = int(data["id"])
         self._threads[parent] = thread
