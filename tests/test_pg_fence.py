@@ -880,3 +880,91 @@ def test_a_write_sent_to_a_paused_server_process_is_not_known_until_it_is_gone(
         assert store.load_journal("c") == [_line(0), _line(1)]
     finally:
         store.close()
+
+
+def _pause(pid: int) -> None:
+    """SIGSTOP ``pid`` and wait until it has stopped (on a busy machine a process may run
+    on a moment before it takes the signal)."""
+    os.kill(pid, signal.SIGSTOP)
+    deadline = time.monotonic() + 10
+    with open(f"/proc/{pid}/stat") as stat:
+        while stat.read().rpartition(")")[2].split()[0] not in "Tt":
+            assert time.monotonic() < deadline, f"process {pid} did not stop"
+            time.sleep(0.005)
+            stat.seek(0)
+
+
+@pytest.mark.parametrize("takeover", ["reshard", "same shards"])
+def test_another_process_s_records_at_the_position_are_never_read_back_as_stored(
+    pg_server: PgServer, pg_url: str, takeover: str
+) -> None:
+    """A process (the old one) sends an append to a server process that is paused
+    (SIGSTOP) while idle, and its client connection is then shut down for real: the answer
+    is lost, and the read-back waits for that server process to be gone. Meanwhile the old
+    process stops renewing (as a paused one), another takes its table over (a reshard, or
+    the same shards) and writes the very same records at the same position (the same card,
+    pressed again). The old server process goes on and dies of its termination: its
+    transaction never ran. Before, the read-back found records equal to its own at its
+    position and said "stored" (one position acknowledged twice, a false answer); now it
+    reads back only while this process still holds the table (else another may have
+    written there): "not known yet", and the old process is fenced."""
+    server = f"discord:{_guild(1, 4)}"
+    channel = f"{server}:1"
+    old = PostgresStore(pg_url, scope=Scope((shard_part(2, (0, 1)),)), lease_s=1,
+                        pool_size=1, resolve_s=20)  # fmt: skip
+    told: list[str] = []
+    old.on_lost = told.append
+    admin = _admin(pg_server)
+    paused: dict[int, int] = {}  # backend pid: its client's port
+    new: PostgresStore | None = None
+    try:
+        assert old.append(channel, [_server_line(server), _line(0)], 0) == 2
+        heartbeat = old._leases._db
+        assert heartbeat is not None
+        # every pooled server process of the old one is paused while idle
+        rows = admin.execute(
+            "SELECT pid, client_port FROM pg_stat_activity WHERE application_name = %s "
+            "AND pid <> %s", (old.owner, heartbeat.info.backend_pid)
+        ).fetchall()  # fmt: skip
+        assert rows
+        for pid, port in rows:
+            _pause(pid)
+            paused[pid] = port
+        results: list[list[int | Exception]] = []
+        writer = threading.Thread(
+            target=lambda: results.append(old.append_many([(channel, [_line(1)], 2)]))
+        )
+        writer.start()
+        deadline = time.monotonic() + 10
+        while not (flights := list(old._conns.stalls._flights)):  # on its way
+            assert time.monotonic() < deadline, "the write never took a connection"
+            time.sleep(0.002)
+        [flight] = flights
+        assert flight.pid in paused, "the write is on a server process that runs"
+        sock = _client_socket(paused[flight.pid])
+        sock.shutdown(socket.SHUT_RDWR)  # the answer is lost (before the stall watch cuts)
+        sock.close()
+        old._leases.stop()  # no more renewals: as if its process were paused
+        shards = (0, 1, 2, 3) if takeover == "reshard" else (0, 1)
+        new = PostgresStore(pg_url, scope=Scope((shard_part(len(shards), shards),)),
+                            lease_s=1, wait_s=10)  # fmt: skip
+        assert new.append(channel, [_line(1)], 2) == 3  # the same records, same position
+        assert writer.is_alive(), "read back before the old server process was gone"
+        for pid in list(paused):
+            os.kill(pid, signal.SIGCONT)
+            del paused[pid]
+        writer.join(20)
+        assert not writer.is_alive()
+        [[outcome]] = results
+        assert not isinstance(outcome, int), "another process's records read back as stored"
+        assert isinstance(outcome, StoreUnknown), outcome
+        assert told == ["another dokobot took over Discord shards 0, 1 of 2"]
+        assert new.load_journal(channel) == [_server_line(server), _line(0), _line(1)]
+        assert new.append(channel, [_line(2)], 3) == 4
+    finally:
+        for pid in paused:
+            os.kill(pid, signal.SIGCONT)
+        admin.close()
+        if new is not None:
+            new.close()
+        old.close()

@@ -5,9 +5,14 @@ Every append names its position (``at``, its idempotency key with the table). Wh
 answer of its commit is lost (the connection dropped, or the write was cut: see
 :mod:`dokobot.store.pg_stall`), its server process is ended and waited for (a paused one
 may still commit until it is gone), then the records at that position are read back: the
-append is answered with the truth. :class:`~dokobot.store.StoreUnknown` ("not known yet")
-only while the database cannot be read or that process is not gone; the table's records
-are then not read (so not rebuilt) until it is.
+append is answered with the truth. Records equal to the append's at its position are its
+own only while no other process can have written there: the read-back checks, as a write
+of the table would, that this process still holds the table's lease (held now, it was held
+all along: a lease taken over is never taken back); another process that took the table
+over may have written the very same records there (the same card pressed again), so then
+the answer is :class:`~dokobot.store.StoreUnknown` ("not known yet"), and this process is
+fenced. "Not known yet" also while the database cannot be read or that process is not
+gone; the table's records are then not read (so not rebuilt) until it is.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import psycopg
 
 from .base import StoreError, StoreUnknown
 from .pg_connect import CONNECT_WAIT_S, Connections, first_line
+from .pg_leases import LEASE_LOST, NOT_SERVED, Leases, server_of
 from .pg_pending import Pending
 
 log = logging.getLogger(__name__)
@@ -33,14 +39,15 @@ GONE_POLL_S: Final = 0.05
 
 
 class LostAnswers:
-    """The lost answers of the store process ``owner`` (its connections' application name):
-    each resolved within ``resolve_s`` seconds, and the tables whose lost write may still
-    commit."""
+    """The lost answers of the store process that holds ``leases`` (its owner is its
+    connections' application name): each resolved within ``resolve_s`` seconds, and the
+    tables whose lost write may still commit."""
 
-    def __init__(self, conns: Connections, owner: str, resolve_s: float) -> None:
+    def __init__(self, conns: Connections, leases: Leases, resolve_s: float) -> None:
         self.conns = conns
         self.url = conns.url
-        self.owner = owner
+        self.leases = leases
+        self.owner = leases.owner
         self.resolve_s = resolve_s
         self._doubt: dict[str, tuple[int, Any]] = {}
         """Per table: the backend of a write whose answer was lost and that was not seen
@@ -182,13 +189,41 @@ class LostAnswers:
                                      f"({first_line(exc)}); the append named no position")  # fmt: skip
             return
         # (the lost transaction's session is gone: see _gone)
-        rows = db.execute(
-            "SELECT line FROM journal WHERE channel = %s AND seq >= %s AND seq < %s ORDER BY seq",
-            (req.channel, req.at, req.at + len(req.lines)),
-        ).fetchall()
+        try:
+            # a read: rolled back, so its fence's row locks wait for no commit (a standby)
+            with db.transaction(force_rollback=True):
+                self._only_writer(db, req.channel)
+                rows = db.execute(
+                    "SELECT line FROM journal WHERE channel = %s AND seq >= %s AND seq < %s "
+                    "ORDER BY seq",
+                    (req.channel, req.at, req.at + len(req.lines)),
+                ).fetchall()
+        except psycopg.Error as err:
+            if err.sqlstate not in (LEASE_LOST, NOT_SERVED):
+                raise
+            if err.sqlstate == LEASE_LOST:
+                self.leases.fenced()
+            log.warning("store %s: the lost answer of %s is not read back (%s)", self.url,
+                        req.channel, first_line(err))  # fmt: skip
+            req.error = StoreUnknown(
+                f"store {self.url}: the answer was lost ({first_line(exc)}) and this process "
+                f"no longer holds table {req.channel} (another may have written at its "
+                "position): whether it was stored is not known"
+            )
+            return
         if [str(r[0]) for r in rows] == req.lines:
             log.warning("store %s: the append at %s of %s was stored", self.url, req.at,
                         req.channel)  # fmt: skip
             req.length = req.at + len(req.lines)
         else:
             req.error = StoreError(f"store {self.url}: not written ({first_line(exc)})")
+
+    def _only_writer(self, db: psycopg.Connection[Any], channel: str) -> None:
+        """Make sure that no process but this one can have written ``channel``'s records
+        since this one took the table's lease: it holds that lease now, in the current epoch
+        (the fence of a write of the table, else :data:`LEASE_LOST` or :data:`NOT_SERVED`;
+        a lease taken over is never taken back, so held now means held all along), or the
+        table does not exist (nobody wrote it)."""
+        row = db.execute("SELECT server FROM tables WHERE channel = %s", (channel,)).fetchone()
+        if row is not None:
+            self.leases.fence_table(db, channel, server_of(channel, row[0]))

@@ -28,7 +28,7 @@ every request's deadline (:mod:`~dokobot.store.pg_stall`: a read without an answ
 is :class:`~dokobot.store.StoreUnavailable`, a write "not known yet") and the writes whose answer was lost
 (:mod:`~dokobot.store.pg_lost`: every append names its position and is read back, so the
 store answers the truth; :class:`~dokobot.store.StoreUnknown` only while the database cannot
-be read). The reads and the other writes are the statements both SQL stores share
+be read, or when another process took the table over and may have written there). The reads and the other writes are the statements both SQL stores share
 (:mod:`~dokobot.store.shared`).
 
 The password comes from ``DOKOBOT_STORE_PASSWORD`` (or libpq's own ``PGPASSWORD`` and
@@ -108,7 +108,7 @@ class PostgresStore(SqlStore):
         self._leases = Leases(self.url, self.scope, self.owner, lease_s, self._conns.connect,
                               self._conns.stalls)  # fmt: skip
         self._servers = TableServers()
-        self._lost = LostAnswers(self._conns, self.owner, resolve_s)
+        self._lost = LostAnswers(self._conns, self._leases, resolve_s)
         try:
             first = self._conns.connect()
         except psycopg.Error as exc:
