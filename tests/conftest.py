@@ -124,7 +124,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
-    """``-n 2`` (xdist's ``load``): every test is a unit of its own, as with ``load``, but
+    """``-n N`` (xdist's ``load``): every test is a unit of its own, as with ``load``, but
     the tests of each of :func:`shared_setups` go to one worker together (else each worker
     would run the bench scripts, build the wheel, start a homeserver). The units go out in
     the order of the collection, not the larger first: started together, the bench scripts
