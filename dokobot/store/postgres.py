@@ -25,10 +25,11 @@ whether the database is down (:mod:`~dokobot.store.pg_connect`), the schema
 (:mod:`~dokobot.store.pg_schema`), the leases and fences
 (:mod:`~dokobot.store.pg_leases`), the journal appends (:mod:`~dokobot.store.pg_append`),
 every request's deadline (:mod:`~dokobot.store.pg_stall`: a read without an answer in time
-is :class:`~dokobot.store.StoreUnavailable`, a write "not known yet") and the writes whose answer was lost
-(:mod:`~dokobot.store.pg_lost`: every append names its position and is read back, so the
-store answers the truth; :class:`~dokobot.store.StoreUnknown` only while the database cannot
-be read, or when another process took the table over and may have written there). The reads and the other writes are the statements both SQL stores share
+is :class:`~dokobot.store.StoreUnavailable`, a write "not known yet") and the writes whose
+answer was lost (:mod:`~dokobot.store.pg_lost`: every append names its position and is read
+back, so the store answers the truth; :class:`~dokobot.store.StoreUnknown` only while the
+database cannot be read, or when another process took the table over and may have written
+there). The reads and the other writes are the statements both SQL stores share
 (:mod:`~dokobot.store.shared`).
 
 The password comes from ``DOKOBOT_STORE_PASSWORD`` (or libpq's own ``PGPASSWORD`` and
