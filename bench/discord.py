@@ -84,7 +84,12 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench"
 sys.path.insert(0, str(ROOT / "tests"))
 
 from discord_fake import Call, FakeDiscord, FakeUser, Interaction, Message  # noqa: E402
-from discord_fake.bot_process import SPEED_ENV, STOPS_ENV, TOKEN  # noqa: E402
+from discord_fake.bot_process import (  # noqa: E402
+    SPEED_ENV,
+    STOPS_ENV,
+    TOKEN,
+    collection_timer,
+)
 from discord_fake.server import RESPOND_WITHIN  # noqa: E402
 
 from dokobot.adapters.discord.budget import BOT_WIDE_RPS  # noqa: E402
@@ -690,16 +695,7 @@ async def lag(samples: list[float], stops: list[tuple[float, float]]) -> None:
 def collections_timed(pauses: list[tuple[float, float, int]]):  # type: ignore[no-untyped-def]
     """(monotonic end, seconds, generation) of each of this process's garbage collections
     that took 50 ms or more, while in the block."""
-    began: list[float] = []
-
-    def timed(phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            began[:] = [time.monotonic()]
-        elif began:
-            took = time.monotonic() - began[0]
-            if took >= 0.05:
-                pauses.append((time.monotonic(), took, info["generation"]))
-
+    timed = collection_timer(0.05, lambda end, took, gen: pauses.append((end, took, gen)))
     gc.callbacks.append(timed)
     try:
         yield

@@ -32,6 +32,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import discord
@@ -93,6 +94,22 @@ def awaits(coro: object) -> list[str]:
     return chain
 
 
+def collection_timer(
+    least_s: float, record: Callable[[float, float, int], None]
+) -> Callable[[str, dict[str, int]], None]:
+    """A callback for :data:`gc.callbacks` that calls ``record(end, seconds, generation)``
+    (monotonic end) for each garbage collection of ``least_s`` seconds or more."""
+    began: list[float] = []
+
+    def timed(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            began[:] = [time.monotonic()]
+        elif began and (took := time.monotonic() - began[0]) >= least_s:
+            record(time.monotonic(), took, info["generation"])
+
+    return timed
+
+
 def log_stops() -> None:
     """Log the event loop's stops and the long garbage collections (see ``STOPS_ENV``): a
     thread asks the loop every 0.1 s to run a callback and times how long it waits."""
@@ -108,16 +125,12 @@ def log_stops() -> None:
             return loop
 
     asyncio.set_event_loop_policy(Recorded())
-    began: list[float] = []
 
-    def timed(phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            began[:] = [time.monotonic()]
-        elif began and (took := time.monotonic() - began[0]) >= 0.1:
-            print(f"STOP gc generation {info['generation']} {took:.3f} s at "
-                  f"{time.monotonic():.3f}", file=sys.stderr, flush=True)  # fmt: skip
+    def logged(end: float, took: float, generation: int) -> None:
+        print(f"STOP gc generation {generation} {took:.3f} s at {end:.3f}",
+              file=sys.stderr, flush=True)  # fmt: skip
 
-    gc.callbacks.append(timed)
+    gc.callbacks.append(collection_timer(0.1, logged))
 
     def watch() -> None:
         while True:
