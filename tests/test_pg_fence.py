@@ -152,6 +152,33 @@ def test_a_table_of_a_shard_the_process_does_not_hold_is_not_written(pg_url: str
         one.close()
 
 
+def test_a_server_record_never_moves_a_table_to_another_server(pg_url: str) -> None:
+    """A write that carries a server record names the server the writer takes the table to
+    be of: for an existing table of another server, the database refuses it even when the
+    writer holds the lease of the server it names (else it would move the table away from
+    the process that holds it, and two processes would write one table)."""
+    mine, theirs = f"discord:{_guild(0, 2)}", f"discord:{_guild(1, 2)}"
+    zero = PostgresStore(pg_url, scope=Scope((shard_part(2, (0,)),)), lease_s=2)
+    one = PostgresStore(pg_url, scope=Scope((shard_part(2, (1,)),)), lease_s=2)
+    channel = "discord:77:5"  # (its server is known from its record only)
+
+    def record(server: str) -> str:  # (as the host writes it)
+        return json.dumps({"k": "server", "text": server}, separators=(",", ":"))
+
+    try:
+        assert one.append(channel, [record(theirs), _line(0)], 0) == 2
+        with pytest.raises(StoreLocked, match=f"is of server {theirs}, not {mine}"):
+            zero.append(channel, [record(mine), _line(1)], 2)
+        assert zero.lost is None
+        assert one.append(channel, [_line(1)], 2) == 3  # still the table of its holder
+        assert one.load_journal(channel) == [record(theirs), _line(0), _line(1)]
+        # the record of the table's own server goes on being accepted (a restored journal)
+        assert one.append(channel, [record(theirs)], 3) == 4
+    finally:
+        zero.close()
+        one.close()
+
+
 async def test_a_wedged_event_loop_lets_its_leases_run_out(pg_url: str) -> None:
     """The leases are renewed only while the process's event loop answers: a process whose
     loop is stuck is taken over after ``lease_s``, and learns it once the loop runs."""

@@ -346,6 +346,54 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     END
     $$ LANGUAGE plpgsql;
     """,
+    # 10: a table never moves to another server by a write. An append whose lines hold a
+    # server record other than the table's stored server was fenced by the lease of the
+    # server it named, so a process holding that one could take another's table over (two
+    # writers of one table); now it is refused (DKL02) like any write naming another server
+    """
+    CREATE OR REPLACE FUNCTION dokobot_append(p_owner TEXT, p_keys INTEGER, p_shards INTEGER,
+                                   p_channels TEXT[], p_ats INTEGER[], p_counts INTEGER[],
+                                   p_lines TEXT[], p_servers TEXT[], p_named TEXT[],
+                                   p_lease_keys TEXT[], p_lock_ms INTEGER) RETURNS INTEGER[] AS $$
+    DECLARE
+        start INTEGER;
+        srv TEXT;
+        pos INTEGER := 1;
+        lengths INTEGER[] := '{}';
+    BEGIN
+        IF p_lock_ms IS NOT NULL THEN
+            PERFORM set_config('lock_timeout', p_lock_ms::text, true);
+        END IF;
+        PERFORM dokobot_fence_process(p_owner, p_keys, p_shards);
+        FOR i IN 1 .. cardinality(p_channels) LOOP
+            INSERT INTO tables (channel, length, server) VALUES (p_channels[i], 0, p_servers[i])
+                ON CONFLICT (channel) DO NOTHING;
+            SELECT length, server INTO start, srv FROM tables WHERE channel = p_channels[i]
+                FOR UPDATE;
+            IF dokobot_server_of(p_channels[i], COALESCE(p_servers[i], srv))
+                    IS DISTINCT FROM dokobot_server_of(p_channels[i], srv) THEN
+                RAISE EXCEPTION 'table % is of server %, not %', p_channels[i],
+                    dokobot_server_of(p_channels[i], srv), p_servers[i] USING ERRCODE = 'DKL02';
+            END IF;
+            PERFORM dokobot_fence_table(p_owner, p_channels[i], p_named[i],
+                dokobot_server_of(p_channels[i], COALESCE(p_servers[i], srv)), p_lease_keys[i]);
+            IF p_ats[i] IS NOT NULL AND p_ats[i] <> start THEN
+                RAISE EXCEPTION 'table % holds % records, not %: nothing written',
+                    p_channels[i], start, p_ats[i] USING ERRCODE = 'DKC01';
+            END IF;
+            INSERT INTO journal (channel, seq, line)
+                SELECT p_channels[i], start + o - 1, l
+                FROM unnest(p_lines[pos:pos + p_counts[i] - 1]) WITH ORDINALITY AS t(l, o);
+            UPDATE tables SET length = start + p_counts[i],
+                              server = COALESCE(p_servers[i], server)
+                WHERE channel = p_channels[i];
+            lengths := lengths || (start + p_counts[i]);
+            pos := pos + p_counts[i];
+        END LOOP;
+        RETURN lengths;
+    END
+    $$ LANGUAGE plpgsql;
+    """,
 )
 
 
