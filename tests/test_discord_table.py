@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from dokobot.adapters.discord import DiscordAdapter
+from dokobot.adapters.discord.adapter import PRESS_ORDER_S
 from dokobot.host.events import Input
 from dokobot.host.options import TableOptions
 from dokobot.host.service import Service
@@ -21,6 +22,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:
 
 from discord_fake import FakeDiscord, FakeUser, Message, running
 from discord_fake.harness import panel_in_a_game, settle
+from discord_fake.server import Call
 
 
 def lobby_of(fake: FakeDiscord, client: DiscordAdapter, where: int | None = None) -> Message:
@@ -338,6 +340,64 @@ async def test_joins_are_acknowledged_while_their_thread_is_still_being_opened(
     finally:
         await service.close()
     assert fake.violations == []
+
+
+def stall_first_ack(fake: FakeDiscord) -> asyncio.Event:
+    """Hold the next interaction callback (an acknowledgement) until the gate is set."""
+    armed = [True]
+
+    def first(call: Call) -> bool:
+        hit = armed[0] and call.path.endswith("/callback")
+        armed[0] = armed[0] and not hit
+        return hit
+
+    return fake.stall(first)
+
+
+async def test_one_person_s_presses_reach_the_table_in_the_order_they_came(
+    fake: FakeDiscord,
+) -> None:
+    """Each press is acknowledged before it goes to the host, and the acknowledgements may
+    end in another order than the presses came: Ben's lobby "join" whose acknowledgement
+    hangs a while, then his "leave", leave him unseated (before, the "leave" overtook the
+    "join" and he was left seated). A press stuck longer holds his next one up at most
+    ``PRESS_ORDER_S``."""
+    service = Service.in_memory(seed=6)
+    channel = f"discord:{fake.channel_id}"
+    try:
+        async with running(DiscordAdapter(service, board_interval=0.05)) as client:
+            anna, ben = fake.users[:2]
+            await settle(fake, client, await fake.slash(anna, "join"))
+            lobby = lobby_of(fake, client)
+            join = lobby.button(lambda c: c.endswith(":join"))
+            leave = lobby.button(lambda c: c.endswith(":leave"))
+            assert join is not None and leave is not None
+            held = stall_first_ack(fake)
+            joined = await fake.click(ben, lobby, join)
+            await asyncio.sleep(0.1)  # (the join's acknowledgement hangs)
+            left = await fake.click(ben, lobby, leave)
+            await asyncio.sleep(0.3)
+            table = service.router.tables[channel]
+            assert [s.name for s in table.seats] == ["Anna"], "the leave waits for the join"
+            held.set()
+            for interaction in (joined, left):
+                await settle(fake, client, interaction)
+            assert [s.name for s in table.seats] == ["Anna"]
+            # a press whose acknowledgement does not end holds the next one up only so long
+            held = stall_first_ack(fake)
+            stuck = await fake.click(ben, lobby, join)
+            await asyncio.sleep(0.1)
+            await fake.click(ben, lobby, join)
+            came = time.monotonic()
+            while len(table.seats) < 2 and time.monotonic() - came < PRESS_ORDER_S + 3:
+                await asyncio.sleep(0.05)
+            assert sorted(s.name for s in table.seats) == ["Anna", "Ben"]
+            assert time.monotonic() - came > PRESS_ORDER_S - 0.5, "it waited for the stuck one"
+            assert stuck.response_type is None
+            held.set()
+            await settle(fake, client, stuck)
+    finally:
+        await service.close()
 
 
 @pytest.mark.long

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Final
 
+from ..inorder import InOrder
 from ..store import Store, StoreUnavailable, StoreUnknown
 from .commands import aliases, slow_commands
 from .events import Event, Input, Private, draw_pictures, has_pictures_to_draw
@@ -53,30 +54,22 @@ class SendersInOrder:
 
     def __init__(self, langs: StoredLanguages) -> None:
         self.langs = langs
-        self._last: dict[str, asyncio.Future[None]] = {}
-        """Per person with an input waiting: the last of them (done when it goes on)."""
+        self._line = InOrder[str]()
 
     def __len__(self) -> int:
         """How many people have an input waiting."""
-        return len(self._last)
+        return len(self._line)
 
     async def turn(self, user: str, within_s: float = LOOKUP_S) -> None:
         """Return when ``user``'s language is in memory and his earlier inputs have gone
         on, or ``within_s`` seconds after the call. The caller takes its table's lock (or
         its place in the lock's queue) before it awaits anything else."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + within_s
-        ahead = self._last.get(user)
-        mine: asyncio.Future[None] = loop.create_future()
-        self._last[user] = mine
+        place = self._line.place(user, within_s)
         try:
-            if ahead is not None:  # (it goes on by its own deadline, before ours)
-                await asyncio.wait([ahead], timeout=within_s)
-            await self.langs.fetch([user], max(0.0, deadline - loop.time()))
+            await place.after_those_ahead()
+            await self.langs.fetch([user], place.left_s())
         finally:
-            mine.set_result(None)
-            if self._last.get(user) is mine:
-                del self._last[user]
+            place.leave()
 
 
 class Dispatch:

@@ -87,6 +87,7 @@ from dokobot.bounded import Bounded
 from dokobot.host.commands import aliases, confirmed_commands, prompt_answers
 from dokobot.host.contract import Host, Listener
 from dokobot.host.events import Event, Input, Private
+from dokobot.inorder import InOrder
 from dokobot.render import prepare
 
 log = logging.getLogger(__name__)
@@ -97,6 +98,12 @@ CONSUMING: Final = prompt_answers()
 """Commands that answer a prompt (declared so); a button of this kind is used up once the
 host accepts it."""
 
+
+PRESS_ORDER_S: Final = 2.0
+"""Seconds at most a person's input waits for his earlier ones to reach the host: the
+platform calls made before an input goes to the host (acknowledging a press, opening a
+thread) may end in another order than the inputs came (a /join then /leave would leave him
+seated); an earlier input stuck longer than that holds his later ones up no longer."""
 
 REQUEST_READ_S: Final = 15.0
 """Seconds a REST request waits for Discord's answer before it fails (discord.py's own
@@ -208,6 +215,8 @@ class DiscordAdapter(commands.Bot):
         )
         self.lobbies = Lobbies(self, self.threads)
         self.dms = DmChannels(self, users)
+        self._in_order = InOrder[int]()
+        """Each person's inputs reach the host in the order they came (:data:`PRESS_ORDER_S`)."""
         self._used_presses: Bounded[tuple[int, tuple[int, int] | None], bool] = Bounded(users)
         """(message, decision) of prompts a press answered: a second press is no error."""
         self.checks = AdminChecks(self, admin_role, self.threads, self.languages, self.dms.open)
@@ -492,6 +501,7 @@ class DiscordAdapter(commands.Bot):
         new_table: bool = False,
     ) -> None:
         self._enter()
+        place = self._in_order.place(interaction.user.id, PRESS_ORDER_S)
         button = table is not None and not new_table
         reply = _Reply(
             interaction,
@@ -535,13 +545,16 @@ class DiscordAdapter(commands.Bot):
                     opened = text("thread_opened", reply.lang, thread=f"<#{thread}>")
                     await guarded(reply.ephemeral(opened))
             deferrer = asyncio.create_task(defer_later(reply, self._defer_after))
+            await place.after_those_ahead()
             events = await self.service.handle(inp)
+            place.leave()
             self._note(inp, events)
             await self._deliver(events, reply, inp, deferrer)
         except Exception:
             log.exception("handling %r failed", command)
             await reply.fail()
         finally:
+            place.leave()
             if deferrer is not None:
                 deferrer.cancel()
             self._leave()
