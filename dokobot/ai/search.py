@@ -74,7 +74,10 @@ the one with the best mean over worlds solved exactly (:mod:`~dokobot.ai.exact`,
 double-dummy solver of :mod:`~dokobot.ai.solver`): every consistent layout when they fit the
 budget, else sampled worlds (with the soloist model) until the budget is spent. UCT with
 greedy rollouts only estimates what the solver knows there. ``exact_cards=0`` is the level as
-it was before (``strong_uct``, for comparisons); the gain has not been measured yet.
+it was before (``strong_uct``, for comparisons). Against it, the level with the exact
+endgame, the learned inference and the solo judgement together scored -0.13 points per game
+(CI -0.41..+0.16; 2,000 games at 0.02 s, docs/lab/2026-12-04-strength.md): no gain
+measurable.
 
 Budget: each decision thinks for ``budget_s`` seconds of the searching thread's CPU time
 (:class:`Budget`); the loops check the deadline after every iteration (card search) or every
