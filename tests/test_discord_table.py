@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from dokobot.adapters.discord import DiscordAdapter
-from dokobot.adapters.discord.adapter import PRESS_ORDER_S
+from dokobot.adapters.discord.interaction import PRESS_ORDER_S
 from dokobot.host.events import Input
 from dokobot.host.options import TableOptions
 from dokobot.host.service import Service

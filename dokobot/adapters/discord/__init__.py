@@ -16,7 +16,7 @@ Links, Attach Files and Read Message History; no privileged intent is used.
 >>> from dokobot.adapters.discord import DiscordAdapter, run_discord
 """
 
-from dokobot.adapters.discord.adapter import TOKEN_ENV, DiscordAdapter, ServiceLike, resolve_token
+from dokobot.adapters.discord.adapter import DiscordAdapter, ServiceLike
 from dokobot.adapters.discord.buttons import DokoButton
 from dokobot.adapters.discord.gateway import (
     ShardedDiscordAdapter,
@@ -25,6 +25,7 @@ from dokobot.adapters.discord.gateway import (
     sync_discord,
 )
 from dokobot.adapters.discord.i18n import DokoTranslator
+from dokobot.adapters.discord.token import TOKEN_ENV, resolve_token
 
 __all__ = [
     "TOKEN_ENV",

@@ -35,7 +35,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import os
 from collections.abc import Coroutine, Sequence
 from typing import Any, Final
 
@@ -63,6 +62,7 @@ from dokobot.adapters.discord.handed import HandedPresses
 from dokobot.adapters.discord.handoff import CLAIM_WITHIN, Handoff
 from dokobot.adapters.discord.i18n import DokoTranslator, lang_of, text
 from dokobot.adapters.discord.interaction import (
+    PRESS_ORDER_S,
     TOKEN_LIFE,
     _Batch,
     _BoardMessage,
@@ -82,6 +82,7 @@ from dokobot.adapters.discord.order import ChannelOrder
 from dokobot.adapters.discord.settings import UserSettings
 from dokobot.adapters.discord.slash import slash_commands
 from dokobot.adapters.discord.threads import NEW_TABLE, Threads
+from dokobot.adapters.discord.token import resolve_token
 from dokobot.adapters.discord.upload import CommandUpload
 from dokobot.bounded import Bounded
 from dokobot.host.commands import aliases, confirmed_commands, prompt_answers
@@ -92,18 +93,10 @@ from dokobot.render import prepare
 
 log = logging.getLogger(__name__)
 
-TOKEN_ENV: Final = "DOKOBOT_DISCORD_TOKEN"
-
 CONSUMING: Final = prompt_answers()
 """Commands that answer a prompt (declared so); a button of this kind is used up once the
 host accepts it."""
 
-
-PRESS_ORDER_S: Final = 2.0
-"""Seconds at most a person's input waits for his earlier ones to reach the host: the
-platform calls made before an input goes to the host (acknowledging a press, opening a
-thread) may end in another order than the inputs came (a /join then /leave would leave him
-seated); an earlier input stuck longer than that holds his later ones up no longer."""
 
 REQUEST_READ_S: Final = 15.0
 """Seconds a REST request waits for Discord's answer before it fails (discord.py's own
@@ -113,15 +106,6 @@ every later message of that channel, as long)."""
 
 ServiceLike = Host
 """The host as the adapter sees it (:class:`dokobot.host.contract.Host`)."""
-
-
-def resolve_token(token: str | None = None) -> str:
-    """The bot token: ``token`` if given, else ``$DOKOBOT_DISCORD_TOKEN``."""
-    token = token or os.environ.get(TOKEN_ENV, "")
-    token = token.strip()
-    if not token:
-        raise RuntimeError(f"no Discord token: set the environment variable {TOKEN_ENV}")
-    return token
 
 
 # -- the client --------------------------------------------------------------------------------

@@ -10,8 +10,9 @@ from typing import Any
 import discord
 from discord.ext import commands
 
-from dokobot.adapters.discord.adapter import DiscordAdapter, ServiceLike, resolve_token
+from dokobot.adapters.discord.adapter import DiscordAdapter, ServiceLike
 from dokobot.adapters.discord.handoff import Handoff
+from dokobot.adapters.discord.token import resolve_token
 from dokobot.host.contract import BareHost
 from dokobot.host.events import Event
 

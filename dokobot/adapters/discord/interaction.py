@@ -388,6 +388,12 @@ def _sort(events: Sequence[Event], inp: Input | None) -> _Batch:
 UNKNOWN_INTERACTION: Final = 10062
 """Discord's error code for an interaction it no longer knows (not answered within 3 s)."""
 
+PRESS_ORDER_S: Final = 2.0
+"""Seconds at most a person's input waits for his earlier ones to reach the host: the
+platform calls made before an input goes to the host (acknowledging a press, opening a
+thread) may end in another order than the inputs came (a /join then /leave would leave him
+seated); an earlier input stuck longer than that holds his later ones up no longer."""
+
 
 async def defer_later(reply: _Reply, after: float) -> None:
     """Defer the interaction of ``reply`` ``after`` seconds if it is not answered by then."""
