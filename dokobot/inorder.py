@@ -53,8 +53,8 @@ class Place(Generic[K]):
         return max(0.0, self.came + self.within_s - asyncio.get_running_loop().time())
 
     async def after_those_ahead(self) -> None:
-        """Return when the places that came before this one have left, or at the deadline
-        (the one just ahead goes on by its own deadline, which is earlier)."""
+        """Return when the place just before this one has left (it waited for those before
+        it in turn), or at this place's deadline, whichever comes first."""
         ahead = self._ahead
         if ahead is not None and not ahead.done():
             await asyncio.wait([ahead], timeout=self.left_s())
