@@ -118,11 +118,13 @@ MATCHES = {
     "search_vs_random": ("strong", "random"),
     "search_vs_previous": ("strong", "strong_uct"),
     "inference_vs_previous": ("strong", "strong_prev"),
+    "endgame_vs_previous": ("strong_prev", "strong_uct"),
 }
 """``search_vs_previous``: the strong level against itself as it was before exact endgames
 (``strong_uct``: UCT to the last card); ``inference_vs_previous``: against itself as it was
-before learned inference (``strong_prev``: worlds drawn uniformly); both on the same deals
-at the same budget."""
+before learned inference (``strong_prev``: worlds drawn uniformly); ``endgame_vs_previous``:
+the exact endgame alone (``strong_prev`` against ``strong_uct``, which differ in nothing
+else); all on the same deals at the same budget."""
 
 Params = tuple[tuple[str, float | int | bool], ...]
 Task = tuple[str, int, tuple[int, ...], float, bool, Rules, Params, int]
