@@ -45,6 +45,7 @@ import asyncio
 import contextlib
 import itertools
 import json
+import math
 import random
 import re
 import time
@@ -1057,7 +1058,8 @@ class FakeDiscord:
         per /= self.speed
         now = time.monotonic()
         times = [t for t in self._buckets.get(bucket[1], []) if t > now - per]
-        reset_after = round(times[0] + per - now, 3) if times else per
+        # in whole milliseconds, rounded up: a client that waits as told is never early
+        reset_after = math.ceil((times[0] + per - now) * 1000) / 1000 if times else per
         return {
             "X-RateLimit-Limit": str(count),
             "X-RateLimit-Remaining": str(max(0, count - len(times))),
