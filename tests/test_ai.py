@@ -412,3 +412,34 @@ def test_play_likelihood_believes_the_real_hands_of_heuristic_players() -> None:
         inferring = SearchPlayer(seed, Restrictions(), FAST, infer=4, fixed=True)
         assert inferring.decide(obs) in legal_actions(obs)
     assert checked >= 4 and below > checked
+
+
+def test_strong_calls_only_a_significant_gain() -> None:
+    """``call_z``: the strong level calls only when the paired gain of its best call lies
+    ``call_z`` standard errors above zero; the old rule (``call_z=0``) calls on the mean
+    alone, so on some turns of these games it calls where the strong level does not."""
+    from dokobot.ai.base import NO_RESTRICTIONS
+    from dokobot.ai.search import CALL_Z, NO_CALL
+
+    assert CALL_Z > 0
+    only_old = 0
+    for seed in range(6):
+        g = Game.deal(DEFAULT_RULES, dealer=0, seed=seed)
+        for _ in range(4):
+            g.play(g.turn, HEALTHY)
+        while g.phase is Phase.PLAYING and len(g.tricks) < 4:
+            obs = observe(g, g.turn)
+            new = SearchPlayer(seed, NO_RESTRICTIONS, FAST, fixed=True)
+            old = SearchPlayer(seed, NO_RESTRICTIONS, FAST, fixed=True, call_z=0.0)
+            cands = new.candidate_calls(obs)
+            call, old_call = new.announce(obs), old.announce(obs)
+            if cands:
+                ev = new.call_evaluation(obs, cands, "announce")
+                best = max(cands, key=lambda a: (ev.mean(a), -cands.index(a)))
+                gain, se = ev.gap(best, NO_CALL)
+                sure = gain > new.call_margin and gain >= CALL_Z * se
+                assert call == (best if sure else None)
+                assert old_call == (best if gain > old.call_margin else None)
+                only_old += call is None and old_call is not None
+            g.play(g.turn, new.decide(obs))
+    assert only_old > 0

@@ -84,7 +84,7 @@ REGISTRY: tuple[Level, ...] = (
         "strong_prev",
         False,
         lambda seed, r, budget, fixed: SearchPlayer(
-            seed, r, budget_s=budget, fixed=fixed, inference=False, **OLD_SOLO_PREFILTER
+            seed, r, budget_s=budget, fixed=fixed, inference=False, call_z=0.0, **OLD_SOLO_PREFILTER
         ),
         searches=True,
     ),
@@ -98,6 +98,7 @@ REGISTRY: tuple[Level, ...] = (
             fixed=fixed,
             exact_cards=0,
             inference=False,
+            call_z=0.0,
             **OLD_SOLO_PREFILTER,
         ),
         searches=True,

@@ -137,7 +137,7 @@ from .house import (
     return_choice,
 )
 from .legal import cards_in, decision_rng, legal_actions, legal_calls
-from .paired import Paired
+from .paired import Z_SIGNIFICANT, Paired
 from .rollout import greedy_playout
 
 __all__ = ["HEALTHY_PLAN", "NO_CALL", "Budget", "SearchPlayer", "SearchStats", "uct_search"]
@@ -195,6 +195,12 @@ class SoloPrefilter(TypedDict):
     solo_by_trumps: bool
     solo_floor_s: float
     solo_margin: float
+
+
+CALL_Z: Final = Z_SIGNIFICANT
+"""A call is made only when its paired gain over the search's worlds (:meth:`CallEval.paired`)
+also lies this many standard errors above zero (``call_z``; 0: the mean gain alone, the rule
+before December 4, 2026, kept by the older levels)."""
 
 
 OLD_SOLO_PREFILTER: Final = SoloPrefilter(
@@ -654,6 +660,7 @@ class SearchPlayer:
         c: float = 24.0,
         call_share: float = 0.3,
         call_margin: float = 0.25,
+        call_z: float = CALL_Z,
         solo_candidate: float = SOLO_LOSERS_CANDIDATE,
         solo_margin: float = SOLO_MARGIN,
         solo_types: int = SOLO_CANDIDATES,
@@ -681,6 +688,7 @@ class SearchPlayer:
         self.c = c
         self.call_share = call_share
         self.call_margin = call_margin
+        self.call_z = call_z
         self.solo_candidate = solo_candidate
         self.solo_margin = solo_margin
         self.solo_types = solo_types
@@ -1085,15 +1093,15 @@ class SearchPlayer:
 
     def announce(self, obs: Observation) -> Action | None:
         """The call whose paired gain over the same worlds and rollouts (the real scoring
-        with the call applied) is largest, if it beats :attr:`call_margin`."""
+        with the call applied) is largest, if it beats :attr:`call_margin` and lies
+        :attr:`call_z` standard errors above zero."""
         if self.restrictions.no_calls or obs.turn != obs.seat:
             return None
         cands = self.candidate_calls(obs)
         if not cands:
             return None
-        ev = CallEval([call_level(a) for a in cands])
-        self._search(obs, "announce", self.call_share, ev)
-        if not ev.n:
-            return None
-        best = max(range(len(cands)), key=lambda i: (ev.mean(i), -i))
-        return cands[best] if ev.mean(best) > self.call_margin else None
+        ev = self.call_evaluation(obs, cands, "announce")
+        best = max(cands, key=lambda a: (ev.mean(a), -cands.index(a)))
+        gain, se = ev.gap(best, NO_CALL)
+        sure = self.call_z == 0.0 or gain >= self.call_z * se
+        return best if gain > self.call_margin and sure else None
