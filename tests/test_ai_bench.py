@@ -452,3 +452,38 @@ def test_sees_all_gives_the_strong_player_the_true_deal(monkeypatch: pytest.Monk
         capture_output=True, text=True, timeout=120, check=True,
     )  # fmt: skip
     assert out.stdout.splitlines()[-1].startswith("strong_vs_normal_ppg: ")
+
+
+def test_calls_bench_prices_a_call_by_the_score_without_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``bench/calls.py``: a party's calls are worth its score as played minus its score with
+    no call (the real scoring, special points included, cancel); a party that did not call
+    gets what its first call would have added; the last line has the figures."""
+    from dokobot.engine import score
+
+    calls = _bench("calls")
+    seen = [0, 0]
+    for deal in range(1, 40):
+        g = arena.play_game([_make("normal", deal * 10 + s) for s in range(4)], seed=deal).game
+        worth, missed = calls.call_worths(g)
+        for party in range(2):
+            seat = next(s for s in range(4) if (g.re_seats >> s & 1) == (party == 0))
+            played = score(g).scores[seat]
+            old = g.level[party]
+            g.level[party] = 0 if old else 1
+            other = score(g).scores[seat]
+            g.level[party] = old
+            if old:
+                assert worth[party] == played - other and missed[party] == 0
+                seen[party] += 1
+            else:
+                assert worth[party] is None and missed[party] == other - played
+    assert all(seen), "some game of these deals has a Re and some a Kontra call"
+    assert calls.main(["--level", "normal", "--games", "3", "--procs", "1"]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert re.fullmatch(
+        r"games: 3 re_calls: \d\.\d\d re_worth: \S+ kontra_calls: \d\.\d\d kontra_worth: \S+ "
+        r"call_points_per_game: [+-]\d+\.\d\d",
+        last,
+    ), last
