@@ -31,7 +31,8 @@ work instead of its time budget (by default the standard work,
 :data:`~dokobot.ai.search.STANDARD_WORK_S`).
 
 A/B tests of a change on the same seeds: ``--save FILE`` writes every game of the strong
-match (deal, layout, kind, difference) as JSON; a later run with the same options and
+match (:func:`compared_match`: ``search_vs_heuristic``, or with ``--only`` the first match
+the strong level plays as A) (deal, layout, kind, difference) as JSON; a later run with the same options and
 ``--compare FILE`` prints the paired difference, this run minus the saved one, overall and per
 kind with 95 % intervals over deals (``--fixed`` makes both runs deterministic, so only the
 games the change altered differ). ``--strong name=value,...`` sets keyword parameters of the strong
@@ -50,7 +51,7 @@ it reports adds up the parts.
 ``--rules`` sets table options as ``/option`` takes them (RULES §11, §12): a comma list of
 ``NAME=VALUE``, or ``NAME`` for ``NAME=on``, e.g. ``poverty,nines=off,wedding_trick=trump``;
 ``--house-rules`` adds every house rule that is off in the plain game (poverty, throw-in,
-piglets, bock); ``bock`` plays bock rounds over the deals in order, triggered by the baseline
+piglets, bock, superpiglets); ``bock`` plays bock rounds over the deals in order, triggered by the baseline
 games, so A and B count double in the same games.
 
 Strength per CPU second: ``--budgets 0.05,0.1,0.2,0.4`` plays only strong against normal, at
@@ -126,6 +127,24 @@ before learned inference (``strong_prev``: worlds drawn uniformly); ``endgame_vs
 the exact endgame alone (``strong_prev`` against ``strong_uct``, which differ in nothing
 else); all on the same deals at the same budget."""
 
+
+def compared_match(names: Sequence[str]) -> str | None:
+    """The match whose games ``--save`` writes and ``--compare`` compares: the strong match
+    among the matches run (``search_vs_heuristic`` when it runs, else the first one in which
+    the strong level plays A), or ``None``.
+
+    >>> compared_match(["search_vs_heuristic", "heuristic_vs_random"])
+    'search_vs_heuristic'
+    >>> compared_match(["heuristic_vs_random", "search_vs_previous"])
+    'search_vs_previous'
+    >>> compared_match(["heuristic_vs_random", "endgame_vs_previous"]) is None
+    True
+    """
+    if "search_vs_heuristic" in names:
+        return "search_vs_heuristic"
+    return next((n for n in names if MATCHES[n][0] == "strong"), None)
+
+
 Params = tuple[tuple[str, float | int | bool], ...]
 Task = tuple[str, int, tuple[int, ...], float, bool, Rules, Params, int]
 
@@ -197,7 +216,7 @@ def all_house_rules() -> str:
     plain game, on.
 
     >>> all_house_rules()
-    'poverty,throw_in,piglets,bock'
+    'poverty,throw_in,piglets,bock,superpiglets'
     """
     plain = TableOptions()
     return ",".join(n for n in HOUSE_RULES if plain.get(n) is False)
@@ -474,6 +493,11 @@ def main() -> None:
     if args.only:
         keep = set(args.only.split(","))
         names = [m for m in MATCHES if m in keep]
+    if (args.save or args.compare) and compared_match(names) is None:
+        raise SystemExit(
+            "bench/ai.py: --save and --compare need a match in which strong plays A "
+            f"(one of {[m for m, (a, _) in MATCHES.items() if a == 'strong']})"
+        )
     tasks: list[Task] = []
     params = strong_params(args.strong)
     make = partial(_make, args.budget, args.fixed, params, args.search_seed)
@@ -581,11 +605,13 @@ def main() -> None:
         )
     print(f"wall time {wall:.0f} s on {args.procs} processes")
     svh = results.get("search_vs_heuristic", [])
+    strong_match = compared_match(names)
+    compared = results.get(strong_match, []) if strong_match is not None else []
     if args.save:
-        save_games(args.save, svh)
+        save_games(args.save, compared)
     if args.compare:
-        print(f"change against {args.compare} (same deals and layouts):")
-        print("\n".join(compare_table(svh, load_games(args.compare))))
+        print(f"change of {strong_match} against {args.compare} (same deals and layouts):")
+        print("\n".join(compare_table(compared, load_games(args.compare))))
     print(final_line(svh, extra, shares, times.get("strong", [])))
 
 

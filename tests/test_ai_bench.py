@@ -487,3 +487,12 @@ def test_calls_bench_prices_a_call_by_the_score_without_it(
         r"call_points_per_game: [+-]\d+\.\d\d",
         last,
     ), last
+
+
+def test_bench_examples_hold() -> None:
+    """The examples in ``bench/ai.py`` (the match ``--save``/``--compare`` use, the house
+    rules of ``--house-rules``) are true of the code."""
+    import doctest
+
+    result = doctest.testmod(_bench("ai"))
+    assert result.attempted >= 4 and result.failed == 0
