@@ -33,6 +33,17 @@ SMOKE: dict[str, tuple[str, tuple[str, ...]]] = {
         "--budgets 0.05,0.1 --games 2 --procs 1 --layouts single --fixed",
         ("budget 0.05", "ci95", "cpu_s_per_game", "budget 0.1", "ci95", "cpu_s_per_game"),
     ),
+    "calls": (
+        "--level strong --games 2 --budget 0.005 --fixed --procs 1",
+        (
+            "games",
+            "re_calls",
+            "re_worth",
+            "kontra_calls",
+            "kontra_worth",
+            "call_points_per_game",
+        ),
+    ),
     "discord": (
         "--tables 1 --games 1 --speed 40",
         (

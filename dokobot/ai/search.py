@@ -30,8 +30,15 @@ Calls are decided inside the search (:class:`CallEval`): every rollout is scored
 and, with the real scoring, as if the own party had reached each candidate call level (the
 next :data:`MAX_CALL_STEP` levels, skips included), over the same sampled worlds and
 rollouts. The call with the largest mean gain is made if the gain beats ``call_margin``
-points per game (the margin covers the value of waiting for more information). The player
-is asked again on each turn, so a call that is not yet worth it may come later.
+points per game (the margin covers the value of waiting for more information) and lies
+:data:`CALL_Z` standard errors above zero, world against world (``call_z``). The player is
+asked again on each turn, so a call that is not yet worth it may come later. Without the
+second test (``call_z=0``, the older levels) the best of a few noisy means passed the margin
+by chance on some turn of most games: at 0.02 s four ``strong_uct`` players called Re in 191
+of 200 games and Kontra in 141, a Kontra call worth -0.48 points (the party's score minus its
+score without its calls, play unchanged; ``bench/calls.py``); with it the strong level called
+Re in 148 and Kontra in 57, worth +0.86 and +0.46 a call, the calls of both parties together
++0.77 points per game against +0.26.
 
 Reservations: healthy, a wedding and the solos that pass a cheap prefilter
 (:func:`solo_candidates`: up to ``solo_candidate`` estimated losers, at most
@@ -76,8 +83,9 @@ budget, else sampled worlds (with the soloist model) until the budget is spent. 
 greedy rollouts only estimates what the solver knows there. ``exact_cards=0`` is the level as
 it was before (``strong_uct``, for comparisons). Against it, the level with the exact
 endgame, the learned inference and the solo judgement together scored -0.13 points per game
-(CI -0.41..+0.16; 2,000 games at 0.02 s, docs/lab/2026-12-04-strength.md): no gain
-measurable.
+(CI -0.41..+0.16; 2,000 games at 0.02 s, docs/lab/2026-12-04-strength.md), and with the call
+rule (``call_z``) as well +0.05 (CI -0.13..+0.23; 4,000 games, docs/lab/2026-12-04-calls.md):
+no gain measurable.
 
 Budget: each decision thinks for ``budget_s`` seconds of the searching thread's CPU time
 (:class:`Budget`); the loops check the deadline after every iteration (card search) or every
