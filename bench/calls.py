@@ -34,10 +34,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.ai import Params, strong_params
+from bench.ai import _make as make_seat
 from dokobot.ai.arena import play_game
-from dokobot.ai.base import NO_RESTRICTIONS, ComputerPlayer
-from dokobot.ai.levels import make_player
-from dokobot.ai.search import SearchPlayer
 from dokobot.engine import Game
 from dokobot.engine.scoring import outcome_scores
 
@@ -67,18 +65,12 @@ def call_worths(g: Game) -> tuple[list[float | None], list[float]]:
     return worth, missed
 
 
-def _player(level: str, params: Params, budget: float, fixed: bool, seed: int) -> ComputerPlayer:
-    if params:
-        kw = dict(params)
-        return SearchPlayer(seed, NO_RESTRICTIONS, budget, fixed=fixed, **kw)  # type: ignore[arg-type]
-    return make_player(level, seed=seed, budget_s=budget, fixed=fixed)
-
-
 def play(
     level: str, params: Params, budget: float, fixed: bool, deal: int
 ) -> tuple[list[float | None], list[float]]:
     """One deal played by four players of the level: :func:`call_worths` of its game."""
-    players = [_player(level, params, budget, fixed, deal * 10 + s) for s in range(4)]
+    make = partial(make_seat, budget, fixed, params, 0, "strong" if params else level)
+    players = [make(deal * 10 + s) for s in range(4)]
     return call_worths(play_game(players, seed=deal).game)
 
 
