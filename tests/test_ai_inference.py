@@ -14,7 +14,14 @@ import pytest
 
 from dokobot.ai.base import NO_RESTRICTIONS, ComputerPlayer
 from dokobot.ai.heuristic import HeuristicPlayer
-from dokobot.ai.inference import CardModel, default_model, features, layout_weight, tilt_hands
+from dokobot.ai.inference import (
+    CardModel,
+    TiltedWorlds,
+    default_model,
+    features,
+    layout_weight,
+    tilt_hands,
+)
 from dokobot.ai.layouts import layouts
 from dokobot.ai.legal import legal_actions
 from dokobot.ai.levels import make_player
@@ -80,22 +87,35 @@ def test_probabilities_respect_the_constraints() -> None:
 
 def test_tilted_draws_keep_every_constraint() -> None:
     """Sizes, voids, known cards and a revealed Re player's ♣Q survive any tilt (here a
-    strong one towards seat order)."""
+    strong one towards seat order), in a fresh draw and along one search's chain of worlds."""
     rng = random.Random(5)
     for _, obs in _positions(range(10, 14), every=4):
         allowed, known, must_q, _ = obs.constraints()
         scores = [[float(s * (c % 3)) for s in range(4)] for c in range(48)]
-        hands = tilt_hands(obs, obs.sample_hands(rng), scores, rng, swaps=300)
-        assert hands[obs.seat] == obs.hand
-        for s in range(4):
-            assert hands[s].bit_count() == obs.hand_sizes[s]
-            if s == obs.seat:
-                continue
-            assert hands[s] & ~allowed[s] & ~known[s] == 0
-            assert hands[s] & known[s] == known[s]
-            if must_q >> s & 1:
-                assert hands[s] & CLUB_QUEENS
-        assert sum(h.bit_count() for h in hands) + obs.played.bit_count() == 48
+        chain = TiltedWorlds(obs, scores)
+        for _ in range(5):
+            chain.draw(rng)
+        for hands in (
+            tilt_hands(obs, obs.sample_hands(rng), scores, rng, swaps=300),
+            chain.draw(rng),
+        ):
+            _assert_consistent(obs, hands, allowed, known, must_q)
+
+
+def _assert_consistent(
+    obs: Observation, hands: list[int], allowed: list[int], known: list[int], must_q: int
+) -> None:
+    """``hands`` is a deal ``obs`` allows."""
+    assert hands[obs.seat] == obs.hand
+    for s in range(4):
+        assert hands[s].bit_count() == obs.hand_sizes[s]
+        if s == obs.seat:
+            continue
+        assert hands[s] & ~allowed[s] & ~known[s] == 0
+        assert hands[s] & known[s] == known[s]
+        if must_q >> s & 1:
+            assert hands[s] & CLUB_QUEENS
+    assert sum(h.bit_count() for h in hands) + obs.played.bit_count() == 48
 
 
 def _late_position(rules_alone: bool) -> Observation:
@@ -114,10 +134,13 @@ def _late_position(rules_alone: bool) -> Observation:
 
 # normal's position: 6 unseen cards, 18 layouts; with 4 proposals per unseen card (24)
 # the draws were off by a total variation of 0.126 (see inference.MIN_SWAPS)
+@pytest.mark.parametrize("chain", [False, True], ids=["fresh", "chain"])
 @pytest.mark.parametrize("rules_alone", [True, False], ids=["rules", "normal"])
-def test_tilted_draws_follow_the_tilted_law(rules_alone: bool) -> None:
+def test_tilted_draws_follow_the_tilted_law(rules_alone: bool, chain: bool) -> None:
     """Over every layout of a late position the chain's draws come out in proportion to
-    each layout's weight times its tilt (total variation under 0.1), and not uniformly."""
+    each layout's weight times its tilt (total variation under 0.1), and not uniformly:
+    fresh draws (a uniform deal moved along a chain each), and the successive worlds of one
+    search (:class:`TiltedWorlds`, one chain moved on between them)."""
     obs = _late_position(rules_alone)
     found = layouts(obs, 30)
     assert found is not None
@@ -130,9 +153,14 @@ def test_tilted_draws_follow_the_tilted_law(rules_alone: bool) -> None:
     total = sum(target.values())
     target = {k: v / total for k, v in target.items()}
     draws = 2000
-    seen = Counter(
-        _canonical(tilt_hands(obs, obs.sample_hands(rng), scores, rng)) for _ in range(draws)
-    )
+    worlds = TiltedWorlds(obs, scores)
+
+    def draw() -> list[int]:
+        if chain:
+            return worlds.draw(rng)
+        return tilt_hands(obs, obs.sample_hands(rng), scores, rng)
+
+    seen = Counter(_canonical(draw()) for _ in range(draws))
     tv = 0.5 * sum(abs(seen[k] / draws - p) for k, p in target.items())
     assert tv < 0.1, tv
     untilted = Counter(_canonical(obs.sample_hands(rng)) for _ in range(draws))

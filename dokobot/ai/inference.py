@@ -57,6 +57,7 @@ __all__ = [
     "SEAT_FEATURES",
     "CardModel",
     "Features",
+    "TiltedWorlds",
     "default_model",
     "features",
     "layout_weight",
@@ -84,6 +85,10 @@ MIN_SWAPS: Final = 100
 """Proposals of :func:`tilt_hands` at least: late in a game, 4 per unseen card (24 for the
 last 6) left the draws off the tilted law by a total variation of 0.12 (most proposals are
 refused there: the same seat twice, a void); 100 brought it under 0.01."""
+CHAIN_SWAPS_PER_CARD: Final = 2
+MIN_CHAIN_SWAPS: Final = 25
+"""Proposals between two worlds of one search (:class:`TiltedWorlds`), per unseen card and
+at least (one per card left consecutive worlds a third more alike than fresh draws)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -402,6 +407,35 @@ def tilt_hands(
         hands[a] = new_a
         hands[b] = new_b
     return hands
+
+
+class TiltedWorlds:
+    """The worlds of one search, drawn from the tilted law (:func:`tilt_hands`) by one
+    Metropolis chain: the first from a uniform deal after the full :data:`SWAPS_PER_CARD`
+    proposals, each later one :data:`CHAIN_SWAPS_PER_CARD` proposals per unseen card (at
+    least :data:`MIN_CHAIN_SWAPS`) further along the chain from the one before. The chain's
+    law stays the tilted one; a later world costs a quarter to a third of a fresh draw (no
+    uniform deal, half the proposals), which the search spends on its rollouts instead. Two
+    worlds in a row are nearly as unlike as two fresh draws: early in a game they put 12.4 of
+    the others' cards in the same hands, two fresh draws 11.9 (19 positions each after 2, 6,
+    14 and 26 cards; docs/lab/2026-12-04-worlds.md)."""
+
+    __slots__ = ("_hands", "_obs", "_scores", "_swaps")
+
+    def __init__(self, obs: Observation, scores: list[list[float]]) -> None:
+        self._obs = obs
+        self._scores = scores
+        self._hands: list[Mask] | None = None
+        self._swaps = max(MIN_CHAIN_SWAPS, CHAIN_SWAPS_PER_CARD * obs.unseen.bit_count())
+
+    def draw(self, rng: random.Random) -> list[Mask]:
+        """The next world: a fresh tilted deal the first time, then the chain moved on."""
+        if self._hands is None:
+            hands = tilt_hands(self._obs, self._obs.sample_hands(rng), self._scores, rng)
+        else:
+            hands = tilt_hands(self._obs, self._hands, self._scores, rng, self._swaps)
+        self._hands = hands
+        return list(hands)
 
 
 def _pick(mask: Mask, u: float) -> int:

@@ -582,17 +582,19 @@ def uct_search(
     (:func:`model_soloist`). ``infer`` > 1: each world is drawn from that many sampled deals in
     proportion to :func:`play_likelihood` (``miss``). ``tilt``: the learned scores of
     :meth:`~dokobot.ai.inference.CardModel.seat_scores`; each world is drawn from the
-    uniform deals tilted by them (:func:`~dokobot.ai.inference.tilt_hands`)."""
+    uniform deals tilted by them, one chain for all the worlds
+    (:class:`~dokobot.ai.inference.TiltedWorlds`)."""
     stats = SearchStats()
+    chain = None
     if tilt is not None:
-        from .inference import tilt_hands  # (imported with the model: :meth:`_tilt`)
+        from .inference import TiltedWorlds  # (imported with the model: :meth:`_tilt`)
+
+        chain = TiltedWorlds(obs, tilt)
     k = 0
     while k < worlds or (world_cap is not None and not budget.fixed and not budget.spent()):
         cands = []
         for _ in range(max(1, infer)):
-            hands = obs.sample_hands(rng)
-            if tilt is not None:
-                hands = tilt_hands(obs, hands, tilt, rng)
+            hands = obs.sample_hands(rng) if chain is None else chain.draw(rng)
             if solo_model is not None:
                 hands = model_soloist(obs, hands, rng, solo_model)
             cands.append(hands)
@@ -1013,13 +1015,14 @@ class SearchPlayer:
             fixed = max(MIN_WORLDS, int(seconds * _FIXED_SHARE / per))
         limit = self.solo_model
         tilt = self._tilt(obs)
+        chain = None
         if tilt is not None:
-            from .inference import layout_weight, tilt_hands
+            from .inference import TiltedWorlds, layout_weight
+
+            chain = TiltedWorlds(obs, tilt)
 
         def draw(r: random.Random) -> list[Mask]:
-            hands = obs.sample_hands(r)
-            if tilt is not None:
-                hands = tilt_hands(obs, hands, tilt, r)
+            hands = obs.sample_hands(r) if chain is None else chain.draw(r)
             return hands if limit is None else model_soloist(obs, hands, r, limit)
 
         return exact_values(
