@@ -445,6 +445,31 @@ def test_a_start_while_another_session_holds_the_leases_refuses_in_time(
     PostgresStore(pg_url, lease_s=5.0, wait_s=1.0).close()
 
 
+def test_a_start_while_another_process_migrates_refuses_in_time(
+    pg_server: PgServer, pg_url: str
+) -> None:
+    """Another session holds the schema's migration lock (a dokobot process paused while it
+    migrated): a start waits for it at most its ``schema_s`` and refuses with a line that
+    says why (before: it waited for ever); once that session is gone it starts."""
+    PostgresStore(pg_url, lease_s=5.0).close()  # (the schema)
+    holder = psycopg.connect(pg_url, password=PASSWORD)
+    pid = holder.info.backend_pid
+    try:
+        holder.execute("SELECT pg_advisory_xact_lock(7210491)")  # (what migrate takes)
+        os.kill(pid, signal.SIGSTOP)
+        began = time.monotonic()
+        refused = _outcome(lambda: PostgresStore(pg_url, lease_s=5.0, schema_s=1.0))
+        waited = time.monotonic() - began
+        assert isinstance(refused, StoreUnavailable), refused
+        assert "did not answer within 1 s" in str(refused), refused
+        assert PASSWORD not in str(refused)
+        assert 1.0 <= waited < 5.0, waited
+    finally:
+        os.kill(pid, signal.SIGCONT)
+        holder.close()
+    PostgresStore(pg_url, lease_s=5.0, schema_s=1.0).close()
+
+
 # ------------------------------------------------------------------ users' languages
 async def _ticking(gaps: list[float]) -> None:
     """Note the longest time the event loop did not answer (every 20 ms)."""

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import psycopg
 
-from .base import Append, Checkpoint, StoreError, StoreLocked, Summary, fold_nick
+from .base import Append, Checkpoint, StoreError, StoreLocked, StoreUnavailable, Summary, fold_nick
 from .pg_append import WRITERS, Appends
 from .pg_connect import Connections, answer_lost, conninfo_of, first_line, safe_url
 from .pg_leases import LEASE_LOST, NOT_SERVED, Leases, TableServers
@@ -67,6 +67,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PASSWORD_ENV: Final = "DOKOBOT_STORE_PASSWORD"
+SCHEMA_S: Final = 120.0
+"""How long a start may take to check (and bring up to date) the database's schema: a
+migration of a large store takes a while, and another process may be migrating it (the
+start waits for it); a server process that answers nothing (paused, hung) makes the start
+refuse after this long instead of waiting for ever."""
 
 
 class PostgresStore(SqlStore):
@@ -78,7 +83,8 @@ class PostgresStore(SqlStore):
     read beside the running bots, hold no lease, write nothing. ``resolve_s``: how long
     an append whose answer was lost tries to read back whether it was stored. ``read_s``:
     how long a read, or a write other than an append, waits for its answer (see
-    :mod:`~dokobot.store.pg_stall`).
+    :mod:`~dokobot.store.pg_stall`). ``schema_s``: how long the start's check and migration
+    of the schema may take (:data:`SCHEMA_S`).
     """
 
     def __init__(
@@ -93,6 +99,7 @@ class PostgresStore(SqlStore):
         password: str | None = None,
         resolve_s: float = 5.0,
         read_s: float = READ_S,
+        schema_s: float = SCHEMA_S,
     ) -> None:
         self.url = safe_url(url)
         """The database, without the password."""
@@ -115,9 +122,7 @@ class PostgresStore(SqlStore):
         except psycopg.Error as exc:
             raise StoreError(f"store {self.url}: cannot connect ({first_line(exc)})") from None
         try:
-            if not readonly:
-                migrate(first, self.url)
-            check_version(first, self.url)
+            self._check_schema(first, schema_s)
             if not readonly:
                 self._leases.acquire(first, lease_s if wait_s is None else wait_s)
         except BaseException:
@@ -131,6 +136,23 @@ class PostgresStore(SqlStore):
         )
         if not readonly:
             self._leases.start(first)
+
+    def _check_schema(self, first: psycopg.Connection[Any], within_s: float) -> None:
+        """Migrate (unless read-only) and check the schema on ``first``; its server process
+        must answer within ``within_s`` (else the connection is cut and the start refused)."""
+        with self._conns.stalls.watch(first, within_s) as flight:
+            try:
+                if not self.readonly:
+                    migrate(first, self.url)
+                check_version(first, self.url)
+            except psycopg.Error as exc:
+                if not flight.cut:
+                    raise
+                raise StoreUnavailable(
+                    f"store {self.url}: the schema could not be checked: the database did not "
+                    f"answer within {within_s:.0f} s (a paused server process, or another "
+                    "dokobot process still migrating it); start again once it answers"
+                ) from exc
 
     @property
     def resolve_s(self) -> float:
