@@ -19,7 +19,8 @@ baseline (the luck of the cards cancels); a deal's result is the mean over its g
 ``--games`` counts the games with A per match (deals x layouts). ``--by-kind`` adds a table
 per game kind: normal with A partners, normal with B partners (mixed), wedding, a solo
 declared by A, a solo declared by B (a game is a solo if the A game or the baseline is one).
-``--solo-deals`` keeps only deals whose baseline is a solo (probes of solo play).
+``--solo-deals`` keeps only deals whose baseline is a solo (probes of solo play),
+``--wedding-deals`` only deals in which a hand holds both ♣Q (probes of weddings).
 ``--solo-games N`` adds N games on deals whose baseline is a solo (B lust solos are rare, about
 one deal in 100 for ``normal``): they count in the solo kinds of the table and in W, not in the
 overall points per game, which stay those of a plain sample of deals.
@@ -104,6 +105,7 @@ from dokobot.ai.arena import (
     paired,
     play_duplicate,
     solo_deals,
+    wedding_deals,
     with_bock,
     worst_solo_lower,
 )
@@ -302,7 +304,7 @@ def compare_table(games: Sequence[DuplicateGame], before: Sequence[DuplicateGame
 
 JOURNAL_OPTIONS: Final = (
     "games", "solo_games", "seed", "budget", "budgets", "fixed", "only", "layouts",
-    "solo_deals", "vs_random", "strong", "rules", "search_seed",
+    "solo_deals", "vs_random", "strong", "rules", "search_seed", "wedding_deals",
 )  # fmt: skip
 """The options that define a run: a journal written with others is refused."""
 
@@ -448,6 +450,9 @@ def main() -> None:
     ap.add_argument("--by-kind", action="store_true", help="a table per game kind")
     ap.add_argument("--solo-deals", action="store_true", help="only deals B plays as a solo")
     ap.add_argument(
+        "--wedding-deals", action="store_true", help="only deals in which a hand holds both ♣Q"
+    )
+    ap.add_argument(
         "--solo-games", type=int, default=0, help="games on extra deals B plays as a solo"
     )
     ap.add_argument(
@@ -498,6 +503,8 @@ def main() -> None:
             "bench/ai.py: --save and --compare need a match in which strong plays A "
             f"(one of {[m for m, (a, _) in MATCHES.items() if a == 'strong']})"
         )
+    if args.solo_deals and args.wedding_deals:
+        raise SystemExit("bench/ai.py: --solo-deals or --wedding-deals, not both")
     tasks: list[Task] = []
     params = strong_params(args.strong)
     make = partial(_make, args.budget, args.fixed, params, args.search_seed)
@@ -506,6 +513,8 @@ def main() -> None:
         b = MATCHES[name][1]
         if args.solo_deals:
             deals = solo_deals(make, b, args.seed, deals_n)
+        elif args.wedding_deals:
+            deals = wedding_deals(args.seed, deals_n)
         else:
             deals = list(range(args.seed, args.seed + deals_n))
         if args.solo_games and b != "random":  # random players never declare

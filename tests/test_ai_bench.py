@@ -29,10 +29,12 @@ from dokobot.ai.arena import (
     overall,
     play_duplicate,
     solo_deals,
+    wedding_deals,
     worst_solo_lower,
 )
 from dokobot.ai.base import ComputerPlayer
-from dokobot.engine import Game, GameType, Observation, Phase
+from dokobot.engine import DEFAULT_RULES, Game, GameType, Observation, Phase
+from dokobot.engine.cards import CLUB_QUEENS
 
 LAYOUTS = SINGLE_LAYOUTS + PAIR_LAYOUTS
 
@@ -496,3 +498,15 @@ def test_bench_examples_hold() -> None:
 
     result = doctest.testmod(_bench("ai"))
     assert result.attempted >= 4 and result.failed == 0
+
+
+def test_wedding_deals_are_the_deals_with_both_club_queens_in_one_hand() -> None:
+    """``--wedding-deals`` plays the deals in which a hand holds both ♣Q, in order, and
+    only those."""
+    found = wedding_deals(0, 12)
+    assert found == sorted(found) and len(found) == 12
+    for deal in range(found[-1] + 1):
+        hands = Game.deal(DEFAULT_RULES, deal % 4, deal).hands
+        both = any(h & CLUB_QUEENS == CLUB_QUEENS for h in hands)
+        assert both == (deal in found), deal
+    assert 12 / (found[-1] + 1) > 0.1  # (about one deal in four)

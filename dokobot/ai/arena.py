@@ -18,6 +18,7 @@ from dataclasses import dataclass, field, replace
 from typing import Final
 
 from dokobot.engine import DEFAULT_RULES, Game, GameType, Phase, Result, Rules, observe, score
+from dokobot.engine.cards import CLUB_QUEENS
 from dokobot.engine.scoring import bock_trigger
 
 from .base import ComputerPlayer
@@ -196,6 +197,20 @@ def solo_deals(
             continue
         if baseline_game(make, level, deal).game_type is GameType.SOLO:
             out.append(deal)
+    return out
+
+
+def wedding_deals(first: int, count: int) -> list[int]:
+    """The first ``count`` deals from ``first`` on in which a hand holds both ♣Q (its
+    player may declare a wedding; about one deal in four)."""
+    out: list[int] = []
+    deal = first
+    while len(out) < count:
+        if any(
+            h & CLUB_QUEENS == CLUB_QUEENS for h in Game.deal(DEFAULT_RULES, deal % 4, deal).hands
+        ):
+            out.append(deal)
+        deal += 1
     return out
 
 
