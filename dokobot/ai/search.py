@@ -84,8 +84,9 @@ greedy rollouts only estimates what the solver knows there. ``exact_cards=0`` is
 it was before (``strong_uct``, for comparisons). Against it, the level with the exact
 endgame, the learned inference and the solo judgement together scored -0.13 points per game
 (CI -0.41..+0.16; 2,000 games at 0.02 s, docs/lab/2026-12-04-strength.md), and with the call
-rule (``call_z``) as well +0.05 (CI -0.13..+0.23; 4,000 games, docs/lab/2026-12-04-calls.md):
-no gain measurable.
+rule (``call_z``) as well +0.05 (CI -0.13..+0.23; 4,000 games, docs/lab/2026-12-04-calls.md),
+with one chain for a search's worlds as well +0.13 (CI -0.06..+0.32; 4,000 games on other
+deals, docs/lab/2026-12-04-worlds.md): no gain measurable over all games.
 
 Budget: each decision thinks for ``budget_s`` seconds of the searching thread's CPU time
 (:class:`Budget`); the loops check the deadline after every iteration (card search) or every
