@@ -12,6 +12,7 @@ from importlib import resources
 
 import pytest
 
+from dokobot.ai.arena import wedding_deals
 from dokobot.ai.base import NO_RESTRICTIONS, ComputerPlayer
 from dokobot.ai.heuristic import HeuristicPlayer
 from dokobot.ai.inference import (
@@ -26,7 +27,7 @@ from dokobot.ai.layouts import layouts
 from dokobot.ai.legal import legal_actions
 from dokobot.ai.levels import make_player
 from dokobot.ai.search import SearchPlayer
-from dokobot.engine import DEFAULT_RULES, Game, Observation, Phase, observe
+from dokobot.engine import DEFAULT_RULES, Game, GameType, Observation, Phase, observe
 from dokobot.engine.cards import CLUB_QUEENS
 
 
@@ -204,3 +205,18 @@ def test_the_strong_level_draws_by_the_model_and_strong_prev_does_not(
     for _, obs in _positions(range(3, 4), every=9):
         assert (player._tilt(obs) is not None) is tilted
         assert player.decide(obs) in legal_actions(obs)
+
+
+def test_without_the_wedding_tilt_a_wedding_draws_uniform_worlds() -> None:
+    """``wedding_tilt=False``: the worlds of a wedding are drawn uniformly, those of other
+    games by the model (and with it the wedding's too)."""
+    with_tilt = SearchPlayer(1, NO_RESTRICTIONS, 0.01, fixed=True)
+    without = SearchPlayer(1, NO_RESTRICTIONS, 0.01, fixed=True, wedding_tilt=False)
+    kinds = set()
+    for seed in wedding_deals(0, 6) + list(range(6)):
+        for _, obs in _positions(range(seed, seed + 1), every=7):
+            wedding = obs.game_type is GameType.WEDDING
+            kinds.add(wedding)
+            assert with_tilt._tilt(obs) is not None
+            assert (without._tilt(obs) is None) is wedding
+    assert kinds == {True, False}

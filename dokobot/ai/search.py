@@ -74,7 +74,9 @@ heuristic's card unless the search rates it ``m`` points per game below its best
 Learned inference (``inference=True``, the default): every world, sampled or enumerated, is
 tilted by the card-location model of :mod:`~dokobot.ai.inference` (trained on the strong
 level's own games; its input is the observation only). ``inference=False`` is the level as it
-was before (``strong_prev``, for comparisons).
+was before (``strong_prev``, for comparisons); ``wedding_tilt=False`` draws a wedding's worlds
+uniformly (a probe: on 1,895 wedding games with fixed work it changed nothing measurable,
+-0.02, CI -0.19..+0.15; docs/lab/2026-12-04-worlds.md).
 
 Exact endgames: with :data:`EXACT_CARDS` cards or fewer in hand (``exact_cards``) the card is
 the one with the best mean over worlds solved exactly (:mod:`~dokobot.ai.exact`, the
@@ -690,6 +692,7 @@ class SearchPlayer:
         pooled: bool = False,
         exact_cards: int = EXACT_CARDS,
         inference: bool = True,
+        wedding_tilt: bool = True,
         fixed: bool = False,
     ) -> None:
         self.seed = seed
@@ -718,6 +721,7 @@ class SearchPlayer:
         self.pooled = pooled
         self.exact_cards = exact_cards
         self.inference = inference
+        self.wedding_tilt = wedding_tilt
         self.fixed = fixed
 
     def _eps(self, me: int) -> tuple[float, float, float, float]:
@@ -760,8 +764,9 @@ class SearchPlayer:
 
     def _tilt(self, obs: Observation) -> list[list[float]] | None:
         """The learned scores the worlds of ``obs`` are tilted by (``None``: uniform
-        worlds, the level without :attr:`inference` or outside the card play)."""
-        if not self.inference:
+        worlds, the level without :attr:`inference`, a wedding without :attr:`wedding_tilt`, or
+        outside the card play)."""
+        if not self.inference or (not self.wedding_tilt and obs.game_type is GameType.WEDDING):
             return None
         from .inference import default_model  # numpy: only the levels that use the model
 
