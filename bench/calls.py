@@ -23,9 +23,7 @@ one party's calls; P: the calls' worth summed over both parties, per game).
 from __future__ import annotations
 
 import argparse
-import math
 import multiprocessing as mp
-import statistics
 import sys
 from collections.abc import Sequence
 from functools import partial
@@ -35,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.ai import Params, strong_params
 from bench.ai import _make as make_seat
-from dokobot.ai.arena import play_game
+from dokobot.ai.arena import mean_se, play_game
 from dokobot.engine import Game
 from dokobot.engine.scoring import outcome_scores
 
@@ -74,13 +72,6 @@ def play(
     return call_worths(play_game(players, seed=deal).game)
 
 
-def _mean_se(xs: Sequence[float]) -> tuple[float, float]:
-    if not xs:
-        return math.nan, math.nan
-    se = statistics.stdev(xs) / math.sqrt(len(xs)) if len(xs) > 1 else math.inf
-    return statistics.mean(xs), se
-
-
 def report(rows: Sequence[tuple[list[float | None], list[float]]]) -> str:
     """The report's lines; the last one is the line the module describes."""
     games = len(rows)
@@ -90,8 +81,8 @@ def report(rows: Sequence[tuple[list[float | None], list[float]]]) -> str:
         worths = [w[party] for w, _ in rows if w[party] is not None]
         made.append([x for x in worths if x is not None])
         missed = [m[party] for w, m in rows if w[party] is None]
-        mean, se = _mean_se(made[party])
-        m_mean, m_se = _mean_se(missed)
+        mean, se = mean_se(made[party])
+        m_mean, m_se = mean_se(missed)
         won = sum(x > 0 for x in made[party])
         lines.append(
             f"{name}: called in {len(made[party])} of {games} games, worth {mean:+.2f} "
@@ -99,7 +90,7 @@ def report(rows: Sequence[tuple[list[float | None], list[float]]]) -> str:
             f"hindsight worth of calling {m_mean:+.2f} (±{1.96 * m_se:.2f})"
         )
     total = sum(sum(x) for x in made) / games
-    (re_mean, _), (ko_mean, _) = (_mean_se(x) for x in made)
+    (re_mean, _), (ko_mean, _) = (mean_se(x) for x in made)
     lines.append(
         f"games: {games} re_calls: {len(made[0]) / games:.2f} re_worth: {re_mean:+.2f} "
         f"kontra_calls: {len(made[1]) / games:.2f} kontra_worth: {ko_mean:+.2f} "

@@ -50,7 +50,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from dokobot.ai import make_player
-from dokobot.ai.arena import play_game
+from dokobot.ai.arena import mean_se, play_game
 from dokobot.ai.base import ComputerPlayer
 from dokobot.ai.heuristic import HeuristicPlayer, normal_strength
 from dokobot.ai.search import DEFAULT_BUDGET_S, SearchPlayer
@@ -78,14 +78,6 @@ def _players(
         p.take_trumps = p.take_trumps if take is None else take
         out.append(p)
     return out
-
-
-def _mean_se(xs: Sequence[float]) -> tuple[float, float]:
-    if not xs:
-        return math.nan, math.nan
-    m = statistics.fmean(xs)
-    se = statistics.stdev(xs) / math.sqrt(len(xs)) if len(xs) > 1 else math.nan
-    return m, se
 
 
 def throw_in_values(
@@ -267,19 +259,19 @@ def report_strong(first: int, hands: int) -> None:
         f"{STRONG_BAND[-1]:g}, played on (deals {first}..), points per game (± s.e.)"
     )
     for name, i in (("normal plays on", 1), ("strong plays on", 2), ("strong's plan value", 3)):
-        m, se = _mean_se([r[i] for r in rows])
+        m, se = mean_se([r[i] for r in rows])
         print(f"  {name:<22} {m:+.2f} (±{se:.2f})")
-    m, se = _mean_se([r[2] - r[1] for r in rows])
+    m, se = mean_se([r[2] - r[1] for r in rows])
     print(f"  strong - normal, paired {m:+.2f} (±{se:.2f})")
     for lo, hi in itertools.pairwise(STRONG_BAND):
         part = [r for r in rows if lo <= r[0] < hi]
-        m, se = _mean_se([r[2] for r in part])
-        pm, pse = _mean_se([r[3] for r in part])
+        m, se = mean_se([r[2] for r in part])
+        pm, pse = mean_se([r[3] for r in part])
         print(
             f"  strength {lo:g}..{hi:g}: {len(part)} hands, strong plays on {m:+.2f} (±{se:.2f}),"
             f" its plan value {pm:+.2f} (±{pse:.2f})"
         )
-    m, se = _mean_se([r[3] - r[2] for r in rows])
+    m, se = mean_se([r[3] - r[2] for r in rows])
     print(f"  plan value - strong's score (the search's bias) {m:+.2f} (±{se:.2f})")
 
 
@@ -301,7 +293,7 @@ def report_throw_in(level: str, first: int, deals: int) -> tuple[float, float]:
     edges = [-math.inf, 4, 5, 5.5, 6, 6.5, 7, 7.5, 8, 8.5, 9, 10, math.inf]
     for lo, hi in itertools.pairwise(edges):
         xs = [y for x, y in values if lo <= x < hi]
-        m, se = _mean_se(xs)
+        m, se = mean_se(xs)
         name = f"{lo:g}..{hi:g}".replace("-inf..", "<").replace("..inf", " and up")
         print(f"  {name:<10} {len(xs):>6}  {m:+.2f} (±{se:.2f})")
     x0, x0_se = zero_crossing(values, 4.0, 10.0)
@@ -327,12 +319,12 @@ def report_poverty(level: str, first: int, deals: int, take: int | None) -> floa
     for t in range(14):
         xs = [d for k, _, d in pov if k == t]
         if xs:
-            m, se = _mean_se(xs)
+            m, se = mean_se(xs)
             gain_at = m if t == take else gain_at
             print(f"  {t:<7} {len(xs):>6}  {m:+.2f} (±{se:.2f})")
     taken = [g for g in games if g.exchange is not None and g.exchange.taker >= 0]
     poor = [float(score(g).scores[g.declarer]) for g in taken]
-    pm, pse = _mean_se(poor)
+    pm, pse = mean_se(poor)
     share = 100 * len(taken) / max(1, len(games))
     print(
         f"  {len(games)} poverties, taken {len(taken)} ({share:.0f} %), the others redealt;"

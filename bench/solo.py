@@ -43,7 +43,6 @@ import itertools
 import json
 import math
 import multiprocessing as mp
-import statistics
 import sys
 from pathlib import Path
 from typing import Any
@@ -51,6 +50,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.house import zero_crossing
+from dokobot.ai.arena import mean_se
 from dokobot.ai.base import NO_RESTRICTIONS
 from dokobot.ai.heuristic import SOLO_LOSERS_MAX, best_solo, losers
 from dokobot.ai.legal import legal_actions
@@ -166,13 +166,6 @@ def measure(task: tuple[int, int, float, float, float]) -> Row:
     return row
 
 
-def _mean_se(xs: list[float]) -> tuple[float, float]:
-    if not xs:
-        return math.nan, math.nan
-    se = statistics.stdev(xs) / math.sqrt(len(xs)) if len(xs) > 1 else math.nan
-    return statistics.fmean(xs), se
-
-
 def _other(r: Row) -> Action | None:
     """The best plan of ``r`` by the search that is no solo."""
     others = [(p, v) for p, v in r["values"] if p is None or p < DECLARE_SOLO]
@@ -186,7 +179,7 @@ def _worth(r: Row) -> float:
 def judge(rows: list[Row], declares: list[bool]) -> tuple[float, float, float]:
     """(share right in percent, mean gain over never declaring, its s.e.) of decisions."""
     right = [(_worth(r) > 0) == d for r, d in zip(rows, declares, strict=True)]
-    gain, se = _mean_se([_worth(r) if d else 0.0 for r, d in zip(rows, declares, strict=True)])
+    gain, se = mean_se([_worth(r) if d else 0.0 for r, d in zip(rows, declares, strict=True)])
     return 100.0 * sum(right) / max(1, len(rows)), gain, se
 
 
@@ -205,13 +198,13 @@ def report(rows: list[Row]) -> float:
     )
     for name, plan, key in (("the solo", "solo", "played_solo"), ("the other", None, "")):
         xs = [_value(r, r[plan] if plan else _other(r)) - r[key or "played_other"] for r in played]
-        m, se = _mean_se(xs)
+        m, se = mean_se(xs)
         print(f"  the search's value of {name} minus its score when played {m:+.2f} (±{se:.2f})")
     print(f"  {'search gap':<12} {'hands':>6}  the solo's worth when played (± s.e.)")
     edges = [-math.inf, -6.0, -4.0, -2.0, -1.0, 0.0, 1.0, 2.0, 4.0, math.inf]
     for lo, hi in itertools.pairwise(edges):
         xs = [_worth(r) for r in played if lo <= r["gap"] < hi]
-        m, se = _mean_se(xs)
+        m, se = mean_se(xs)
         print(f"  {lo:>5g}..{hi:<5g} {len(xs):>6}  {m:+.2f} (±{se:.2f})")
     print("  declaring the solo when the search's gap is at least M (the level's margin: 0.5):")
     for margin in (-2.0, 0.0, 0.5, 1.0, 2.0, 3.0, 4.0):
@@ -226,7 +219,7 @@ def report(rows: list[Row]) -> float:
     print(f"  {'losers':<12} {'hands':>6}  the solo's worth when played (± s.e.)")
     for lo, hi in ((0.0, 2.5), (2.5, 3.5), (3.5, 4.5), (4.5, 5.5), (5.5, 99.0)):
         xs = [_worth(r) for r in played if lo <= r["solo_losers"] < hi]
-        m, se = _mean_se(xs)
+        m, se = mean_se(xs)
         print(f"  {lo:>5g}..{hi:<5g} {len(xs):>6}  {m:+.2f} (±{se:.2f})")
     return x0
 

@@ -31,6 +31,7 @@ __all__ = [
     "GameRecord",
     "by_kind",
     "game_kind",
+    "mean_se",
     "overall",
     "paired",
     "play_duplicate",
@@ -225,15 +226,17 @@ class Estimate:
     games: int
 
 
+def mean_se(xs: Sequence[float]) -> tuple[float, float]:
+    """The mean of ``xs`` and its standard error (nan where there are too few)."""
+    if not xs:
+        return math.nan, math.nan
+    se = statistics.stdev(xs) / math.sqrt(len(xs)) if len(xs) > 1 else math.nan
+    return statistics.fmean(xs), se
+
+
 def estimate(per_deal: Sequence[float], games: int) -> Estimate:
-    nan = float("nan")
-    if not per_deal:
-        return Estimate(nan, nan, nan, 0, games)
-    m = statistics.fmean(per_deal)
-    half = (
-        1.96 * statistics.stdev(per_deal) / math.sqrt(len(per_deal)) if len(per_deal) > 1 else nan
-    )
-    return Estimate(m, m - half, m + half, len(per_deal), games)
+    m, se = mean_se(per_deal)
+    return Estimate(m, m - 1.96 * se, m + 1.96 * se, len(per_deal), games)
 
 
 def overall(games: Sequence[DuplicateGame]) -> Estimate:
