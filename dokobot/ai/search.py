@@ -111,6 +111,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from collections.abc import Callable
 from typing import Final, TypedDict
 
 from dokobot.engine import (
@@ -563,6 +564,18 @@ def _uct_world(
     return total / max(1, done)
 
 
+def world_source(
+    obs: Observation, tilt: list[list[float]] | None
+) -> Callable[[random.Random], list[Mask]]:
+    """How one search draws its worlds of ``obs``: uniformly, or (``tilt``: the learned
+    scores) along one tilted chain (:class:`~dokobot.ai.inference.TiltedWorlds`)."""
+    if tilt is None:
+        return obs.sample_hands
+    from .inference import TiltedWorlds  # (imported with the model: :meth:`SearchPlayer._tilt`)
+
+    return TiltedWorlds(obs, tilt).draw
+
+
 def uct_search(
     obs: Observation,
     rng: random.Random,
@@ -588,16 +601,12 @@ def uct_search(
     uniform deals tilted by them, one chain for all the worlds
     (:class:`~dokobot.ai.inference.TiltedWorlds`)."""
     stats = SearchStats()
-    chain = None
-    if tilt is not None:
-        from .inference import TiltedWorlds  # (imported with the model: :meth:`_tilt`)
-
-        chain = TiltedWorlds(obs, tilt)
+    draw = world_source(obs, tilt)
     k = 0
     while k < worlds or (world_cap is not None and not budget.fixed and not budget.spent()):
         cands = []
         for _ in range(max(1, infer)):
-            hands = obs.sample_hands(rng) if chain is None else chain.draw(rng)
+            hands = draw(rng)
             if solo_model is not None:
                 hands = model_soloist(obs, hands, rng, solo_model)
             cands.append(hands)
@@ -1021,14 +1030,12 @@ class SearchPlayer:
             fixed = max(MIN_WORLDS, int(seconds * _FIXED_SHARE / per))
         limit = self.solo_model
         tilt = self._tilt(obs)
-        chain = None
+        source = world_source(obs, tilt)
         if tilt is not None:
-            from .inference import TiltedWorlds, layout_weight
-
-            chain = TiltedWorlds(obs, tilt)
+            from .inference import layout_weight
 
         def draw(r: random.Random) -> list[Mask]:
-            hands = obs.sample_hands(r) if chain is None else chain.draw(r)
+            hands = source(r)
             return hands if limit is None else model_soloist(obs, hands, r, limit)
 
         return exact_values(
