@@ -221,3 +221,54 @@ async def test_a_line_said_reaches_the_host_as_typed_here() -> None:
     inp = chat.inbox.get_nowait()
     assert isinstance(inp, Input)
     assert (inp.text, inp.overheard, inp.mentions) == ("/play ♣9", True, (("ben", "fake:ben"),))
+
+
+async def test_a_slow_answer_holds_up_no_other_room_and_a_room_keeps_its_order() -> None:
+    """The host answers each input in a task of its own: while a table of one room waits
+    (its store stalls), the other rooms are answered; a room's answers and a person's
+    inputs and renames keep their order."""
+    from dokobot.host.contract import BareHost
+    from dokobot.host.events import Event, Input, Public
+
+    stalled = asyncio.Event()
+    seen: list[str] = []
+
+    class StallingHost(BareHost):
+        async def handle(self, inp: Input) -> list[Event]:
+            seen.append(f"{inp.user} {inp.text}")
+            if inp.text == "/stall":
+                await asyncio.wait_for(stalled.wait(), WAIT)
+            return [Public(inp.channel, f"answer to {inp.text[1:]}")]
+
+        async def rename(self, user: str, name: str) -> None:
+            seen.append(f"{user} is {name}")
+
+    platform = FakeChat()
+    chat = TextChat(StallingHost(), platform, burst=1000, rate=1000.0)
+
+    async def connection() -> None:
+        await asyncio.sleep(WAIT)
+
+    serving = asyncio.create_task(chat.serve(connection))
+    try:
+        chat.said("fake:#a", "fake:anna", "anna", "/stall", dm=False)
+        chat.named("fake:anna", "anne")
+        chat.said("fake:#a", "fake:ben", "ben", "/after", dm=False)
+        chat.said("fake:#b", "fake:cleo", "cleo", "/other", dm=False)
+        for _ in range(200):
+            if platform.heard:
+                break
+            await asyncio.sleep(0.01)
+        # room b is answered while room a's first input waits; a's second answer waits too
+        assert platform.heard == [("#b", "answer to other")]
+        assert "fake:anna is anne" not in seen  # her rename waits for her input
+        stalled.set()
+        for _ in range(200):
+            if len(platform.heard) == 3:
+                break
+            await asyncio.sleep(0.01)
+        assert platform.heard[1:] == [("#a", "answer to stall"), ("#a", "answer to after")]
+        assert seen.index("fake:anna /stall") < seen.index("fake:anna is anne")
+    finally:
+        serving.cancel()
+        await asyncio.gather(serving, return_exceptions=True)

@@ -31,8 +31,11 @@
 * The connection is kept up: when it drops, the adapter reconnects with exponential backoff
   (capped, with jitter) and joins its channels again; after a KICK it joins the channel
   again with the same backoff and says so there, with a summary of what the channel
-  missed meanwhile (:mod:`dokobot.adapters.irc.kicks`). Inputs are handled one at a time in the
-  order they arrived; nothing the host or the library throws stops the adapter.
+  missed meanwhile (:mod:`dokobot.adapters.irc.kicks`). Each input is answered in a task of its own
+  (a table waiting for its store holds up no other channel); a person's inputs reach the host
+  in the order he sent them, and a channel's answers are sent in the order of its inputs
+  (:mod:`dokobot.adapters.textchat.chat`); nothing the host or the library throws stops the
+  adapter.
 * The server password comes from ``DOKOBOT_IRC_PASSWORD`` only and is never logged.
 
 The IRC protocol itself is pydle's (see ``dokobot/adapters/IRC_LIBRARY.md``), one

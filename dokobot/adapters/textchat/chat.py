@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 
 from dokobot.host.contract import Host
 from dokobot.host.events import Event, Input, Private
+from dokobot.inorder import InOrder, Place
 
 from .delivery import Delivery
 from .exports import Exports
@@ -22,6 +23,12 @@ log = logging.getLogger("dokobot.adapters.textchat")
 
 INBOX = 1000
 """Inputs waiting for the host at most; a line beyond is dropped (and logged)."""
+IN_FLIGHT = 64
+"""Inputs the host answers at once at most; the next waits in the inbox for a free place."""
+ANSWER_ORDER_S = 30.0
+"""An input waits at most this long (from its coming) for its sender's earlier input to be
+answered, and its answer as long for the answers to the earlier inputs of its room (of its
+sender, in private) to be queued first: a stuck answer holds nobody up for longer."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +60,12 @@ class TextChat:
         self.sender = Sender(platform, self.outbox, self.bucket)
         self.inbox: asyncio.Queue[Input | Rename] = asyncio.Queue(maxsize=INBOX)
         self._names: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
+        self._senders = InOrder[str]()
+        """Per person: his inputs and renames to the host, one at a time."""
+        self._answers = InOrder[str]()
+        """Per room (per sender in private): the answers in the order of the inputs."""
+        self._in_flight = asyncio.Semaphore(IN_FLIGHT)
+        self._answering: set[asyncio.Task[None]] = set()
         host.pace(platform.prefix)  # the turn timer starts when a prompt really left
 
     # -- life ---------------------------------------------------------------------------
@@ -71,6 +84,10 @@ class TextChat:
             for worker in workers:
                 worker.cancel()
             await asyncio.gather(*workers, return_exceptions=True)
+            answering = list(self._answering)
+            for task in answering:
+                task.cancel()
+            await asyncio.gather(*answering, return_exceptions=True)
 
     async def deliver(self, events: Sequence[Event]) -> None:
         """Queue the host's events for sending (the chat's listener). Events of other
@@ -153,18 +170,48 @@ class TextChat:
                 log.exception("%s storing a name failed", self.platform.prefix)
 
     async def _input_worker(self) -> None:
+        """Hands the inputs to the host in the order they came, each answered in a task of
+        its own: a slow answer (a table waiting for its store) holds up no other room. A
+        person's inputs and renames go to the host one at a time, in order; the answers of
+        a room are queued in the order of its inputs (each waits at most
+        :data:`ANSWER_ORDER_S` for those before it)."""
         while True:
             inp = await self.inbox.get()
+            await self._in_flight.acquire()
+            turn = self._senders.place(inp.user, ANSWER_ORDER_S)
+            if isinstance(inp, Rename):
+                work = self._rename(inp, turn)
+            else:
+                room = inp.user if inp.dm else inp.channel
+                work = self._answer(inp, turn, self._answers.place(room, ANSWER_ORDER_S))
+            task = asyncio.create_task(work, name="text-input")
+            self._answering.add(task)
+            task.add_done_callback(self._answering.discard)
+
+    async def _rename(self, rename: Rename, turn: Place[str]) -> None:
+        try:
+            await turn.after_those_ahead()
+            await self.host.rename(rename.user, rename.name)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("%s the host failed on a rename", self.platform.prefix)
+        finally:
+            turn.leave()
+            self._in_flight.release()
+
+    async def _answer(self, inp: Input, turn: Place[str], answer: Place[str]) -> None:
+        try:
             try:
-                if isinstance(inp, Rename):
-                    await self.host.rename(inp.user, inp.name)
-                    continue
+                await turn.after_those_ahead()
                 events = await self.host.handle(inp)
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.exception("%s the host failed on an input", self.platform.prefix)
-                continue
+                return
+            finally:
+                turn.leave()
             if asks_for_help_list(inp.text):
                 sign = self.platform.sign
                 events = [
@@ -173,4 +220,8 @@ class TextChat:
                     else e
                     for e in events
                 ]
+            await answer.after_those_ahead()
             await self.deliver(events)
+        finally:
+            answer.leave()
+            self._in_flight.release()
