@@ -21,19 +21,29 @@ A share ``eps`` of the cards is random so that the playouts of one world differ.
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import Final
 
 from dokobot.engine import Game, Phase
 from dokobot.engine.cards import ACE, CARD_OF_BIT, N_CARDS, POINTS, Mask
 from dokobot.engine.order import SCHEMES, TRUMP, Scheme
 
-__all__ = ["greedy_playout"]
+__all__ = ["Playout", "greedy_playout"]
 
 
 class _Tables:
     """Per scheme: which cards beat a given rank in each led class, and card preferences."""
 
-    __slots__ = ("aces", "beat", "discard", "heart10_mask", "high_first", "smear", "trump_mask")
+    __slots__ = (
+        "aces",
+        "beat",
+        "discard",
+        "heart10_mask",
+        "high_first",
+        "lead",
+        "smear",
+        "trump_mask",
+    )
 
     def __init__(self, s: Scheme) -> None:
         top = max(s.key) + 2
@@ -52,6 +62,8 @@ class _Tables:
         self.discard = tuple(
             POINTS[c] * 3 + (s.key[c] if trump[c] else s.key[c] % 100) for c in range(N_CARDS)
         )
+        # The cheapest card to lead without a sure winner: the fewest points first.
+        self.lead = tuple(POINTS[c] * 1000 + self.discard[c] for c in range(N_CARDS))
         # The best card to give a partner (lowest first): many points, not a high trump.
         self.smear = tuple(
             ((s.key[c] - 100) * 2 if trump[c] else 0) - POINTS[c] * 3 for c in range(N_CARDS)
@@ -84,11 +96,54 @@ def _pick_random(m: Mask, r: float) -> int:
     return CARD_OF_BIT[m & -m]
 
 
+def _sound_lead(
+    m: Mask,
+    hands: list[Mask],
+    seat: int,
+    re: int,
+    t: _Tables,
+    ranks: tuple[tuple[int, ...], ...],
+    class_mask: tuple[Mask, ...],
+    h10: int,
+) -> int:
+    """The lead of ``seat`` (cards ``m``) when it has no fresh ace: the cheapest card the
+    other party cannot beat, whatever it plays (a plain card before a trump), else the card
+    with the fewest points."""
+    mine = (re >> seat) & 1
+    others = [hands[s] for s in range(4) if s != seat and (re >> s) & 1 != mine]
+    h10_mask = t.heart10_mask if h10 >= 0 else 0
+    discard = t.discard
+    best_v = 1 << 30
+    card = -1
+    for lc in range(5):
+        own = m & class_mask[lc]
+        if not own:
+            continue
+        follow = class_mask[lc]
+        theirs = 0
+        for h in others:
+            theirs |= h & follow or h
+        rank = ranks[lc]
+        beat = t.beat[lc]
+        while own:
+            low = own & -own
+            own ^= low
+            c = CARD_OF_BIT[low]
+            r = rank[c]
+            if discard[c] < best_v and not theirs & (beat[r + 1] | (h10_mask if r == h10 else 0)):
+                best_v, card = discard[c], c
+    return card if card >= 0 else _cheapest(m, t.lead)
+
+
 def greedy_playout(
-    g: Game, rng: random.Random, eps: tuple[float, float, float, float] = (0.1, 0.1, 0.1, 0.1)
+    g: Game,
+    rng: random.Random,
+    eps: tuple[float, float, float, float] = (0.1, 0.1, 0.1, 0.1),
+    sound_leads: bool = False,
 ) -> None:
     """Play ``g`` to its end with the greedy full-information policy (no calls);
-    ``eps[s]`` is the share of random cards of seat ``s``."""
+    ``eps[s]`` is the share of random cards of seat ``s``. ``sound_leads``: without a fresh
+    ace, lead the cheapest sure winner, else the cheapest card (not a random one)."""
     if g.phase is not Phase.PLAYING:
         raise ValueError("playout needs the card play phase")
     scheme = g.scheme
@@ -145,7 +200,12 @@ def greedy_playout(
                         f ^= low
                         if led_suits >> cls[card_of[low]] & 1:
                             fresh ^= low
-                    card = card_of[fresh & -fresh] if fresh else _pick_random(m, rand())
+                    if fresh:
+                        card = card_of[fresh & -fresh]
+                    elif sound_leads:
+                        card = _sound_lead(m, hands, seat, re, t, ranks, class_mask, h10)
+                    else:
+                        card = _pick_random(m, rand())
             else:
                 rank = ranks[lc]
                 top = -1
@@ -189,3 +249,14 @@ def greedy_playout(
         led_suits |= 1 << cls[trick[0]]
         leader = g.close_trick()
         trick = g.trick
+
+
+@dataclass(frozen=True, slots=True)
+class Playout:
+    """How a search plays out its worlds: :func:`greedy_playout` with these settings."""
+
+    eps: tuple[float, float, float, float] = (0.1, 0.1, 0.1, 0.1)
+    sound_leads: bool = False
+
+    def run(self, g: Game, rng: random.Random) -> None:
+        greedy_playout(g, rng, self.eps, self.sound_leads)

@@ -150,7 +150,7 @@ from .house import (
 )
 from .legal import cards_in, decision_rng, legal_actions, legal_calls
 from .paired import Z_SIGNIFICANT, Paired
-from .rollout import greedy_playout
+from .rollout import Playout
 
 __all__ = ["HEALTHY_PLAN", "NO_CALL", "Budget", "SearchPlayer", "SearchStats", "uct_search"]
 
@@ -497,7 +497,7 @@ def _uct_world(
     c: float,
     stats: SearchStats,
     calls: CallEval | None = None,
-    greedy: tuple[float, float, float, float] | None = None,
+    greedy: Playout | None = None,
     cap: int | None = None,
 ) -> float:
     """UCT in one world until ``until`` (a number of iterations in fixed mode, else a thread
@@ -538,8 +538,8 @@ def _uct_world(
             node = node.children[best_a]
             path.append(node)
         if g.phase is not Phase.FINISHED:
-            if greedy:
-                greedy_playout(g, rng, greedy)
+            if greedy is not None:
+                greedy.run(g, rng)
             else:
                 g.playout(rng)
         rewards = _rewards(g)
@@ -583,7 +583,7 @@ def uct_search(
     worlds: int,
     c: float,
     calls: CallEval | None = None,
-    greedy: tuple[float, float, float, float] | None = None,
+    greedy: Playout | None = None,
     solo_model: float | None = None,
     infer: int = 1,
     miss: float = 0.2,
@@ -702,6 +702,7 @@ class SearchPlayer:
         exact_cards: int = EXACT_CARDS,
         inference: bool = True,
         wedding_tilt: bool = True,
+        sound_leads: bool = False,
         fixed: bool = False,
     ) -> None:
         self.seed = seed
@@ -731,12 +732,13 @@ class SearchPlayer:
         self.exact_cards = exact_cards
         self.inference = inference
         self.wedding_tilt = wedding_tilt
+        self.sound_leads = sound_leads
         self.fixed = fixed
 
-    def _eps(self, me: int) -> tuple[float, float, float, float]:
+    def _playout(self, me: int) -> Playout:
         e = [self.eps_others] * 4
         e[me] = self.eps_self
-        return (e[0], e[1], e[2], e[3])
+        return Playout((e[0], e[1], e[2], e[3]), self.sound_leads)
 
     def _per_iter(self, cards_left: int) -> float:
         per_card = _ITER_PER_CARD_S + (_GREEDY_PER_CARD_S if self.greedy else 0.0)
@@ -763,7 +765,7 @@ class SearchPlayer:
             self.worlds,
             self.c,
             calls,
-            self._eps(obs.seat) if self.greedy else None,
+            self._playout(obs.seat) if self.greedy else None,
             self.solo_model,
             self.infer,
             self.infer_miss,
@@ -875,7 +877,7 @@ class SearchPlayer:
                         g.push(me, card)
                 _finish_exchange(g)
                 if g.phase is Phase.PLAYING:
-                    greedy_playout(g, rng, self._eps(me))
+                    self._playout(me).run(g, rng)
                 totals[i] += _rewards(g)[me] if g.phase is Phase.FINISHED else 0.0
             n += 1
         return [t / n for t in totals]
@@ -994,7 +996,7 @@ class SearchPlayer:
                 rounds += 1
                 for i, start in enumerate(starts):
                     g = start.copy()
-                    greedy_playout(g, rng, self._eps(me))
+                    self._playout(me).run(g, rng)
                     totals[i] += _rewards(g)[me]
                     ev = evals[i]
                     if ev is not None:
