@@ -211,3 +211,25 @@ async def test_a_paused_listening_connection_is_replaced(
         await admin.close()
         await listener.close()
         await sender.close()
+
+
+async def test_a_take_read_back_is_ours_only_if_we_wrote_it(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The holder's take is cut (its server process paused) and, meanwhile, the table's new
+    holder takes the same press: the old holder's next try reads the press back as taken,
+    but not by it, so it does not apply the press as well (before: "taken", its own)."""
+    open_store(pg_url).close()
+    conninfo = make_conninfo(pg_url, password=PASSWORD)
+    old, new = Handoff(conninfo), Handoff(conninfo)
+    await old.decide(_press(), TAKEN)  # (its connection is open)
+    press = _press()
+    assert old._send is not None
+    with _paused(old._send.info.backend_pid):
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(old.decide(press, TAKEN), handoff.REQUEST_S + 2.0)
+        assert await new.decide(press, TAKEN) is True
+    assert await old.decide(press, TAKEN) is False
+    assert await new.decide(press, TAKEN) is False  # (not retried: taken before)
+    await old.close()
+    await new.close()

@@ -394,6 +394,12 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     END
     $$ LANGUAGE plpgsql;
     """,
+    # 11: who wrote a press's outcome (dokobot.adapters.discord.handoff): a process whose
+    # own try went unanswered reads the outcome back as its own only if it wrote it, not
+    # when a process that held the table after it took the press
+    """
+    ALTER TABLE handed_presses ADD COLUMN writer TEXT;
+    """,
 )
 
 

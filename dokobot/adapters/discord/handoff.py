@@ -40,6 +40,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Final
@@ -180,6 +181,8 @@ class Handoff:
         self._pruned = 0.0
         self._unsure: set[int] = set()
         """Presses whose outcome this process tried to write without an answer."""
+        self.writer = secrets.token_hex(8)
+        """This process's name on the outcomes it writes (a lost answer is read back by it)."""
         self._held: set[asyncio.Task[None]] = set()
         self._ready: asyncio.Event | None = None
         """Set when READY answers the IDENTIFY whose turn this process holds."""
@@ -203,7 +206,8 @@ class Handoff:
         the one outcome of ``press``; False if it was written before (the other one, or the
         same press handed twice). After a try of ours whose answer was lost (its connection
         cut while its server process was paused, say), the outcome stored is read back: that
-        try may have written it, and then it is ours (each outcome has one writer)."""
+        try may have written it, and then it is ours if it names this process as its writer
+        (:attr:`writer`; after a change of holder the new holder may have taken it)."""
         loop = asyncio.get_running_loop()
         if loop.time() - self._pruned > KEEP_DECIDED / 4:
             self._pruned = loop.time()
@@ -215,13 +219,14 @@ class Handoff:
         retried = key in self._unsure
         self._unsure.add(key)  # (until an answer comes)
         rows = await self._execute(
-            "INSERT INTO handed_presses (id, outcome) VALUES (%s, %s) "
+            "INSERT INTO handed_presses (id, outcome, writer) VALUES (%s, %s, %s) "
             "ON CONFLICT (id) DO NOTHING RETURNING id",
-            (key, outcome),
+            (key, outcome, self.writer),
         )
         if not rows and retried:
             rows = await self._execute(
-                "SELECT id FROM handed_presses WHERE id = %s AND outcome = %s", (key, outcome)
+                "SELECT id FROM handed_presses WHERE id = %s AND outcome = %s AND writer = %s",
+                (key, outcome, self.writer),
             )
         self._unsure.discard(key)
         won = bool(rows)
