@@ -64,12 +64,16 @@ won +0.44 points per game against the random ones (paired, CI +0.18..+0.71; ``be
 twice the thinking time with random rollouts gained nothing measurable (-0.05, CI
 -0.72..+0.62, 120 games).
 
-Two settings for experiments, off by default because paired runs have not shown a gain
+Settings for experiments, off by default because paired runs have not shown a gain
 (README, "Computer players"): ``infer=k`` draws each world from ``k`` sampled deals in
 proportion to :func:`play_likelihood` (how well the heuristic's reservation and card play
 explain what the others did in that deal; about a sixth of uniformly sampled deals of a
 normal game give a seat who said healthy both ♣Q); ``heuristic_margin=m`` plays the
 heuristic's card unless the search rates it ``m`` points per game below its best.
+A third, ``sound_leads``, leads in the playouts the cheapest sure winner, else the card
+with the fewest points, instead of a random card (:class:`~dokobot.ai.rollout.Playout`):
+against ``strong_uct`` at 0.02 s -0.02 points per game (CI -0.21..+0.17, 4,000 games,
+docs/lab/2026-12-04-leads.md), no better than without it.
 
 Learned inference (``inference=True``, the default): every world, sampled or enumerated, is
 tilted by the card-location model of :mod:`~dokobot.ai.inference` (trained on the strong
