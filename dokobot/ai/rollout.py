@@ -143,7 +143,8 @@ def greedy_playout(
 ) -> None:
     """Play ``g`` to its end with the greedy full-information policy (no calls);
     ``eps[s]`` is the share of random cards of seat ``s``. ``sound_leads``: without a fresh
-    ace, lead the cheapest sure winner, else the cheapest card (not a random one)."""
+    ace, lead the cheapest sure winner, else the card with the fewest points (not a random
+    one; :func:`_sound_lead`)."""
     if g.phase is not Phase.PLAYING:
         raise ValueError("playout needs the card play phase")
     scheme = g.scheme

@@ -863,6 +863,7 @@ class SearchPlayer:
         :func:`~dokobot.ai.house.takes_poverty`, the taker gives back by
         :func:`~dokobot.ai.house.return_choice`), the card play by greedy playouts."""
         me = obs.seat
+        playout = self._playout(me)
         rng = decision_rng(self.seed, obs, "exchange")
         seconds = self._exchange_seconds() if seconds is None else seconds
         per_world = len(options) * (_GREEDY_PLAYOUT_S + _GREEDY_PER_CARD_S * obs.rules.deck_size)
@@ -881,7 +882,7 @@ class SearchPlayer:
                         g.push(me, card)
                 _finish_exchange(g)
                 if g.phase is Phase.PLAYING:
-                    self._playout(me).run(g, rng)
+                    playout.run(g, rng)
                 totals[i] += _rewards(g)[me] if g.phase is Phase.FINISHED else 0.0
             n += 1
         return [t / n for t in totals]
@@ -981,6 +982,7 @@ class SearchPlayer:
             for plan in plans
         ]
         me = obs.seat
+        playout = self._playout(me)
         for w in range(self.contract_worlds):
             rng.shuffle(rest)
             hands: list[Mask] = []
@@ -1000,7 +1002,7 @@ class SearchPlayer:
                 rounds += 1
                 for i, start in enumerate(starts):
                     g = start.copy()
-                    self._playout(me).run(g, rng)
+                    playout.run(g, rng)
                     totals[i] += _rewards(g)[me]
                     ev = evals[i]
                     if ev is not None:
