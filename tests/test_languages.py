@@ -397,3 +397,35 @@ def test_the_language_files_are_read_with_libyaml_where_pyyaml_has_it() -> None:
     for path in files:
         text = path.read_text("utf-8")
         assert yaml.load(text, Loader=yaml.CSafeLoader) == yaml.safe_load(text), path
+
+
+def _without_diacritics(word: str) -> str:
+    import unicodedata
+
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
+def test_czech_words_are_typed_with_or_without_their_diacritics() -> None:
+    """The Czech words file promises that every word with diacritics may be typed without
+    them (a keyboard without Czech letters): each entry lists both, and a command typed
+    either way is the same command (``/výzvy`` and ``/vyzvy``, ``/zaskočit``)."""
+    from dokobot.host.commands import find
+
+    w = languages.words("cs")
+    entries = [
+        *w.commands.values(), *w.options.values(), *w.values.values(), *w.solos.values(),
+        *w.suits.values(), *w.ranks.values(), w.yes, w.no,
+    ]  # fmt: skip
+    missing = [
+        (entry[0], word)
+        for entry in entries
+        for word in entry
+        if _without_diacritics(word) not in entry
+    ]
+    assert missing == []
+    for name, words in w.commands.items():
+        for word in words if name in COMMANDS else ():  # (not the adapters' own commands)
+            found = find(_without_diacritics(word), "cs")
+            assert found is not None and found.name == name, word
+    assert find("zaskočit", "cs") is COMMANDS["standin"]
+    assert find("zdravý", "cs") is COMMANDS["healthy"]
