@@ -125,3 +125,29 @@ def test_random_cards_lose_more_by_the_review_than_normal_play() -> None:
             assert all(m.loss >= MISTAKE for m in review.mistakes)
             lost[level] += sum(m.loss for m in review.mistakes)
     assert lost["random"] > lost["normal"] > 0.0
+
+
+def test_a_flag_names_a_trump_thrown_where_a_plain_card_would_do() -> None:
+    """♥A led, ♣Q on it; the third seat (no hearts) has ♦A and ♣10, neither of which takes the
+    trick: the trump is the worse card not for its one eye more but because it could take a
+    later trick, and the flag says so; between two plain cards it stays "eyes given"."""
+    from dokobot.ai.review import _card_reason
+    from dokobot.engine.notation import parse_card
+    from tests.test_house_engine import deal, reserve
+
+    hands = deal(
+        DEFAULT_RULES,
+        {
+            0: "HA HA HK HK H9 H9",
+            1: "CQ D9 SA SA S10 S10 SK SK S9 S9 CA CA",
+            2: "DA C10 C10 CK CK C9 C9 D9 DK DK DJ SJ",
+        },
+    )
+    g = Game.from_hands(DEFAULT_RULES, 3, hands)
+    reserve(g, set())
+    g.play(0, parse_card("HA", g.hands[0]))
+    g.play(1, parse_card("CQ", g.hands[1]))
+    obs = observe(g, 2)
+    assert _card_reason(obs, parse_card("DA"), parse_card("C10")) == "trump_thrown"
+    assert _card_reason(obs, parse_card("C10"), parse_card("C9")) == "points_given"
+    assert _card_reason(obs, parse_card("DA"), parse_card("DJ")) == "points_given"

@@ -91,6 +91,7 @@ Reason = Literal[
     "overtook_partner",
     "trump_kept",
     "take_trick",
+    "trump_thrown",
     "points_given",
     "high_trump",
     "lead",
@@ -354,6 +355,8 @@ def _card_reason(obs: Observation, played: Action, better: Action) -> Reason:
         return "partner_points"
     if b_wins and not p_wins:
         return "trump_kept" if cls[better] == TRUMP else "take_trick"
+    if not p_wins and not b_wins and cls[played] == TRUMP and cls[better] != TRUMP:
+        return "trump_thrown"  # (a plain card would have done; the trump may take a later trick)
     if not p_wins and not b_wins and POINTS[played] > POINTS[better]:
         return "points_given"
     if cls[played] == TRUMP and cls[better] == TRUMP and scheme.key[played] > scheme.key[better]:
