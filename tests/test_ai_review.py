@@ -151,3 +151,26 @@ def test_a_flag_names_a_trump_thrown_where_a_plain_card_would_do() -> None:
     assert _card_reason(obs, parse_card("DA"), parse_card("C10")) == "trump_thrown"
     assert _card_reason(obs, parse_card("C10"), parse_card("C9")) == "points_given"
     assert _card_reason(obs, parse_card("DA"), parse_card("DJ")) == "points_given"
+
+
+def test_a_lead_flag_names_a_fresh_plain_ace() -> None:
+    """Leading: a plain ace of a suit nobody has led yet is named as the lesson when it was
+    the better card and the card led was not such an ace; once its suit has been led, or
+    between two fresh aces, the flag says only "a better lead"."""
+    from dokobot.ai.review import _card_reason
+    from dokobot.engine.notation import parse_card
+    from tests.test_house_engine import deal, reserve
+
+    hands = deal(DEFAULT_RULES, {0: "CQ CA CA SA HA H9 S9", 1: "C9 C9", 2: "CK CK", 3: "C10 C10"})
+    g = Game.from_hands(DEFAULT_RULES, 3, hands)
+    reserve(g, set())
+    obs = observe(g, 0)
+    assert _card_reason(obs, parse_card("CQ"), parse_card("CA")) == "fresh_ace"
+    assert _card_reason(obs, parse_card("H9"), parse_card("HA")) == "fresh_ace"
+    assert _card_reason(obs, parse_card("SA"), parse_card("HA")) == "lead"  # (both fresh)
+    for seat, card in ((0, "CA"), (1, "C9"), (2, "CK"), (3, "C10")):
+        g.play(seat, parse_card(card, g.hands[seat]))
+    assert g.tricks[-1][2] == 0 and g.turn == 0  # the ace took the first round of clubs
+    obs = observe(g, 0)
+    assert _card_reason(obs, parse_card("CQ"), parse_card("CA")) == "lead"
+    assert _card_reason(obs, parse_card("CQ"), parse_card("HA")) == "fresh_ace"

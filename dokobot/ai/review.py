@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from typing import Final, Literal, get_args
 
 from dokobot.engine import Game, Observation, Phase, observe
-from dokobot.engine.cards import POINTS
+from dokobot.engine.cards import ACE, POINTS, rank_of
 from dokobot.engine.order import TRUMP
 from dokobot.engine.types import (
     DECLARE_POVERTY,
@@ -94,6 +94,7 @@ Reason = Literal[
     "trump_thrown",
     "points_given",
     "high_trump",
+    "fresh_ace",
     "lead",
     "missed_call",
     "bad_call",
@@ -331,7 +332,7 @@ def _missed_call(judge: SearchPlayer, g: Game, game: Game, index: int, seat: int
 def _card_reason(obs: Observation, played: Action, better: Action) -> Reason:
     """Why ``better`` was the better card, read from the trick as it stood."""
     if not obs.trick:
-        return "lead"
+        return "fresh_ace" if _fresh_ace(obs, better) and not _fresh_ace(obs, played) else "lead"
     scheme = obs.scheme
     cls = scheme.cls
     rank = scheme.rank[cls[obs.trick[0]]]
@@ -362,6 +363,15 @@ def _card_reason(obs: Observation, played: Action, better: Action) -> Reason:
     if cls[played] == TRUMP and cls[better] == TRUMP and scheme.key[played] > scheme.key[better]:
         return "high_trump"
     return "other"
+
+
+def _fresh_ace(obs: Observation, card: Action) -> bool:
+    """Whether ``card`` is a plain ace of a suit no trick has been led with yet (the first
+    round of a suit: the ace usually takes its trick)."""
+    cls = obs.scheme.cls
+    if cls[card] == TRUMP or rank_of(card) != ACE:
+        return False
+    return all(cls[cards[0]] != cls[card] for _, cards, _ in obs.tricks)
 
 
 @dataclass(frozen=True, slots=True)
