@@ -126,17 +126,28 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_console(args: argparse.Namespace) -> int:
     from .console import run_console
+    from .host.options import OptionError
 
     config = _config(args)
     if config is None:
         return 2
+    options = config.table_options()
+    for text in args.option:  # (the console deals its first game at once: set them before)
+        name, sep, value = text.partition("=")
+        try:
+            if not sep:
+                raise OptionError("", "write it as NAME=VALUE, e.g. --option hints=on")
+            options = options.set(name.strip(), value)
+        except OptionError as exc:
+            print(f"dokobot console: --option {text}: {exc}", file=sys.stderr)
+            return 2
     return run_console(
         players=args.players,
         bots=args.bots,
         seed=args.seed,
         lang=args.lang or config.language,
         level=args.level or config.bot_level,
-        options=config.table_options(),
+        options=options,
     )
 
 
@@ -326,6 +337,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     c.add_argument("--config", default=os.environ.get("DOKOBOT_CONFIG"), metavar="FILE",
                    help=CONFIG_HELP + "; its tables section sets the options")  # fmt: skip
+    c.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
+                   help="a table option as /option takes it, over the config's (repeatable): "
+                   "--option hints=on --option seats=5")  # fmt: skip
     c.set_defaults(func=cmd_console)
 
     e = sub.add_parser("export", help="print a stored table as a replay file")

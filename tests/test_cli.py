@@ -279,3 +279,16 @@ def test_the_command_line_starts_without_numpy() -> None:
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == "[]"
+
+
+def test_console_sets_table_options_before_its_first_deal() -> None:
+    # The console deals at once, where /option is refused until the game ends: --option
+    # sets the table's options before it (hints: off by default)
+    res = _run("console", "--seed", "14", "--option", "hints=on", stdin="/healthy\n/hint\n/quit\n")
+    assert res.returncode == 0, res.stderr
+    assert "Hint: " in res.stdout and "Hints are off" not in res.stdout
+    for bad, said in (("zzz=1", "unknown option zzz"), ("hints", "NAME=VALUE"),
+                      ("hints=maybe", "on or off")):  # fmt: skip
+        refused = _run("console", "--option", bad, stdin="/quit\n")
+        assert refused.returncode == 2 and said in refused.stderr, refused.stderr
+        assert "Game 1" not in refused.stdout
