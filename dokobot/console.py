@@ -117,9 +117,14 @@ class Console:
         await self.service.idle()
 
     def speaker(self, line: str) -> tuple[str, str]:
-        head, sep, rest = line.partition(":")
-        if sep and head.strip() in self.players:
-            return head.strip(), rest.strip()
+        """Who says ``line``, and what: a local player's name and a colon before it (the
+        longest name that fits, so a name may hold a colon itself: ``Dr: Who: /hand``),
+        else the player whose turn it is, else the first player."""
+        text = line.strip()
+        for name in sorted(self.players, key=len, reverse=True):
+            rest = text.removeprefix(name).lstrip()
+            if len(rest) < len(text) and rest.startswith(":"):
+                return name, rest[1:].strip()
         turn = self.service.on_turn(CHANNEL)
         if turn is not None and turn[0] in self.players:
             return turn[0], line

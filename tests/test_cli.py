@@ -101,6 +101,12 @@ def test_console_two_local_players() -> None:
     )
     assert res.returncode == 0, res.stderr
     assert "[anna] Your hand" in res.stdout and "[ben] Your hand" in res.stdout
+    # a name may hold a colon: the longest local name before a colon is the speaker
+    odd = _run("console", "--players", "Dr", "Dr: Who", "--bots", "2", "--seed", "2",
+               stdin="Dr: Who: /hand\nDr : /hand\n/quit\n")  # fmt: skip
+    assert odd.returncode == 0, odd.stderr
+    asked = odd.stdout.split("> ")[1:3]  # the answers to the two lines
+    assert "[Dr: Who] Your hand" in asked[0] and "[Dr] Your hand" in asked[1], odd.stdout
 
 
 def test_output_read_by_nobody_ends_quietly() -> None:
