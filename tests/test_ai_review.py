@@ -174,3 +174,29 @@ def test_a_lead_flag_names_a_fresh_plain_ace() -> None:
     obs = observe(g, 0)
     assert _card_reason(obs, parse_card("CQ"), parse_card("CA")) == "lead"
     assert _card_reason(obs, parse_card("CQ"), parse_card("HA")) == "fresh_ace"
+
+
+def test_a_flag_tells_a_trick_worth_more_eyes_from_one_not_worth_a_trump() -> None:
+    """♥A and ♥9 led; the third seat (no hearts) takes the trick with any trump. ♦9 where the
+    fox (♦A) also wins: the trick was its either way, the fox would have scored its eyes. ♦9
+    where ♣10 would have let the trick go: the trick was not worth the trump."""
+    from dokobot.ai.review import _card_reason
+    from dokobot.engine.notation import parse_card
+    from tests.test_house_engine import deal, reserve
+
+    hands = deal(
+        DEFAULT_RULES,
+        {
+            0: "HA HA HK HK H9",
+            1: "H9 CQ SA SA S10 S10 SK SK S9 S9 SJ SJ",
+            2: "D9 DA C10 C10 CK CK C9 C9 CA CA DK DK",
+        },
+    )
+    g = Game.from_hands(DEFAULT_RULES, 3, hands)
+    reserve(g, set())
+    g.play(0, parse_card("HA", g.hands[0]))
+    g.play(1, parse_card("H9", g.hands[1]))
+    obs = observe(g, 2)
+    assert _card_reason(obs, parse_card("D9"), parse_card("DA")) == "richer_win"
+    assert _card_reason(obs, parse_card("D9"), parse_card("C10")) == "trump_spent"
+    assert _card_reason(obs, parse_card("DA"), parse_card("D9")) == "cheaper_win"

@@ -91,6 +91,8 @@ Reason = Literal[
     "overtook_partner",
     "trump_kept",
     "take_trick",
+    "richer_win",
+    "trump_spent",
     "trump_thrown",
     "points_given",
     "high_trump",
@@ -356,6 +358,10 @@ def _card_reason(obs: Observation, played: Action, better: Action) -> Reason:
         return "partner_points"
     if b_wins and not p_wins:
         return "trump_kept" if cls[better] == TRUMP else "take_trick"
+    if p_wins and b_wins and POINTS[better] > POINTS[played]:
+        return "richer_win"
+    if p_wins and not b_wins and cls[played] == TRUMP and cls[better] != TRUMP:
+        return "trump_spent"  # (not the partner's trick: that is overtook_partner above)
     if not p_wins and not b_wins and cls[played] == TRUMP and cls[better] != TRUMP:
         return "trump_thrown"  # (a plain card would have done; the trump may take a later trick)
     if not p_wins and not b_wins and POINTS[played] > POINTS[better]:
