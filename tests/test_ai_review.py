@@ -200,3 +200,24 @@ def test_a_flag_tells_a_trick_worth_more_eyes_from_one_not_worth_a_trump() -> No
     assert _card_reason(obs, parse_card("D9"), parse_card("DA")) == "richer_win"
     assert _card_reason(obs, parse_card("D9"), parse_card("C10")) == "trump_spent"
     assert _card_reason(obs, parse_card("DA"), parse_card("D9")) == "cheaper_win"
+
+
+def test_a_lead_flag_names_the_fox_where_catching_it_scores() -> None:
+    """Leading the fox (♦A) in a normal game, where the other party's higher trumps catch it
+    for a point, is named as such; in a diamonds solo the same lead is only a lead (no fox
+    points there, RULES §8)."""
+    from dokobot.ai.review import _card_reason
+    from dokobot.engine import DECLARE_SOLO, Solo
+    from dokobot.engine.notation import parse_card
+    from tests.test_house_engine import deal, reserve
+
+    hands = deal(DEFAULT_RULES, {0: "DA DK SA CQ C9 H9"})
+    for solo in (False, True):
+        g = Game.from_hands(DEFAULT_RULES, 3, hands)
+        reserve(g, {0} if solo else set())
+        if solo:
+            g.play(0, DECLARE_SOLO + Solo.DIAMONDS)
+        obs = observe(g, 0)
+        fox = _card_reason(obs, parse_card("DA"), parse_card("DK"))
+        assert fox == ("lead" if solo else "fox_led")
+        assert _card_reason(obs, parse_card("DK"), parse_card("SA")) == "fresh_ace"

@@ -40,8 +40,8 @@ from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
 from typing import Final, Literal, get_args
 
-from dokobot.engine import Game, Observation, Phase, observe
-from dokobot.engine.cards import ACE, POINTS, rank_of
+from dokobot.engine import Game, GameType, Observation, Phase, observe
+from dokobot.engine.cards import ACE, DIAMOND_ACES, POINTS, rank_of
 from dokobot.engine.order import TRUMP
 from dokobot.engine.types import (
     DECLARE_POVERTY,
@@ -96,6 +96,7 @@ Reason = Literal[
     "trump_thrown",
     "points_given",
     "high_trump",
+    "fox_led",
     "fresh_ace",
     "lead",
     "missed_call",
@@ -334,6 +335,8 @@ def _missed_call(judge: SearchPlayer, g: Game, game: Game, index: int, seat: int
 def _card_reason(obs: Observation, played: Action, better: Action) -> Reason:
     """Why ``better`` was the better card, read from the trick as it stood."""
     if not obs.trick:
+        if _fox(obs, played) and not _fox(obs, better):
+            return "fox_led"
         return "fresh_ace" if _fresh_ace(obs, better) and not _fresh_ace(obs, played) else "lead"
     scheme = obs.scheme
     cls = scheme.cls
@@ -369,6 +372,16 @@ def _card_reason(obs: Observation, played: Action, better: Action) -> Reason:
     if cls[played] == TRUMP and cls[better] == TRUMP and scheme.key[played] > scheme.key[better]:
         return "high_trump"
     return "other"
+
+
+FOX_GAMES: Final = frozenset((GameType.NORMAL, GameType.WEDDING, GameType.POVERTY))
+"""The games whose special points include a caught fox (RULES §8)."""
+
+
+def _fox(obs: Observation, card: Action) -> bool:
+    """Whether ``card`` is a fox (♦A) whose catching scores a point for the other party: in
+    a normal game, a wedding or a poverty, unless piglets are known (RULES §8, §12.3)."""
+    return bool(DIAMOND_ACES >> card & 1) and obs.game_type in FOX_GAMES and obs.piglets < 0
 
 
 def _fresh_ace(obs: Observation, card: Action) -> bool:
