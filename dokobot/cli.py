@@ -249,6 +249,8 @@ def cmd_stats(args: argparse.Namespace) -> int:
     try:
         stats = Stats(store)
         servers = [args.server] if args.server else store.result_servers()
+        if not servers and not args.json:  # (JSON: no line is no player)
+            print(f"{args.store}: no finished games yet")
         for server in servers:
             book = stats.book(server)
             people = book.board("points")

@@ -113,6 +113,14 @@ def test_cli_stats_json_sums(tmp_path: Path) -> None:
         capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
     assert "feed: 4 games, 4 players" in text
+    # a store with a table but no finished game says so instead of printing nothing
+    empty = tmp_path / "e.db"
+    started = tmp_path / "started.doko"
+    started.write_text("anna: /join\nben: /join\ncarl: /join\ndora: /join\nanna: /start\n")
+    subprocess.run([*cli, "feed", str(started), "--store", str(empty)], capture_output=True,
+                   check=True)  # fmt: skip
+    said = subprocess.run([*cli, "stats", "--store", str(empty)], capture_output=True, text=True)
+    assert said.returncode == 0 and said.stdout == f"{empty}: no finished games yet\n"
     missing = subprocess.run([*cli, "stats", "--store", str(tmp_path / "none.db")],
                              capture_output=True, text=True)  # fmt: skip
     assert missing.returncode == 2 and "no store" in missing.stderr
