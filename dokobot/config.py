@@ -453,5 +453,5 @@ def load_config(path: str | None) -> Config:
             except ConfigError as exc:
                 raise ConfigError(f"{p}: {exc}") from exc
         if path:
-            raise ConfigError(f"{p}: no such file")
+            raise ConfigError(f"{p}: " + ("not a file" if p.exists() else "no such file"))
     return parse_config("", source="(defaults)")

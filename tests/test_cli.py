@@ -149,6 +149,10 @@ def test_malformed_config_names_key_and_line(tmp_path: Path) -> None:
     res = _run("run", "--config", str(cfg))
     assert res.returncode == 2 and "bots.level" in res.stderr
     assert "Traceback" not in res.stderr
+    # a config that is missing, or a folder, says which of the two
+    for path, said in ((tmp_path / "typo.yaml", "no such file"), (tmp_path, "not a file")):
+        res = _run("run", "--config", str(path))
+        assert res.returncode == 2 and f"{path}: {said}" in res.stderr, res.stderr
 
 
 def test_config_unknown_key_and_bad_yaml() -> None:
