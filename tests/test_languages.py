@@ -429,3 +429,19 @@ def test_czech_words_are_typed_with_or_without_their_diacritics() -> None:
             assert found is not None and found.name == name, word
     assert find("zaskočit", "cs") is COMMANDS["standin"]
     assert find("zdravý", "cs") is COMMANDS["healthy"]
+
+
+@pytest.mark.parametrize("lang", languages.codes())
+def test_a_command_s_help_names_it_as_the_help_list_shows_it(lang: str) -> None:
+    """``/help COMMAND`` starts with the command as the list shows it in the language (its
+    first word there): the words file and the help text do not drift apart."""
+    helps = {
+        k.removeprefix("help."): v for k, v in catalogue(lang).items() if k.startswith("help.")
+    }
+    drifted = []
+    for name, command in COMMANDS.items():
+        text = helps.get(name, "")
+        head = re.match(r"/([^\s:,.()]+)", text)
+        if head is not None and head.group(1) != command.name_in(lang):
+            drifted.append((name, head.group(1), command.name_in(lang)))
+    assert drifted == []
