@@ -445,3 +445,18 @@ def test_a_command_s_help_names_it_as_the_help_list_shows_it(lang: str) -> None:
         if head is not None and head.group(1) != command.name_in(lang):
             drifted.append((name, head.group(1), command.name_in(lang)))
     assert drifted == []
+
+
+@pytest.mark.parametrize("lang", languages.codes())
+def test_every_command_a_message_names_is_named_in_the_message_s_language(lang: str) -> None:
+    """A ``/command`` in any message of a language is one of that language's names for a
+    command (German messages say ``/webseite``, not the English ``/web``): a renamed word in
+    the words file cannot leave a stale name in a message."""
+    own = {n for c in COMMANDS.values() for n in c.names_in(lang)}
+    stale = {
+        (key, m.group(1))
+        for key, text in catalogue(lang).items()
+        for m in re.finditer(r"(?<![\w/)])/([^\s/,.;:()\[\]|'\"»«„“{]+)", text)
+        if m.group(1).lower() not in own
+    }
+    assert stale == set()
