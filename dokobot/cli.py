@@ -126,7 +126,6 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_console(args: argparse.Namespace) -> int:
     from .console import run_console
-    from .host.options import OptionError
 
     config = _config(args)
     if config is None:
@@ -136,9 +135,9 @@ def cmd_console(args: argparse.Namespace) -> int:
         name, sep, value = text.partition("=")
         try:
             if not sep:
-                raise OptionError("", "write it as NAME=VALUE, e.g. --option hints=on")
+                raise ValueError("write it as NAME=VALUE, e.g. --option hints=on")
             options = options.set(name.strip(), value)
-        except OptionError as exc:
+        except ValueError as exc:  # (an OptionError is one: the option's own message)
             print(f"dokobot console: --option {text}: {exc}", file=sys.stderr)
             return 2
     return run_console(
