@@ -129,3 +129,26 @@ def test_a_solo_candidate_is_priced_with_at_least_the_default_budget() -> None:
 def test_strong_prev_keeps_the_old_margin() -> None:
     old = make_player("strong_prev", seed=0, budget_s=0.2, fixed=True)
     assert isinstance(old, SearchPlayer) and old.solo_margin == 0.5 < SOLO_MARGIN
+
+
+def test_the_review_judges_a_reservation_as_the_strong_level_declares() -> None:
+    """The plan values rate a solo about ``SOLO_MARGIN`` too high (played-out deals), so the
+    review takes it off every solo before it compares: a healthy hand the strong level would
+    not play as a solo is no mistake (it flagged "healthy instead of diamonds solo" here), the
+    spades solo it would declare is still flagged when missed, and the diamonds solo declared
+    on this hand is flagged as worse than healthy."""
+    from dokobot.ai.review import review_game
+
+    def reviewed(hand: str, seed: int, solo: Solo | None) -> list[tuple[int | None, int | None]]:
+        g = _game(hand, seed)
+        g.play(0, RESERVATION if solo is not None else HEALTHY)
+        for seat in (1, 2, 3):
+            g.play(seat, HEALTHY)
+        if solo is not None:
+            g.play(0, DECLARE_SOLO + solo)
+        found = review_game(g, [0], budget_s=0.4, fixed=True, seed=seed).mistakes
+        return [(m.played, m.better) for m in found if m.kind == "reservation"]
+
+    assert reviewed(DIAMONDS_HAND, 2, None) == []
+    assert reviewed(SPADES_HAND, 0, None) == [(None, DECLARE_SOLO + Solo.SPADES)]
+    assert reviewed(DIAMONDS_HAND, 0, Solo.DIAMONDS) == [(DECLARE_SOLO + Solo.DIAMONDS, None)]

@@ -268,7 +268,7 @@ def _judge_plan(
     judge: SearchPlayer, obs: Observation, index: int, seat: int, chosen: Action | None
 ) -> Mistake | None:
     """The reservation: healthy, a wedding or a solo, each plan valued deal by deal."""
-    first = judge.plan_evaluation(obs)
+    first = plan_evaluation(judge, obs)
     keys = first.choices()
     key = _plan_key(chosen)
     if len(keys) < 2 or key not in keys:
@@ -276,9 +276,22 @@ def _judge_plan(
     best = first.best()
     loss, _ = first.gap(best, key)
     if loss >= MISTAKE:
-        loss = _confirmed(judge.plan_evaluation(obs, salt="|confirm"), best, key)
+        loss = _confirmed(plan_evaluation(judge, obs, "|confirm"), best, key)
     better = None if best == HEALTHY_PLAN else best
     return Mistake(index, seat, 0, "reservation", chosen, better, loss)
+
+
+def plan_evaluation(judge: SearchPlayer, obs: Observation, salt: str = "") -> Paired:
+    """The reservation's plans (:meth:`SearchPlayer.plan_evaluation`) valued deal by deal,
+    each solo less the strong level's ``solo_margin``: the greedy playouts rate a solo that
+    much too high against the other plans (on played-out deals, solos the search rated up to
+    about 4 points above the normal game lost points on average;
+    docs/lab/2026-12-03-solo-judgement.md), so a reservation is judged, and hinted, as the
+    strong level itself declares: no "healthy instead of a solo" it would not play."""
+    raw = judge.plan_evaluation(obs, salt)
+    cut = judge.solo_margin
+    values = [{k: v - cut if is_solo(k) else v for k, v in world.items()} for world in raw.values]
+    return Paired(values, raw.weights, raw.exact, raw.seconds)
 
 
 def _plan_key(plan: Action | None) -> int:
