@@ -182,7 +182,7 @@ def test_a_hint_marks_a_close_call_as_close() -> None:
             assert found.close and found.margin == 0.0
             seen_close = True
         elif ranked[0] - ranked[1] >= 1.0:
-            assert not found.close and means[found.card] == ranked[0]
+            assert not found.close and means[found.choice] == ranked[0]
             seen_clear = True
         if seen_close and seen_clear:
             return

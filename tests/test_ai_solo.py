@@ -152,3 +152,24 @@ def test_the_review_judges_a_reservation_as_the_strong_level_declares() -> None:
     assert reviewed(DIAMONDS_HAND, 2, None) == []
     assert reviewed(SPADES_HAND, 0, None) == [(None, DECLARE_SOLO + Solo.SPADES)]
     assert reviewed(DIAMONDS_HAND, 0, Solo.DIAMONDS) == [(DECLARE_SOLO + Solo.DIAMONDS, None)]
+
+
+def test_the_reservation_hint_is_the_plan_the_strong_level_would_choose() -> None:
+    """/hint at the reservation: the spades solo for the hand the strong level declares it
+    with, healthy for the diamonds hand it plays healthy (the solo margin applies), and
+    after "reservation" only the solos and a wedding are choices."""
+    from dokobot.ai.review import plan_hint
+    from dokobot.ai.search import HEALTHY_PLAN
+
+    spades = plan_hint(observe(_game(SPADES_HAND, 0), 0), seed=0, budget_s=0.4, fixed=True)
+    assert spades is not None and spades.choice == DECLARE_SOLO + Solo.SPADES
+    assert spades.runner_up is not None and not spades.close
+    plain = plan_hint(observe(_game(DIAMONDS_HAND, 2), 0), seed=2, budget_s=0.4, fixed=True)
+    assert plain is not None and plain.choice == HEALTHY_PLAN
+    g = _game(DIAMONDS_HAND, 2)
+    g.play(0, RESERVATION)
+    for seat in (1, 2, 3):
+        g.play(seat, HEALTHY)
+    declared = plan_hint(observe(g, 0), seed=2, budget_s=0.4, fixed=True)
+    assert declared is not None and HEALTHY_PLAN not in (declared.choice, declared.runner_up)
+    assert plan_hint(observe(g, 1), seed=2, budget_s=0.4, fixed=True) is None  # not his turn

@@ -118,7 +118,7 @@ def test_hints_only_where_the_table_allows_them() -> None:
     [hint] = _private(r.handle(_inp(mover, "/hint")), mover)
     assert hint.startswith(("Hint: ", "You have one card you may play"))
     assert _private(r.handle(_inp(other, "/hint")), other) == [
-        "A hint is for your turn in the card play."
+        "A hint is for your turn: your reservation or your card."
     ]
     # a hint changes nothing: the same player is still to move
     assert t.game is not None and t.seats[t.game.turn].name == mover
@@ -167,3 +167,27 @@ def test_no_hint_in_a_game_stored_as_rated_after_a_person_left() -> None:
         r.handle(_inp(seat.name, rng.choice(choices).command))
     assert refused >= 20
     assert archive.finished_game(t, t.finished[-1]).rated  # as the hints were refused
+
+
+def test_a_hint_at_the_reservation_names_a_plan_and_changes_nothing() -> None:
+    """At his reservation a player is hinted healthy, a wedding or a solo; once he said
+    "reservation", healthy is no longer one of them."""
+    r = _table()
+    rng = random.Random(5)
+    _next_card_turn(r, rng, "hints on", "rated off")
+    _play_on(r, rng)
+    r.handle(_inp("anna", "/start"))
+    t = r.tables["chan"]
+    g = t.game
+    assert g is not None and g.phase is Phase.RESERVATIONS
+    mover = t.seats[g.turn].name
+    log = list(g.log)
+    [hint] = _private(r.handle(_inp(mover, "/hint")), mover)
+    assert hint.startswith("Hint: "), hint
+    assert g.log == log and t.seats[g.turn].name == mover
+    r.handle(_inp(mover, "/reservation"))
+    while g.phase is Phase.RESERVATIONS:
+        r.handle(_inp(t.seats[g.turn].name, "/healthy"))
+    assert g.phase is Phase.DECLARATIONS and t.seats[g.turn].name == mover
+    [hint] = _private(r.handle(_inp(mover, "/hint")), mover)
+    assert "Healthy" not in hint and hint.startswith(("Hint: ", "The strong computer")), hint

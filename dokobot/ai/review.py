@@ -70,6 +70,8 @@ __all__ = [
     "Review",
     "card_hint",
     "card_losses",
+    "plan_evaluation",
+    "plan_hint",
     "review_game",
 ]
 
@@ -408,14 +410,16 @@ def _fresh_ace(obs: Observation, card: Action) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Hint:
-    """The strong level's card for a turn, and how sure it is of it."""
+    """The strong level's choice for a turn (a card, or a reservation's plan), and how sure
+    it is of it."""
 
-    card: Action
+    choice: Action
+    """A card, or a plan: :data:`HEALTHY_PLAN`, a wedding, a solo (:func:`plan_hint`)."""
     runner_up: Action | None
-    """The next best card (``None``: only one card may be played)."""
+    """The next best choice (``None``: there is no other)."""
     margin: float
-    """How much better ``card`` is than ``runner_up`` in points per game: exact, or the
-    paired mean of an independent second evaluation (not the first's, which chose ``card``
+    """How much better ``choice`` is than ``runner_up`` in points per game: exact, or the
+    paired mean of an independent second evaluation (not the first's, which chose ``choice``
     as the best of noisy values and overstates its lead)."""
     close: bool
     """Whether the review would let ``runner_up`` pass (no significant :data:`MISTAKE`)."""
@@ -438,5 +442,26 @@ def card_hint(obs: Observation, *, seed: int, budget_s: float, fixed: bool = Fal
         margin = first.gap(best, runner_up)[0]
         return Hint(best, runner_up, margin, margin < MISTAKE)
     second = evaluate(judge, obs, "hint|confirm")
+    margin = max(0.0, second.gap(best, runner_up)[0])
+    return Hint(best, runner_up, margin, not second.significant(best, runner_up, MISTAKE))
+
+
+def plan_hint(obs: Observation, *, seed: int, budget_s: float, fixed: bool = False) -> Hint | None:
+    """The hint for ``obs.seat``'s reservation (``None``: not its turn to say healthy or
+    reservation, or to declare; or nothing the evaluation prices): the plan the review rates
+    best (:func:`plan_evaluation`; once the seat said "reservation", healthy is no choice),
+    its lead measured by a second, independent evaluation, as :func:`card_hint` does."""
+    if obs.turn != obs.seat or obs.phase not in (Phase.RESERVATIONS, Phase.DECLARATIONS):
+        return None
+    judge = SearchPlayer(seed, NO_RESTRICTIONS, budget_s / 2, fixed=fixed)
+    first = plan_evaluation(judge, obs, "|hint")
+    keys = [k for k in first.choices() if obs.phase is Phase.RESERVATIONS or k != HEALTHY_PLAN]
+    if not keys:
+        return None
+    best = max(keys, key=first.mean)
+    if len(keys) == 1:
+        return Hint(best, None, 0.0, False)
+    runner_up = max((k for k in keys if k != best), key=first.mean)
+    second = plan_evaluation(judge, obs, "|hint|confirm")
     margin = max(0.0, second.gap(best, runner_up)[0])
     return Hint(best, runner_up, margin, not second.significant(best, runner_up, MISTAKE))

@@ -10,7 +10,11 @@ plays on meanwhile.
 
 from __future__ import annotations
 
-from ...ai.review import card_hint, review_game
+from collections.abc import Callable
+from typing import Any, Final
+
+from ...ai.review import Hint, card_hint, plan_hint, review_game
+from ...ai.search import HEALTHY_PLAN
 from ...engine import Phase, observe
 from ...store import StoreError
 from ..archive import is_rated
@@ -23,7 +27,7 @@ from ..notes import Refusal
 from ..options import whole_number
 from ..permissions import need_seat, need_table
 from ..reviewqueue import ReviewQueue
-from ..reviews import GameReview, answer, job_of, own_answer
+from ..reviews import GameReview, answer, choice, job_of, own_answer
 from ..table import Table
 
 
@@ -121,7 +125,7 @@ def _review_now(router: Host, ctx: Context, t: Table, number: int) -> list[Event
 
 @command(
     "hint", who=Who.SEATED, phase=CommandPhase.GAME, slow=True,
-    summary="The strong computer player's card for your turn (if the table allows hints)",
+    summary="The strong computer player's reservation or card for your turn (if the table allows hints)",
 )  # fmt: skip
 def hint(router: Host, ctx: Context, args: list[str]) -> list[Event]:
     table, seat = need_seat(ctx)
@@ -133,19 +137,43 @@ def hint(router: Host, ctx: Context, args: list[str]) -> list[Event]:
         raise Refusal("hint.disabled")
     if is_rated(table):  # as the game will be stored: a person who left still counts
         raise Refusal("hint.rated")
-    if game.phase is not Phase.PLAYING or game.turn != seat:
+    if game.turn != seat or game.phase not in _HINTED:
         raise Refusal("hint.not_your_card")
-    found = card_hint(observe(game, seat), seed=table.game_number, budget_s=router.review_budget)
+    obs, budget = observe(game, seat), router.review_budget
+    if game.phase is Phase.PLAYING:
+        found = card_hint(obs, seed=table.game_number, budget_s=budget)
+        if found is None:
+            raise Refusal("hint.not_your_card")
+        return _hinted(router, ctx, found, "card", lambda c: Cards((c,)))
+    found = plan_hint(obs, seed=table.game_number, budget_s=budget)
     if found is None:
-        raise Refusal("hint.not_your_card")
+        raise Refusal("hint.no_plan")
+    return _hinted(router, ctx, found, "plan", _plan_name)
+
+
+_HINTED: Final = (Phase.RESERVATIONS, Phase.DECLARATIONS, Phase.PLAYING)
+"""The turns a hint is for: the reservation (healthy or reservation, then the declaration)
+and the card play."""
+
+
+def _plan_name(plan: int) -> Any:
+    return choice(None if plan == HEALTHY_PLAN else plan, "reservation")
+
+
+def _hinted(
+    router: Host, ctx: Context, found: Hint, what: str, name: Callable[[int], Any]
+) -> list[Event]:
+    """The hint in words: ``what`` is "card" (``hint.card``, ``hint.close``, ``hint.only``)
+    or "plan" (``hint.plan``, ``hint.plan_close``, ``hint.plan_only``)."""
+    prefix = "" if what == "card" else what + "_"
     if found.runner_up is None:
-        return router._reply(ctx, "hint.only", {"card": Cards((found.card,))})
+        return router._reply(ctx, f"hint.{prefix}only", {what: name(found.choice)})
     return router._reply(
         ctx,
-        "hint.close" if found.close else "hint.card",
+        f"hint.{prefix}close" if found.close else f"hint.{what}",
         {
-            "card": Cards((found.card,)),
-            "next": Cards((found.runner_up,)),
+            what: name(found.choice),
+            "next": name(found.runner_up),
             "margin": Number(found.margin, places=1),
         },
     )
