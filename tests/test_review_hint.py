@@ -191,3 +191,23 @@ def test_a_hint_at_the_reservation_names_a_plan_and_changes_nothing() -> None:
     assert g.phase is Phase.DECLARATIONS and t.seats[g.turn].name == mover
     [hint] = _private(r.handle(_inp(mover, "/hint")), mover)
     assert "Healthy" not in hint and hint.startswith(("Hint: ", "The strong computer")), hint
+
+
+def test_a_hint_on_the_card_turn_adds_a_call_worth_making() -> None:
+    """With the top of the trumps the first card's hint also says that a call is worth it
+    now, judged as the review judges a missed call (and not for the other players)."""
+    from dokobot.host.replay import Replayer
+
+    rep = Replayer()
+    rep.run_text(
+        "anna: /join\nben: /join\ncarl: /join\ndora: /join\n!admin anna\n"
+        "anna: /option hints on\nanna: /option rated off\n!dealer dora\n"
+        "!deal anna=H10 H10 CQ SQ SQ HQ HQ DQ DQ CJ CJ CA; ben=CQ SJ HJ DA DK D9 S10 SK S9 HA"
+        " DJ C9; carl=DA DJ CA C10 C10 CK HK H9 H9 C9 SJ HA; dora=D9 HJ D10 D10 DK CK HK SA SA"
+        " S10 SK S9\nanna: /start\n" + "".join(f"{n}: /healthy\n" for n in NAMES)
+    )
+    before = len(rep.transcript)
+    rep.run_text("anna (dm): /hint")
+    said = [e.text for _, e in rep.transcript[before:] if isinstance(e, Private)]
+    assert len(said) == 2 and said[0].startswith("Hint: "), said
+    assert said[1].startswith("A call is worth it now: "), said

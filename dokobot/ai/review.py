@@ -68,6 +68,7 @@ __all__ = [
     "Mistake",
     "Reason",
     "Review",
+    "call_hint",
     "card_hint",
     "card_losses",
     "plan_evaluation",
@@ -330,21 +331,39 @@ def _no_call_now(game: Game, index: int, seat: int, action: Action, g: Game) -> 
 def _missed_call(judge: SearchPlayer, g: Game, game: Game, index: int, seat: int) -> Mistake | None:
     """A call ``seat`` could have made before this card and never made: flagged if making
     the best of the next calls now is significantly worth :data:`MISTAKE` points or more."""
-    obs = observe(g, seat)
+    found = worth_calling(judge, observe(g, seat), "missed")
+    if found is None:
+        return None
+    best, loss = found
+    return Mistake(index, seat, len(g.tricks) + 1, "call", None, best, loss, "missed_call")
+
+
+def worth_calling(judge: SearchPlayer, obs: Observation, salt: str) -> tuple[Action, float] | None:
+    """The best of the next calls ``obs.seat`` may make now and what making it now is worth
+    in points per game, if that is significantly :data:`MISTAKE` or more: a first evaluation
+    picks the call, an independent second one (``salt`` + "|confirm") measures it."""
     calls = judge.candidate_calls(obs)
     if not calls:
         return None
-    first = judge.call_evaluation(obs, calls, "missed")
+    first = judge.call_evaluation(obs, calls, salt)
     if not first.values:
         return None
     best = max(calls, key=first.mean)
     if first.mean(best) < MISTAKE:
         return None
-    loss = _confirmed(judge.call_evaluation(obs, calls, "missed|confirm"), best, NO_CALL)
-    if loss < MISTAKE:
+    gain = _confirmed(judge.call_evaluation(obs, calls, salt + "|confirm"), best, NO_CALL)
+    return None if gain < MISTAKE else (best, gain)
+
+
+def call_hint(
+    obs: Observation, *, seed: int, budget_s: float, fixed: bool = False
+) -> tuple[Action, float] | None:
+    """A call worth making on ``obs.seat``'s card turn, judged as the review judges a missed
+    call (:func:`worth_calling`; ``None``: none is, or it is not his card turn)."""
+    if obs.phase is not Phase.PLAYING or obs.turn != obs.seat:
         return None
-    trick = len(g.tricks) + 1
-    return Mistake(index, seat, trick, "call", None, best, loss, "missed_call")
+    judge = SearchPlayer(seed, NO_RESTRICTIONS, budget_s / 2, fixed=fixed)
+    return worth_calling(judge, obs, "hint-call")
 
 
 def _card_reason(obs: Observation, played: Action, better: Action) -> Reason:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from ...ai.review import Hint, card_hint, plan_hint, review_game
+from ...ai.review import Hint, call_hint, card_hint, plan_hint, review_game
 from ...ai.search import HEALTHY_PLAN
 from ...engine import Phase, observe
 from ...store import StoreError
@@ -144,7 +144,12 @@ def hint(router: Host, ctx: Context, args: list[str]) -> list[Event]:
         found = card_hint(obs, seed=table.game_number, budget_s=budget)
         if found is None:
             raise Refusal("hint.not_your_card")
-        return _hinted(router, ctx, found, "card", lambda c: Cards((c,)))
+        card = _hinted(router, ctx, found, "card", lambda c: Cards((c,)))
+        call = call_hint(obs, seed=table.game_number, budget_s=budget)
+        if call is None:
+            return card
+        said = {"call": choice(call[0], "call"), "gain": Number(call[1], places=1)}
+        return card + router._reply(ctx, "hint.call", said)
     found = plan_hint(obs, seed=table.game_number, budget_s=budget)
     if found is None:
         raise Refusal("hint.no_plan")
