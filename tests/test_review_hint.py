@@ -211,3 +211,27 @@ def test_a_hint_on_the_card_turn_adds_a_call_worth_making() -> None:
     said = [e.text for _, e in rep.transcript[before:] if isinstance(e, Private)]
     assert len(said) == 2 and said[0].startswith("Hint: "), said
     assert said[1].startswith("A call is worth it now: "), said
+
+
+def test_a_prompt_offers_the_hint_only_where_the_table_gives_hints() -> None:
+    """The turn prompts (reservation, card) carry ``/hint`` as a choice (a button on
+    Discord) exactly where /hint is answered: hints on, no tournament, not a rated game."""
+
+    def offered(r: Router) -> bool:
+        t = r.tables["chan"]
+        assert t.game is not None
+        mover = t.seats[t.game.turn].name
+        notes = [e for e in r.handle(_inp(mover, "/hand")) if isinstance(e, Private)]
+        return any(c.command == "/hint" for e in notes for c in e.choices)
+
+    r = _table()
+    rng = random.Random(7)
+    _next_card_turn(r, rng)
+    assert not offered(r)  # hints off
+    _next_card_turn(r, rng, "hints on")
+    assert not offered(r)  # four people: a rated game
+    _next_card_turn(r, rng, "rated off")
+    assert offered(r)
+    _play_on(r, rng)
+    r.handle(_inp("anna", "/start"))
+    assert offered(r)  # the reservation too

@@ -113,9 +113,17 @@ def hand_note(game: Game | None, seat: int) -> Note:
     )
 
 
-def prompt(game: Game | None, names: list[str], bots: list[bool]) -> list[Note]:
+HINT_CHOICE: Final = ("@choice.hint", "/hint")
+"""The choice a prompt offers where the table gives hints (a button on Discord)."""
+
+
+def prompt(
+    game: Game | None, names: list[str], bots: list[bool], *, hint: bool = False
+) -> list[Note]:
     """Tell the player to move what they may do (a private note with choices); ``bots``
-    says which seats computer players hold."""
+    says which seats computer players hold; ``hint``: the table gives hints (``/hint`` is
+    one of the choices of a reservation, a declaration and a card turn)."""
+    hinted = (HINT_CHOICE,) if hint else ()
     if game is None or game.phase is Phase.FINISHED:
         return []
     seat = game.turn
@@ -144,6 +152,7 @@ def prompt(game: Game | None, names: list[str], bots: list[bool]) -> list[Note]:
                 choices=(
                     ("@choice.healthy", "/healthy"),
                     ("@choice.reservation", "/reservation"),
+                    *hinted,
                 ),
             ),
         ]
@@ -167,7 +176,7 @@ def prompt(game: Game | None, names: list[str], bots: list[bool]) -> list[Note]:
                 key,
                 {"types": SoloWords(), "others": others},
                 kind="reservation",
-                choices=tuple(choices),
+                choices=(*choices, *hinted),
             )
         ]
         return [
@@ -199,7 +208,7 @@ def prompt(game: Game | None, names: list[str], bots: list[bool]) -> list[Note]:
                 "calls": CallsMade(tuple((names[s], call_key(a)) for s, a in game.calls)),
             },
             kind="turn",
-            choices=tuple(choices_c),
+            choices=(*choices_c, *hinted),
         )
     ]
 

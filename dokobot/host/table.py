@@ -430,8 +430,17 @@ class Table:
         return hand_note(self.game, seat)
 
     def prompt(self) -> list[Note]:
-        """Tell the player to move what they may do (a private note with choices)."""
-        return prompt(self.game, self.names(), [s.is_bot for s in self.seats])
+        """Tell the player to move what they may do (a private note with choices; ``/hint``
+        among them where the table gives hints)."""
+        return prompt(self.game, self.names(), [s.is_bot for s in self.seats],
+                      hint=self.gives_hints())  # fmt: skip
+
+    def gives_hints(self) -> bool:
+        """Whether ``/hint`` is answered in the running game: the option ``hints``, never in
+        tournament mode nor in a game stored as rated."""
+        from .archive import is_rated  # (archive reads a table)
+
+        return self.options.hints and not self.options.tournament and not is_rated(self)
 
     def act(self, seat: int, action: Action, text: str, *, computer: bool = False) -> list[Note]:
         """A seated player does ``action`` (typed as ``text``); ``computer``: a computer
