@@ -8,12 +8,23 @@ import random
 
 from dokobot.ai.arena import play_game
 from dokobot.ai.levels import make_player
-from dokobot.ai.review import MISTAKE, review_game
-from dokobot.engine import DEFAULT_RULES, Game, Phase, observe, score
+from dokobot.ai.review import MISTAKE, _card_reason, review_game
+from dokobot.engine import (
+    DECLARE_SOLO,
+    DEFAULT_RULES,
+    Game,
+    Observation,
+    Phase,
+    Solo,
+    observe,
+    score,
+)
 from dokobot.engine.cards import cards_of
+from dokobot.engine.notation import parse_card
 from dokobot.engine.types import is_card
 
 from .test_ai import _twin
+from .test_house_engine import deal, reserve
 
 BUDGET = 0.05  # the review's fixed work per decision in these tests
 
@@ -127,27 +138,26 @@ def test_random_cards_lose_more_by_the_review_than_normal_play() -> None:
     assert lost["random"] > lost["normal"] > 0.0
 
 
+def _third_to_play(hands: dict[int, str], first: str, second: str) -> Observation:
+    """Seat 2's view after seat 0 led ``first`` and seat 1 played ``second`` (seats hold the
+    cards of ``hands``, the rest dealt; everybody healthy)."""
+    g = Game.from_hands(DEFAULT_RULES, 3, deal(DEFAULT_RULES, hands))
+    reserve(g, set())
+    g.play(0, parse_card(first, g.hands[0]))
+    g.play(1, parse_card(second, g.hands[1]))
+    return observe(g, 2)
+
+
 def test_a_flag_names_a_trump_thrown_where_a_plain_card_would_do() -> None:
     """♥A led, ♣Q on it; the third seat (no hearts) has ♦A and ♣10, neither of which takes the
     trick: the trump is the worse card not for its one eye more but because it could take a
     later trick, and the flag says so; between two plain cards it stays "eyes given"."""
-    from dokobot.ai.review import _card_reason
-    from dokobot.engine.notation import parse_card
-    from tests.test_house_engine import deal, reserve
-
-    hands = deal(
-        DEFAULT_RULES,
-        {
-            0: "HA HA HK HK H9 H9",
-            1: "CQ D9 SA SA S10 S10 SK SK S9 S9 CA CA",
-            2: "DA C10 C10 CK CK C9 C9 D9 DK DK DJ SJ",
-        },
-    )
-    g = Game.from_hands(DEFAULT_RULES, 3, hands)
-    reserve(g, set())
-    g.play(0, parse_card("HA", g.hands[0]))
-    g.play(1, parse_card("CQ", g.hands[1]))
-    obs = observe(g, 2)
+    hands = {
+        0: "HA HA HK HK H9 H9",
+        1: "CQ D9 SA SA S10 S10 SK SK S9 S9 CA CA",
+        2: "DA C10 C10 CK CK C9 C9 D9 DK DK DJ SJ",
+    }
+    obs = _third_to_play(hands, "HA", "CQ")
     assert _card_reason(obs, parse_card("DA"), parse_card("C10")) == "trump_thrown"
     assert _card_reason(obs, parse_card("C10"), parse_card("C9")) == "points_given"
     assert _card_reason(obs, parse_card("DA"), parse_card("DJ")) == "points_given"
@@ -157,10 +167,6 @@ def test_a_lead_flag_names_a_fresh_plain_ace() -> None:
     """Leading: a plain ace of a suit nobody has led yet is named as the lesson when it was
     the better card and the card led was not such an ace; once its suit has been led, or
     between two fresh aces, the flag says only "a better lead"."""
-    from dokobot.ai.review import _card_reason
-    from dokobot.engine.notation import parse_card
-    from tests.test_house_engine import deal, reserve
-
     hands = deal(DEFAULT_RULES, {0: "CQ CA CA SA HA H9 S9", 1: "C9 C9", 2: "CK CK", 3: "C10 C10"})
     g = Game.from_hands(DEFAULT_RULES, 3, hands)
     reserve(g, set())
@@ -180,23 +186,12 @@ def test_a_flag_tells_a_trick_worth_more_eyes_from_one_not_worth_a_trump() -> No
     """♥A and ♥9 led; the third seat (no hearts) takes the trick with any trump. ♦9 where the
     fox (♦A) also wins: the trick was its either way, the fox would have scored its eyes. ♦9
     where ♣10 would have let the trick go: the trick was not worth the trump."""
-    from dokobot.ai.review import _card_reason
-    from dokobot.engine.notation import parse_card
-    from tests.test_house_engine import deal, reserve
-
-    hands = deal(
-        DEFAULT_RULES,
-        {
-            0: "HA HA HK HK H9",
-            1: "H9 CQ SA SA S10 S10 SK SK S9 S9 SJ SJ",
-            2: "D9 DA C10 C10 CK CK C9 C9 CA CA DK DK",
-        },
-    )
-    g = Game.from_hands(DEFAULT_RULES, 3, hands)
-    reserve(g, set())
-    g.play(0, parse_card("HA", g.hands[0]))
-    g.play(1, parse_card("H9", g.hands[1]))
-    obs = observe(g, 2)
+    hands = {
+        0: "HA HA HK HK H9",
+        1: "H9 CQ SA SA S10 S10 SK SK S9 S9 SJ SJ",
+        2: "D9 DA C10 C10 CK CK C9 C9 CA CA DK DK",
+    }
+    obs = _third_to_play(hands, "HA", "H9")
     assert _card_reason(obs, parse_card("D9"), parse_card("DA")) == "richer_win"
     assert _card_reason(obs, parse_card("D9"), parse_card("C10")) == "trump_spent"
     assert _card_reason(obs, parse_card("DA"), parse_card("D9")) == "cheaper_win"
@@ -206,11 +201,6 @@ def test_a_lead_flag_names_the_fox_where_catching_it_scores() -> None:
     """Leading the fox (♦A) in a normal game, where the other party's higher trumps catch it
     for a point, is named as such; in a diamonds solo the same lead is only a lead (no fox
     points there, RULES §8)."""
-    from dokobot.ai.review import _card_reason
-    from dokobot.engine import DECLARE_SOLO, Solo
-    from dokobot.engine.notation import parse_card
-    from tests.test_house_engine import deal, reserve
-
     hands = deal(DEFAULT_RULES, {0: "DA DK SA CQ C9 H9"})
     for solo in (False, True):
         g = Game.from_hands(DEFAULT_RULES, 3, hands)
