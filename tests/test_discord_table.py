@@ -463,3 +463,23 @@ async def test_a_table_of_five_plays_a_series_and_the_board_says_who_sits_out(
     finally:
         await service.close()
     assert fake.violations == []
+
+
+async def test_a_hint_button_answers_privately_and_keeps_the_panel(fake: FakeDiscord) -> None:
+    """Where the table gives hints the panel has a Hint button; its answer is a message only
+    the presser sees, and the panel keeps its buttons (a hint answers no prompt)."""
+    anna = fake.users[0]
+    service = Service.in_memory(seed=4, options=TableOptions(hints=True))
+    try:
+        async with running(DiscordAdapter(service, board_interval=0.05)) as client:
+            panel = await panel_in_a_game(fake, client, anna)
+            hint = panel.button(lambda c: c.endswith(":hint"))
+            assert hint is not None, panel.custom_ids
+            before = list(panel.custom_ids)
+            pressed = await settle(fake, client, await fake.click(anna, panel, hint))
+            [answer] = [m for m in pressed.ephemeral_messages if m is not panel]
+            assert answer.ephemeral and answer.content.startswith("Hint: "), answer.content
+            assert panel.custom_ids == before
+    finally:
+        await service.close()
+    assert fake.violations == []
