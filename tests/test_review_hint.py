@@ -4,6 +4,9 @@ is refused."""
 from __future__ import annotations
 
 import random
+from typing import Any
+
+import pytest
 
 from dokobot.engine.types import Phase
 from dokobot.host.events import Event, Input, Private
@@ -235,3 +238,56 @@ def test_a_prompt_offers_the_hint_only_where_the_table_gives_hints() -> None:
     _play_on(r, rng)
     r.handle(_inp("anna", "/start"))
     assert offered(r)  # the reservation too
+
+
+async def test_a_hint_button_reads_a_snapshot_and_never_holds_the_table(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A Hint button carries its prompt's decision marker. While its (slow) search runs,
+    the table answers the others at once: the hint reads a snapshot of the table without
+    holding it, as the typed /hint does; a stale press is still refused."""
+    import asyncio
+    import threading
+
+    from dokobot.host.board import decision_marker
+    from dokobot.host.handlers import teaching
+    from dokobot.host.service import Service
+
+    gate = threading.Event()
+    real = teaching.card_hint
+
+    def slow_hint(*args: Any, **kwargs: Any) -> Any:
+        gate.wait(10)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(teaching, "card_hint", slow_hint)
+    svc = Service(Router(seed=3))
+    svc.router.review_budget = 0.01
+    for n in NAMES:
+        await svc.handle(_inp(n, "/join"))
+    table = svc.router.tables["chan"]
+    for option in ("hints on", "rated off"):
+        await svc.handle(_inp("anna", f"/option {option}"))
+    await svc.handle(_inp("anna", "/start"))
+    game = table.game
+    assert game is not None
+    while game.phase is not Phase.PLAYING:
+        await svc.handle(_inp(table.seats[game.turn].name, "/healthy"))
+    mover = table.seats[game.turn].name
+    other = next(n for n in NAMES if n != mover)
+    marker = decision_marker(table)
+    press = Input("chan", f"u:{mover}", mover, "/hint", marker=marker)
+    try:
+        hinting = asyncio.create_task(svc.handle(press))
+        await asyncio.sleep(0.1)
+        assert not hinting.done()
+        answered = await asyncio.wait_for(svc.handle(_inp(other, "/table")), 5)
+        assert _private(answered, other), answered
+    finally:
+        gate.set()
+    hint = _private(await hinting, mover)
+    assert hint and hint[0].startswith(("Hint: ", "You have one card")), hint
+    stale = Input("chan", f"u:{mover}", mover, "/hint", marker=(marker[0], marker[1] - 1))
+    [refused] = _private(await svc.handle(stale), mover)
+    assert not refused.startswith("Hint"), refused
+    await svc.close()

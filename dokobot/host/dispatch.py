@@ -154,7 +154,7 @@ class Dispatch:
                 await residency.load(channel, private_ledger=True)
             table = self.router.tables.get(channel)
             plain = channel in residency.damaged or channel in residency.held
-            if table is None or plain or inp.marker is not None:
+            if table is None or plain:
                 snapshot = None  # answered the ordinary way below
             else:
                 # A person a computer player stands in for is back by this command too:
@@ -166,7 +166,8 @@ class Dispatch:
                         return [self._refusal(inp, links)]
                     back = self.board.with_board(channel, back + links)
             bound = self.writes.stored.get(channel)
-            if table is None or bound is None or plain or inp.marker is not None:
+            # (a button's decision marker is checked against the snapshot: the same)
+            if table is None or bound is None or plain:
                 snapshot = None
             else:
                 snapshot = table.snapshot()
