@@ -460,7 +460,12 @@ def card_hint(obs: Observation, *, seed: int, budget_s: float, fixed: bool = Fal
     if first.exact:
         margin = first.gap(best, runner_up)[0]
         return Hint(best, runner_up, margin, margin < MISTAKE)
-    second = evaluate(judge, obs, "hint|confirm")
+    return _measured(best, runner_up, evaluate(judge, obs, "hint|confirm"))
+
+
+def _measured(best: Action, runner_up: Action, second: Paired) -> Hint:
+    """``best``'s lead over ``runner_up`` by an independent evaluation ``second``: its
+    paired mean (never below 0), and a close call unless significantly :data:`MISTAKE`."""
     margin = max(0.0, second.gap(best, runner_up)[0])
     return Hint(best, runner_up, margin, not second.significant(best, runner_up, MISTAKE))
 
@@ -481,6 +486,4 @@ def plan_hint(obs: Observation, *, seed: int, budget_s: float, fixed: bool = Fal
     if len(keys) == 1:
         return Hint(best, None, 0.0, False)
     runner_up = max((k for k in keys if k != best), key=first.mean)
-    second = plan_evaluation(judge, obs, "|hint|confirm")
-    margin = max(0.0, second.gap(best, runner_up)[0])
-    return Hint(best, runner_up, margin, not second.significant(best, runner_up, MISTAKE))
+    return _measured(best, runner_up, plan_evaluation(judge, obs, "|hint|confirm"))
