@@ -37,6 +37,26 @@ from dokobot.store.postgres import PostgresStore
 NAMES = ("anna", "ben", "carl", "dora")
 
 
+def _drained(pool: Any) -> list[Any]:
+    """Every connection of the store's ``pool`` taken out: first it settles (a connection in
+    use comes back), then connections are taken until none has come for 0.2 s (a pool that
+    grew for a waiting client adds its new connection a moment later)."""
+    for _ in range(200):
+        stats = pool.get_stats()
+        if stats.get("pool_available", 0) == stats.get("pool_size", 0):
+            break
+        time.sleep(0.05)
+    taken = [pool.getconn(timeout=2)]
+    quiet = time.monotonic() + 0.2
+    while time.monotonic() < quiet:
+        if pool.get_stats().get("pool_available", 0):
+            taken.append(pool.getconn(timeout=2))
+            quiet = time.monotonic() + 0.2
+        else:
+            time.sleep(0.01)
+    return taken
+
+
 def _line(i: int) -> str:
     return json.dumps({"k": "cmd", "user": "u", "name": "n", "text": f"/play {i}"})
 
@@ -875,9 +895,7 @@ def test_a_write_sent_to_a_paused_server_process_is_not_known_until_it_is_gone(
     try:
         assert store.append_many([(c, [_line(0)], 0) for c in "abc"]) == [1, 1, 1]
         pool = store._conns.pool
-        idle = [pool.getconn(timeout=2)]  # the pool's idle connections, taken out
-        while pool.get_stats().get("pool_available", 0):
-            idle.append(pool.getconn(timeout=2))
+        idle = _drained(pool)  # the pool's idle connections, taken out
         paused.append(idle[0].info.backend_pid)
         os.kill(paused[0], signal.SIGSTOP)
         pool.putconn(idle.pop(0))  # the only one the pool holds now: its process paused
@@ -886,8 +904,10 @@ def test_a_write_sent_to_a_paused_server_process_is_not_known_until_it_is_gone(
             target=lambda: results.append(store.append_many([(c, [_line(1)], 1) for c in "ab"]))
         )
         writer.start()
-        while pool.get_stats().get("pool_available", 0):  # the write took it
+        deadline = time.monotonic() + 10
+        while pool.get_stats().get("pool_available", 0) and time.monotonic() < deadline:
             time.sleep(0.01)
+        assert not pool.get_stats().get("pool_available", 0), "the write took no connection"
         for conn in idle:
             pool.putconn(conn)
         assert store.append_many([("c", [_line(1)], 1)]) == [2], "c goes on meanwhile"
