@@ -143,11 +143,9 @@ def seat_records(table: Table) -> tuple[SeatRecord, ...]:
 
 
 def is_rated(table: Table) -> bool:
-    """Whether the table's running (or just finished) game is stored as rated: the option
-    ``rated`` with the people of :func:`seat_records`. Both are fixed at the deal (options
-    change only between games, nobody takes a seat during a game, and a person who leaves
-    stays the seat's person), so a running game's answer never changes."""
-    return table.options.is_rated(sum(not s.computer for s in seat_records(table)))
+    """Whether the table's running (or just finished) game is stored as rated
+    (:meth:`Table.rated`, the people of :func:`seat_records`)."""
+    return table.rated()
 
 
 def finished_game(table: Table, rec: GameRecord, *, now: float | None = None) -> FinishedGame:
