@@ -430,29 +430,17 @@ class Table:
         return hand_note(self.game, seat)
 
     def prompt(self) -> list[Note]:
-        """Tell the player to move what they may do (a private note with choices; ``/hint``
-        among them where the table gives hints)."""
-        return prompt(self.game, self.names(), [s.is_bot for s in self.seats],
-                      hint=self.gives_hints())  # fmt: skip
-
-    def gives_hints(self) -> bool:
-        """Whether ``/hint`` is answered in the running game: the option ``hints``, never in
-        tournament mode nor in a game stored as rated."""
-        return self.options.hints and not self.options.tournament and not self.rated()
+        """Tell the player to move what they may do (choices; ``/hint`` where it is answered:
+        the option ``hints`` on, no tournament, not a rated game)."""
+        hint = self.options.hints and not self.options.tournament and not self.rated()
+        return prompt(self.game, self.names(), [s.is_bot for s in self.seats], hint=hint)
 
     def rated(self) -> bool:
-        """Whether the running (or just finished) game is stored as rated: the option
-        ``rated`` with the people who played it (a person a stand-in replaced during it
-        counts; a computer player that played the whole game does not). Both are fixed at
-        the deal (options change only between games, nobody takes a seat during a game, and
-        a person who leaves stays the seat's person), so a running game's answer never
-        changes."""
-        people = sum(
-            1
-            for i, s in enumerate(self.seats[:PLAYERS])
-            if (s.standin_for is not None and i not in self.standins) or not s.is_bot
-        )
-        return self.options.is_rated(people)
+        """Whether the game is stored as rated: the option ``rated`` with the people who
+        played it (a person a stand-in replaced counts); fixed at the deal."""
+        people = [(s.standin_for is not None and i not in self.standins) or not s.is_bot
+                  for i, s in enumerate(self.seats[:PLAYERS])]  # fmt: skip
+        return self.options.is_rated(sum(people))
 
     def act(self, seat: int, action: Action, text: str, *, computer: bool = False) -> list[Note]:
         """A seated player does ``action`` (typed as ``text``); ``computer``: a computer
