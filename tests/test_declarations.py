@@ -20,16 +20,20 @@ from discord import Locale, app_commands
 from dokobot import languages
 from dokobot.adapters.discord.i18n import DokoTranslator, lang_of, picker_texts
 from dokobot.adapters.discord.slash import DECK, PROMPTS, help_topics, slash_commands
+from dokobot.adapters.textchat.typed import with_choices
 from dokobot.ai.levels import LEVELS, OFFERED_LEVELS
 from dokobot.config import _SCHEMA, parse_config
 from dokobot.engine.scoring import SCORE_ITEMS
+from dokobot.engine.types import Solo
 from dokobot.host.commands import COMMANDS, ArgKind, Command, Phase, Who, find
 from dokobot.host.dispatch import SLOW_COMMANDS
-from dokobot.host.events import Input
+from dokobot.host.events import Input, Private
+from dokobot.host.handlers.actions import solo_names
 from dokobot.host.handlers.general import defaults_text
 from dokobot.host.i18n import (
     OptionValue,
     catalogue,
+    command_in,
     name_text,
     option_value_text,
     render,
@@ -365,6 +369,42 @@ def test_the_solo_types_are_named_from_the_words_files(lang: str) -> None:
     assert "solo_types" not in catalogue(lang)
     for key in ("help.solo", "brief.solo", "turn_declaration", "turn_forced"):
         assert words["fleshless"][0] not in catalogue(lang)[key], (lang, key)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_a_text_chat_lists_the_solos_to_declare_in_the_readers_words(lang: str) -> None:
+    """The declaration prompt's solo choices, as a text chat lists them, are typed in the
+    reader's words (before: ``[/solo diamonds | …]`` under an Italian prompt naming ``denari``),
+    and a text that names the solo words already does not repeat them as commands."""
+    router = _seated_router()
+    for name in SEATS:
+        _texts(router, name, f"/lang {lang}")
+    events = router.handle(Input("c", "anna", "anna", "/start"))
+    reserved = False
+    prompt: Private | None = None
+    while prompt is None:
+        asked = next(e for e in events if isinstance(e, Private) and e.kind == "reservation")
+        if any(c.command.startswith("/solo ") for c in asked.choices):
+            prompt = asked
+            break
+        line = "/healthy" if reserved else "/reservation"
+        reserved = True
+        events = router.handle(Input("c", asked.user, asked.user, line))
+    words = languages.words(lang).solos
+    solos = [c for c in prompt.choices if c.command.startswith("/solo ")]
+    assert len(solos) == len(Solo)
+    for choice in solos:
+        kind = choice.command.split()[1]
+        typed = command_in(choice.command, lang)
+        assert typed.split()[1] == words[kind][0], (lang, typed)
+        assert solo_names(lang)[typed.split()[1]].key == kind
+    assert with_choices(prompt.text, solos, lang, "/") == prompt.text
+    # typed as listed, the solo is taken
+    declared = command_in(solos[0].command, lang)
+    router.handle(Input("c", prompt.user, prompt.user, declared))
+    game = router.tables["c"].game
+    assert game is not None and game.solo is not None
+    assert game.solo.key == solos[0].command.split()[1]
 
 
 @pytest.mark.parametrize("name", list(OPTIONS))

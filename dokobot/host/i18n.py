@@ -66,21 +66,22 @@ class CallsMade:
     """(name, call key) pairs in the order made."""
 
 
-NameKind = Literal["card", "option", "value", "call", "command"]
+NameKind = Literal["card", "option", "value", "call", "command", "solo"]
 """What a :class:`Name` names: a card (its ASCII code, ``CQ``), an option (``nines``), an
 option's value or a computer level (``duel``, ``on``, ``strong``), a call (``re``,
-``no90``), a command (``healthy``)."""
+``no90``), a command (``healthy``), a solo (``diamonds``)."""
 
 
 def name_text(kind: NameKind, key: str, lang: str) -> str:
     """The one way a name reaches a reader: ``key`` of ``kind`` in ``lang``'s words and
-    letters (a card with its rank letters, an option or a command by the first word the
-    language types it with, a value or level by its words, a call as the catalogue says it).
+    letters (a card with its rank letters, an option, a command or a solo by the first word
+    the language types it with, a value or level by its words, a call as the catalogue says
+    it).
 
     >>> [name_text("card", "CQ", "de"), name_text("option", "nines", "it"),
     ...  name_text("value", "off", "it"), name_text("call", "kontra", "it"),
-    ...  name_text("command", "healthy", "cs")]
-    ['♣D', 'nove', 'disattivata', 'Contra', '/zdravá']
+    ...  name_text("command", "healthy", "cs"), name_text("solo", "diamonds", "it")]
+    ['♣D', 'nove', 'disattivata', 'Contra', '/zdravá', 'denari']
     """
     if kind == "card":
         return card_names(lang)[parse_kind(key) * 2]
@@ -88,9 +89,10 @@ def name_text(kind: NameKind, key: str, lang: str) -> str:
         return text(lang, "call." + key)
     if kind == "value" and key in ("on", "off"):
         return text(lang, "word." + key)
-    table = {"option": languages.words(lang).options, "value": languages.words(lang).values,
-             "command": languages.words(lang).commands}[kind]  # fmt: skip
-    own = table.get(key, ()) if lang != languages.DEFAULT else ()
+    words = languages.words(lang)
+    table = {"option": words.options, "value": words.values, "command": words.commands,
+             "solo": words.solos}[kind]  # fmt: skip
+    own = table.get(key, ()) if lang != languages.DEFAULT or kind == "solo" else ()
     word = own[0] if own else key
     return "/" + word if kind == "command" else word
 
@@ -219,8 +221,7 @@ def solo_words(lang: str) -> list[str]:
     from ..engine.types import Solo
 
     order = list(dict.fromkeys([*languages.words(DEFAULT_LANG).solos, *(s.key for s in Solo)]))
-    own = languages.words(lang).solos
-    return [own[k][0] if own.get(k) else k for k in order]
+    return [name_text("solo", k, lang) for k in order]
 
 
 def catalogue(lang: str) -> dict[str, str]:
@@ -308,17 +309,26 @@ def command_hints(text: str, prefix: str) -> str:
     return text if prefix == "/" else _HINT.sub(prefix, text)
 
 
+ARGUMENT_NAMES: Final[dict[str, NameKind]] = {"solo": "solo"}
+"""The commands whose argument is a name the reader types in his own words (``/solo
+diamonds`` is ``/solo denari`` for an Italian reader); a card code reads in every language."""
+
+
 def command_in(command: str, lang: str) -> str:
-    """A command as a reader of ``lang`` types it (its first word in his words), for a text
-    that lists what he may type; the arguments stay (the engine's card codes read in every
-    language).
+    """A command as a reader of ``lang`` types it (its first word in his words, and an
+    argument of :data:`ARGUMENT_NAMES`), for a text that lists what he may type.
 
     >>> command_in("/black", "it"), command_in("/play CQ", "cs"), command_in("/frobnicate", "it")
     ('/nero', '/hrát CQ', '/frobnicate')
+    >>> command_in("/solo diamonds", "de"), command_in("/solo fleshless", "cs")
+    ('/solo karo', '/sólo bezmasa')
     """
     if not command.startswith("/"):
         return command
     word, space, rest = command[1:].partition(" ")
+    kind = ARGUMENT_NAMES.get(word)
+    if kind is not None and rest:
+        rest = name_text(kind, rest, lang)
     return name_text("command", word, lang) + space + rest  # a word it lacks: as it is
 
 

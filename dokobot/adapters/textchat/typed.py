@@ -124,7 +124,8 @@ def render_choices(text: str, choices: Sequence[Choice], lang: str = "", sign: s
     """The choices ``text`` does not show already, as the commands to type.
 
     A text chat has no buttons. A choice whose label the text already shows (the host lists
-    the legal cards with their hand numbers, or says "/healthy or /reservation") is not
+    the legal cards with their hand numbers, or says "/healthy or /reservation"), or whose
+    argument it names as the reader types it ("/solo TYPE (clubs spades …)"), is not
     repeated; the others are listed as commands.
 
     >>> cards = [Choice("♣Q", "/play CQ"), Choice("♠10", "/play S10"), Choice("re", "/re")]
@@ -132,11 +133,15 @@ def render_choices(text: str, choices: Sequence[Choice], lang: str = "", sign: s
     '!re'
     >>> render_choices("Your turn.", cards)
     '!play CQ | !play S10 | !re'
+    >>> solos = [Choice("Diamonds solo", "/solo diamonds"), Choice("Hint", "/hint")]
+    >>> render_choices("Name it: /solo TYP (kreuz pik herz karo)", solos, "de")
+    '!tipp'
     """
+    typed = (command_in(c.command, lang or DEFAULT_LANG) for c in choices)
     return " | ".join(
-        as_typed(command_in(c.command, lang or DEFAULT_LANG), sign)
-        for c in choices
-        if not _shows(text, c.label)
+        as_typed(command, sign)
+        for c, command in zip(choices, typed, strict=True)
+        if not _shows(text, c.label) and not _shows(text, command.partition(" ")[2])
     )
 
 
