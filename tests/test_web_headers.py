@@ -115,3 +115,34 @@ async def test_a_request_aiohttp_cannot_parse_gets_the_headers_too(
         status, *lines = head.split("\r\n\r\n")[0].split("\r\n")
         assert " 400 " in status, status
         _check(dict(line.split(": ", 1) for line in lines), repr(raw))
+
+
+@pytest.mark.parametrize("lang", ["it", "cs", "de", "en"])
+async def test_every_missing_address_is_one_page_in_the_visitors_language(
+    client: tuple[TestClient, str, int], lang: str
+) -> None:
+    """A link opened too early (the game runs), a page turned off, an unknown key and a
+    mistyped address get the same translated page: it says what may be wrong, not which."""
+    from dokobot.host.i18n import render
+    from dokobot.web import STATS
+
+    c, key, game = client
+    app = c.server.app
+    assert app is not None
+    asked = {"Accept-Language": f"{lang};q=0.9, en;q=0.5"}
+    addresses = ["/", "/s/not-the-key/", f"/s/{key}/game/{game + 1}", f"/s/{key}/player/nobody",
+                 "/static/nothing.js", "/card/xx/1.png", f"/s/{key}/game/x"]  # fmt: skip
+    pages = set()
+    for path in addresses:
+        resp = await c.get(path, headers=asked)
+        assert resp.status == 404 and resp.content_type == "text/html", path
+        pages.add(await resp.text())
+    app[STATS].store.set_web_enabled("feed", False)
+    for path in (f"/s/{key}/", f"/s/{key}/game/{game}"):  # existed a moment ago
+        resp = await c.get(path, headers=asked)
+        assert resp.status == 404, path
+        pages.add(await resp.text())
+    (page,) = pages
+    assert f'<html lang="{lang}">' in page
+    assert render(lang, "web.not_found_title", {}) in page
+    assert render(lang, "web.not_found_text", {}).split(".")[0] in page.replace("&#39;", "'")

@@ -5,8 +5,8 @@ lost; only what everybody may read after the game, see :mod:`dokobot.host.review
 
 Pages live under ``/s/KEY/`` where KEY is the server's unguessable id from the store; a
 server whose pages are turned off (``/web off``), an unknown key, a game of another server
-and a game that is not finished (it has no record yet) are all "404 Not Found". Nothing
-else is served.
+and a game that is not finished (it has no record yet) are all "404 Not Found", one page in
+the visitor's language that does not say which. Nothing else is served.
 """
 
 from __future__ import annotations
@@ -82,6 +82,11 @@ async def _guard(
     error is logged and answered 500 without details."""
     try:
         response = await handler(request)
+    except web.HTTPNotFound:
+        # one page for every missing address, in the visitor's language: it tells an
+        # unknown key, a page turned off and a game not finished apart no more than the
+        # bare status did
+        response = _page("not_found.html", request, status=404)
     except web.HTTPException as exc:
         exc.headers.update(HEADERS)
         raise
@@ -116,6 +121,23 @@ def _lang(request: web.Request) -> tuple[str, bool]:
     return "en", False
 
 
+def _page(template: str, request: web.Request, status: int = 200, **params: Any) -> web.Response:
+    """One of the templates, in the visitor's language."""
+    lang, chosen = _lang(request)
+
+    def t(key: str, **p: Any) -> str:
+        return render(lang, "web." + key, p)
+
+    html = _env.get_template(template).render(
+        t=t,
+        lang=lang,
+        lang_q=f"&lang={lang}" if chosen else "",
+        lang_q1=f"?lang={lang}" if chosen else "",
+        **params,
+    )
+    return web.Response(status=status, text=html, content_type="text/html")
+
+
 def _when(ts: float) -> str:
     return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
@@ -142,23 +164,8 @@ class Pages:
     async def _server(self, request: web.Request) -> str:
         page = await asyncio.to_thread(self.stats.store.web_server, request.match_info["key"])
         if page is None or not page[1]:
-            raise web.HTTPNotFound(text="404: no such page")
+            raise web.HTTPNotFound()
         return page[0]
-
-    def _page(self, template: str, request: web.Request, **params: Any) -> web.Response:
-        lang, chosen = _lang(request)
-
-        def t(key: str, **p: Any) -> str:
-            return render(lang, "web." + key, p)
-
-        html = _env.get_template(template).render(
-            t=t,
-            lang=lang,
-            lang_q=f"&lang={lang}" if chosen else "",
-            lang_q1=f"?lang={lang}" if chosen else "",
-            **params,
-        )
-        return web.Response(text=html, content_type="text/html")
 
     async def board(self, request: web.Request) -> web.Response:
         server = await self._server(request)
@@ -178,7 +185,7 @@ class Pages:
             }
             for g in reversed(book.recent)
         ]  # fmt: skip
-        return self._page(
+        return _page(
             "board.html", request, book=book, people=book.board(by), by=by, boards=BOARDS,
             recent=recent,
         )  # fmt: skip
@@ -188,7 +195,7 @@ class Pages:
         book = await asyncio.to_thread(self.stats.book, server)
         p = book.players.get(unquote(request.match_info["user"]))
         if p is None:
-            raise web.HTTPNotFound(text="404: no such page")
+            raise web.HTTPNotFound()
         lang, _ = _lang(request)
         chart = ""
         if p.history:
@@ -214,7 +221,7 @@ class Pages:
                     "when": _when(g.finished_at),
                 }
             )
-        return self._page(
+        return _page(
             "player.html", request, p=p, lines=player_lines(p, lang), chart=chart, recent=recent
         )
 
@@ -226,19 +233,19 @@ class Pages:
         found = None if stored is None else GameReview.from_json(stored)
         if request.match_info.get("view") == "review":
             if found is None:
-                raise web.HTTPNotFound(text="404: no such page")
-            return self._page("game.html", request, **review_view(g, found, lang))
-        return self._page("game.html", request, reviewed=found is not None, **game_view(g, lang))
+                raise web.HTTPNotFound()
+            return _page("game.html", request, **review_view(g, found, lang))
+        return _page("game.html", request, reviewed=found is not None, **game_view(g, lang))
 
     async def _game(self, request: web.Request) -> FinishedGame:
         """The finished game of the address (404: none of this server)."""
         server = await self._server(request)
         raw = request.match_info["id"]
         if not (raw.isascii() and raw.isdigit() and len(raw) < 20 and 0 < int(raw) <= MAX_ID):
-            raise web.HTTPNotFound(text="404: no such page")
+            raise web.HTTPNotFound()
         g: FinishedGame | None = await asyncio.to_thread(self.stats.store.result, int(raw))
         if g is None or g.server != server:
-            raise web.HTTPNotFound(text="404: no such page")
+            raise web.HTTPNotFound()
         return g
 
 
