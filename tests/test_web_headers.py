@@ -146,3 +146,27 @@ async def test_every_missing_address_is_one_page_in_the_visitors_language(
     assert f'<html lang="{lang}">' in page
     assert render(lang, "web.not_found_title", {}) in page
     assert render(lang, "web.not_found_text", {}).split(".")[0] in page.replace("&#39;", "'")
+
+
+@pytest.mark.parametrize("lang", ["it", "cs", "de", "en"])
+async def test_a_damaged_store_is_a_translated_error_page_without_details(
+    client: tuple[TestClient, str, int], lang: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dokobot.host.i18n import render
+    from dokobot.store import StoreError
+    from dokobot.web import STATS
+
+    c, key, _ = client
+    app = c.server.app
+    assert app is not None
+
+    def damaged(_key: str) -> None:
+        raise StoreError("database disk image is malformed (/srv/secret/doko.db)")
+
+    monkeypatch.setattr(app[STATS].store, "web_server", damaged)
+    resp = await c.get(f"/s/{key}/", headers={"Accept-Language": lang})
+    assert resp.status == 500 and resp.content_type == "text/html"
+    _check(resp.headers, "500")
+    page = await resp.text()
+    assert render(lang, "web.error_title", {}) in page and f'<html lang="{lang}">' in page
+    assert "malformed" not in page and "/srv/secret" not in page and "Traceback" not in page

@@ -92,12 +92,22 @@ async def _guard(
         raise
     except StoreError as exc:  # a damaged store: its cause in one line, not a traceback
         log.error("web request %s failed: %s", request.path, exc)
-        response = web.Response(status=500, text="500: internal error")
+        response = _error_page(request)
     except Exception:
         log.exception("web request %s failed", request.path)
-        response = web.Response(status=500, text="500: internal error")
+        response = _error_page(request)
     response.headers.update(HEADERS)
     return response
+
+
+def _error_page(request: web.Request) -> web.Response:
+    """500 as a page in the visitor's language, without details; the bare status if even
+    that page cannot be made."""
+    try:
+        return _page("error.html", request, status=500)
+    except Exception:
+        log.exception("the error page failed")
+        return web.Response(status=500, text="500: internal error")
 
 
 _env = Environment(
