@@ -86,7 +86,7 @@ async def _guard(
         # one page for every missing address, in the visitor's language: it tells an
         # unknown key, a page turned off and a game not finished apart no more than the
         # bare status did
-        response = _page("not_found.html", request, status=404)
+        response = _page("notice.html", request, status=404, notice="not_found")
     except web.HTTPException as exc:
         exc.headers.update(HEADERS)
         raise
@@ -104,7 +104,7 @@ def _error_page(request: web.Request) -> web.Response:
     """500 as a page in the visitor's language, without details; the bare status if even
     that page cannot be made."""
     try:
-        return _page("error.html", request, status=500)
+        return _page("notice.html", request, status=500, notice="error")
     except Exception:
         log.exception("the error page failed")
         return web.Response(status=500, text="500: internal error")
