@@ -92,7 +92,8 @@ endgame, the learned inference and the solo judgement together scored -0.13 poin
 (CI -0.41..+0.16; 2,000 games at 0.02 s, docs/lab/2026-12-04-strength.md), and with the call
 rule (``call_z``) as well +0.05 (CI -0.13..+0.23; 4,000 games, docs/lab/2026-12-04-calls.md),
 with one chain for a search's worlds as well +0.13 (CI -0.06..+0.32; 4,000 games on other
-deals, docs/lab/2026-12-04-worlds.md): no gain measurable over all games.
+deals, docs/lab/2026-12-04-worlds.md), and at 0.1 s +0.03 (CI -0.21..+0.27; 2,000 games,
+docs/lab/2026-12-05-half-budget.md): no gain measurable over all games.
 
 Budget: each decision thinks for ``budget_s`` seconds of the searching thread's CPU time
 (:class:`Budget`); the loops check the deadline after every iteration (card search) or every
