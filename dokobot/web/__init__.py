@@ -86,28 +86,29 @@ async def _guard(
         # one page for every missing address, in the visitor's language: it tells an
         # unknown key, a page turned off and a game not finished apart no more than the
         # bare status did
-        response = _page("notice.html", request, status=404, notice="not_found")
+        response = _notice(request, 404, "not_found")
     except web.HTTPException as exc:
         exc.headers.update(HEADERS)
         raise
     except StoreError as exc:  # a damaged store: its cause in one line, not a traceback
         log.error("web request %s failed: %s", request.path, exc)
-        response = _error_page(request)
+        response = _notice(request, 500, "error")
     except Exception:
         log.exception("web request %s failed", request.path)
-        response = _error_page(request)
+        response = _notice(request, 500, "error")
     response.headers.update(HEADERS)
     return response
 
 
-def _error_page(request: web.Request) -> web.Response:
-    """500 as a page in the visitor's language, without details; the bare status if even
-    that page cannot be made."""
+def _notice(request: web.Request, status: int, notice: str) -> web.Response:
+    """A 404 or 500 as a page in the visitor's language, without details (the catalogue's
+    ``web.NOTICE_title`` and ``web.NOTICE_text``); the bare status if even that page cannot
+    be made."""
     try:
-        return _page("notice.html", request, status=500, notice="error")
+        return _page("notice.html", request, status=status, notice=notice)
     except Exception:
-        log.exception("the error page failed")
-        return web.Response(status=500, text="500: internal error")
+        log.exception("the %d page failed", status)
+        return web.Response(status=status, text=f"{status}")
 
 
 _env = Environment(
